@@ -1,0 +1,1 @@
+// Local stack launcher (NATS, Postgres, Redis, HAProxy) and test-stack providers.

@@ -1,0 +1,42 @@
+import type { DesiredState, ObjectRef } from '@portolan/desired-state';
+import type { Operation, OperationResult } from './operation.ts';
+
+/** Decrypted TLS material for one Secret: only ever held in the applier's memory, just before a push. */
+export interface TlsMaterial {
+  readonly certificatePem: string;
+  readonly privateKeyPem: string;
+}
+
+/** Looks up sealed Secrets and decrypts them; implemented by the applier. */
+export interface SecretResolver {
+  resolve(secret: ObjectRef): Promise<TlsMaterial>;
+}
+
+/** Context the applier hands to every write. */
+export interface ExecutionContext {
+  /** The fencing token of the leader issuing the write; drivers stamp it where the appliance can hold it. */
+  readonly epoch: number;
+  readonly secrets: SecretResolver;
+  /** Aborted when leadership is lost: a runner must stop issuing writes at once. */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * A vendor driver. `render` and `diff` are pure (no I/O, no clock); only `readBack` and `execute` touch the
+ * appliance. `Vendor` is the driver's own model of the objects it owns on the appliance.
+ */
+export interface ApplianceDriver<Vendor> {
+  readonly kind: DesiredState['driver'];
+  /** Renders the neutral desired state into the vendor objects this driver would own. */
+  render(desired: DesiredState): Vendor;
+  /** Reads back the objects this driver owns (and the ownership marks that prove it). */
+  readBack(signal: AbortSignal): Promise<Vendor>;
+  /** Ordered, minimal operations turning `observed` into `desired`: children first on write, parents first on delete. */
+  diff(desired: Vendor, observed: Vendor): readonly Operation[];
+  /** Executes one operation; never throws for an appliance-side refusal (that is a result), only for bugs. */
+  execute(operation: Operation, context: ExecutionContext): Promise<OperationResult>;
+  /** Optional batch execution for drivers that can apply many operations at once (HAProxy runtime, reload). */
+  executeAll?(operations: readonly Operation[], context: ExecutionContext): Promise<readonly OperationResult[]>;
+  /** Releases sockets and timers. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,1 @@
+// The portolan command line.

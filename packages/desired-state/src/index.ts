@@ -1,0 +1,3 @@
+export type * from './model.ts';
+export { canonicalJson, compareCodeUnits } from './canonical-json.ts';
+export { contentHash } from './content-hash.ts';

@@ -1,0 +1,165 @@
+/**
+ * The appliance-neutral desired state: what one appliance should carry, as pure data.
+ *
+ * Produced by the planner's pure `plan()`, consumed by every driver's pure `render()`.
+ * Invariants (checked by `assertCanonical` in tests, relied on by content hashing):
+ * - every array is sorted by the documented key, so equal inputs give equal bytes;
+ * - no secret material: certificates are references plus a keyed fingerprint;
+ * - names are deterministic functions of Kubernetes identities, never of event order.
+ */
+
+/** Which driver family renders a desired state. */
+export type DriverKind = 'haproxy' | 'vtm' | 'loadmaster';
+
+/** A Kubernetes object identity as the planner saw it. Sorted by (cluster, kind, namespace, name). */
+export interface ObjectRef {
+  readonly cluster: string;
+  readonly kind: KubeKind;
+  readonly namespace: string;
+  readonly name: string;
+}
+
+/** Kubernetes kinds the pipeline follows. */
+export type KubeKind = 'Ingress' | 'IngressClass' | 'Service' | 'EndpointSlice' | 'Secret' | 'Node';
+
+/** How a listener gets its address. `default` means the appliance profile's default (vTM: default traffic IP group). */
+export type ListenAddress =
+  | { readonly kind: 'default' }
+  | { readonly kind: 'dedicated'; readonly ip: string }
+  | { readonly kind: 'shared'; readonly ip: string };
+
+/** Protocol a virtual service accepts. `tls-passthrough` routes by SNI without decrypting. */
+export type ListenProtocol = 'http' | 'https' | 'tls-passthrough';
+
+/** Ingress path match kind after normalisation (ImplementationSpecific is planned as Prefix). */
+export type PathMatch = 'Exact' | 'Prefix';
+
+/** One routing entry: host (exact, `*.suffix`, or '' for any) and path to a pool. */
+export interface Route {
+  /** Lower-case ASCII (IDNA), no trailing dot; `*.example.com` for a single-label wildcard; '' matches any host. */
+  readonly host: string;
+  /** '' means "any path" (a rule without paths is not valid Ingress; used for defaultBackend-like host routes). */
+  readonly path: string;
+  readonly match: PathMatch;
+  readonly pool: string;
+  /** The Ingress this route came from (the winner when several asked for the same host+path). */
+  readonly source: ObjectRef;
+}
+
+/** A listening service on the appliance: one per (address, port) after sharing rules. */
+export interface VirtualService {
+  /** Deterministic name, unique within the appliance. */
+  readonly name: string;
+  readonly address: ListenAddress;
+  readonly port: number;
+  readonly protocol: ListenProtocol;
+  /** Ingresses that contribute to this service, oldest first (seed 003: shared IP routes apply in creation order). */
+  readonly owners: readonly ObjectRef[];
+  /** Certificate names (see DesiredState.certificates) served by SNI; the first is the default certificate. */
+  readonly certificates: readonly string[];
+  /** Routes in precedence order: exact hosts before wildcards before any-host; longer paths first; Exact before Prefix. */
+  readonly routes: readonly Route[];
+  /** Pool used when no route matches; null means answer 404. */
+  readonly defaultPool: string | null;
+  /** When set, this service only redirects to https on the given port (ssl-redirect). */
+  readonly redirectToHttpsPort: number | null;
+  /** Verbatim user TrafficScript (vTM, only when the profile enables it); placed first in the rule lists. */
+  readonly requestScript: string | null;
+  readonly responseScript: string | null;
+  /** Vendor JSON merged over the rendered object (only when the profile enables customizations). */
+  readonly customization: JsonObject | null;
+}
+
+/** Health monitor settings. `vendor` carries a driver-native object (e.g. vTM monitor properties) checked by schema. */
+export interface Monitor {
+  readonly type: 'tcp' | 'http' | 'https';
+  readonly path: string;
+  readonly hostHeader: string;
+  /** Regex over the status code, e.g. `^[234][0-9][0-9]$`. */
+  readonly expectStatus: string;
+  readonly intervalSeconds: number;
+  readonly timeoutSeconds: number;
+  readonly failures: number;
+  readonly vendor: JsonObject | null;
+}
+
+/** Session persistence settings. */
+export interface Persistence {
+  readonly type: 'cookie' | 'source-ip';
+  readonly cookie: string;
+  readonly vendor: JsonObject | null;
+}
+
+/** Member state: ready endpoints are active; serving-but-terminating ones are draining. */
+export type MemberState = 'active' | 'draining';
+
+/** One backend address. Sorted by (address, port). */
+export interface PoolMember {
+  readonly address: string;
+  readonly port: number;
+  readonly state: MemberState;
+  readonly weight: number;
+  /** The cluster the endpoint came from (multi-cluster pools hold several). */
+  readonly cluster: string;
+  /** Node name when known (NodePort mode, or the endpoint's nodeName). */
+  readonly node: string;
+}
+
+/** A backend pool: one per (namespace, service, port) across the clusters an appliance serves. */
+export interface Pool {
+  readonly name: string;
+  readonly members: readonly PoolMember[];
+  readonly monitor: Monitor | null;
+  readonly persistence: Persistence | null;
+  /** Re-encrypt: TLS from the appliance to the members. */
+  readonly tlsToBackend: boolean;
+  readonly customization: JsonObject | null;
+  /** The Services whose endpoints fill this pool. */
+  readonly services: readonly ObjectRef[];
+}
+
+/** A TLS certificate by reference; the applier decrypts the sealed Secret just before pushing. */
+export interface Certificate {
+  readonly name: string;
+  readonly secret: ObjectRef;
+  /** HMAC-SHA256 (fleet key) over the Secret's certificate and key, hex: changes exactly when the material does. */
+  readonly fingerprint: string;
+  /** Hosts this certificate is served for (from the Ingress tls sections), sorted. */
+  readonly hosts: readonly string[];
+}
+
+/** A pre-existing appliance service that a Service feeds (LoadMaster Service mode, seed 000): never created by us. */
+export interface ServiceBinding {
+  /** The appliance-side identity, e.g. LoadMaster VS index "12" or "10.0.0.4:80:tcp". */
+  readonly target: string;
+  readonly service: ObjectRef;
+  readonly members: readonly PoolMember[];
+}
+
+/** Outcome of planning one Kubernetes object for this appliance. */
+export interface ObjectCondition {
+  readonly object: ObjectRef;
+  readonly type: 'Accepted' | 'Rejected' | 'Warning';
+  /** Stable CamelCase reason, e.g. `SecretNotFound`, `HostConflict`. */
+  readonly reason: string;
+  readonly message: string;
+}
+
+/** Everything one appliance should carry. */
+export interface DesiredState {
+  readonly appliance: string;
+  readonly driver: DriverKind;
+  readonly virtualServices: readonly VirtualService[];
+  readonly pools: readonly Pool[];
+  readonly certificates: readonly Certificate[];
+  readonly bindings: readonly ServiceBinding[];
+  /** Conditions for every object this appliance considered (accepted ones included), sorted by object. */
+  readonly conditions: readonly ObjectCondition[];
+}
+
+/** JSON values as they travel through plans (no undefined, no functions). */
+export type JsonValue = null | boolean | number | string | readonly JsonValue[] | JsonObject;
+/** A JSON object with string keys. */
+export interface JsonObject {
+  readonly [key: string]: JsonValue;
+}

@@ -1,0 +1,2 @@
+export { fleetConfigSchema, type FleetConfig, type ClusterConfig, type ApplianceConfig } from './schema.ts';
+export { parseFleetConfig, loadFleetConfig, FleetConfigError, type LoadedFleetConfig } from './load-fleet-config.ts';

@@ -1,0 +1,183 @@
+import { z } from 'zod';
+
+/**
+ * The fleet config schema (DESIGN.md §8): one YAML file naming clusters, appliances, bus, store and leases.
+ * Every object is strict, so a typo in a key is an error that names the key, not a silently ignored setting.
+ */
+
+const name = z
+  .string()
+  .regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, 'must be a DNS label: lower-case letters, digits and "-", at most 63');
+
+const namespaceScope = z.union([
+  z.literal('all-except-kube-system'),
+  z.string().min(1),
+  z.array(z.string().min(1)).min(1),
+]);
+
+const cluster = z.strictObject({
+  name,
+  /** Path to a kubeconfig; omitted means in-cluster configuration. */
+  kubeconfig: z.string().min(1).optional(),
+  context: z.string().min(1).optional(),
+  namespaces: namespaceScope.default('all-except-kube-system'),
+  /** Label selector for TLS Secrets the watcher follows (seed 003). */
+  secretLabelSelector: z.string().default(''),
+  /** Weight of this cluster's members in multi-cluster pools. */
+  weight: z.number().int().min(1).max(100).default(1),
+  /** A watcher heartbeat older than this makes the cluster stale: planned fail-static, not dropped. */
+  staleAfterSeconds: z.number().int().min(5).default(60),
+  watch: z
+    .strictObject({
+      /** No event or bookmark for this long → restart the watch and relist. */
+      stallSeconds: z.number().min(1).default(60),
+      /** Periodic relist even when healthy (repairs dropped events). */
+      relistSeconds: z.number().min(1).default(300),
+      /** Upper bound of one watch request, randomised between 1× and 2×. */
+      watchTimeoutSeconds: z.number().int().min(1).default(300),
+      heartbeatSeconds: z.number().min(0.1).default(5),
+    })
+    .prefault({}),
+});
+
+const haproxy = z.strictObject({
+  /** Directory holding haproxy.cfg, maps, certificates and the server-state file. */
+  configDir: z.string().min(1),
+  masterSocket: z.string().min(1),
+  /** Address HAProxy listens on, and its HTTP/HTTPS ports. */
+  address: z.string().default('127.0.0.1'),
+  httpPort: z.number().int().min(1).max(65535).default(8080),
+  httpsPort: z.number().int().min(1).max(65535).default(8443),
+  binary: z.string().default('haproxy'),
+  /** Spare server slots kept per backend so scale-ups need no reload. */
+  minFreeSlots: z.number().int().min(0).default(4),
+  slotIncrement: z.number().int().min(1).default(8),
+});
+
+const vtm = z.strictObject({
+  url: z.url(),
+  username: z.string().min(1),
+  /** File holding the password; credentials never sit in the fleet config itself. */
+  passwordFile: z.string().min(1),
+  apiVersion: z.string().default('8.3'),
+  /** Traffic IP group used when an Ingress names no address (seed 003); none → such Ingresses are rejected. */
+  defaultTrafficIpGroup: z.string().optional(),
+  /** Trust the appliance's self-signed certificate (local emulators only). */
+  insecureTls: z.boolean().default(false),
+  acme: z
+    .strictObject({
+      directoryUrl: z.url(),
+      email: z.string().default(''),
+      caFile: z.string().optional(),
+      renewBeforeDays: z.number().int().min(1).default(8),
+    })
+    .optional(),
+});
+
+const loadmaster = z.strictObject({
+  url: z.url(),
+  username: z.string().min(1).optional(),
+  passwordFile: z.string().min(1).optional(),
+  apiKeyFile: z.string().min(1).optional(),
+  mode: z.enum(['ingress', 'service']).default('ingress'),
+  insecureTls: z.boolean().default(false),
+  /** The appliance drops connections above 30 calls in 3 s; stay under it. */
+  maxCallsPer3s: z.number().int().min(1).max(30).default(25),
+  /** Default VS address for Ingress mode when the Ingress names none. */
+  defaultAddress: z.string().optional(),
+});
+
+const appliance = z
+  .strictObject({
+    name,
+    driver: z.enum(['haproxy', 'vtm', 'loadmaster']),
+    /** Leader group: appliers of one group elect one writer. Defaults to the appliance name. */
+    group: name.optional(),
+    /** IngressClass spec.controller values this appliance answers. */
+    ingressControllers: z.array(z.string().min(1)).min(1).default(['portolan.dev/ingress-controller']),
+    /** Clusters whose objects this appliance serves; omitted means all. */
+    clusters: z.array(name).optional(),
+    backendMode: z.enum(['endpoints', 'nodeport']).default('endpoints'),
+    enableCustomizations: z.boolean().default(false),
+    enableTrafficScript: z.boolean().default(false),
+    drift: z
+      .strictObject({
+        intervalSeconds: z.number().min(1).default(60),
+        policy: z.enum(['correct', 'report']).default('correct'),
+      })
+      .prefault({}),
+    safety: z
+      .strictObject({
+        /** A plan removing more than this fraction of hosts or members (vs. last applied) is held. */
+        maxRemovalFraction: z.number().min(0).max(1).default(0.3),
+      })
+      .prefault({}),
+    haproxy: haproxy.optional(),
+    vtm: vtm.optional(),
+    loadmaster: loadmaster.optional(),
+  })
+  .superRefine((a, ctx) => {
+    const section = a[a.driver];
+    if (section === undefined) {
+      ctx.addIssue({ code: 'custom', path: [a.driver], message: `driver "${a.driver}" needs a "${a.driver}" section` });
+    }
+    for (const other of ['haproxy', 'vtm', 'loadmaster'] as const) {
+      if (other !== a.driver && a[other] !== undefined) {
+        ctx.addIssue({ code: 'custom', path: [other], message: `section "${other}" does not apply to driver "${a.driver}"` });
+      }
+    }
+  });
+
+/** The whole fleet config. */
+export const fleetConfigSchema = z
+  .strictObject({
+    version: z.literal(1),
+    clusters: z.array(cluster).min(1),
+    appliances: z.array(appliance).min(1),
+    bus: z
+      .strictObject({
+        url: z.string().min(1),
+        stream: z.string().regex(/^[A-Za-z0-9_-]+$/).default('PORTOLAN'),
+        replicas: z.number().int().min(1).max(5).default(1),
+        maxPayloadBytes: z.number().int().min(1024).default(1024 * 1024),
+      }),
+    store: z.strictObject({ url: z.string().min(1) }),
+    leases: z
+      .strictObject({
+        redisUrl: z.string().min(1),
+        /** Lease TTL. Crash takeover ≈ ttl + retry. */
+        ttlMs: z.number().int().min(500).default(4000),
+        renewEveryMs: z.number().int().min(100).default(1000),
+        retryEveryMs: z.number().int().min(100).default(500),
+      }),
+    secrets: z.strictObject({
+      /** File with a 32-byte key (hex or base64) sealing Secret data on the bus and at rest. */
+      keyFile: z.string().min(1),
+      keyId: z.string().min(1).default('k1'),
+    }),
+  })
+  .superRefine((c, ctx) => {
+    unique(c.clusters.map((x) => x.name), ['clusters'], ctx);
+    unique(c.appliances.map((x) => x.name), ['appliances'], ctx);
+    const known = new Set(c.clusters.map((x) => x.name));
+    c.appliances.forEach((a, i) =>
+      a.clusters?.forEach((cl, j) => {
+        if (!known.has(cl)) ctx.addIssue({ code: 'custom', path: ['appliances', i, 'clusters', j], message: `unknown cluster "${cl}"` });
+      }),
+    );
+  });
+
+function unique(names: string[], path: (string | number)[], ctx: z.RefinementCtx): void {
+  const seen = new Set<string>();
+  names.forEach((n, i) => {
+    if (seen.has(n)) ctx.addIssue({ code: 'custom', path: [...path, i, 'name'], message: `duplicate name "${n}"` });
+    seen.add(n);
+  });
+}
+
+/** A validated fleet config with defaults filled in. */
+export type FleetConfig = z.output<typeof fleetConfigSchema>;
+/** One cluster entry. */
+export type ClusterConfig = FleetConfig['clusters'][number];
+/** One appliance entry. */
+export type ApplianceConfig = FleetConfig['appliances'][number];

@@ -1,0 +1,1 @@
+// Postgres store: kysely schema, migrations, test databases.

@@ -1,0 +1,1 @@
+// Logging, Prometheus metrics, OpenTelemetry tracing and health endpoints for every service.

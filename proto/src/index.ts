@@ -1,0 +1,1 @@
+// Protobuf bus contracts (portolan.v1) and their generated TypeScript.
