@@ -1,1 +1,3 @@
-// The portolan command line.
+export { main } from './main.ts';
+export type { CliCommand } from './command.ts';
+export { UsageError } from './command.ts';

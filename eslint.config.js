@@ -1,0 +1,56 @@
+// ESLint for the whole repo. The rule that matters most: code under any `core/` folder is pure —
+// it may not import I/O clients, Node built-ins or telemetry SDKs (STYLE.md "Shape").
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+/** Modules a core/ file must never import: they do I/O, read the clock/env, or start SDKs. */
+export const coreBannedImports = [
+  { group: ['node:*'], message: 'core/ is pure: no Node built-ins (I/O, clock, env). Move this to an adapter.' },
+  { group: ['nats', '@nats-io/*'], message: 'core/ is pure: the bus belongs in an adapter.' },
+  { group: ['pg', 'pg-*', 'kysely', 'kysely/*'], message: 'core/ is pure: the database belongs in an adapter.' },
+  { group: ['ioredis'], message: 'core/ is pure: Redis belongs in an adapter.' },
+  { group: ['@kubernetes/client-node'], message: 'core/ is pure: the Kubernetes client belongs in an adapter.' },
+  { group: ['@opentelemetry/sdk-*', 'pino', 'prom-client'], message: 'core/ is pure: telemetry belongs in the shell.' },
+  { group: ['fs', 'net', 'http', 'https', 'child_process', 'crypto', 'os', 'dns', 'tls', 'dgram'], message: 'core/ is pure: no Node built-ins.' },
+];
+
+export default tseslint.config(
+  { ignores: ['**/node_modules/**', '**/dist/**', 'proto/src/gen/**', '.portolan/**', 'bench-results/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { ecmaVersion: 2024, sourceType: 'module', globals: { process: 'readonly', console: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', Buffer: 'readonly', URL: 'readonly', AbortController: 'readonly', AbortSignal: 'readonly', performance: 'readonly', TextEncoder: 'readonly', TextDecoder: 'readonly', fetch: 'readonly', structuredClone: 'readonly', queueMicrotask: 'readonly', setImmediate: 'readonly' } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      'no-restricted-syntax': ['error', { selector: 'TSEnumDeclaration', message: 'Use a union of string literals (enums are not erasable syntax).' }],
+      eqeqeq: ['error', 'always'],
+    },
+  },
+  {
+    files: ['**/core/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: coreBannedImports }],
+      'no-restricted-globals': ['error',
+        { name: 'process', message: 'core/ is pure: no env or process access.' },
+        { name: 'fetch', message: 'core/ is pure: no network.' },
+        { name: 'setTimeout', message: 'core/ is pure: no timers.' },
+        { name: 'setInterval', message: 'core/ is pure: no timers.' },
+        { name: 'performance', message: 'core/ is pure: take `now` as an argument.' },
+      ],
+      'no-restricted-syntax': ['error',
+        { selector: 'TSEnumDeclaration', message: 'Use a union of string literals (enums are not erasable syntax).' },
+        { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'core/ is pure: take `now` as an argument.' },
+      ],
+      'no-restricted-properties': ['error',
+        { object: 'Date', property: 'now', message: 'core/ is pure: take `now` as an argument.' },
+        { object: 'Math', property: 'random', message: 'core/ is pure: no randomness.' },
+      ],
+    },
+  },
+  {
+    files: ['**/*.js'],
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+);

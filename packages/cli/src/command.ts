@@ -1,0 +1,19 @@
+/** One `portolan` subcommand. `run` returns the process exit code; it throws only for bugs. */
+export interface CliCommand {
+  /** The words that select it, e.g. `['stack', 'up']` or `['kube-sim']`. */
+  readonly path: readonly string[];
+  /** One line for `portolan help`. */
+  readonly summary: string;
+  /** Usage text printed for `--help`. */
+  readonly usage: string;
+  run(args: readonly string[]): Promise<number>;
+}
+
+/** A CLI usage mistake: printed with the command's usage, exit code 2. */
+export class UsageError extends Error {
+  readonly code = 'CLI_USAGE';
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
