@@ -1,0 +1,36 @@
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import type { StoreSnapshot } from '../core/vtm-config-store.ts';
+
+/** Raised when a state file exists but cannot be read as a store snapshot. */
+export class StateFileError extends Error {
+  readonly code = 'VTM_EMULATOR_STATE_FILE';
+  constructor(message: string, options: { cause: unknown }) {
+    super(message, options);
+    this.name = 'StateFileError';
+  }
+}
+
+/** Reads a state file; null when it does not exist yet. */
+export function readStateFile(path: string): StoreSnapshot | null {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new StateFileError(`cannot read state file ${path}`, { cause: error });
+  }
+  try {
+    const parsed = JSON.parse(text) as StoreSnapshot;
+    if (parsed.version !== 1 || typeof parsed.objects !== 'object') throw new Error('not a version 1 snapshot');
+    return parsed;
+  } catch (cause) {
+    throw new StateFileError(`state file ${path} is not a vTM emulator snapshot`, { cause });
+  }
+}
+
+/** Writes the snapshot atomically (temp file + rename), readable by the owner only: it holds private keys. */
+export function writeStateFile(path: string, snapshot: StoreSnapshot): void {
+  const tmp = `${path}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(snapshot, null, 1)}\n`, { mode: 0o600 });
+  renameSync(tmp, path);
+}

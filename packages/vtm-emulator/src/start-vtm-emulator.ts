@@ -1,0 +1,155 @@
+import { createHash } from 'node:crypto';
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { makeSelfSignedCert } from './adapters/self-signed-cert.ts';
+import { readStateFile, writeStateFile } from './adapters/state-file.ts';
+import { handleRequest, type HandlerOptions } from './core/handle-request.ts';
+import { isObject } from './core/validate-properties.ts';
+import { VtmConfigStore, type DeleteOutcome, type PutOutcome, type StoredObject } from './core/vtm-config-store.ts';
+
+/** Options of one emulated Traffic Manager REST service. */
+export interface VtmEmulatorOptions {
+  /** 0 (default) picks a free port; read it back from the result. */
+  readonly port?: number;
+  readonly host?: string;
+  /** user → password accepted by Basic auth. */
+  readonly users: Readonly<Record<string, string>>;
+  /** Refuse dangling references on write and deleting objects in use. */
+  readonly strict?: boolean;
+  /** Load the configuration from this file at start and save it after every write. */
+  readonly statePath?: string;
+  /** Serve HTTPS with a fresh self-signed certificate (as the real REST service does). */
+  readonly https?: boolean;
+  /** Traffic manager names of the emulated cluster (traffic IP groups may only name these). */
+  readonly machines?: readonly string[];
+  /** API versions to list at /api/tm; defaults to ['8.3']. */
+  readonly versions?: readonly string[];
+}
+
+/** One successful write, as a test sees it (private keys redacted). */
+export interface WriteLogEntry {
+  readonly seq: number;
+  readonly method: 'PUT' | 'DELETE';
+  readonly type: string;
+  readonly name: string;
+  readonly status: number;
+  /** Parsed JSON body, raw text for text objects, null for DELETE. */
+  readonly body: unknown;
+}
+
+/** Every request answered, for counting API calls. */
+export interface RequestLogEntry {
+  readonly method: string;
+  readonly path: string;
+  readonly status: number;
+}
+
+/** Direct access to the configuration, bypassing HTTP and auth: used by tests to simulate out-of-band changes. */
+export interface EmulatorStateAccess {
+  list(type: string): string[];
+  get(type: string, name: string): StoredObject | undefined;
+  /** JSON types take `{properties: …}` (merged like a PUT), text types a string. */
+  put(type: string, name: string, body: unknown): PutOutcome;
+  delete(type: string, name: string): DeleteOutcome;
+}
+
+/** A running emulator. */
+export interface VtmEmulator {
+  readonly url: string;
+  readonly port: number;
+  readonly writeLog: WriteLogEntry[];
+  readonly requestLog: RequestLogEntry[];
+  readonly state: EmulatorStateAccess;
+  /** The self-signed certificate (PEM) when serving HTTPS. */
+  readonly certificatePem: string | null;
+  close(): Promise<void>;
+}
+
+/** Starts an emulated vTM REST API 8.3 service and resolves once it listens. */
+export async function startVtmEmulator(options: VtmEmulatorOptions): Promise<VtmEmulator> {
+  const store = new VtmConfigStore(options.machines ?? ['vtm-1']);
+  const { statePath } = options;
+  if (statePath !== undefined) {
+    const snapshot = readStateFile(statePath);
+    if (snapshot !== null) store.loadSnapshot(snapshot);
+  }
+  const handlerOptions: HandlerOptions = {
+    users: options.users,
+    versions: options.versions ?? ['8.3'],
+    strict: options.strict ?? false,
+    hashSecret: (clear) => createHash('sha256').update(clear).digest('base64'),
+  };
+  const writeLog: WriteLogEntry[] = [];
+  const requestLog: RequestLogEntry[] = [];
+  const persist = (): void => {
+    if (statePath !== undefined) writeStateFile(statePath, store.toSnapshot());
+  };
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const path = (req.url ?? '/').split('?')[0] ?? '/';
+      const method = req.method ?? 'GET';
+      const response = handleRequest(store, { method, path, authorization: req.headers.authorization, body }, handlerOptions);
+      requestLog.push({ method, path, status: response.status });
+      if (response.write !== null) {
+        writeLog.push({ seq: writeLog.length + 1, method: method as 'PUT' | 'DELETE', ...response.write, status: response.status, body: method === 'PUT' ? redact(response.write.type, body) : null });
+        persist();
+      }
+      const headers: Record<string, string> = { ...response.headers };
+      if (response.contentType !== null) headers['content-type'] = response.contentType;
+      res.writeHead(response.status, headers).end(response.body);
+    });
+  };
+  const tls = options.https === true ? await makeSelfSignedCert() : null;
+  const server: Server = tls === null ? createHttpServer(onRequest) : createHttpsServer({ key: tls.key, cert: tls.cert }, onRequest);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = options.host ?? '127.0.0.1';
+  return {
+    url: `${tls === null ? 'http' : 'https'}://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    port,
+    writeLog,
+    requestLog,
+    certificatePem: tls?.cert ?? null,
+    state: {
+      list: (type) => store.list(type),
+      get: (type, name) => store.get(type, name),
+      put: (type, name, body) => {
+        const outcome = store.isTextType(type) ? store.putText(type, name, String(body)) : store.putJson(type, name, body, false);
+        persist();
+        return outcome;
+      },
+      delete: (type, name) => {
+        const outcome = store.delete(type, name, false, `/api/tm/8.3/config/active/${type}/${name}`);
+        persist();
+        return outcome;
+      },
+    },
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error === undefined ? resolve() : reject(error)));
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** Keeps a write's body for the log without the private key material. */
+function redact(type: string, body: string): unknown {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return body;
+  }
+  if (type === 'ssl/server_keys' && isObject(parsed) && isObject(parsed['properties'])) {
+    const basic = parsed['properties']['basic'];
+    if (isObject(basic) && typeof basic['private'] === 'string') basic['private'] = '<redacted>';
+  }
+  return parsed;
+}
