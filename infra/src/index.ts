@@ -1,1 +1,7 @@
-// Local stack launcher (NATS, Postgres, Redis, HAProxy) and test-stack providers.
+export { localStack, type LocalStack, type StackProfile } from './local-stack.ts';
+export { stackConfig, stackEndpoints, type StackConfig, type StackEndpoints } from './stack-config.ts';
+export { StackServiceError } from './errors.ts';
+export { ensureBinaries, findBinary, stackBinaries, type SystemBinary } from './system-packages.ts';
+export { haproxyPaths } from './services/haproxy.ts';
+export type { ServiceStatus } from './services/daemon-service.ts';
+export { testStack, type TestStack } from './test-stack.ts';

@@ -1,1 +1,6 @@
-// NATS JetStream bus: stream/consumer declaration, publish with ids and trace headers, consume with explicit ack.
+export { NatsEventBus, BusError, type BusMessage } from './nats-event-bus.ts';
+export { busDeclaration, type BusDeclaration } from './bus-declaration.ts';
+export {
+  kubeEventSubject, kubeListMarkerSubject, heartbeatSubject, planSubject, applySubject, driftSubject,
+  kubeEventMsgId, kubeListMarkerMsgId, type KindToken,
+} from './subjects.ts';

@@ -1,1 +1,4 @@
-// Postgres store: kysely schema, migrations, test databases.
+export type * from './schema.ts';
+export { openDatabase, migrateToLatest, MigrationError } from './database.ts';
+export { createTestDatabase, type TestDatabase } from './test-database.ts';
+export { sql, type Kysely, type Transaction } from 'kysely';

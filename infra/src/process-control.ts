@@ -1,0 +1,87 @@
+import { spawn } from 'node:child_process';
+import { existsSync, openSync, readFileSync, closeSync } from 'node:fs';
+import net from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** Last `lines` lines of a log file, or a note that it is empty — shown in every start error. */
+export function logTail(file: string, lines = 15): string {
+  if (!existsSync(file)) return '(no log written)';
+  const text = readFileSync(file, 'utf8').trimEnd();
+  if (text === '') return '(log is empty)';
+  return text.split('\n').slice(-lines).map((l) => `    ${l}`).join('\n');
+}
+
+/** True when a process with this pid exists (signal 0 probes without killing). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Reads a pid file; null when missing or unparsable. */
+export function readPid(file: string): number | null {
+  if (!existsSync(file)) return null;
+  const pid = Number(readFileSync(file, 'utf8').trim().split('\n')[0]);
+  return Number.isInteger(pid) && pid > 0 ? pid : null;
+}
+
+/** True when something accepts TCP connections on 127.0.0.1:port. */
+export function isPortOpen(port: number, host = '127.0.0.1'): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ port, host });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** Starts a long-running daemon detached from this process, its output appended to `logFile`. Returns its pid. */
+export function spawnDaemon(command: string, args: readonly string[], logFile: string, options: { cwd?: string; uid?: number; gid?: number } = {}): number {
+  const fd = openSync(logFile, 'a');
+  try {
+    const child = spawn(command, args, {
+      detached: true,
+      stdio: ['ignore', fd, fd],
+      ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
+      ...(options.uid === undefined ? {} : { uid: options.uid }),
+      ...(options.gid === undefined ? {} : { gid: options.gid }),
+    });
+    child.unref();
+    if (child.pid === undefined) throw new Error(`could not spawn ${command}`);
+    return child.pid;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Polls `check` until it returns true or `timeoutMs` passes; returns whether it succeeded. */
+export async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs: number, everyMs = 100): Promise<boolean> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    if (await check()) return true;
+    if (performance.now() > deadline) return false;
+    await sleep(everyMs);
+  }
+}
+
+/** Sends SIGTERM, waits up to `graceMs`, then SIGKILL. */
+export async function stopPid(pid: number, graceMs = 10_000): Promise<void> {
+  if (!isAlive(pid)) return;
+  try {
+    process.kill(pid, 'SIGTERM');
+  } catch {
+    return;
+  }
+  if (await waitFor(() => !isAlive(pid), graceMs)) return;
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+  await waitFor(() => !isAlive(pid), 2000);
+}

@@ -1,0 +1,80 @@
+import { execFileSync } from 'node:child_process';
+import { chownSync, existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import { migrateToLatest, openDatabase } from '@portolan/store';
+import type { StackConfig } from '../stack-config.ts';
+import { StackServiceError } from '../errors.ts';
+import { daemonService, type StackService } from './daemon-service.ts';
+
+/** Postgres with a `portolan` role and database, migrations applied. Runs as the `postgres` user when started as root. */
+export function postgresService(config: StackConfig, postgresBinary: string): StackService {
+  const dir = path.join(config.stateDir, 'postgres');
+  const dataDir = path.join(dir, 'data');
+  const bin = path.dirname(postgresBinary);
+  const runAs = process.getuid?.() === 0 ? postgresUser() : undefined;
+  const url = (db: string): string => `postgres://portolan@127.0.0.1:${config.postgresPort}/${db}`;
+
+  return daemonService({
+    name: 'postgres',
+    port: config.postgresPort,
+    dir,
+    command: postgresBinary,
+    args: ['-D', dataDir, '-p', String(config.postgresPort), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'fsync=on', '-c', 'synchronous_commit=on'],
+    ...(runAs === undefined ? {} : { runAs }),
+    // SIGINT is Postgres's "fast" shutdown: SIGTERM would wait for every client to leave.
+    stopSignal: 'SIGINT',
+    prepare: () => {
+      mkdirSync(dir, { recursive: true });
+      if (runAs !== undefined) chownSync(dir, runAs.uid, runAs.gid);
+      if (existsSync(path.join(dataDir, 'PG_VERSION'))) return;
+      try {
+        execFileSync(path.join(bin, 'initdb'), ['-D', dataDir, '-U', 'portolan', '--auth=trust', '--encoding=UTF8', '--locale=C'], {
+          stdio: ['ignore', 'pipe', 'pipe'],
+          ...(runAs ?? {}),
+        });
+      } catch (cause) {
+        const stderr = String((cause as { stderr?: Buffer }).stderr ?? '');
+        throw new StackServiceError('STACK_START_FAILED', 'postgres', `initdb failed: ${stderr.trim()}`, { cause });
+      }
+    },
+    healthy: async () => {
+      const client = new pg.Client({ connectionString: url('postgres'), connectionTimeoutMillis: 1000 });
+      try {
+        await client.connect();
+        await client.query('SELECT 1');
+        return true;
+      } catch {
+        return false;
+      } finally {
+        await client.end().catch(() => {});
+      }
+    },
+    afterStart: async () => {
+      const client = new pg.Client({ connectionString: url('postgres') });
+      await client.connect();
+      try {
+        const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', ['portolan']);
+        if (found.rowCount === 0) await client.query('CREATE DATABASE portolan');
+      } finally {
+        await client.end();
+      }
+      const db = openDatabase(url('portolan'), { max: 1 });
+      try {
+        await migrateToLatest(db);
+      } finally {
+        await db.destroy();
+      }
+    },
+  });
+}
+
+function postgresUser(): { uid: number; gid: number } {
+  try {
+    const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
+    const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
+    return { uid, gid };
+  } catch (cause) {
+    throw new StackServiceError('STACK_START_FAILED', 'postgres', 'running as root needs the "postgres" system user (created by the postgresql package)', { cause });
+  }
+}

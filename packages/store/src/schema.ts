@@ -1,0 +1,138 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/**
+ * The Postgres schema (DESIGN.md §5) as kysely types. Everything here is append-only except
+ * `snapshot_heads`, `consumer_positions` and `leader_epochs`, which are moved by compare-and-set.
+ */
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type Int8 = ColumnType<string, string | number | bigint, string | number | bigint>;
+
+/** Every bus message the planner consumed, by stream sequence: the replayable input. */
+export interface EventsTable {
+  seq: Int8;
+  subject: string;
+  msg_id: string;
+  cluster: string;
+  kind: string;
+  /** "namespace/name", "name" for cluster-scoped objects, '' for markers and heartbeats. */
+  object_key: string;
+  /** ADDED, MODIFIED, DELETED, LIST_MARKER or HEARTBEAT. */
+  event_type: string;
+  /** The protobuf message as it travelled (Secret data inside is sealed). */
+  payload: Buffer;
+  received_at: Timestamp;
+  trace_id: string | null;
+}
+
+/** Content-addressed snapshot pieces: canonical JSON keyed by its SHA-256. Shared between snapshots. */
+export interface SnapshotPiecesTable {
+  hash: string;
+  body: Buffer;
+  created_at: Timestamp;
+}
+
+/** One desired-state snapshot per appliance; `(appliance, parent_id)` is unique, so the chain cannot fork. */
+export interface SnapshotsTable {
+  id: Generated<Int8>;
+  appliance: string;
+  content_hash: string;
+  /** Piece hash of the root that lists the snapshot's pieces. */
+  root_hash: string;
+  parent_id: Int8 | null;
+  last_event_seq: Int8;
+  fleet_config_hash: string;
+  planner_version: string;
+  held: boolean;
+  hold_reason: string | null;
+  /** 'plan' for planner output, 'rollback' for an operator's rollback target. */
+  origin: string;
+  reason: string | null;
+  created_at: Timestamp;
+  trace_id: string | null;
+}
+
+/** The current head snapshot of each appliance, moved only by compare-and-set on `snapshot_id`. */
+export interface SnapshotHeadsTable {
+  appliance: string;
+  snapshot_id: Int8;
+  content_hash: string;
+  updated_at: Timestamp;
+}
+
+/** Durable consumer positions, written in the same transaction as what they produced. */
+export interface ConsumerPositionsTable {
+  consumer: string;
+  stream_seq: Int8;
+  updated_at: Timestamp;
+}
+
+/** Every fleet-config version seen (planner input, so recorded). */
+export interface FleetConfigsTable {
+  hash: string;
+  body: unknown;
+  first_seen_at: Timestamp;
+}
+
+/** Fencing epochs per leader group: incremented on every acquisition. */
+export interface LeaderEpochsTable {
+  group_name: string;
+  epoch: Int8;
+  holder: string;
+  acquired_at: Timestamp;
+}
+
+/** Append-only log of every epoch granted, for audit and the "no two leaders" check. */
+export interface LeaderEpochHistoryTable {
+  id: Generated<Int8>;
+  group_name: string;
+  epoch: Int8;
+  holder: string;
+  acquired_at: Timestamp;
+}
+
+/** Every apply: the operations sent, what came back, under which epoch. Append-only. */
+export interface AppliesTable {
+  id: Generated<Int8>;
+  appliance: string;
+  snapshot_id: Int8;
+  epoch: Int8;
+  leader_id: string;
+  /** 'snapshot', 'drift-correction', 'rollback' or 'retry'. */
+  trigger: string;
+  status: string;
+  operations: unknown;
+  results: unknown;
+  /** Piece hash of the vendor objects read back after the apply (what the appliance then held). */
+  observed_after_hash: string | null;
+  reason: string | null;
+  started_at: Timestamp;
+  finished_at: Timestamp;
+  trace_id: string | null;
+}
+
+/** Drift found by read-back, with before/after, and what was done about it. */
+export interface DriftObservationsTable {
+  id: Generated<Int8>;
+  appliance: string;
+  snapshot_id: Int8 | null;
+  objects: unknown;
+  before: unknown;
+  after: unknown;
+  action: string;
+  observed_at: Timestamp;
+}
+
+/** The whole database. */
+export interface Database {
+  events: EventsTable;
+  snapshot_pieces: SnapshotPiecesTable;
+  snapshots: SnapshotsTable;
+  snapshot_heads: SnapshotHeadsTable;
+  consumer_positions: ConsumerPositionsTable;
+  fleet_configs: FleetConfigsTable;
+  leader_epochs: LeaderEpochsTable;
+  leader_epoch_history: LeaderEpochHistoryTable;
+  applies: AppliesTable;
+  drift_observations: DriftObservationsTable;
+}

@@ -1,0 +1,57 @@
+// `npm test`: states the Node version, starts a private test stack (installing system packages when missing),
+// runs every test file of the repo with node's test runner, then stops the stack.
+// `--unit` runs only the pure tests (*.test.ts without .int.), with no stack.
+import { spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+
+const root = path.resolve(import.meta.dirname, '..');
+const unitOnly = process.argv.includes('--unit');
+const extra = process.argv.slice(2).filter((a) => a !== '--unit');
+
+process.stdout.write(`# Node.js ${process.version} (${process.execPath})\n`);
+if (Number(process.versions.node.split('.')[0]) < 24) {
+  process.stderr.write('tests must run on Node.js 24: run them through `npm test` so node_modules/.bin/node (the node@24 devDependency) is used\n');
+  process.exit(1);
+}
+
+// The test stack lives apart from `portolan up`'s, on its own ports, so both can run at once.
+const stackEnv: Record<string, string> = {
+  PORTOLAN_STATE_DIR: process.env.PORTOLAN_STATE_DIR ?? path.join(root, '.portolan', 'test-stack'),
+  PORTOLAN_POSTGRES_PORT: process.env.PORTOLAN_POSTGRES_PORT ?? '25432',
+  PORTOLAN_NATS_PORT: process.env.PORTOLAN_NATS_PORT ?? '24222',
+  PORTOLAN_NATS_MONITOR_PORT: process.env.PORTOLAN_NATS_MONITOR_PORT ?? '28222',
+  PORTOLAN_REDIS_PORT: process.env.PORTOLAN_REDIS_PORT ?? '26379',
+};
+Object.assign(process.env, stackEnv);
+
+const { localStack, ensureBinaries, stackBinaries } = await import('@portolan/infra');
+const useLocalStack = !unitOnly && (process.env.PORTOLAN_TEST_STACK ?? 'local') === 'local';
+const stack = localStack({ profile: 'data', log: (l) => process.stdout.write(`# stack: ${l}\n`) });
+if (!unitOnly) {
+  // Tests start their own HAProxy and Pebble instances and drive the real kubectl: make sure they are installed.
+  ensureBinaries([stackBinaries.haproxy, stackBinaries.pebble, { name: 'kubectl', debianPackage: 'kubernetes-client', candidates: ['/usr/bin/kubectl', '/usr/local/bin/kubectl'] }], true, (l) => process.stdout.write(`# ${l}\n`));
+}
+if (useLocalStack) await stack.up();
+
+/** Every test file of the repo, outside node_modules, build output and state folders. */
+function testFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    if (e.isDirectory()) return ['node_modules', 'dist', '.git', '.portolan'].includes(e.name) ? [] : testFiles(path.join(dir, e.name));
+    return e.name.endsWith('.test.ts') ? [path.relative(root, path.join(dir, e.name))] : [];
+  });
+}
+const files = testFiles(root).filter((f) => !unitOnly || !f.includes('.int.test.') && !f.split(path.sep).includes('e2e')).sort();
+const args = [
+  '--test',
+  '--test-reporter=spec',
+  `--test-concurrency=${process.env.PORTOLAN_TEST_CONCURRENCY ?? '3'}`,
+  '--test-timeout=300000',
+  ...extra,
+  ...files,
+];
+const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit' });
+const code: number = await new Promise((resolve) => child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
+
+if (useLocalStack && process.env.PORTOLAN_KEEP_STACK !== '1') await stack.down();
+process.exit(code);

@@ -1,0 +1,73 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { testStack } from '@portolan/infra';
+import { busDeclaration, NatsEventBus, kubeEventSubject, kubeEventMsgId } from '@portolan/bus';
+import { createTestDatabase, sql } from '@portolan/store';
+
+const unique = (): string => randomBytes(4).toString('hex');
+
+test('JetStream: published events are consumed in order, acked, and a republished id is deduplicated', async () => {
+  const stack = await testStack();
+  const stream = `T_${unique()}`;
+  const bus = await NatsEventBus.open(stack.natsUrl, busDeclaration({ stream, replicas: 1, maxPayloadBytes: 1 << 20 }));
+  try {
+    // Scope the stream to this test's subjects so parallel tests do not collide.
+    const cluster = `c${unique()}`;
+    await bus.jsm.streams.update(stream, { ...bus.declaration.stream, subjects: [`kube.${cluster}.>`] });
+    await bus.jsm.consumers.update(stream, 'planner', { filter_subject: `kube.${cluster}.>` });
+    const subject = kubeEventSubject(cluster, 'ingress');
+    const acks = [];
+    for (let i = 1; i <= 5; i++) {
+      acks.push(await bus.publish(subject, new TextEncoder().encode(`event-${i}`), { msgId: kubeEventMsgId(cluster, 'uid-1', String(i), 'MODIFIED'), headers: { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' } }));
+    }
+    assert.deepEqual(acks.map((a) => a.duplicate), [false, false, false, false, false]);
+    const again = await bus.publish(subject, new TextEncoder().encode('event-3'), { msgId: kubeEventMsgId(cluster, 'uid-1', '3', 'MODIFIED') });
+    assert.equal(again.duplicate, true);
+
+    const seen: string[] = [];
+    const controller = new AbortController();
+    await bus.consume('planner', async (m) => {
+      seen.push(new TextDecoder().decode(m.data));
+      assert.equal(m.headers.traceparent, '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01');
+      if (seen.length === 5) controller.abort();
+    }, { signal: controller.signal });
+    assert.deepEqual(seen, ['event-1', 'event-2', 'event-3', 'event-4', 'event-5']);
+    const info = await bus.jsm.consumers.info(stream, 'planner');
+    assert.equal(info.num_ack_pending, 0);
+    assert.equal(info.num_pending, 0);
+  } finally {
+    await bus.jsm.streams.delete(stream).catch(() => {});
+    await bus.close();
+  }
+});
+
+test('Postgres: a fresh migrated database per test file accepts and returns an archived event', async () => {
+  const stack = await testStack();
+  const tdb = await createTestDatabase(stack.postgresUrl);
+  try {
+    await tdb.db.insertInto('events').values({ seq: 1, subject: 'kube.dev.ingress', msg_id: 'ev:dev:u:1:ADDED', cluster: 'dev', kind: 'Ingress', object_key: 'shop/web', event_type: 'ADDED', payload: Buffer.from('x') }).execute();
+    const rows = await tdb.db.selectFrom('events').select(['seq', 'object_key']).execute();
+    assert.deepEqual(rows, [{ seq: '1', object_key: 'shop/web' }]);
+    const { rows: [version] } = await sql<{ v: string }>`SELECT current_setting('server_version_num') AS v`.execute(tdb.db);
+    assert.ok(Number(version?.v) >= 150000);
+  } finally {
+    await tdb.drop();
+  }
+});
+
+test('Redis: SET NX PX and GET against the real server', async () => {
+  const stack = await testStack();
+  const redis = new Redis(stack.redisUrl, { enableOfflineQueue: false, lazyConnect: true });
+  await redis.connect();
+  try {
+    const key = `test:${unique()}`;
+    assert.equal(await redis.set(key, 'holder-a', 'PX', 5000, 'NX'), 'OK');
+    assert.equal(await redis.set(key, 'holder-b', 'PX', 5000, 'NX'), null);
+    assert.equal(await redis.get(key), 'holder-a');
+    await redis.del(key);
+  } finally {
+    redis.disconnect();
+  }
+});
