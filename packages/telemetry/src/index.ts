@@ -1,1 +1,4 @@
-// Logging, Prometheus metrics, OpenTelemetry tracing and health endpoints for every service.
+export { createLogger, redactedPaths, type Logger } from './logger.ts';
+export { createMetricsRegistry, Counter, Gauge, Histogram, Registry } from './metrics.ts';
+export { startHealthServer, type HealthServer, type HealthCheck } from './health-server.ts';
+export { startTracing, injectTraceHeaders, extractTraceContext, traceIdOf, InMemorySpanExporter, context, trace, type Tracing, type Span, type Tracer } from './tracing.ts';
