@@ -1,0 +1,5 @@
+import type { Benchmark } from '../figure.ts';
+import { busFloor } from './bus-floor.ts';
+
+/** Every benchmark, in the order they run. */
+export const benchmarks: readonly Benchmark[] = [busFloor];
