@@ -1,0 +1,38 @@
+import type { JsonObject, ObjectCondition, ObjectRef } from '@portolan/desired-state';
+
+/** vTM configuration types the driver writes, by their path under `config/active/`. */
+export type VtmJsonType = 'traffic_ip_groups' | 'virtual_servers' | 'pools' | 'ssl/server_keys' | 'monitors' | 'persistence';
+/** Every type the driver owns objects of (rules are raw TrafficScript). */
+export type VtmObjectType = VtmJsonType | 'rules';
+
+/** A JSON configuration object: its `properties` (section → key → value). */
+export interface VtmJsonObject {
+  readonly type: VtmJsonType;
+  readonly name: string;
+  readonly properties: JsonObject;
+  /** SSL server keys only: the Secret whose certificate and key are pushed at execute time (never the material). */
+  readonly secret?: ObjectRef;
+}
+
+/** A TrafficScript rule; ownership is its leading comment line. */
+export interface VtmRuleObject {
+  readonly type: 'rules';
+  readonly name: string;
+  readonly text: string;
+}
+
+/** One object the driver owns. */
+export type VtmObject = VtmJsonObject | VtmRuleObject;
+
+/** The driver's vendor model: owned objects sorted by (type, name), plus conditions found while rendering. */
+export interface VtmObjects {
+  readonly objects: readonly VtmObject[];
+  readonly conditions: readonly ObjectCondition[];
+}
+
+/**
+ * Write order: children before the objects that name them (appliance-apis.md §1.4); deletes run in reverse.
+ */
+export const writeOrder: readonly VtmObjectType[] = [
+  'rules', 'monitors', 'persistence', 'ssl/server_keys', 'pools', 'traffic_ip_groups', 'virtual_servers',
+];
