@@ -1,0 +1,139 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { trimObject } from './trim-object.ts';
+import { KUBE_KINDS } from './objects.ts';
+
+const ingress = {
+  apiVersion: 'networking.k8s.io/v1',
+  kind: 'Ingress',
+  metadata: {
+    name: 'web',
+    namespace: 'shop',
+    uid: 'u1',
+    resourceVersion: '42',
+    generation: 3,
+    creationTimestamp: '2026-01-02T03:04:05Z',
+    managedFields: [{ manager: 'kubectl', fieldsV1: {} }],
+    labels: { app: 'web' },
+    annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{"huge":true}', 'vtm.pulsesecure.net/port': '8080' },
+  },
+  spec: {
+    ingressClassName: 'vtm',
+    rules: [{ host: 'shop.example.com', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { number: 80 } } } }] } }],
+    tls: [{ hosts: ['shop.example.com'], secretName: 'shop-tls' }],
+  },
+  status: { loadBalancer: { ingress: [{ ip: '10.0.0.1' }] } },
+};
+
+test('an Ingress keeps identity, labels, annotations and spec; loses managedFields, status and last-applied', () => {
+  const r = trimObject('Ingress', ingress);
+  assert.ok(r.ok);
+  assert.deepEqual(r.object, {
+    kind: 'Ingress',
+    metadata: {
+      name: 'web',
+      namespace: 'shop',
+      uid: 'u1',
+      resourceVersion: '42',
+      generation: 3,
+      creationTimestamp: '2026-01-02T03:04:05Z',
+      labels: { app: 'web' },
+      annotations: { 'vtm.pulsesecure.net/port': '8080' },
+    },
+    spec: {
+      ingressClassName: 'vtm',
+      rules: [{ host: 'shop.example.com', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { number: 80 } } } }] } }],
+      tls: [{ hosts: ['shop.example.com'], secretName: 'shop-tls' }],
+    },
+  });
+});
+
+test('an EndpointSlice keeps endpoints, ports, addressType and only the service-name label', () => {
+  const r = trimObject('EndpointSlice', {
+    metadata: {
+      name: 'web-abc',
+      namespace: 'shop',
+      labels: { 'kubernetes.io/service-name': 'web', 'endpointslice.kubernetes.io/managed-by': 'x' },
+      annotations: { 'endpoints.kubernetes.io/last-change-trigger-time': '2026-01-01T00:00:00Z' },
+    },
+    addressType: 'IPv4',
+    endpoints: [{ addresses: ['10.1.0.1'], conditions: { ready: true, serving: true, terminating: false }, nodeName: 'n1', targetRef: { kind: 'Pod' }, zone: 'a' }],
+    ports: [{ name: 'http', port: 8080, protocol: 'TCP' }],
+  });
+  assert.ok(r.ok);
+  assert.deepEqual(r.object, {
+    kind: 'EndpointSlice',
+    metadata: { name: 'web-abc', namespace: 'shop', labels: { 'kubernetes.io/service-name': 'web' } },
+    addressType: 'IPv4',
+    endpoints: [{ addresses: ['10.1.0.1'], conditions: { ready: true, serving: true, terminating: false }, nodeName: 'n1' }],
+    ports: [{ name: 'http', port: 8080, protocol: 'TCP' }],
+  });
+});
+
+test('a Node keeps its addresses and the Ready condition status only', () => {
+  const r = trimObject('Node', {
+    metadata: { name: 'n1', labels: { zone: 'a' }, annotations: { 'volumes.kubernetes.io/x': 'y' } },
+    status: {
+      addresses: [{ type: 'InternalIP', address: '192.168.1.10' }, { type: 'Hostname', address: 'n1' }],
+      conditions: [{ type: 'MemoryPressure', status: 'False' }, { type: 'Ready', status: 'True', lastHeartbeatTime: 'x' }],
+      images: [{ names: ['big'] }],
+    },
+  });
+  assert.ok(r.ok);
+  assert.deepEqual(r.object, {
+    kind: 'Node',
+    metadata: { name: 'n1', namespace: '' },
+    status: { addresses: [{ type: 'InternalIP', address: '192.168.1.10' }, { type: 'Hostname', address: 'n1' }], ready: 'True' },
+  });
+});
+
+test('a Secret never keeps plaintext data: only the sealed box and fingerprint the watcher put in place of data', () => {
+  const plain = trimObject('Secret', { metadata: { name: 's', namespace: 'n' }, type: 'kubernetes.io/tls', data: { 'tls.crt': 'Q0VSVA==', 'tls.key': 'S0VZ' } });
+  assert.ok(plain.ok);
+  assert.deepEqual(plain.object, { kind: 'Secret', metadata: { name: 's', namespace: 'n' }, type: 'kubernetes.io/tls', sealed: null, fingerprint: null });
+  assert.doesNotMatch(JSON.stringify(plain.object), /S0VZ|Q0VSVA/);
+
+  const sealed = { keyId: 'k1', iv: 'aXY=', ciphertext: 'Y3Q=', tag: 'dGFn' };
+  const r = trimObject('Secret', { metadata: { name: 's', namespace: 'n' }, type: 'kubernetes.io/tls', data: { sealed, fingerprint: 'ab'.repeat(32) } });
+  assert.ok(r.ok);
+  assert.deepEqual(r.object, { kind: 'Secret', metadata: { name: 's', namespace: 'n' }, type: 'kubernetes.io/tls', sealed, fingerprint: 'ab'.repeat(32) });
+});
+
+test('cluster-scoped kinds have namespace "" even when the input names one', () => {
+  const r = trimObject('IngressClass', { metadata: { name: 'c', namespace: 'x', annotations: { 'ingressclass.kubernetes.io/is-default-class': 'true' } }, spec: { controller: 'portolan.dev/ingress-controller', parameters: { kind: 'X' } } });
+  assert.ok(r.ok);
+  assert.deepEqual(r.object, {
+    kind: 'IngressClass',
+    metadata: { name: 'c', namespace: '', annotations: { 'ingressclass.kubernetes.io/is-default-class': 'true' } },
+    spec: { controller: 'portolan.dev/ingress-controller' },
+  });
+});
+
+test('an object without a name is refused with a reason, not an exception', () => {
+  assert.deepEqual(trimObject('Service', { metadata: {} }), { ok: false, reason: 'MissingName', message: 'Service has no metadata.name' });
+  assert.equal(trimObject('Service', 'nope').ok, false);
+});
+
+test('a "__proto__" annotation key stays data and never changes a prototype', () => {
+  const input = JSON.parse('{"metadata":{"name":"a","namespace":"b","annotations":{"__proto__":"x","ok":"y"}},"spec":{}}');
+  const r = trimObject('Ingress', input);
+  assert.ok(r.ok);
+  assert.equal(Object.getPrototypeOf(r.object.metadata.annotations), Object.prototype);
+  assert.equal(Object.getOwnPropertyDescriptor(r.object.metadata.annotations, '__proto__')?.value, 'x');
+});
+
+test('property: trimming never throws and is idempotent, for every kind and any JSON input', () => {
+  fc.assert(
+    fc.property(fc.constantFrom(...KUBE_KINDS), fc.jsonValue(), fc.jsonValue(), (kind, metadataExtra, body) => {
+      const input = { ...(typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}), metadata: { name: 'x', namespace: 'y', extra: metadataExtra } };
+      const once = trimObject(kind, input);
+      assert.ok(once.ok);
+      const twice = trimObject(kind, once.object);
+      assert.ok(twice.ok);
+      assert.deepEqual(twice.object, once.object);
+      trimObject(kind, body); // arbitrary JSON, not even an object: must return, not throw
+    }),
+    { numRuns: 300 },
+  );
+});

@@ -1,0 +1,239 @@
+import {
+  LAST_APPLIED_ANNOTATION,
+  SERVICE_NAME_LABEL,
+  type IngressBackend,
+  type IngressPath,
+  type IngressRule,
+  type IngressTls,
+  type KubeKind,
+  type SealedBox,
+  type ServicePort,
+  type SliceEndpoint,
+  type SlicePort,
+  type TrimmedMeta,
+  type TrimmedObjectOf,
+} from './objects.ts';
+
+/** Result of trimming: the trimmed object, or why the input cannot be an object of that kind. */
+export type TrimResult<K extends KubeKind> =
+  | { readonly ok: true; readonly object: TrimmedObjectOf<K> }
+  | { readonly ok: false; readonly reason: 'MissingName' | 'NotAnObject'; readonly message: string };
+
+const NAMESPACED: Readonly<Record<KubeKind, boolean>> = {
+  Ingress: true,
+  IngressClass: false,
+  Service: true,
+  EndpointSlice: true,
+  Secret: true,
+  Node: false,
+};
+
+/**
+ * Trims an API object (or an already-trimmed one: trimming is idempotent) to what the planner needs: drops
+ * managedFields, status (except a Node's addresses and Ready condition), the last-applied annotation, and every
+ * field of the wrong type. Secret plaintext is never kept: only the watcher's sealed box and fingerprint. Total:
+ * never throws, whatever the input.
+ */
+export function trimObject<K extends KubeKind>(kind: K, input: unknown): TrimResult<K> {
+  const obj = record(input);
+  if (obj === undefined) return { ok: false, reason: 'NotAnObject', message: `${kind} is not a JSON object` };
+  const meta = trimMeta(kind, record(obj['metadata']));
+  if (meta === undefined) return { ok: false, reason: 'MissingName', message: `${kind} has no metadata.name` };
+  return { ok: true, object: trimBody(kind, obj, meta) as TrimmedObjectOf<K> };
+}
+
+function trimBody(kind: KubeKind, obj: Record<string, unknown>, metadata: TrimmedMeta): unknown {
+  const spec = record(obj['spec']) ?? {};
+  switch (kind) {
+    case 'Ingress':
+      return { kind, metadata, spec: trimIngressSpec(spec) };
+    case 'IngressClass':
+      return { kind, metadata, spec: defined({ controller: str(spec['controller']) }) };
+    case 'Service':
+      return { kind, metadata, spec: trimServiceSpec(spec) };
+    case 'EndpointSlice':
+      return defined({
+        kind,
+        metadata,
+        addressType: str(obj['addressType']),
+        endpoints: list(obj['endpoints'], trimEndpoint),
+        ports: list(obj['ports'], trimSlicePort),
+      });
+    case 'Secret':
+      return { kind, metadata, type: str(obj['type']) ?? 'Opaque', ...trimSealed(obj) };
+    case 'Node':
+      return { kind, metadata, status: trimNodeStatus(record(obj['status']) ?? {}) };
+  }
+}
+
+function trimMeta(kind: KubeKind, m: Record<string, unknown> | undefined): TrimmedMeta | undefined {
+  const name = str(m?.['name']);
+  if (m === undefined || name === undefined || name === '') return undefined;
+  let labels = strMap(m['labels']);
+  let annotations = strMap(m['annotations']);
+  if (annotations !== undefined && LAST_APPLIED_ANNOTATION in annotations) {
+    const { [LAST_APPLIED_ANNOTATION]: _dropped, ...rest } = annotations;
+    annotations = rest;
+  }
+  if (kind === 'EndpointSlice') {
+    const service = labels?.[SERVICE_NAME_LABEL];
+    labels = service === undefined ? undefined : { [SERVICE_NAME_LABEL]: service };
+    annotations = undefined;
+  }
+  if (kind === 'Node') {
+    labels = undefined;
+    annotations = undefined;
+  }
+  return defined({
+    name,
+    namespace: NAMESPACED[kind] ? (str(m['namespace']) ?? '') : '',
+    uid: str(m['uid']),
+    resourceVersion: str(m['resourceVersion']),
+    generation: int(m['generation']),
+    creationTimestamp: str(m['creationTimestamp']),
+    deletionTimestamp: str(m['deletionTimestamp']),
+    labels: labels === undefined || Object.keys(labels).length === 0 ? undefined : labels,
+    annotations: annotations === undefined || Object.keys(annotations).length === 0 ? undefined : annotations,
+  });
+}
+
+function trimIngressSpec(spec: Record<string, unknown>): unknown {
+  return defined({
+    ingressClassName: str(spec['ingressClassName']),
+    defaultBackend: trimBackend(spec['defaultBackend']),
+    tls: list(spec['tls'], (t): IngressTls | undefined => {
+      const r = record(t);
+      return r && defined({ hosts: list(r['hosts'], str), secretName: str(r['secretName']) });
+    }),
+    rules: list(spec['rules'], (x): IngressRule | undefined => {
+      const r = record(x);
+      if (r === undefined) return undefined;
+      const http = record(r['http']);
+      return defined({ host: str(r['host']), http: http && { paths: list(http['paths'], trimPath) ?? [] } });
+    }),
+  });
+}
+
+function trimPath(x: unknown): IngressPath | undefined {
+  const p = record(x);
+  return p && defined({ path: str(p['path']), pathType: str(p['pathType']), backend: trimBackend(p['backend']) });
+}
+
+function trimBackend(x: unknown): IngressBackend | undefined {
+  const b = record(x);
+  if (b === undefined) return undefined;
+  const service = record(b['service']);
+  const port = record(service?.['port']);
+  const resource = record(b['resource']);
+  return defined({
+    service: service && defined({ name: str(service['name']), port: port && defined({ number: int(port['number']), name: str(port['name']) }) }),
+    resource: resource && defined({ apiGroup: str(resource['apiGroup']), kind: str(resource['kind']), name: str(resource['name']) }),
+  });
+}
+
+function trimServiceSpec(spec: Record<string, unknown>): unknown {
+  return defined({
+    type: str(spec['type']),
+    ports: list(spec['ports'], (x): ServicePort | undefined => {
+      const p = record(x);
+      if (p === undefined) return undefined;
+      const target = p['targetPort'];
+      return defined({
+        name: str(p['name']),
+        protocol: str(p['protocol']),
+        port: int(p['port']),
+        targetPort: typeof target === 'string' ? target : int(target),
+        nodePort: int(p['nodePort']),
+        appProtocol: str(p['appProtocol']),
+      });
+    }),
+    externalTrafficPolicy: str(spec['externalTrafficPolicy']),
+    externalName: str(spec['externalName']),
+  });
+}
+
+function trimEndpoint(x: unknown): SliceEndpoint | undefined {
+  const e = record(x);
+  if (e === undefined) return undefined;
+  const c = record(e['conditions']);
+  return defined({
+    addresses: list(e['addresses'], str) ?? [],
+    conditions: c && defined({ ready: bool(c['ready']), serving: bool(c['serving']), terminating: bool(c['terminating']) }),
+    nodeName: str(e['nodeName']),
+  });
+}
+
+function trimSlicePort(x: unknown): SlicePort | undefined {
+  const p = record(x);
+  return p && defined({ name: str(p['name']), port: int(p['port']), protocol: str(p['protocol']) });
+}
+
+function trimNodeStatus(status: Record<string, unknown>): unknown {
+  const addresses =
+    list(status['addresses'], (x) => {
+      const a = record(x);
+      const type = str(a?.['type']);
+      const address = str(a?.['address']);
+      return type !== undefined && address !== undefined ? { type, address } : undefined;
+    }) ?? [];
+  const ready = (list(status['conditions'], record) ?? []).find((c) => c['type'] === 'Ready');
+  return defined({ addresses, ready: str(ready?.['status']) });
+}
+
+/** Accepts the watcher's replacement `data: {sealed, fingerprint}` or the already-trimmed top-level fields. */
+function trimSealed(obj: Record<string, unknown>): { sealed: SealedBox | null; fingerprint: string | null } {
+  const data = record(obj['data']);
+  const from = data !== undefined && ('sealed' in data || 'fingerprint' in data) ? data : obj;
+  const box = record(from['sealed']);
+  const keyId = str(box?.['keyId']);
+  const iv = str(box?.['iv']);
+  const ciphertext = str(box?.['ciphertext']);
+  const tag = str(box?.['tag']);
+  const sealed = keyId !== undefined && iv !== undefined && ciphertext !== undefined && tag !== undefined ? { keyId, iv, ciphertext, tag } : null;
+  const fingerprint = str(from['fingerprint']);
+  return { sealed, fingerprint: fingerprint !== undefined && /^[0-9a-f]{16,128}$/.test(fingerprint) ? fingerprint : null };
+}
+
+function record(x: unknown): Record<string, unknown> | undefined {
+  return typeof x === 'object' && x !== null && !Array.isArray(x) ? (x as Record<string, unknown>) : undefined;
+}
+
+function str(x: unknown): string | undefined {
+  return typeof x === 'string' ? x : undefined;
+}
+
+function int(x: unknown): number | undefined {
+  return typeof x === 'number' && Number.isSafeInteger(x) ? x : undefined;
+}
+
+function bool(x: unknown): boolean | undefined {
+  return typeof x === 'boolean' ? x : undefined;
+}
+
+function strMap(x: unknown): Record<string, string> | undefined {
+  const r = record(x);
+  if (r === undefined) return undefined;
+  const out: Record<string, string> = {};
+  for (const key of Object.keys(r).sort()) {
+    const v = r[key];
+    if (typeof v === 'string') Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
+
+function list<T>(x: unknown, f: (item: unknown) => T | undefined): T[] | undefined {
+  if (!Array.isArray(x)) return undefined;
+  const out: T[] = [];
+  for (const item of x) {
+    const v = f(item);
+    if (v !== undefined) out.push(v);
+  }
+  return out;
+}
+
+/** Drops undefined members so equal content has equal keys (and equal canonical bytes). */
+function defined<T extends object>(o: T): T {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(o)) if (v !== undefined) out[k] = v;
+  return out as T;
+}
