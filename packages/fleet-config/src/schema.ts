@@ -62,6 +62,8 @@ const vtm = z.strictObject({
   apiVersion: z.string().default('8.3'),
   /** Traffic IP group used when an Ingress names no address (seed 003); none → such Ingresses are rejected. */
   defaultTrafficIpGroup: z.string().optional(),
+  /** Traffic managers that host the traffic IP groups the driver creates; omitted → every traffic manager of the cluster. */
+  machines: z.array(z.string().min(1)).min(1).optional(),
   /** Trust the appliance's self-signed certificate (local emulators only). */
   insecureTls: z.boolean().default(false),
   acme: z
