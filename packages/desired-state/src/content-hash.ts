@@ -5,3 +5,8 @@ import { canonicalJson } from './canonical-json.ts';
 export function contentHash(value: unknown): string {
   return createHash('sha256').update(canonicalJson(value)).digest('hex');
 }
+
+/** SHA-256 of already-encoded text (e.g. a canonicalJson result), so callers holding the bytes need not encode twice. */
+export function sha256Text(text: string, encoding: 'hex' | 'base64url' = 'hex'): string {
+  return createHash('sha256').update(text).digest(encoding);
+}

@@ -1,3 +1,3 @@
 export type * from './model.ts';
 export { canonicalJson, compareCodeUnits } from './canonical-json.ts';
-export { contentHash } from './content-hash.ts';
+export { contentHash, sha256Text } from './content-hash.ts';

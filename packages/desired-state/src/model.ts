@@ -44,6 +44,11 @@ export interface Route {
   readonly pool: string;
   /** The Ingress this route came from (the winner when several asked for the same host+path). */
   readonly source: ObjectRef;
+  /**
+   * Optional (added by the planner): when set, matching requests are redirected to https on this port instead of
+   * proxied to `pool` (per-route ssl-redirect on a listener shared with plain-http Ingresses). Absent: proxy.
+   */
+  readonly redirectToHttpsPort?: number;
 }
 
 /** A listening service on the appliance: one per (address, port) after sharing rules. */
@@ -126,6 +131,11 @@ export interface Certificate {
   readonly fingerprint: string;
   /** Hosts this certificate is served for (from the Ingress tls sections), sorted. */
   readonly hosts: readonly string[];
+  /**
+   * Optional (added by the planner): true when the certificate is obtained and renewed through ACME (vTM
+   * `use-lets-encrypt`); `fingerprint` is '' until the issued Secret exists. Absent: an existing Secret.
+   */
+  readonly acme?: boolean;
 }
 
 /** A pre-existing appliance service that a Service feeds (LoadMaster Service mode, seed 000): never created by us. */
