@@ -15,8 +15,8 @@ test('JetStream: published events are consumed in order, acked, and a republishe
   try {
     // Scope the stream to this test's subjects so parallel tests do not collide.
     const cluster = `c${unique()}`;
-    await bus.jsm.streams.update(stream, { ...bus.declaration.stream, subjects: [`kube.${cluster}.>`] });
-    await bus.jsm.consumers.update(stream, 'planner', { filter_subject: `kube.${cluster}.>` });
+    await bus.jsm.streams.update(stream, { ...bus.declaration.kube, subjects: [`kube.${cluster}.>`] });
+    await bus.jsm.streams.update(bus.declaration.pipeline.name, { ...bus.declaration.pipeline, subjects: [`plan.${cluster}`, `apply.${cluster}`] });
     const subject = kubeEventSubject(cluster, 'ingress');
     const acks = [];
     for (let i = 1; i <= 5; i++) {
@@ -27,18 +27,26 @@ test('JetStream: published events are consumed in order, acked, and a republishe
     assert.equal(again.duplicate, true);
 
     const seen: string[] = [];
+    const seqs: number[] = [];
     const controller = new AbortController();
-    await bus.consume('planner', async (m) => {
-      seen.push(new TextDecoder().decode(m.data));
-      assert.equal(m.headers.traceparent, '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01');
+    await bus.consumeBatches('planner', async (batch) => {
+      for (const m of batch) {
+        seen.push(new TextDecoder().decode(m.data));
+        seqs.push(m.streamSeq);
+        assert.equal(m.headers.traceparent, '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01');
+      }
       if (seen.length === 5) controller.abort();
     }, { signal: controller.signal });
     assert.deepEqual(seen, ['event-1', 'event-2', 'event-3', 'event-4', 'event-5']);
+    assert.deepEqual(seqs, [1, 2, 3, 4, 5], 'the kube stream holds only observations: sequences are contiguous');
+    assert.deepEqual(await bus.kubeStreamBounds(), { firstSeq: 1, lastSeq: 5 });
+    assert.equal(new TextDecoder().decode((await bus.getKubeMessage(3))?.data), 'event-3');
     const info = await bus.jsm.consumers.info(stream, 'planner');
     assert.equal(info.num_ack_pending, 0);
     assert.equal(info.num_pending, 0);
   } finally {
     await bus.jsm.streams.delete(stream).catch(() => {});
+    await bus.jsm.streams.delete(bus.declaration.pipeline.name).catch(() => {});
     await bus.close();
   }
 });

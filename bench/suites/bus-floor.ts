@@ -25,6 +25,7 @@ export const busFloor: Benchmark = {
       }
     } finally {
       await bus.jsm.streams.delete(stream).catch(() => {});
+      await bus.jsm.streams.delete(bus.declaration.pipeline.name).catch(() => {});
       await bus.close();
     }
     const tdb = await createTestDatabase(stack.postgresUrl);

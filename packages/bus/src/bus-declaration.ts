@@ -1,37 +1,42 @@
 import type { StreamConfig, ConsumerConfig } from '@nats-io/jetstream';
 import { AckPolicy, DeliverPolicy, DiscardPolicy, RetentionPolicy, StorageType } from '@nats-io/jetstream';
 
-/** The one stream and the durable consumers of the pipeline, declared once and provisioned by every service. */
+/** The pipeline's streams and durable consumers, declared once and provisioned by every service. */
 export interface BusDeclaration {
-  readonly stream: Partial<StreamConfig> & { name: string; subjects: string[] };
+  /**
+   * The stream of record for Kubernetes observations (`kube.>`). Nothing else is published into it, so its
+   * sequence numbers are contiguous: the planner folds exactly seq S+1 after S and can detect gaps and regressions.
+   */
+  readonly kube: Partial<StreamConfig> & { name: string; subjects: string[] };
+  /** Notifications between services (`plan.>`, `apply.>`): snapshot committed, apply recorded, drift observed. */
+  readonly pipeline: Partial<StreamConfig> & { name: string; subjects: string[] };
+  /** Durable consumers on the kube stream, by name. */
   readonly consumers: Readonly<Record<string, Partial<ConsumerConfig> & { durable_name: string }>>;
 }
 
 const nanos = (ms: number): number => ms * 1_000_000;
 
-/** Declares the pipeline stream (`kube.>`, `plan.>`, `apply.>`) and the planner's durable consumer. */
+/** Declares the kube stream `<stream>`, the notification stream `<stream>_PIPELINE`, and the planner's durable consumer. */
 export function busDeclaration(options: { stream: string; replicas: number; maxPayloadBytes: number; ackWaitMs?: number; maxAckPending?: number }): BusDeclaration {
+  const common = {
+    storage: StorageType.File,
+    retention: RetentionPolicy.Limits,
+    discard: DiscardPolicy.Old,
+    num_replicas: options.replicas,
+    // Dedup by Nats-Msg-Id for two minutes; the planner absorbs later duplicates itself (FM-9).
+    duplicate_window: nanos(120_000),
+    max_msg_size: options.maxPayloadBytes,
+  };
   return {
-    stream: {
-      name: options.stream,
-      subjects: ['kube.>', 'plan.>', 'apply.>'],
-      storage: StorageType.File,
-      retention: RetentionPolicy.Limits,
-      discard: DiscardPolicy.Old,
-      num_replicas: options.replicas,
-      // Dedup by Nats-Msg-Id for two minutes; the planner absorbs later duplicates itself (FM-9).
-      duplicate_window: nanos(120_000),
-      max_msg_size: options.maxPayloadBytes,
-    },
+    kube: { name: options.stream, subjects: ['kube.>'], ...common },
+    pipeline: { name: `${options.stream}_PIPELINE`, subjects: ['plan.>', 'apply.>'], ...common, max_age: nanos(7 * 24 * 3600_000) },
     consumers: {
       planner: {
         durable_name: 'planner',
-        filter_subject: 'kube.>',
         ack_policy: AckPolicy.Explicit,
         deliver_policy: DeliverPolicy.All,
         ack_wait: nanos(options.ackWaitMs ?? 30_000),
-        // In-order folding: one message in flight; the planner batches inside its transaction instead.
-        max_ack_pending: options.maxAckPending ?? 1000,
+        max_ack_pending: options.maxAckPending ?? 2000,
         max_deliver: -1,
       },
     },

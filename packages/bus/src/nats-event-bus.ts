@@ -22,7 +22,7 @@ export interface BusMessage {
   readonly headers: Readonly<Record<string, string>>;
 }
 
-/** JetStream connection with the pipeline's stream provisioned. */
+/** JetStream connection with the pipeline's streams provisioned. */
 export class NatsEventBus {
   readonly connection: NatsConnection;
   readonly js: JetStreamClient;
@@ -51,23 +51,23 @@ export class NatsEventBus {
       return bus;
     } catch (cause) {
       await nc.close();
-      throw cause instanceof BusError ? cause : new BusError('BUS_PROVISION_FAILED', `cannot provision stream ${declaration.stream.name}`, { cause });
+      throw cause instanceof BusError ? cause : new BusError('BUS_PROVISION_FAILED', `cannot provision streams ${declaration.kube.name}, ${declaration.pipeline.name}`, { cause });
     }
   }
 
-  /** Creates the stream and consumers, or updates them to the declaration. Idempotent. */
+  /** Creates the streams and consumers, or updates them to the declaration. Idempotent. */
   async provision(): Promise<void> {
-    const { stream, consumers } = this.declaration;
-    try {
-      await this.jsm.streams.info(stream.name);
-      await this.jsm.streams.update(stream.name, stream);
-    } catch (e) {
-      if (!isNotFound(e)) throw new BusError('BUS_PROVISION_FAILED', `stream ${stream.name}: ${(e as Error).message}`, { cause: e });
-      await this.jsm.streams.add(stream);
+    const { kube, pipeline, consumers } = this.declaration;
+    for (const stream of [kube, pipeline]) {
+      try {
+        await this.jsm.streams.info(stream.name);
+        await this.jsm.streams.update(stream.name, stream);
+      } catch (e) {
+        if (!isNotFound(e)) throw new BusError('BUS_PROVISION_FAILED', `stream ${stream.name}: ${(e as Error).message}`, { cause: e });
+        await this.jsm.streams.add(stream);
+      }
     }
-    for (const consumer of Object.values(consumers)) {
-      await this.jsm.consumers.add(stream.name, consumer);
-    }
+    for (const consumer of Object.values(consumers)) await this.jsm.consumers.add(kube.name, consumer);
   }
 
   /** Publishes and waits for the stream's acknowledgement; `msgId` makes a republish a no-op within the dedup window. */
@@ -80,17 +80,36 @@ export class NatsEventBus {
     }
   }
 
+  /** First and last sequence of the kube stream (0/0 when empty): the planner checks them for regressions (FM-8). */
+  async kubeStreamBounds(): Promise<{ firstSeq: number; lastSeq: number }> {
+    const info = await this.jsm.streams.info(this.declaration.kube.name);
+    return { firstSeq: info.state.first_seq, lastSeq: info.state.last_seq };
+  }
+
+  /** Reads one kube-stream message by sequence (gap filling); null when it no longer exists. */
+  async getKubeMessage(seq: number): Promise<BusMessage | null> {
+    try {
+      const m = await this.jsm.streams.getMessage(this.declaration.kube.name, { seq });
+      if (m === null) return null;
+      return { subject: m.subject, data: m.data, streamSeq: m.seq, redelivered: false, headers: fromNatsHeaders(m.header) };
+    } catch (e) {
+      if (isNotFound(e)) return null;
+      throw e;
+    }
+  }
+
   /**
-   * Consumes a declared durable consumer in order until `signal` aborts. The handler's promise must settle
-   * before the message is acked (double ack: the server confirms); a throwing handler naks with a delay.
-   * A consume loop that stops (missed heartbeats after a server restart, FM-11) is recreated.
+   * Consumes a durable consumer of the kube stream until `signal` aborts, handing the handler every message that
+   * arrived while it was busy (group commit: batch size 1 when idle, larger under load). Messages are acked only
+   * after the handler's promise resolves (its work is committed); a throwing handler naks the batch. A consume loop
+   * that stops (missed heartbeats after a server restart, FM-11) is recreated.
    */
-  async consume(durable: string, handler: (m: BusMessage) => Promise<void>, options: { signal: AbortSignal; onError?: (e: unknown) => void; idleHeartbeatMs?: number }): Promise<void> {
-    const streamName = this.declaration.stream.name;
+  async consumeBatches(durable: string, handler: (batch: readonly BusMessage[]) => Promise<void>, options: { signal: AbortSignal; maxBatch?: number; onError?: (e: unknown) => void; idleHeartbeatMs?: number }): Promise<void> {
+    const maxBatch = options.maxBatch ?? 500;
     while (!options.signal.aborted) {
       try {
-        const consumer = await this.js.consumers.get(streamName, durable);
-        const messages = await consumer.consume({ max_messages: 256, idle_heartbeat: options.idleHeartbeatMs ?? 2000, expires: 10_000 });
+        const consumer = await this.js.consumers.get(this.declaration.kube.name, durable);
+        const messages = await consumer.consume({ max_messages: Math.max(maxBatch, 64), idle_heartbeat: options.idleHeartbeatMs ?? 2000, expires: 10_000 });
         const stop = (): void => void messages.close();
         options.signal.addEventListener('abort', stop, { once: true });
         void (async () => {
@@ -99,10 +118,7 @@ export class NatsEventBus {
           }
         })();
         try {
-          for await (const m of messages) {
-            await this.handleOne(m, handler, options.onError);
-            if (options.signal.aborted) break;
-          }
+          await this.drain(messages, handler, maxBatch, options);
         } finally {
           options.signal.removeEventListener('abort', stop);
           messages.stop();
@@ -114,22 +130,48 @@ export class NatsEventBus {
     }
   }
 
-  private async handleOne(m: JsMsg, handler: (m: BusMessage) => Promise<void>, onError?: (e: unknown) => void): Promise<void> {
-    const message: BusMessage = { subject: m.subject, data: m.data, streamSeq: m.seq, redelivered: m.redelivered, headers: fromNatsHeaders(m.headers) };
-    try {
-      await handler(message);
-    } catch (e) {
-      onError?.(e);
-      m.nak(1000);
-      return;
+  /** Reads the iterator into a queue and runs the handler on whatever queued up while the previous batch ran. */
+  private async drain(messages: AsyncIterable<JsMsg>, handler: (batch: readonly BusMessage[]) => Promise<void>, maxBatch: number, options: { signal: AbortSignal; onError?: (e: unknown) => void }): Promise<void> {
+    const queue: JsMsg[] = [];
+    // Held in an object so TypeScript does not narrow the callback away across the closures.
+    const state: { wake: (() => void) | null; ended: boolean } = { wake: null, ended: false };
+    const reader = (async () => {
+      for await (const m of messages) {
+        queue.push(m);
+        state.wake?.();
+      }
+      state.ended = true;
+      state.wake?.();
+    })();
+    while (!options.signal.aborted) {
+      if (queue.length === 0) {
+        if (state.ended) break;
+        await new Promise<void>((r) => (state.wake = r));
+        state.wake = null;
+        continue;
+      }
+      const batch = queue.splice(0, maxBatch);
+      try {
+        await handler(batch.map(toBusMessage));
+      } catch (e) {
+        options.onError?.(e);
+        for (const m of batch) m.nak(500);
+        continue;
+      }
+      for (const m of batch.slice(0, -1)) m.ack();
+      await batch[batch.length - 1]!.ackAck().catch((e: unknown) => options.onError?.(e));
     }
-    await m.ackAck().catch((e: unknown) => onError?.(e));
+    await reader.catch(() => {});
   }
 
   /** Drains and closes the connection. */
   async close(): Promise<void> {
     if (!this.connection.isClosed()) await this.connection.drain().catch(() => this.connection.close());
   }
+}
+
+function toBusMessage(m: JsMsg): BusMessage {
+  return { subject: m.subject, data: m.data, streamSeq: m.seq, redelivered: m.redelivered, headers: fromNatsHeaders(m.headers) };
 }
 
 function isNotFound(e: unknown): boolean {
