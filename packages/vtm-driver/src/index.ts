@@ -1,1 +1,7 @@
 // vTM driver: renders the desired state into vTM objects, diffs against the read-back and pushes through REST.
+export { VtmDriver, createVtmDriver, VtmDriverConfigError, type VtmDriverOptions } from './vtm-driver.ts';
+export { VtmRestClient, VtmTransportError, type VtmRestClientOptions, type VtmReply } from './adapters/vtm-rest-client.ts';
+export { renderVtm, type VtmRenderConfig } from './core/render-vtm.ts';
+export { diffVtm } from './core/diff-vtm.ts';
+export { vtmName, MAX_NAME_LENGTH, NAME_PREFIX } from './core/vtm-names.ts';
+export { writeOrder, type VtmObjects, type VtmObject, type VtmJsonObject, type VtmRuleObject, type VtmObjectType } from './core/vtm-objects.ts';

@@ -97,3 +97,12 @@ describe('diffVtm', () => {
     ]);
   });
 });
+
+describe('diffVtm: ownership', () => {
+  test('a name held by an object that is not ours is neither written nor deleted', () => {
+    const desired = renderVtm(desiredState({ pools: [pool('default.a'), pool('default.b')] }), config);
+    const observed: VtmObjects = { objects: [], conditions: [], foreign: [`pools/${vtmName('pool', 'default.a')}`] };
+    assert.deepEqual(diffVtm(desired, observed).map((o) => `${o.action} ${o.objectName}`), [`create ${vtmName('pool', 'default.b')}`]);
+    assert.deepEqual(diffVtm({ objects: [], conditions: [] }, observed), []);
+  });
+});

@@ -8,16 +8,18 @@ import { writeOrder, type VtmObject, type VtmObjects } from './vtm-objects.ts';
  * first (rules, monitors, persistence, SSL keys, pools, traffic IP groups, then virtual servers) so every name
  * an object refers to already exists; deletes follow, parents first, so nothing still in use is removed. An
  * object is written only when something it should say differs from what the appliance holds (read-back adds
- * defaults, so desired ⊆ observed means equal); a write carries the whole rendered object.
+ * defaults, so desired ⊆ observed means equal); a write carries the whole rendered object. A name held by an
+ * object that is not ours is never written.
  */
 export function diffVtm(desired: VtmObjects, observed: VtmObjects): Operation[] {
   const have = new Map(observed.objects.map((o) => [key(o), o]));
   const want = new Set(desired.objects.map(key));
+  const foreign = new Set(observed.foreign ?? []);
   const writes: Operation[] = [];
   for (const type of writeOrder) {
     for (const object of desired.objects.filter((o) => o.type === type)) {
       const current = have.get(key(object));
-      if (current !== undefined && matches(object, current)) continue;
+      if (foreign.has(key(object)) || (current !== undefined && matches(object, current))) continue;
       writes.push({
         objectType: object.type,
         objectName: object.name,

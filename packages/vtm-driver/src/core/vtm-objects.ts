@@ -28,6 +28,11 @@ export type VtmObject = VtmJsonObject | VtmRuleObject;
 export interface VtmObjects {
   readonly objects: readonly VtmObject[];
   readonly conditions: readonly ObjectCondition[];
+  /**
+   * Read-back only: `type/name` of objects whose names look like ours but whose note is not ours (made by hand or
+   * by another appliance's driver). Diff never writes or deletes them.
+   */
+  readonly foreign?: readonly string[];
 }
 
 /**

@@ -1,0 +1,59 @@
+import { parseOwnerNote } from '@portolan/appliance-driver';
+import type { JsonObject } from '@portolan/desired-state';
+import { sortObjects } from '../core/render-vtm.ts';
+import { ruleOwnerComment } from '../core/traffic-script.ts';
+import { NAME_PREFIX } from '../core/vtm-names.ts';
+import { writeOrder, type VtmObject, type VtmObjects } from '../core/vtm-objects.ts';
+import { VtmTransportError, type VtmRestClient } from './vtm-rest-client.ts';
+
+/**
+ * Reads back every object this appliance's driver owns: lists each type, reads the objects whose names carry
+ * our prefix, and keeps only those whose note (rules: first comment line) names this appliance. Objects
+ * anybody else made are never returned, so diff can never change or delete them.
+ */
+export async function readOwnedObjects(client: VtmRestClient, appliance: string, signal: AbortSignal): Promise<VtmObjects> {
+  const targets: { type: VtmObject['type']; name: string }[] = [];
+  for (const type of writeOrder) {
+    for (const name of await client.listNames(type, signal)) if (name.startsWith(NAME_PREFIX)) targets.push({ type, name });
+  }
+  const read = await mapLimit(targets, 8, async ({ type, name }) => {
+    const reply = await client.get(type, name, signal);
+    if (reply.status === 404) return null; // deleted between list and read
+    if (reply.status !== 200) throw new VtmTransportError(`reading ${type}/${name} answered ${reply.status}`, { cause: reply.json });
+    return { type, name, owned: toOwnedObject(type, name, reply.text, reply.json, appliance) };
+  });
+  const objects: VtmObject[] = [];
+  const foreign: string[] = [];
+  for (const r of read) {
+    if (r === null) continue;
+    if (r.owned === null) foreign.push(`${r.type}/${r.name}`);
+    else objects.push(r.owned);
+  }
+  return { objects: sortObjects(objects), conditions: [], foreign };
+}
+
+function toOwnedObject(type: VtmObject['type'], name: string, text: string, json: unknown, appliance: string): VtmObject | null {
+  if (type === 'rules') {
+    const comment = ruleOwnerComment(text);
+    return comment !== null && parseOwnerNote(comment)?.appliance === appliance ? { type, name, text } : null;
+  }
+  const properties = (json as { properties?: JsonObject } | null)?.properties;
+  const basic = properties?.['basic'];
+  const note = typeof basic === 'object' && basic !== null && !Array.isArray(basic) ? (basic as JsonObject)['note'] : undefined;
+  if (properties === undefined || typeof note !== 'string' || parseOwnerNote(note)?.appliance !== appliance) return null;
+  return { type, name, properties };
+}
+
+/** Maps with at most `limit` calls in flight, keeping input order. */
+async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
