@@ -1,0 +1,78 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createTestDatabase, type TestDatabase } from '@portolan/store';
+import { testStack } from '@portolan/infra';
+import { PgPlannerStore, HeadMovedError, type ArchivedEvent, type NewSnapshot } from './pg-planner-store.ts';
+
+const enc = new TextEncoder();
+const event = (seq: number): ArchivedEvent => ({ seq, subject: 'kube.dev.ingress', msgId: `ev:${seq}`, cluster: 'dev', kind: 'Ingress', objectKey: `shop/web${seq}`, eventType: 'ADDED', payload: enc.encode(`p${seq}`), receivedAt: new Date(1_700_000_000_000 + seq), traceId: null });
+const snapshot = (hash: string, parentId: string | null, seq: number, pieces: Record<string, string> = { [`root-${hash}`]: `{"root":"${hash}"}` }): NewSnapshot => ({
+  appliance: 'edge', contentHash: hash, rootHash: Object.keys(pieces)[0]!, pieces: new Map(Object.entries(pieces).map(([k, v]) => [k, enc.encode(v)])),
+  parentId, lastEventSeq: seq, fleetConfigHash: 'cfg', plannerVersion: '1', held: false, holdReason: null, traceId: null,
+});
+
+async function withStore(fn: (store: PgPlannerStore, tdb: TestDatabase) => Promise<void>): Promise<void> {
+  const tdb = await createTestDatabase((await testStack()).postgresUrl);
+  try {
+    await fn(new PgPlannerStore(tdb.db), tdb);
+  } finally {
+    await tdb.drop();
+  }
+}
+
+test('a batch commits events, pieces, the snapshot, its head and the position together', () =>
+  withStore(async (store) => {
+    const [id] = await store.commit({ fromPosition: 0, toPosition: 2, events: [event(1), event(2)], snapshots: [snapshot('h1', null, 2)] });
+    assert.equal(await store.position(), 2);
+    assert.deepEqual(await store.heads(), new Map([['edge', { appliance: 'edge', snapshotId: id, contentHash: 'h1' }]]));
+    assert.deepEqual([...(await collect(store.archive(0)))].map((e) => e.seq), [1, 2]);
+    assert.equal(new TextDecoder().decode((await store.piece('root-h1'))!), '{"root":"h1"}');
+  }));
+
+test('a stale position or head writes nothing at all (HeadMovedError), so events, snapshots and position stay consistent', () =>
+  withStore(async (store, tdb) => {
+    const [first] = await store.commit({ fromPosition: 0, toPosition: 1, events: [event(1)], snapshots: [snapshot('h1', null, 1)] });
+    // Another planner already moved the position: its competitor's batch must leave no trace.
+    await assert.rejects(store.commit({ fromPosition: 0, toPosition: 2, events: [event(2)], snapshots: [snapshot('h2', first!, 2)] }), HeadMovedError);
+    // A batch whose snapshot extends a parent that is no longer the head also writes nothing, events included.
+    await store.commit({ fromPosition: 1, toPosition: 2, events: [event(2)], snapshots: [snapshot('h2', first!, 2)] });
+    await assert.rejects(store.commit({ fromPosition: 2, toPosition: 3, events: [event(3)], snapshots: [snapshot('h3', first!, 3)] }), HeadMovedError);
+    assert.equal(await store.position(), 2);
+    assert.deepEqual((await collect(store.archive(0))).map((e) => e.seq), [1, 2]);
+    const chain = await tdb.db.selectFrom('snapshots').select(['content_hash', 'parent_id']).orderBy('id').execute();
+    assert.deepEqual(chain.map((c) => c.content_hash), ['h1', 'h2']);
+  }));
+
+test('two planners racing over the same events keep one linear chain with no lost update', () =>
+  withStore(async (store, tdb) => {
+    const other = new PgPlannerStore(tdb.db);
+    let head: string | null = null;
+    let position = 0;
+    for (let round = 1; round <= 20; round++) {
+      const attempt = (s: PgPlannerStore, tag: string) => s.commit({ fromPosition: position, toPosition: round, events: [event(round)], snapshots: [snapshot(`h${round}-${tag}`, head, round)] });
+      const results = await Promise.allSettled([attempt(store, 'a'), attempt(other, 'b')]);
+      const won = results.filter((r) => r.status === 'fulfilled') as PromiseFulfilledResult<string[]>[];
+      assert.equal(won.length, 1, `round ${round}: exactly one writer wins`);
+      for (const r of results) if (r.status === 'rejected') assert.ok(r.reason instanceof HeadMovedError);
+      head = won[0]!.value[0]!;
+      position = round;
+    }
+    const rows = await tdb.db.selectFrom('snapshots').select(['id', 'parent_id']).orderBy('id').execute();
+    assert.equal(rows.length, 20);
+    rows.forEach((r, i) => assert.equal(r.parent_id, i === 0 ? null : rows[i - 1]!.id, 'each parent is the previous head'));
+  }));
+
+test('identical pieces are stored once and shared between snapshots', () =>
+  withStore(async (store, tdb) => {
+    const shared = { 'root-a': '{"pools":["p1"]}', p1: '{"members":[1,2,3]}' };
+    const [a] = await store.commit({ fromPosition: 0, toPosition: 1, events: [event(1)], snapshots: [snapshot('a', null, 1, shared)] });
+    await store.commit({ fromPosition: 1, toPosition: 2, events: [event(2)], snapshots: [snapshot('b', a!, 2, { 'root-b': '{"pools":["p1"],"v":2}', p1: '{"members":[1,2,3]}' })] });
+    const pieces = await tdb.db.selectFrom('snapshot_pieces').select('hash').orderBy('hash').execute();
+    assert.deepEqual(pieces.map((p) => p.hash), ['p1', 'root-a', 'root-b']);
+  }));
+
+async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const x of it) out.push(x);
+  return out;
+}

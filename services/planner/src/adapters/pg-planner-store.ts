@@ -1,0 +1,167 @@
+import { sql, type Kysely, type Transaction } from '@portolan/store';
+import type { Database } from '@portolan/store';
+
+/** One bus message as archived: the replayable input of the planner. */
+export interface ArchivedEvent {
+  readonly seq: number;
+  readonly subject: string;
+  readonly msgId: string;
+  readonly cluster: string;
+  readonly kind: string;
+  readonly objectKey: string;
+  readonly eventType: string;
+  readonly payload: Uint8Array;
+  readonly receivedAt: Date;
+  readonly traceId: string | null;
+}
+
+/** A snapshot to append to an appliance's chain: its pieces are content-addressed and shared. */
+export interface NewSnapshot {
+  readonly appliance: string;
+  readonly contentHash: string;
+  readonly rootHash: string;
+  /** Pieces (root included) by hash; those already stored are not written again. */
+  readonly pieces: ReadonlyMap<string, Uint8Array>;
+  /** The head this snapshot extends (null for an appliance's first snapshot): the compare-and-set expectation. */
+  readonly parentId: string | null;
+  readonly lastEventSeq: number;
+  readonly fleetConfigHash: string;
+  readonly plannerVersion: string;
+  readonly held: boolean;
+  readonly holdReason: string | null;
+  readonly origin?: 'plan' | 'rollback';
+  readonly reason?: string | null;
+  readonly traceId: string | null;
+}
+
+/** The current head of one appliance's chain. */
+export interface SnapshotHead {
+  readonly appliance: string;
+  readonly snapshotId: string;
+  readonly contentHash: string;
+}
+
+/** Another writer moved a head or the consumer position first: nothing of the batch was written. */
+export class HeadMovedError extends Error {
+  readonly code = 'PLANNER_HEAD_MOVED';
+  constructor(message: string) {
+    super(message);
+    this.name = 'HeadMovedError';
+  }
+}
+
+/**
+ * The planner's Postgres side. `commit` writes archived events, snapshot pieces, snapshots with their head moves,
+ * and the consumer position in ONE transaction (FM-14): either all of it is visible or none.
+ */
+export class PgPlannerStore {
+  readonly db: Kysely<Database>;
+  readonly consumer: string;
+  constructor(db: Kysely<Database>, consumer = 'planner') {
+    this.db = db;
+    this.consumer = consumer;
+  }
+
+  /** Last stream sequence whose effects are committed (0 when none). */
+  async position(): Promise<number> {
+    const row = await this.db.selectFrom('consumer_positions').select('stream_seq').where('consumer', '=', this.consumer).executeTakeFirst();
+    return row === undefined ? 0 : Number(row.stream_seq);
+  }
+
+  /** Every appliance's head. */
+  async heads(): Promise<Map<string, SnapshotHead>> {
+    const rows = await this.db.selectFrom('snapshot_heads').select(['appliance', 'snapshot_id', 'content_hash']).execute();
+    return new Map(rows.map((r) => [r.appliance, { appliance: r.appliance, snapshotId: r.snapshot_id, contentHash: r.content_hash }]));
+  }
+
+  /** Records a fleet-config version (a planner input) once. */
+  async recordFleetConfig(hash: string, body: unknown): Promise<void> {
+    await this.db.insertInto('fleet_configs').values({ hash, body: JSON.stringify(body) }).onConflict((c) => c.column('hash').doNothing()).execute();
+  }
+
+  /**
+   * Commits one batch: events (idempotent by seq), pieces (idempotent by hash), snapshots (each extends its
+   * expected head, moved by compare-and-set), and the position (compare-and-set from `fromPosition`).
+   * Throws HeadMovedError, having written nothing, when another planner got there first. Returns new snapshot ids.
+   */
+  async commit(batch: { fromPosition: number; toPosition: number; events: readonly ArchivedEvent[]; snapshots: readonly NewSnapshot[] }): Promise<string[]> {
+    return this.db.transaction().execute(async (tx) => {
+      await this.movePosition(tx, batch.fromPosition, batch.toPosition);
+      if (batch.events.length > 0) {
+        await tx
+          .insertInto('events')
+          .values(batch.events.map((e) => ({
+            seq: e.seq, subject: e.subject, msg_id: e.msgId, cluster: e.cluster, kind: e.kind, object_key: e.objectKey,
+            event_type: e.eventType, payload: Buffer.from(e.payload), received_at: e.receivedAt, trace_id: e.traceId,
+          })))
+          .onConflict((c) => c.column('seq').doNothing())
+          .execute();
+      }
+      const ids: string[] = [];
+      for (const s of batch.snapshots) ids.push(await this.appendSnapshot(tx, s));
+      return ids;
+    });
+  }
+
+  /** Appends a snapshot outside event processing (operator rollback): same chain rules, no position change. */
+  async appendOne(snapshot: NewSnapshot): Promise<string> {
+    return this.db.transaction().execute((tx) => this.appendSnapshot(tx, snapshot));
+  }
+
+  private async movePosition(tx: Transaction<Database>, from: number, to: number): Promise<void> {
+    if (from === to) return;
+    if (from === 0) {
+      const inserted = await tx.insertInto('consumer_positions').values({ consumer: this.consumer, stream_seq: to }).onConflict((c) => c.column('consumer').doNothing()).executeTakeFirst();
+      if (inserted.numInsertedOrUpdatedRows === 1n) return;
+    }
+    const moved = await tx.updateTable('consumer_positions').set({ stream_seq: to, updated_at: sql`now()` }).where('consumer', '=', this.consumer).where('stream_seq', '=', String(from)).executeTakeFirst();
+    if (moved.numUpdatedRows !== 1n) throw new HeadMovedError(`consumer ${this.consumer} is no longer at ${from}`);
+  }
+
+  private async appendSnapshot(tx: Transaction<Database>, s: NewSnapshot): Promise<string> {
+    const pieces = [...s.pieces].map(([hash, body]) => ({ hash, body: Buffer.from(body) }));
+    for (let i = 0; i < pieces.length; i += 500) {
+      await tx.insertInto('snapshot_pieces').values(pieces.slice(i, i + 500)).onConflict((c) => c.column('hash').doNothing()).execute();
+    }
+    const inserted = await tx
+      .insertInto('snapshots')
+      .values({
+        appliance: s.appliance, content_hash: s.contentHash, root_hash: s.rootHash, parent_id: s.parentId, last_event_seq: s.lastEventSeq,
+        fleet_config_hash: s.fleetConfigHash, planner_version: s.plannerVersion, held: s.held, hold_reason: s.holdReason,
+        origin: s.origin ?? 'plan', reason: s.reason ?? null, trace_id: s.traceId,
+      })
+      .onConflict((c) => c.doNothing())
+      .returning('id')
+      .executeTakeFirst();
+    // The unique (appliance, parent_id) index turns a racing append into "no row": the chain stays linear (FM-15).
+    if (inserted === undefined) throw new HeadMovedError(`${s.appliance}: snapshot ${s.parentId ?? '(root)'} already has a child`);
+    const id = inserted.id;
+    if (s.parentId === null) {
+      const r = await tx.insertInto('snapshot_heads').values({ appliance: s.appliance, snapshot_id: id, content_hash: s.contentHash }).onConflict((c) => c.column('appliance').doNothing()).executeTakeFirst();
+      if (r.numInsertedOrUpdatedRows !== 1n) throw new HeadMovedError(`${s.appliance}: head already exists`);
+    } else {
+      const r = await tx.updateTable('snapshot_heads').set({ snapshot_id: id, content_hash: s.contentHash, updated_at: sql`now()` }).where('appliance', '=', s.appliance).where('snapshot_id', '=', s.parentId).executeTakeFirst();
+      if (r.numUpdatedRows !== 1n) throw new HeadMovedError(`${s.appliance}: head moved away from ${s.parentId}`);
+    }
+    return id;
+  }
+
+  /** Reads archived events with from < seq ≤ to, in order, a page at a time. */
+  async *archive(from: number, to = Number.MAX_SAFE_INTEGER, pageSize = 2000): AsyncGenerator<ArchivedEvent> {
+    let after = from;
+    for (;;) {
+      const rows = await this.db.selectFrom('events').selectAll().where('seq', '>', String(after)).where('seq', '<=', String(to)).orderBy('seq').limit(pageSize).execute();
+      for (const r of rows) {
+        yield { seq: Number(r.seq), subject: r.subject, msgId: r.msg_id, cluster: r.cluster, kind: r.kind, objectKey: r.object_key, eventType: r.event_type, payload: r.payload, receivedAt: r.received_at, traceId: r.trace_id };
+      }
+      if (rows.length < pageSize) return;
+      after = Number(rows[rows.length - 1]!.seq);
+    }
+  }
+
+  /** Reads one stored piece (snapshot root or part). */
+  async piece(hash: string): Promise<Uint8Array | null> {
+    const row = await this.db.selectFrom('snapshot_pieces').select('body').where('hash', '=', hash).executeTakeFirst();
+    return row?.body ?? null;
+  }
+}
