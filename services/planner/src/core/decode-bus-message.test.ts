@@ -1,0 +1,25 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { create, toBinary, timestampFromMs, KubeEventSchema, KubeListMarkerSchema, WatcherHeartbeatSchema, KubeKind, KubeEventType } from '@portolan/proto';
+import { decodeBusMessage } from './decode-bus-message.ts';
+
+const enc = new TextEncoder();
+
+test('a KubeEvent decodes to a watch event with its trimmed object and observation time', () => {
+  const bytes = toBinary(KubeEventSchema, create(KubeEventSchema, { cluster: 'dev', kind: KubeKind.ENDPOINT_SLICE, namespace: 'shop', name: 'web-1', uid: 'u', resourceVersion: '7', type: KubeEventType.DELETED, object: enc.encode('{"metadata":{"name":"web-1"}}'), listGeneration: 2n, observedAt: timestampFromMs(5000) }));
+  assert.deepEqual(decodeBusMessage('kube.dev.endpointslice', bytes), {
+    type: 'event', event: { cluster: 'dev', kind: 'EndpointSlice', type: 'DELETED', object: { metadata: { name: 'web-1' } }, generation: 2 }, namespace: 'shop', name: 'web-1', observedAtMs: 5000, omittedReason: '',
+  });
+});
+
+test('list markers and heartbeats decode by subject', () => {
+  const marker = toBinary(KubeListMarkerSchema, create(KubeListMarkerSchema, { cluster: 'dev', kind: KubeKind.INGRESS, listResourceVersion: '9', listGeneration: 3n, chunkIndex: 0, chunkCount: 1, keys: ['a/x'] }));
+  assert.deepEqual(decodeBusMessage('kube.dev.ingress.list', marker), { type: 'marker', marker: { cluster: 'dev', kind: 'Ingress', generation: 3, resourceVersion: '9', chunkIndex: 0, chunkCount: 1, keys: ['a/x'] }, observedAtMs: 0 });
+  const hb = toBinary(WatcherHeartbeatSchema, create(WatcherHeartbeatSchema, { cluster: 'dev', kinds: [{ kind: KubeKind.NODE, synced: true }], sentAt: timestampFromMs(42) }));
+  assert.deepEqual(decodeBusMessage('kube.dev.heartbeat', hb), { type: 'heartbeat', cluster: 'dev', sentAtMs: 42, synced: true });
+});
+
+test('garbage is an unreadable input with a reason, never an exception', () => {
+  const r = decodeBusMessage('kube.dev.ingress', new Uint8Array([0xff, 0xff, 0xff]));
+  assert.equal(r.type, 'unreadable');
+});

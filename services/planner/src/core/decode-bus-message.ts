@@ -1,0 +1,62 @@
+import { fromBinary, timestampMs, KubeEventSchema, KubeListMarkerSchema, WatcherHeartbeatSchema, KubeKind as ProtoKind, KubeEventType } from '@portolan/proto';
+import type { KubeKind, KubeListMarker, KubeWatchEvent } from '@portolan/kube-model';
+
+/** What one message of the kube stream means to the planner. */
+export type PlannerInput =
+  | { readonly type: 'event'; readonly event: KubeWatchEvent; readonly namespace: string; readonly name: string; readonly observedAtMs: number; readonly omittedReason: string }
+  | { readonly type: 'marker'; readonly marker: KubeListMarker; readonly observedAtMs: number }
+  | { readonly type: 'heartbeat'; readonly cluster: string; readonly sentAtMs: number; readonly synced: boolean }
+  | { readonly type: 'unreadable'; readonly reason: string };
+
+const kinds: Readonly<Record<number, KubeKind>> = {
+  [ProtoKind.INGRESS]: 'Ingress',
+  [ProtoKind.INGRESS_CLASS]: 'IngressClass',
+  [ProtoKind.SERVICE]: 'Service',
+  [ProtoKind.ENDPOINT_SLICE]: 'EndpointSlice',
+  [ProtoKind.SECRET]: 'Secret',
+  [ProtoKind.NODE]: 'Node',
+};
+const eventTypes = { [KubeEventType.ADDED]: 'ADDED', [KubeEventType.MODIFIED]: 'MODIFIED', [KubeEventType.DELETED]: 'DELETED' } as const;
+
+/**
+ * Decodes a kube-stream message by its subject (`kube.<cluster>.<kind>`, `….list`, `kube.<cluster>.heartbeat`).
+ * A message that cannot be decoded is an input too ('unreadable'): it is archived and skipped, never a crash.
+ */
+export function decodeBusMessage(subject: string, data: Uint8Array): PlannerInput {
+  try {
+    if (subject.endsWith('.heartbeat')) {
+      const h = fromBinary(WatcherHeartbeatSchema, data);
+      return { type: 'heartbeat', cluster: h.cluster, sentAtMs: h.sentAt ? timestampMs(h.sentAt) : 0, synced: h.kinds.length > 0 && h.kinds.every((k) => k.synced) };
+    }
+    if (subject.endsWith('.list')) {
+      const m = fromBinary(KubeListMarkerSchema, data);
+      const kind = kinds[m.kind];
+      if (kind === undefined) return { type: 'unreadable', reason: `list marker of unknown kind ${m.kind}` };
+      return {
+        type: 'marker',
+        marker: { cluster: m.cluster, kind, generation: Number(m.listGeneration), resourceVersion: m.listResourceVersion, chunkIndex: m.chunkIndex, chunkCount: m.chunkCount, keys: m.keys },
+        observedAtMs: m.observedAt ? timestampMs(m.observedAt) : 0,
+      };
+    }
+    const e = fromBinary(KubeEventSchema, data);
+    const kind = kinds[e.kind];
+    const type = eventTypes[e.type as keyof typeof eventTypes];
+    if (kind === undefined || type === undefined) return { type: 'unreadable', reason: `event of unknown kind ${e.kind} or type ${e.type}` };
+    const object = e.object.length === 0 ? placeholder(e.namespace, e.name, e.uid, e.resourceVersion) : (JSON.parse(new TextDecoder().decode(e.object)) as unknown);
+    return {
+      type: 'event',
+      event: { cluster: e.cluster, kind, type, object, generation: Number(e.listGeneration) },
+      namespace: e.namespace,
+      name: e.name,
+      observedAtMs: e.observedAt ? timestampMs(e.observedAt) : 0,
+      omittedReason: e.omittedReason,
+    };
+  } catch (error) {
+    return { type: 'unreadable', reason: `cannot decode ${subject}: ${(error as Error).message}` };
+  }
+}
+
+/** An object the watcher could not carry (too large): identity only, so the planner can reject it by name. */
+function placeholder(namespace: string, name: string, uid: string, resourceVersion: string): unknown {
+  return { metadata: { namespace, name, uid, resourceVersion } };
+}
