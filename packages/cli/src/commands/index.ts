@@ -1,4 +1,5 @@
 import type { CliCommand } from '../command.ts';
+import { emulateVtm } from './emulate-vtm.ts';
 import { stackDown, stackStatus, stackUp } from './stack.ts';
 
 /**
@@ -9,4 +10,5 @@ export const commands: readonly CliCommand[] = [
   stackUp,
   stackDown,
   stackStatus,
+  emulateVtm,
 ];
