@@ -1,4 +1,4 @@
-import type { ColumnType, Generated } from 'kysely';
+import type { ColumnType } from 'kysely';
 
 /**
  * The Postgres schema (DESIGN.md §5) as kysely types. Everything here is append-only except
@@ -7,6 +7,8 @@ import type { ColumnType, Generated } from 'kysely';
 
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 type Int8 = ColumnType<string, string | number | bigint, string | number | bigint>;
+/** A bigserial id: read as a string, optional on insert. */
+type SerialId = ColumnType<string, string | number | bigint | undefined, string | number | bigint>;
 
 /** Every bus message the planner consumed, by stream sequence: the replayable input. */
 export interface EventsTable {
@@ -34,7 +36,7 @@ export interface SnapshotPiecesTable {
 
 /** One desired-state snapshot per appliance; `(appliance, parent_id)` is unique, so the chain cannot fork. */
 export interface SnapshotsTable {
-  id: Generated<Int8>;
+  id: SerialId;
   appliance: string;
   content_hash: string;
   /** Piece hash of the root that lists the snapshot's pieces. */
@@ -80,20 +82,26 @@ export interface LeaderEpochsTable {
   epoch: Int8;
   holder: string;
   acquired_at: Timestamp;
+  /** Redis INFO run_id of the incarnation that granted the lease (migration 0002). */
+  redis_run_id: string | null;
 }
 
 /** Append-only log of every epoch granted, for audit and the "no two leaders" check. */
 export interface LeaderEpochHistoryTable {
-  id: Generated<Int8>;
+  id: SerialId;
   group_name: string;
   epoch: Int8;
   holder: string;
   acquired_at: Timestamp;
+  /** Redis INFO run_id of the incarnation that granted the lease (migration 0002). */
+  redis_run_id: string | null;
+  /** How long the new leader waited before acting (one TTL after a Redis incarnation change, else 0). */
+  acting_delay_ms: ColumnType<number, number | undefined, number>;
 }
 
 /** Every apply: the operations sent, what came back, under which epoch. Append-only. */
 export interface AppliesTable {
-  id: Generated<Int8>;
+  id: SerialId;
   appliance: string;
   snapshot_id: Int8;
   epoch: Int8;
@@ -113,7 +121,7 @@ export interface AppliesTable {
 
 /** Drift found by read-back, with before/after, and what was done about it. */
 export interface DriftObservationsTable {
-  id: Generated<Int8>;
+  id: SerialId;
   appliance: string;
   snapshot_id: Int8 | null;
   objects: unknown;
