@@ -1,5 +1,6 @@
 import type { CliCommand } from '../command.ts';
 import { emulateVtm } from './emulate-vtm.ts';
+import { emulateLoadmaster } from './emulate-loadmaster.ts';
 import { stackDown, stackStatus, stackUp } from './stack.ts';
 
 /**
@@ -11,4 +12,5 @@ export const commands: readonly CliCommand[] = [
   stackDown,
   stackStatus,
   emulateVtm,
+  emulateLoadmaster,
 ];
