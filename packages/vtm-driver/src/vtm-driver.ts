@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { ApplianceDriver, ExecutionContext, Operation, OperationResult } from '@portolan/appliance-driver';
-import type { DesiredState } from '@portolan/desired-state';
+import type { DesiredState, JsonObject } from '@portolan/desired-state';
 import type { ApplianceConfig } from '@portolan/fleet-config';
 import { executeOperation } from './adapters/execute-operation.ts';
 import { readOwnedObjects } from './adapters/read-owned-objects.ts';
-import { VtmRestClient } from './adapters/vtm-rest-client.ts';
+import { VtmRestClient, VtmTransportError } from './adapters/vtm-rest-client.ts';
 import { diffVtm } from './core/diff-vtm.ts';
 import { renderVtm } from './core/render-vtm.ts';
 import type { VtmObjects } from './core/vtm-objects.ts';
@@ -18,7 +18,7 @@ export interface VtmDriverOptions {
   readonly password: string;
   readonly apiVersion?: string;
   readonly defaultTrafficIpGroup?: string | null;
-  /** Traffic managers hosting our traffic IP groups; omitted → all traffic managers, discovered at read-back. */
+  /** Traffic managers hosting our traffic IP groups; omitted → all traffic managers, listed on the first group write. */
   readonly machines?: readonly string[];
   readonly insecureTls?: boolean;
   readonly ca?: string;
@@ -38,11 +38,11 @@ export class VtmDriver implements ApplianceDriver<VtmObjects> {
   readonly kind = 'vtm' as const;
   readonly client: VtmRestClient;
   readonly #options: VtmDriverOptions;
-  #machines: readonly string[] | null;
+  /** Traffic managers of the cluster, learned on the first traffic IP group write when none are configured. */
+  #machines: readonly string[] | null = null;
 
   constructor(options: VtmDriverOptions) {
     this.#options = options;
-    this.#machines = options.machines ?? null;
     this.client = new VtmRestClient({
       url: options.url,
       apiVersion: options.apiVersion ?? '8.3',
@@ -53,18 +53,17 @@ export class VtmDriver implements ApplianceDriver<VtmObjects> {
     });
   }
 
-  /** Renders the desired state into the vTM objects this driver owns. */
+  /** Renders the neutral desired state into the vTM objects this driver owns (pure: same input, same output). */
   render(desired: DesiredState): VtmObjects {
     return renderVtm(desired, {
       appliance: this.#options.appliance,
       defaultTrafficIpGroup: this.#options.defaultTrafficIpGroup ?? null,
-      machines: this.#machines ?? [],
+      machines: this.#options.machines ?? null,
     });
   }
 
-  /** Reads back owned objects; the first call also learns the cluster's traffic managers when none are configured. */
-  async readBack(signal: AbortSignal): Promise<VtmObjects> {
-    if (this.#machines === null) this.#machines = await this.client.listNames('traffic_managers', signal);
+  /** Reads back the objects this driver owns (foreign look-alikes are listed, never returned as ours). */
+  readBack(signal: AbortSignal): Promise<VtmObjects> {
     return readOwnedObjects(this.client, this.#options.appliance, signal);
   }
 
@@ -73,8 +72,20 @@ export class VtmDriver implements ApplianceDriver<VtmObjects> {
     return diffVtm(desired, observed);
   }
 
-  /** Executes one operation as one REST call (SSL keys: a read of the key hash, then the write). */
-  execute(operation: Operation, context: ExecutionContext): Promise<OperationResult> {
+  /**
+   * Executes one operation as one REST call (SSL keys: a read of the key hash, then the write). A traffic IP
+   * group rendered without machines gets every traffic manager of the cluster (listed once, then cached).
+   */
+  async execute(operation: Operation, context: ExecutionContext): Promise<OperationResult> {
+    if (operation.objectType === 'traffic_ip_groups' && operation.action !== 'delete' && this.#options.machines === undefined) {
+      try {
+        this.#machines ??= await this.client.listNames('traffic_managers', context.signal);
+      } catch (error) {
+        if (error instanceof VtmTransportError) return { ok: false, code: error.code, message: error.message, retryable: true };
+        throw error;
+      }
+      return executeOperation(this.client, withMachines(operation, this.#machines), context);
+    }
     return executeOperation(this.client, operation, context);
   }
 
@@ -82,6 +93,14 @@ export class VtmDriver implements ApplianceDriver<VtmObjects> {
   async close(): Promise<void> {
     this.client.close();
   }
+}
+
+/** The operation with `basic.machines` filled in when the rendered group left it out. */
+function withMachines(operation: Operation, machines: readonly string[]): Operation {
+  const properties = (operation.payload?.['properties'] ?? {}) as JsonObject;
+  const basic = (properties['basic'] ?? {}) as JsonObject;
+  if (basic['machines'] !== undefined) return operation;
+  return { ...operation, payload: { ...operation.payload, properties: { ...properties, basic: { ...basic, machines: [...machines] } } } };
 }
 
 /** Builds a driver from a fleet-config appliance entry; the password comes from `passwordFile` (relative to `baseDir`). */

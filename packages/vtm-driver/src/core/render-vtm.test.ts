@@ -73,6 +73,11 @@ describe('renderVtm: addresses (seed 003 ip-address, shared-ip-address, default 
     });
   }
 
+  test('machines not configured: the group is rendered without them (the runner fills in every traffic manager)', () => {
+    const out = renderVtm(desiredState({ virtualServices: [virtualService()] }), { ...config, machines: null });
+    assert.deepEqual(props(out, 'traffic_ip_groups', vtmName('tip', '192.0.2.10')), { basic: { enabled: true, ipaddresses: ['192.0.2.10'], note: 'portolan:vtm:TrafficIP/192.0.2.10' } });
+  });
+
   test('no address and no default traffic IP group: the Ingress is rejected and nothing is rendered for it', () => {
     const out = renderVtm(desiredState({ virtualServices: [virtualService({ address: { kind: 'default' } })] }), { ...config, defaultTrafficIpGroup: null });
     assert.deepEqual(out.objects, []);

@@ -10,8 +10,11 @@ export interface VtmRenderConfig {
   readonly appliance: string;
   /** Traffic IP group for Ingresses that name no address; null → such Ingresses are rejected (seed 003). */
   readonly defaultTrafficIpGroup: string | null;
-  /** Traffic managers that host the traffic IP groups the driver creates. */
-  readonly machines: readonly string[];
+  /**
+   * Traffic managers that host the traffic IP groups the driver creates; null leaves `machines` out of the
+   * rendered group (the runner fills in every traffic manager of the cluster when it creates one).
+   */
+  readonly machines: readonly string[] | null;
 }
 
 /**
@@ -33,7 +36,12 @@ export function renderVtm(desired: DesiredState, config: VtmRenderConfig): VtmOb
       type: 'traffic_ip_groups',
       name: vtmName('tip', ip),
       properties: {
-        basic: { enabled: true, ipaddresses: [ip], machines: [...config.machines], note: ownerNote(config.appliance, `TrafficIP/${ip}`) },
+        basic: {
+          enabled: true,
+          ipaddresses: [ip],
+          ...(config.machines === null ? {} : { machines: [...config.machines] }),
+          note: ownerNote(config.appliance, `TrafficIP/${ip}`),
+        },
       },
     });
   }
