@@ -5,3 +5,5 @@ export { ensureBinaries, findBinary, stackBinaries, type SystemBinary } from './
 export { haproxyPaths } from './services/haproxy.ts';
 export type { ServiceStatus } from './services/daemon-service.ts';
 export { testStack, type TestStack } from './test-stack.ts';
+export { portolanUp, portolanDown, type UpOptions, type UpResult } from './demo/portolan-up.ts';
+export { demoBackends, sampleManifests } from './demo/sample-manifests.ts';

@@ -2,15 +2,20 @@ import type { CliCommand } from '../command.ts';
 import { emulateVtm } from './emulate-vtm.ts';
 import { emulateLoadmaster } from './emulate-loadmaster.ts';
 import { stackDown, stackStatus, stackUp } from './stack.ts';
+import { up, down } from './up.ts';
+import { echoBackends } from './echo-backends.ts';
 
 /**
  * Every subcommand, one module each. Commands load their implementation lazily so that
  * `portolan help` does not pay for every dependency.
  */
 export const commands: readonly CliCommand[] = [
+  up,
+  down,
   stackUp,
   stackDown,
   stackStatus,
   emulateVtm,
   emulateLoadmaster,
+  echoBackends,
 ];
