@@ -158,6 +158,38 @@ describe('VtmDriver against the emulator (strict references)', () => {
   });
 });
 
+describe('VtmDriver: shared-ip-address', () => {
+  test('an Ingress on a shared address listens on the existing group holding it, which stays untouched', async () => {
+    const emu = await startVtmEmulator({ users: { admin: 'pw' }, strict: true, machines: ['tm-a'] });
+    const driver = new VtmDriver({ appliance: 'vtm', url: emu.url, username: 'admin', password: 'pw' });
+    try {
+      emu.state.put('traffic_ip_groups', 'Shared-TIG', { properties: { basic: { ipaddresses: ['192.0.2.50'], machines: ['tm-a'], note: 'made by hand' } } });
+      const desired = driver.render(desiredState({
+        virtualServices: [
+          virtualService({ name: 'a', address: { kind: 'shared', ip: '192.0.2.50' }, defaultPool: 'default.a' }),
+          virtualService({ name: 'b', address: { kind: 'shared', ip: '192.0.2.51' }, defaultPool: 'default.a', owners: [ingress('b')] }),
+        ],
+        pools: [pool('default.a')],
+      }));
+      const signal = new AbortController().signal;
+      for (const op of driver.diff(desired, await driver.readBack(signal))) {
+        const result = await driver.execute(op, { epoch: 1, secrets: new MapSecrets(), signal });
+        assert.ok(result.ok, JSON.stringify(result));
+      }
+      const a = emu.state.get('virtual_servers', vtmName('vs', 'a'));
+      assert.ok(a?.kind === 'json');
+      assert.deepEqual(a.properties['basic']?.['listen_on_traffic_ips'], ['Shared-TIG']);
+      assert.equal(emu.state.get('traffic_ip_groups', vtmName('tip', '192.0.2.50')), undefined);
+      assert.ok(emu.state.get('traffic_ip_groups', vtmName('tip', '192.0.2.51')) !== undefined, 'no existing group: one is created');
+      assert.ok(!emu.writeLog.some((w) => w.name === 'Shared-TIG'));
+      assert.deepEqual(driver.diff(desired, await driver.readBack(signal)), [], 'stable on the next pass');
+    } finally {
+      await driver.close();
+      await emu.close();
+    }
+  });
+});
+
 describe('VtmDriver over HTTPS', () => {
   test('talks to a self-signed appliance when given its certificate, and refuses an unknown one', async () => {
     const emu = await startVtmEmulator({ users: { admin: 'pw' }, https: true });

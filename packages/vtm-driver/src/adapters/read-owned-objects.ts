@@ -14,22 +14,28 @@ import { VtmTransportError, type VtmRestClient } from './vtm-rest-client.ts';
 export async function readOwnedObjects(client: VtmRestClient, appliance: string, signal: AbortSignal): Promise<VtmObjects> {
   const targets: { type: VtmObject['type']; name: string }[] = [];
   for (const type of writeOrder) {
-    for (const name of await client.listNames(type, signal)) if (name.startsWith(NAME_PREFIX)) targets.push({ type, name });
+    // Every traffic IP group is read (there are few): shared addresses reuse groups that are not ours.
+    for (const name of await client.listNames(type, signal)) if (name.startsWith(NAME_PREFIX) || type === 'traffic_ip_groups') targets.push({ type, name });
   }
   const read = await mapLimit(targets, 8, async ({ type, name }) => {
     const reply = await client.get(type, name, signal);
     if (reply.status === 404) return null; // deleted between list and read
     if (reply.status !== 200) throw new VtmTransportError(`reading ${type}/${name} answered ${reply.status}`, { cause: reply.json });
-    return { type, name, owned: toOwnedObject(type, name, reply.text, reply.json, appliance) };
+    return { type, name, json: reply.json, owned: toOwnedObject(type, name, reply.text, reply.json, appliance) };
   });
   const objects: VtmObject[] = [];
   const foreign: string[] = [];
+  const externalTrafficIps: Record<string, string> = {};
   for (const r of read) {
     if (r === null) continue;
-    if (r.owned === null) foreign.push(`${r.type}/${r.name}`);
-    else objects.push(r.owned);
+    if (r.owned !== null) objects.push(r.owned);
+    else if (r.name.startsWith(NAME_PREFIX)) foreign.push(`${r.type}/${r.name}`);
+    if (r.owned === null && r.type === 'traffic_ip_groups') {
+      const ips = (r.json as { properties?: { basic?: { ipaddresses?: unknown } } } | null)?.properties?.basic?.ipaddresses;
+      for (const ip of Array.isArray(ips) ? ips : []) if (typeof ip === 'string') externalTrafficIps[ip] ??= r.name;
+    }
   }
-  return { objects: sortObjects(objects), conditions: [], foreign };
+  return { objects: sortObjects(objects), conditions: [], foreign, externalTrafficIps };
 }
 
 function toOwnedObject(type: VtmObject['type'], name: string, text: string, json: unknown, appliance: string): VtmObject | null {

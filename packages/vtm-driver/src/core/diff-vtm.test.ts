@@ -106,3 +106,23 @@ describe('diffVtm: ownership', () => {
     assert.deepEqual(diffVtm({ objects: [], conditions: [] }, observed), []);
   });
 });
+
+describe('diffVtm: shared addresses reuse an existing traffic IP group (seed 003)', () => {
+  const shared = renderVtm(desiredState({
+    virtualServices: [virtualService({ address: { kind: 'shared', ip: '192.0.2.50' }, defaultPool: 'default.a' })],
+    pools: [pool('default.a')],
+  }), config);
+
+  test('an existing group with the address is used and ours is not created', () => {
+    const ops = diffVtm(shared, { objects: [], conditions: [], externalTrafficIps: { '192.0.2.50': 'Shared-TIG' } });
+    assert.deepEqual(ops.map((o) => `${o.action} ${o.objectType}`), ['create pools', 'create virtual_servers']);
+    const vs = ops[1]?.payload?.['properties'] as { basic: { listen_on_traffic_ips: string[] } };
+    assert.deepEqual(vs.basic.listen_on_traffic_ips, ['Shared-TIG']);
+  });
+
+  test('without one, ours is created; a dedicated address never adopts', () => {
+    assert.ok(diffVtm(shared, { objects: [], conditions: [], externalTrafficIps: {} }).some((o) => o.objectType === 'traffic_ip_groups'));
+    const dedicated = renderVtm(desiredState({ virtualServices: [virtualService({ address: { kind: 'dedicated', ip: '192.0.2.50' }, defaultPool: 'default.a' })], pools: [pool('default.a')] }), config);
+    assert.ok(diffVtm(dedicated, { objects: [], conditions: [], externalTrafficIps: { '192.0.2.50': 'Shared-TIG' } }).some((o) => o.objectType === 'traffic_ip_groups'));
+  });
+});

@@ -11,7 +11,8 @@ import { writeOrder, type VtmObject, type VtmObjects } from './vtm-objects.ts';
  * defaults, so desired ⊆ observed means equal); a write carries the whole rendered object. A name held by an
  * object that is not ours is never written.
  */
-export function diffVtm(desired: VtmObjects, observed: VtmObjects): Operation[] {
+export function diffVtm(rendered: VtmObjects, observed: VtmObjects): Operation[] {
+  const desired = adoptExistingTrafficIpGroups(rendered, observed);
   const have = new Map(observed.objects.map((o) => [key(o), o]));
   const want = new Set(desired.objects.map(key));
   const foreign = new Set(observed.foreign ?? []);
@@ -36,6 +37,28 @@ export function diffVtm(desired: VtmObjects, observed: VtmObjects): Operation[] 
     }
   }
   return [...writes, ...deletes];
+}
+
+/**
+ * seed 003 shared-ip-address: "if a Traffic IP group with the specified address exists, it is used; otherwise
+ * one is created". Our group for such an address is dropped and the virtual servers listen on the existing one.
+ */
+export function adoptExistingTrafficIpGroups(desired: VtmObjects, observed: VtmObjects): VtmObjects {
+  const external = observed.externalTrafficIps ?? {};
+  const renamed = new Map<string, string>();
+  for (const o of desired.objects) {
+    const existing = o.type === 'traffic_ip_groups' && o.adoptableIp !== undefined ? external[o.adoptableIp] : undefined;
+    if (existing !== undefined) renamed.set(o.name, existing);
+  }
+  if (renamed.size === 0) return desired;
+  const objects = desired.objects.flatMap((o): VtmObject[] => {
+    if (o.type === 'traffic_ip_groups' && renamed.has(o.name)) return [];
+    if (o.type !== 'virtual_servers') return [o];
+    const basic = o.properties['basic'] as JsonObject;
+    const listen = (basic['listen_on_traffic_ips'] as readonly string[]).map((n) => renamed.get(n) ?? n);
+    return [{ ...o, properties: { ...o.properties, basic: { ...basic, listen_on_traffic_ips: listen } } }];
+  });
+  return { ...desired, objects };
 }
 
 function key(object: VtmObject): string {

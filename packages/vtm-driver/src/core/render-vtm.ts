@@ -31,10 +31,11 @@ export function renderVtm(desired: DesiredState, config: VtmRenderConfig): VtmOb
     if (vs.address.kind !== 'default' && !addresses.has(vs.address.ip)) addresses.set(vs.address.ip, vs);
     objects.push(...renderVirtualServer(vs, { appliance: config.appliance, trafficIpGroup, certificates }));
   }
-  for (const [ip] of addresses) {
+  for (const [ip, first] of addresses) {
     objects.push({
       type: 'traffic_ip_groups',
       name: vtmName('tip', ip),
+      ...(first.address.kind === 'shared' ? { adoptableIp: ip } : {}),
       properties: {
         basic: {
           enabled: true,

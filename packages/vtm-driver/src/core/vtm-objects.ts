@@ -12,6 +12,8 @@ export interface VtmJsonObject {
   readonly properties: JsonObject;
   /** SSL server keys only: the Secret whose certificate and key are pushed at execute time (never the material). */
   readonly secret?: ObjectRef;
+  /** Traffic IP groups of shared addresses only: an existing group holding this IP is used instead (seed 003). */
+  readonly adoptableIp?: string;
 }
 
 /** A TrafficScript rule; ownership is its leading comment line. */
@@ -33,6 +35,8 @@ export interface VtmObjects {
    * by another appliance's driver). Diff never writes or deletes them.
    */
   readonly foreign?: readonly string[];
+  /** Read-back only: IP → name of traffic IP groups that are not ours (shared addresses reuse them). */
+  readonly externalTrafficIps?: Readonly<Record<string, string>>;
 }
 
 /**
