@@ -1,0 +1,73 @@
+import { sql, type Kysely } from '@portolan/store';
+import type { Database } from '@portolan/store';
+import { EpochStoreError, StaleEpochError } from '../errors.ts';
+
+/** The epoch granted on an acquisition, and what the previous grant of the group was. */
+export interface EpochGrant {
+  readonly epoch: number;
+  readonly previous: { readonly epoch: number; readonly holder: string; readonly redisRunId: string | null } | null;
+}
+
+/** The latest epoch of a group. */
+export interface CurrentEpoch {
+  readonly epoch: number;
+  readonly holder: string;
+  readonly acquiredAt: Date;
+  readonly redisRunId: string | null;
+}
+
+/**
+ * Fencing epochs in Postgres (DESIGN.md §6). `grant` increments the group's epoch and appends to the history;
+ * `assertCurrent` runs inside the caller's transaction and takes a share lock on the group's row, so a record
+ * either commits before the next epoch is granted or is refused.
+ */
+export class PgEpochStore {
+  readonly db: Kysely<Database>;
+
+  constructor(db: Kysely<Database>) {
+    this.db = db;
+  }
+
+  /** Takes the next epoch for `group`: `UPDATE … SET epoch = epoch + 1 RETURNING`, plus a history row. */
+  async grant(group: string, holder: string, redisRunId: string, actingDelayFor: (previousRunId: string | null) => number): Promise<EpochGrant & { actingDelayMs: number }> {
+    try {
+      return await this.db.transaction().execute(async (trx) => {
+        const before = await trx.selectFrom('leader_epochs').select(['epoch', 'holder', 'redis_run_id']).where('group_name', '=', group).forUpdate().executeTakeFirst();
+        const row = before === undefined
+          ? await trx.insertInto('leader_epochs').values({ group_name: group, epoch: 1, holder, redis_run_id: redisRunId }).returning('epoch').executeTakeFirstOrThrow()
+          : await trx.updateTable('leader_epochs')
+            .set({ epoch: sql`epoch + 1`, holder, redis_run_id: redisRunId, acquired_at: sql`now()` })
+            .where('group_name', '=', group)
+            .returning('epoch')
+            .executeTakeFirstOrThrow();
+        const previous = before === undefined ? null : { epoch: Number(before.epoch), holder: before.holder, redisRunId: before.redis_run_id };
+        const actingDelayMs = actingDelayFor(previous?.redisRunId ?? null);
+        await trx.insertInto('leader_epoch_history').values({ group_name: group, epoch: row.epoch, holder, redis_run_id: redisRunId, acting_delay_ms: actingDelayMs }).execute();
+        return { epoch: Number(row.epoch), previous, actingDelayMs };
+      });
+    } catch (cause) {
+      throw new EpochStoreError(`cannot grant an epoch for group "${group}": ${(cause as Error).message}`, { cause });
+    }
+  }
+
+  /**
+   * Throws StaleEpochError unless `epoch` is still the group's latest. Pass the transaction that writes the
+   * record: the FOR SHARE lock makes a concurrent grant wait until that record is committed.
+   */
+  async assertCurrent(group: string, epoch: number, executor: Kysely<Database> = this.db): Promise<void> {
+    let latest: number | null;
+    try {
+      const row = await executor.selectFrom('leader_epochs').select('epoch').where('group_name', '=', group).forShare().executeTakeFirst();
+      latest = row === undefined ? null : Number(row.epoch);
+    } catch (cause) {
+      throw new EpochStoreError(`cannot check the epoch of group "${group}": ${(cause as Error).message}`, { cause });
+    }
+    if (latest !== epoch) throw new StaleEpochError(group, epoch, latest);
+  }
+
+  /** The latest epoch of a group, or null when it never had a leader. */
+  async current(group: string): Promise<CurrentEpoch | null> {
+    const row = await this.db.selectFrom('leader_epochs').selectAll().where('group_name', '=', group).executeTakeFirst();
+    return row === undefined ? null : { epoch: Number(row.epoch), holder: row.holder, acquiredAt: new Date(row.acquired_at), redisRunId: row.redis_run_id };
+  }
+}
