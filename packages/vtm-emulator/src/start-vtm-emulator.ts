@@ -74,18 +74,48 @@ export async function startVtmEmulator(options: VtmEmulatorOptions): Promise<Vtm
     const snapshot = readStateFile(statePath);
     if (snapshot !== null) store.loadSnapshot(snapshot);
   }
+  const persist = (): void => {
+    if (statePath !== undefined) writeStateFile(statePath, store.toSnapshot());
+  };
+  const writeLog: WriteLogEntry[] = [];
+  const requestLog: RequestLogEntry[] = [];
+  const onRequest = requestListener(store, options, { writeLog, requestLog, persist });
+  const tls = options.https === true ? await makeSelfSignedCert() : null;
+  const server: Server = tls === null ? createHttpServer(onRequest) : createHttpsServer({ key: tls.key, cert: tls.cert }, onRequest);
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `${tls === null ? 'http' : 'https'}://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    port,
+    writeLog,
+    requestLog,
+    certificatePem: tls?.cert ?? null,
+    state: stateAccess(store, persist),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error === undefined ? resolve() : reject(error)));
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** The HTTP handler: reads the body, answers through the pure core, records logs and persists writes. */
+function requestListener(
+  store: VtmConfigStore,
+  options: VtmEmulatorOptions,
+  sinks: { writeLog: WriteLogEntry[]; requestLog: RequestLogEntry[]; persist: () => void },
+): (req: IncomingMessage, res: ServerResponse) => void {
   const handlerOptions: HandlerOptions = {
     users: options.users,
     versions: options.versions ?? ['8.3'],
     strict: options.strict ?? false,
     hashSecret: (clear) => createHash('sha256').update(clear).digest('base64'),
   };
-  const writeLog: WriteLogEntry[] = [];
-  const requestLog: RequestLogEntry[] = [];
-  const persist = (): void => {
-    if (statePath !== undefined) writeStateFile(statePath, store.toSnapshot());
-  };
-  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+  return (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -93,49 +123,35 @@ export async function startVtmEmulator(options: VtmEmulatorOptions): Promise<Vtm
       const path = (req.url ?? '/').split('?')[0] ?? '/';
       const method = req.method ?? 'GET';
       const response = handleRequest(store, { method, path, authorization: req.headers.authorization, body }, handlerOptions);
-      requestLog.push({ method, path, status: response.status });
+      sinks.requestLog.push({ method, path, status: response.status });
       if (response.write !== null) {
-        writeLog.push({ seq: writeLog.length + 1, method: method as 'PUT' | 'DELETE', ...response.write, status: response.status, body: method === 'PUT' ? redact(response.write.type, body) : null });
-        persist();
+        sinks.writeLog.push({
+          seq: sinks.writeLog.length + 1, method: method as 'PUT' | 'DELETE', ...response.write, status: response.status,
+          body: method === 'PUT' ? redact(response.write.type, body) : null,
+        });
+        sinks.persist();
       }
       const headers: Record<string, string> = { ...response.headers };
       if (response.contentType !== null) headers['content-type'] = response.contentType;
       res.writeHead(response.status, headers).end(response.body);
     });
   };
-  const tls = options.https === true ? await makeSelfSignedCert() : null;
-  const server: Server = tls === null ? createHttpServer(onRequest) : createHttpsServer({ key: tls.key, cert: tls.cert }, onRequest);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  const host = options.host ?? '127.0.0.1';
+}
+
+function stateAccess(store: VtmConfigStore, persist: () => void): EmulatorStateAccess {
   return {
-    url: `${tls === null ? 'http' : 'https'}://${host.includes(':') ? `[${host}]` : host}:${port}`,
-    port,
-    writeLog,
-    requestLog,
-    certificatePem: tls?.cert ?? null,
-    state: {
-      list: (type) => store.list(type),
-      get: (type, name) => store.get(type, name),
-      put: (type, name, body) => {
-        const outcome = store.isTextType(type) ? store.putText(type, name, String(body)) : store.putJson(type, name, body, false);
-        persist();
-        return outcome;
-      },
-      delete: (type, name) => {
-        const outcome = store.delete(type, name, false, `/api/tm/8.3/config/active/${type}/${name}`);
-        persist();
-        return outcome;
-      },
+    list: (type) => store.list(type),
+    get: (type, name) => store.get(type, name),
+    put: (type, name, body) => {
+      const outcome = store.isTextType(type) ? store.putText(type, name, String(body)) : store.putJson(type, name, body, false);
+      persist();
+      return outcome;
     },
-    close: () =>
-      new Promise<void>((resolve, reject) => {
-        server.close((error) => (error === undefined ? resolve() : reject(error)));
-        server.closeAllConnections();
-      }),
+    delete: (type, name) => {
+      const outcome = store.delete(type, name, false, `/api/tm/8.3/config/active/${type}/${name}`);
+      persist();
+      return outcome;
+    },
   };
 }
 
