@@ -4,6 +4,7 @@ import { emulateLoadmaster } from './emulate-loadmaster.ts';
 import { stackDown, stackStatus, stackUp } from './stack.ts';
 import { up, down } from './up.ts';
 import { echoBackends } from './echo-backends.ts';
+import { leaderStatus } from './leader-status.ts';
 
 /**
  * Every subcommand, one module each. Commands load their implementation lazily so that
@@ -18,4 +19,5 @@ export const commands: readonly CliCommand[] = [
   emulateVtm,
   emulateLoadmaster,
   echoBackends,
+  leaderStatus,
 ];

@@ -65,6 +65,22 @@ export class RedisLeaseClient {
     return { value, remainingMs: pttl };
   }
 
+  /** Resolves once connected (commands before that fail at once, the offline queue being off). */
+  async ready(timeoutMs: number): Promise<void> {
+    if (this.redis.status === 'ready') return;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.redis.off('ready', onReady);
+        reject(new LeaseStoreError(`redis not reachable within ${timeoutMs} ms`));
+      }, timeoutMs);
+      const onReady = (): void => {
+        clearTimeout(timer);
+        resolve();
+      };
+      this.redis.once('ready', onReady);
+    });
+  }
+
   /** Closes the connection without waiting for pending replies. */
   close(): void {
     this.redis.disconnect();
