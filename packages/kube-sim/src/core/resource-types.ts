@@ -1,0 +1,103 @@
+/** How `metadata.generation` moves for a resource: on spec changes, on any non-metadata change, or never set. */
+export type GenerationPolicy = 'spec' | 'non-metadata' | 'none';
+
+/** One served resource: the facts discovery, routing, strategies and printing need. */
+export interface ResourceType {
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+  readonly plural: string;
+  readonly singular: string;
+  readonly namespaced: boolean;
+  readonly shortNames: readonly string[];
+  readonly categories: readonly string[];
+  /** Has a `/status` subresource: main writes keep status, status writes keep everything else. */
+  readonly hasStatus: boolean;
+  readonly generation: GenerationPolicy;
+  /** Field selector labels beyond metadata.name and metadata.namespace. */
+  readonly fieldLabels: readonly string[];
+}
+
+/** A Kubernetes object as JSON; stored objects are never mutated in place. */
+export interface KubeObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: ObjectMeta;
+  [key: string]: unknown;
+}
+
+/** The parts of ObjectMeta the simulator reads or writes. */
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string | null;
+  deletionTimestamp?: string;
+  deletionGracePeriodSeconds?: number;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  finalizers?: string[];
+  ownerReferences?: unknown[];
+  managedFields?: unknown[];
+  [key: string]: unknown;
+}
+
+const eventFields = [
+  'involvedObject.kind', 'involvedObject.namespace', 'involvedObject.name', 'involvedObject.uid',
+  'involvedObject.apiVersion', 'involvedObject.resourceVersion', 'involvedObject.fieldPath',
+  'reason', 'reportingComponent', 'source', 'type',
+];
+
+function resource(r: Partial<ResourceType> & Pick<ResourceType, 'group' | 'version' | 'kind' | 'plural' | 'namespaced'>): ResourceType {
+  return {
+    singular: r.kind.toLowerCase(), shortNames: [], categories: [], hasStatus: false,
+    generation: 'none', fieldLabels: [], ...r,
+  };
+}
+
+/** Every resource the simulator serves (issue 3): what Portolan watches, writes, or kubectl needs. */
+export const resourceTypes: readonly ResourceType[] = [
+  resource({ group: '', version: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false, shortNames: ['ns'], hasStatus: true, fieldLabels: ['status.phase'] }),
+  resource({ group: '', version: 'v1', kind: 'Node', plural: 'nodes', namespaced: false, shortNames: ['no'], hasStatus: true, fieldLabels: ['spec.unschedulable'] }),
+  resource({ group: '', version: 'v1', kind: 'Service', plural: 'services', namespaced: true, shortNames: ['svc'], categories: ['all'], hasStatus: true }),
+  resource({ group: '', version: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true, fieldLabels: ['type'] }),
+  resource({ group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true, shortNames: ['cm'] }),
+  resource({ group: '', version: 'v1', kind: 'Event', plural: 'events', namespaced: true, shortNames: ['ev'], fieldLabels: eventFields }),
+  resource({ group: 'discovery.k8s.io', version: 'v1', kind: 'EndpointSlice', plural: 'endpointslices', namespaced: true, generation: 'non-metadata' }),
+  resource({ group: 'networking.k8s.io', version: 'v1', kind: 'Ingress', plural: 'ingresses', namespaced: true, shortNames: ['ing'], hasStatus: true, generation: 'spec' }),
+  resource({ group: 'networking.k8s.io', version: 'v1', kind: 'IngressClass', plural: 'ingressclasses', namespaced: false, generation: 'spec' }),
+  resource({ group: 'coordination.k8s.io', version: 'v1', kind: 'Lease', plural: 'leases', namespaced: true }),
+];
+
+/** The apiVersion string of a resource type (`v1`, `networking.k8s.io/v1`). */
+export function apiVersionOf(type: ResourceType): string {
+  return type.group === '' ? type.version : `${type.group}/${type.version}`;
+}
+
+/** The key the store indexes a resource type by (`/services`, `networking.k8s.io/ingresses`). */
+export function resourceKeyOf(type: ResourceType): string {
+  return `${type.group}/${type.plural}`;
+}
+
+/** The name used in API error messages: `ingresses.networking.k8s.io`, or `services` for the core group. */
+export function qualifiedResourceOf(type: ResourceType): string {
+  return type.group === '' ? type.plural : `${type.plural}.${type.group}`;
+}
+
+/** Finds the served resource type for a group, version and plural name. */
+export function findResourceType(group: string, version: string, plural: string): ResourceType | undefined {
+  return resourceTypes.find((t) => t.group === group && t.version === version && t.plural === plural);
+}
+
+/** Finds the served resource type for an object's apiVersion and kind. */
+export function findResourceTypeByKind(apiVersion: string, kind: string): ResourceType | undefined {
+  return resourceTypes.find((t) => apiVersionOf(t) === apiVersion && t.kind === kind);
+}
+
+/** The store key of an object: `namespace/name`, or `name` for cluster-scoped objects (etcd key order). */
+export function objectKeyOf(namespace: string, name: string): string {
+  return namespace === '' ? name : `${namespace}/${name}`;
+}

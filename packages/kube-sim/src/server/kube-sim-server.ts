@@ -1,0 +1,105 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parseApiRoute, type ApiRoute } from '../core/api-route.ts';
+import {
+  aggregatedDiscoveryDocument, apiGroupDocument, apiGroupListDocument, apiResourceListDocument, apiVersionsDocument, versionDocument,
+} from '../core/discovery.ts';
+import { contentTypeOf, negotiateFormat } from '../core/media-type.ts';
+import { openApiV3Document, openApiV3Index } from '../core/openapi-v3.ts';
+import { handleAdminRequest } from './admin-handler.ts';
+import { readBody, sendError, sendJson } from './http-io.ts';
+import { handleResourceRequest, type ResourceContext } from './resource-handler.ts';
+
+/** One served request, for request logs. */
+export interface RequestLogEntry {
+  readonly method: string;
+  readonly url: string;
+  readonly accept: string;
+  readonly contentType: string;
+  readonly status: number;
+}
+
+/** What the request dispatcher needs besides the resource context. */
+export interface DispatcherContext extends ResourceContext {
+  readonly token: string;
+  readonly version: string;
+  readonly serverAddress: () => string;
+  readonly onRequest?: (entry: RequestLogEntry) => void;
+}
+
+const notFoundError = { code: 404, reason: 'NotFound' as const, message: 'the server could not find the requested resource', details: {} };
+
+function isAuthorized(req: IncomingMessage, token: string): boolean {
+  const header = req.headers.authorization ?? '';
+  if (!header.startsWith('Bearer ')) return false;
+  const given = Buffer.from(header.slice('Bearer '.length).trim());
+  const wanted = Buffer.from(token);
+  return given.length === wanted.length && timingSafeEqual(given, wanted);
+}
+
+function sendDiscovery(ctx: DispatcherContext, req: IncomingMessage, res: ServerResponse, route: ApiRoute): void {
+  const format = negotiateFormat(req.headers.accept);
+  const aggregated = format === 'aggregated-discovery';
+  switch (route.kind) {
+    case 'discovery-api':
+      return aggregated ? sendJson(res, 200, aggregatedDiscoveryDocument(true), contentTypeOf(format)) : sendJson(res, 200, apiVersionsDocument(ctx.serverAddress()));
+    case 'discovery-apis':
+      return aggregated ? sendJson(res, 200, aggregatedDiscoveryDocument(false), contentTypeOf(format)) : sendJson(res, 200, apiGroupListDocument());
+    case 'discovery-group': {
+      const doc = apiGroupDocument(route.group);
+      return doc === undefined ? sendError(res, notFoundError) : sendJson(res, 200, doc);
+    }
+    case 'discovery-resources': {
+      const doc = apiResourceListDocument(route.group, route.version);
+      return doc === undefined ? sendError(res, notFoundError) : sendJson(res, 200, doc);
+    }
+    default: return sendError(res, notFoundError);
+  }
+}
+
+async function route(ctx: DispatcherContext, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  const r = parseApiRoute(url.pathname);
+  if (r.kind === 'health') {
+    res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
+    return void res.end('ok');
+  }
+  if (r.kind === 'version') return sendJson(res, 200, versionDocument(ctx.version));
+  if (!isAuthorized(req, ctx.token)) return sendError(res, { code: 401, reason: 'Unauthorized', message: 'Unauthorized' });
+  switch (r.kind) {
+    case 'resource':
+      return handleResourceRequest(ctx, req, res, { ...r, url, format: negotiateFormat(req.headers.accept) });
+    case 'openapi-v3-index':
+      return sendJson(res, 200, openApiV3Index(ctx.version.replace(/\W/g, '')));
+    case 'openapi-v3': {
+      const doc = openApiV3Document(r.path, ctx.version);
+      return doc === undefined ? sendError(res, notFoundError) : sendJson(res, 200, doc);
+    }
+    case 'admin': {
+      const body = await readBody(req);
+      if (!body.ok) return sendError(res, body.error);
+      return handleAdminRequest(ctx.store, ctx.faults, r.action, req.method ?? 'GET', body.text, res);
+    }
+    case 'not-found':
+      return sendError(res, notFoundError);
+    default:
+      return sendDiscovery(ctx, req, res, r);
+  }
+}
+
+/** Builds the request listener of the simulator's HTTPS (or HTTP) server. */
+export function createRequestListener(ctx: DispatcherContext): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    const url = new URL(req.url ?? '/', 'https://kube-sim.invalid');
+    if (ctx.onRequest !== undefined) {
+      const log = ctx.onRequest;
+      const entry = { method: req.method ?? '', url: `${url.pathname}${url.search}`, accept: req.headers.accept ?? '', contentType: req.headers['content-type'] ?? '' };
+      res.on('finish', () => log({ ...entry, status: res.statusCode }));
+      res.on('close', () => { if (!res.writableFinished) log({ ...entry, status: res.statusCode }); });
+    }
+    route(ctx, req, res, url).catch((error: unknown) => {
+      const message = error instanceof Error ? error.message : 'unknown error';
+      if (!res.headersSent) sendError(res, { code: 500, reason: 'InternalError', message: `Internal error occurred: ${message}` });
+      else res.destroy();
+    });
+  };
+}

@@ -1,0 +1,177 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type ApiError, type ApiResult, badRequest } from '../core/api-error.ts';
+import { isJsonObject } from '../core/json-value.ts';
+import { contentTypeOf, type ResponseFormat } from '../core/media-type.ts';
+import { parseCollectionQuery, type CollectionQuery } from '../core/request-query.ts';
+import { apiVersionOf, type KubeObject, type ResourceType } from '../core/resource-types.ts';
+import { toPartialObjectMetadata, toTable } from '../core/table.ts';
+import type { ObjectStore, ListResult } from '../store/object-store.ts';
+import type { ObjectWriter, PatchType } from '../store/object-writer.ts';
+import type { ApiVerb, FaultController } from './fault-controller.ts';
+import { parseJsonBody, readBody, sendError, sendJson } from './http-io.ts';
+import { WatchStream } from './watch-stream.ts';
+
+/** What resource requests need from the running simulator. */
+export interface ResourceContext {
+  readonly store: ObjectStore;
+  readonly writer: ObjectWriter;
+  readonly faults: FaultController;
+  readonly bookmarkIntervalMs: number;
+  /** Watches without timeoutSeconds end at a random point in [min, 2·min) seconds, like --min-request-timeout. */
+  readonly minRequestTimeoutSeconds: number;
+  nowMs(): number;
+}
+
+/** A request addressed to one resource type (and maybe one object). */
+export interface ResourceRequest {
+  readonly type: ResourceType;
+  readonly namespace: string;
+  readonly name: string;
+  readonly subresource: string;
+  readonly url: URL;
+  readonly format: ResponseFormat;
+}
+
+const patchTypes: readonly string[] = ['application/merge-patch+json', 'application/json-patch+json', 'application/strategic-merge-patch+json'];
+
+function verbOf(method: string, r: ResourceRequest): ApiVerb | null {
+  const watch = r.url.searchParams.get('watch');
+  switch (method) {
+    case 'GET': return r.name !== '' ? 'get' : watch === 'true' || watch === '1' ? 'watch' : 'list';
+    case 'POST': return r.name === '' ? 'create' : null;
+    case 'PUT': return r.name !== '' ? 'update' : null;
+    case 'PATCH': return r.name !== '' ? 'patch' : null;
+    case 'DELETE': return r.name !== '' ? 'delete' : 'deletecollection';
+    default: return null;
+  }
+}
+
+function stripTypeMeta(obj: KubeObject): KubeObject {
+  const { apiVersion: _a, kind: _k, ...rest } = obj;
+  return rest;
+}
+
+function listBody(ctx: ResourceContext, r: ResourceRequest, q: CollectionQuery, result: ListResult): unknown {
+  const metadata = { resourceVersion: result.resourceVersion, ...(result.continue === undefined ? {} : { continue: result.continue }), ...(result.remainingItemCount === undefined ? {} : { remainingItemCount: result.remainingItemCount }) };
+  if (r.format === 'table') return toTable(r.type, result.items, { nowMs: ctx.nowMs(), includeObject: q.includeObject, listMeta: metadata });
+  if (r.format === 'partial-metadata') return { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata, items: result.items.map(toPartialObjectMetadata) };
+  return { kind: `${r.type.kind}List`, apiVersion: apiVersionOf(r.type), metadata, items: result.items.map(stripTypeMeta) };
+}
+
+function objectBody(ctx: ResourceContext, r: ResourceRequest, obj: KubeObject): unknown {
+  if (r.format === 'table') return toTable(r.type, [obj], { nowMs: ctx.nowMs(), includeObject: 'Metadata', listMeta: { resourceVersion: obj.metadata?.resourceVersion ?? '' } });
+  return r.format === 'partial-metadata' ? toPartialObjectMetadata(obj) : obj;
+}
+
+function sendResult(ctx: ResourceContext, res: ServerResponse, r: ResourceRequest, result: ApiResult<KubeObject>, status: number): void {
+  if (!result.ok) sendError(res, result.error);
+  else sendJson(res, status, objectBody(ctx, r, result.value), contentTypeOf(r.format));
+}
+
+function startWatch(ctx: ResourceContext, res: ServerResponse, r: ResourceRequest, q: CollectionQuery): void {
+  const timeoutSeconds = q.timeoutSeconds ?? ctx.minRequestTimeoutSeconds * (1 + Math.random());
+  const stream = new WatchStream(res, {
+    type: r.type, namespace: r.namespace, labels: q.labels, fields: q.fields, format: r.format === 'table' ? 'table' : 'json',
+    includeObject: q.includeObject, allowBookmarks: q.allowWatchBookmarks, bookmarkIntervalMs: ctx.bookmarkIntervalMs,
+    timeoutMs: timeoutSeconds * 1000, nowMs: () => ctx.nowMs(), currentRv: () => ctx.store.resourceVersion, onClose: (s) => ctx.faults.untrack(s),
+  });
+  const resourceVersion = q.sendInitialEvents ? '' : q.resourceVersion;
+  const subscribed = ctx.store.watch(r.type, { namespace: r.namespace, labels: q.labels, fields: q.fields, resourceVersion }, stream);
+  if (!subscribed.ok && subscribed.error.code !== 410) {
+    stream.abandon();
+    sendError(res, subscribed.error);
+    return;
+  }
+  ctx.faults.track(stream);
+  stream.start(ctx.faults.watchesStalled);
+  if (!subscribed.ok) {
+    stream.sendError(subscribed.error, true);
+    return;
+  }
+  stream.attach(subscribed.value);
+  if (q.sendInitialEvents && q.allowWatchBookmarks) stream.sendBookmark({ 'k8s.io/initial-events-end': 'true' });
+}
+
+function handleCollectionGet(ctx: ResourceContext, res: ServerResponse, r: ResourceRequest): void {
+  const q = parseCollectionQuery(r.url.searchParams, r.type, r.namespace);
+  if ('code' in q) return sendError(res, q);
+  if (q.watch) return startWatch(ctx, res, r, q);
+  const result = ctx.store.list(r.type, { ...q, namespace: r.namespace });
+  if (!result.ok) return sendError(res, result.error);
+  sendJson(res, 200, listBody(ctx, r, q, result.value), contentTypeOf(r.format));
+}
+
+function deleteStatus(r: ResourceRequest, obj: KubeObject): unknown {
+  return {
+    kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success',
+    details: { name: r.name, ...(r.type.group === '' ? {} : { group: r.type.group }), kind: r.type.plural, uid: obj.metadata?.uid },
+  };
+}
+
+function handleDelete(ctx: ResourceContext, res: ServerResponse, r: ResourceRequest, body: unknown, dryRun: boolean): void {
+  const pre = isJsonObject(body) && isJsonObject(body['preconditions']) ? body['preconditions'] : {};
+  const preconditions = { ...(typeof pre['uid'] === 'string' ? { uid: pre['uid'] } : {}), ...(typeof pre['resourceVersion'] === 'string' ? { resourceVersion: pre['resourceVersion'] } : {}) };
+  const result = ctx.writer.delete(r.type, r.namespace, r.name, preconditions, { dryRun });
+  if (!result.ok) return sendError(res, result.error);
+  const { object, finished } = result.value;
+  if (finished && r.type.kind !== 'Namespace') sendJson(res, 200, deleteStatus(r, object));
+  else sendJson(res, 200, objectBody(ctx, r, object), contentTypeOf(r.format));
+}
+
+function handleDeleteCollection(ctx: ResourceContext, res: ServerResponse, r: ResourceRequest): void {
+  const q = parseCollectionQuery(r.url.searchParams, r.type, r.namespace);
+  if ('code' in q) return sendError(res, q);
+  const listed = ctx.store.list(r.type, { namespace: r.namespace, labels: q.labels, fields: q.fields });
+  if (!listed.ok) return sendError(res, listed.error);
+  const deleted: KubeObject[] = [];
+  for (const obj of listed.value.items) {
+    const result = ctx.writer.delete(r.type, obj.metadata?.namespace ?? '', obj.metadata?.name ?? '');
+    if (result.ok) deleted.push(result.value.object);
+  }
+  sendJson(res, 200, { kind: `${r.type.kind}List`, apiVersion: apiVersionOf(r.type), metadata: { resourceVersion: String(ctx.store.resourceVersion) }, items: deleted.map(stripTypeMeta) });
+}
+
+function checkSubresource(r: ResourceRequest, verb: ApiVerb): ApiError | null {
+  if (r.subresource === '') return null;
+  if (r.subresource === 'status' && r.type.hasStatus && (verb === 'get' || verb === 'update' || verb === 'patch')) return null;
+  return { code: 404, reason: 'NotFound', message: 'the server could not find the requested resource' };
+}
+
+/** Serves one request to a resource: get, list, watch, create, update, patch, delete, deletecollection. */
+export async function handleResourceRequest(ctx: ResourceContext, req: IncomingMessage, res: ServerResponse, r: ResourceRequest): Promise<void> {
+  const verb = verbOf(req.method ?? 'GET', r);
+  if (verb === null) return sendError(res, { code: 405, reason: 'MethodNotAllowed', message: `the server does not allow this method on the requested resource` });
+  if (r.type.namespaced && r.namespace === '' && verb !== 'list' && verb !== 'watch') {
+    return sendError(res, { code: 404, reason: 'NotFound', message: 'the server could not find the requested resource' });
+  }
+  const badSub = checkSubresource(r, verb);
+  if (badSub !== null) return sendError(res, badSub);
+  const injected = ctx.faults.takeFailure(r.type, verb, r.namespace);
+  if (injected !== null) return sendError(res, injected.error, injected.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(injected.retryAfterSeconds) });
+  if (r.format === 'not-acceptable') return sendError(res, { code: 406, reason: 'NotAcceptable', message: 'only the following media types are accepted: application/json' });
+  if (verb === 'get') {
+    const obj = ctx.store.get(r.type, r.namespace, r.name);
+    return obj === undefined ? sendError(res, { code: 404, reason: 'NotFound', message: `${r.type.group === '' ? r.type.plural : `${r.type.plural}.${r.type.group}`} "${r.name}" not found`, details: { name: r.name, ...(r.type.group === '' ? {} : { group: r.type.group }), kind: r.type.plural } }) : sendJson(res, 200, objectBody(ctx, r, obj), contentTypeOf(r.format));
+  }
+  if (verb === 'list' || verb === 'watch') return handleCollectionGet(ctx, res, r);
+  if (verb === 'deletecollection') return handleDeleteCollection(ctx, res, r);
+  const raw = await readBody(req);
+  if (!raw.ok) return sendError(res, raw.error);
+  const body = parseJsonBody(raw.text);
+  if (!body.ok) return sendError(res, body.error);
+  const dryRun = r.url.searchParams.get('dryRun') === 'All';
+  const subresource = r.subresource === 'status' ? 'status' : '';
+  switch (verb) {
+    case 'create': return sendResult(ctx, res, r, ctx.writer.create(r.type, r.namespace, body.value, { dryRun }), 201);
+    case 'update': return sendResult(ctx, res, r, ctx.writer.update(r.type, r.namespace, r.name, body.value, { dryRun, subresource }), 200);
+    case 'patch': {
+      const contentType = (req.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
+      if (!patchTypes.includes(contentType)) {
+        return sendError(res, { code: 415, reason: 'UnsupportedMediaType', message: `the body of the request was in an unknown format - accepted media types include: ${patchTypes.join(', ')}` });
+      }
+      if (body.value === undefined) return sendError(res, badRequest('the body of the request was empty'));
+      return sendResult(ctx, res, r, ctx.writer.patch(r.type, r.namespace, r.name, contentType as PatchType, body.value, { dryRun, subresource }), 200);
+    }
+    case 'delete': return handleDelete(ctx, res, r, body.value, dryRun);
+  }
+}

@@ -1,0 +1,142 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { findResourceTypeByKind, resourceTypes, type ResourceType } from './core/resource-types.ts';
+import { ObjectStore, type ChangeLogEntry } from './store/object-store.ts';
+import { ObjectWriter } from './store/object-writer.ts';
+import { createCertificateAuthority, issueServerCertificate } from './server/certificates.ts';
+import { FaultController } from './server/fault-controller.ts';
+import { createRequestListener, type RequestLogEntry } from './server/kube-sim-server.ts';
+import { renderKubeconfig } from './server/kubeconfig.ts';
+import { ObjectsApi } from './server/objects-api.ts';
+import { loadStateFile, StateFileWriter } from './server/state-file.ts';
+
+/** Options of startKubeSim; every field has a default. */
+export interface KubeSimOptions {
+  /** TCP port; 0 (default) picks a free one. */
+  readonly port?: number;
+  readonly host?: string;
+  /** Kubernetes version reported by /version (default 1.31). */
+  readonly version?: string;
+  /** Load objects from this file at start and write them back on change (debounced, atomic). */
+  readonly statePath?: string;
+  /** Serve HTTPS with a generated CA (default true). */
+  readonly tls?: boolean;
+  /** Bearer token clients must send (default: random). */
+  readonly token?: string;
+  /** Interval between BOOKMARK events on watches that allow them (default 60 s, as the API server roughly does). */
+  readonly bookmarkIntervalMs?: number;
+  /** Watches without timeoutSeconds end at a random point in [min, 2·min) seconds (default 1800). */
+  readonly minRequestTimeoutSeconds?: number;
+  /** Compact history older than the previous tick every this many ms, like etcd's 5-minute compaction (0 disables; default 300000). */
+  readonly compactIntervalMs?: number;
+  /** Keep at most this many changes of history (default 200000). */
+  readonly maxHistory?: number;
+  /** Delay of state file writes after a change (default 200 ms). */
+  readonly persistDebounceMs?: number;
+  /** Called for every request after its response (or for watches, when they end). */
+  readonly onRequest?: (entry: RequestLogEntry) => void;
+}
+
+/** A running simulator. */
+export interface KubeSim {
+  readonly url: string;
+  readonly port: number;
+  /** The generated CA in PEM, or null with tls: false. */
+  readonly caPem: string | null;
+  readonly token: string;
+  /** Direct object access with API semantics (tests, sample data). */
+  readonly objects: ObjectsApi;
+  /** The underlying store (resourceVersion, compaction, raw ApiResult operations). */
+  readonly store: ObjectStore;
+  readonly faults: FaultController;
+  /** Every committed change in order: the oracle for tests. */
+  readonly changeLog: readonly ChangeLogEntry[];
+  kubeconfigYaml(): string;
+  writeKubeconfig(file: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+const bootstrapNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+
+function typeOfObject(obj: { apiVersion?: string; kind?: string }): ResourceType | undefined {
+  return findResourceTypeByKind(obj.apiVersion ?? '', obj.kind ?? '');
+}
+
+async function createServer(tls: boolean, host: string): Promise<{ server: Server; caPem: string | null }> {
+  if (!tls) return { server: createHttpServer(), caPem: null };
+  const ca = createCertificateAuthority();
+  const names = { dns: ['localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc'], ips: [...new Set(['127.0.0.1', host])].filter((h) => /^[\d.]+$/.test(h)) };
+  const leaf = issueServerCertificate(ca, names, 'kube-apiserver');
+  return { server: createHttpsServer({ cert: leaf.certPem + ca.certPem, key: leaf.keyPem }), caPem: ca.certPem };
+}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+/** Starts a Kubernetes API simulator (HTTPS + bearer token by default) and resolves once it listens. */
+export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSim> {
+  const host = options.host ?? '127.0.0.1';
+  const token = options.token ?? randomBytes(24).toString('base64url');
+  const version = options.version ?? '1.31';
+  const store = new ObjectStore({ maxHistory: options.maxHistory });
+  let faults: FaultController | null = null;
+  const writer = new ObjectWriter(store, {
+    now: () => new Date(), newUid: () => randomUUID(), nameSuffix: () => randomBytes(4).toString('hex').slice(0, 5),
+    maxObjectBytes: () => faults?.maxObjectBytes ?? Number.POSITIVE_INFINITY,
+  });
+  faults = new FaultController(store);
+  const objects = new ObjectsApi(store, writer);
+  const saved = options.statePath === undefined ? null : await loadStateFile(options.statePath);
+  if (saved !== null) store.restore(saved.objects, saved.resourceVersion, typeOfObject);
+  else for (const name of bootstrapNamespaces) objects.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  const stateWriter = options.statePath === undefined ? null
+    : new StateFileWriter(options.statePath, options.persistDebounceMs ?? 200, () => ({ format: 'portolan-kube-sim-state/v1', resourceVersion: store.resourceVersion, objects: store.allObjects() }));
+  if (stateWriter !== null) {
+    store.onCommit(() => stateWriter.schedule());
+    if (saved === null) stateWriter.schedule();
+  }
+  const { server, caPem } = await createServer(options.tls ?? true, host);
+  let port = 0;
+  const scheme = caPem === null ? 'http' : 'https';
+  server.requestTimeout = 0;
+  server.on('request', createRequestListener({
+    store, writer, faults, token, version, onRequest: options.onRequest,
+    bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000, minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800,
+    nowMs: () => Date.now(), serverAddress: () => `${host}:${port}`,
+  }));
+  port = await listen(server, options.port ?? 0, host);
+  const url = `${scheme}://${host}:${port}`;
+  const compactEvery = options.compactIntervalMs ?? 300_000;
+  let lastTickRv = store.resourceVersion;
+  const compactTimer = compactEvery > 0 ? setInterval(() => { store.compact(lastTickRv); lastTickRv = store.resourceVersion; }, compactEvery) : null;
+  compactTimer?.unref();
+  const kubeconfigYaml = (): string => renderKubeconfig({ server: url, caPem, token });
+  const controller = faults;
+  return {
+    url, port, caPem, token, objects, store, faults: controller, changeLog: store.changeLog, kubeconfigYaml,
+    writeKubeconfig: (file) => writeFile(file, kubeconfigYaml(), { mode: 0o600 }),
+    close: async () => {
+      if (compactTimer !== null) clearInterval(compactTimer);
+      controller.clear();
+      controller.endWatches();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await stateWriter?.flush();
+    },
+  };
+}
+
+/** The resource types the simulator serves (for documentation and tools). */
+export const servedResourceTypes: readonly ResourceType[] = resourceTypes;
