@@ -31,6 +31,13 @@ export interface ApplianceDriver<Vendor> {
   render(desired: DesiredState): Vendor;
   /** Reads back the objects this driver owns (and the ownership marks that prove it). */
   readBack(signal: AbortSignal): Promise<Vendor>;
+  /**
+   * Optional targeted read-back for incremental applies: reads only the objects that differ between two renders
+   * and returns `previous` with those objects replaced by what the appliance holds (absent ones removed). The
+   * applier uses it when the last full read-back matched `previous`; start-up and the drift timer read everything.
+   * It keeps a one-endpoint change at a couple of calls whatever the appliance's size.
+   */
+  readBackChanged?(previous: Vendor, next: Vendor, signal: AbortSignal): Promise<Vendor>;
   /** Ordered, minimal operations turning `observed` into `desired`: children first on write, parents first on delete. */
   diff(desired: Vendor, observed: Vendor): readonly Operation[];
   /** Executes one operation; never throws for an appliance-side refusal (that is a result), only for bugs. */
