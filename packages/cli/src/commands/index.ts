@@ -5,6 +5,7 @@ import { stackDown, stackStatus, stackUp } from './stack.ts';
 import { up, down } from './up.ts';
 import { echoBackends } from './echo-backends.ts';
 import { leaderStatus } from './leader-status.ts';
+import { kubeSim } from './kube-sim.ts';
 
 /**
  * Every subcommand, one module each. Commands load their implementation lazily so that
@@ -20,4 +21,5 @@ export const commands: readonly CliCommand[] = [
   emulateLoadmaster,
   echoBackends,
   leaderStatus,
+  kubeSim,
 ];
