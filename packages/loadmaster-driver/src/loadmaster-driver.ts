@@ -1,0 +1,96 @@
+import type { ApplianceDriver, ExecutionContext, Operation, OperationResult } from '@portolan/appliance-driver';
+import type { DesiredState } from '@portolan/desired-state';
+import type { LmVendorState } from './core/lm-vendor-state.ts';
+import type { LmIndexMap } from './core/parse-read-back.ts';
+import { parseReadBack } from './core/parse-read-back.ts';
+import { renderVendorState } from './core/render-vendor-state.ts';
+import { diffVendorState } from './core/diff-vendor-state.ts';
+import type { LoadMasterCredentials } from './adapters/loadmaster-client.ts';
+import { LoadMasterClient, LoadMasterTransportError } from './adapters/loadmaster-client.ts';
+import { OperationRunner } from './adapters/operation-runner.ts';
+
+/** Settings of one LoadMaster driver instance (the fleet config's `loadmaster` section, credentials resolved). */
+export interface LoadMasterDriverOptions {
+  /** Fleet-config appliance name: part of every ownership mark. */
+  readonly appliance: string;
+  readonly url: string;
+  readonly credentials: LoadMasterCredentials;
+  readonly insecureTls: boolean;
+  /** Stay under the appliance's 30 calls in 3 s (fleet config default 25). */
+  readonly maxCallsPer3s: number;
+  /** VS address for Ingress-mode listeners with the `default` address. */
+  readonly defaultAddress: string | null;
+}
+
+/** Raised when the LoadMaster cannot be read back (the applier retries; nothing was written). */
+export class LoadMasterReadBackError extends Error {
+  readonly code = 'LOADMASTER_READ_BACK';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'LoadMasterReadBackError';
+  }
+}
+
+/**
+ * The Kemp LoadMaster driver (seed 000): Service mode (DesiredState.bindings → real servers of existing VSs)
+ * and Ingress mode (VirtualServices → owned VS/SubVS/rules/real servers/certificates), over the v2 JSON API.
+ */
+export class LoadMasterDriver implements ApplianceDriver<LmVendorState> {
+  readonly kind = 'loadmaster' as const;
+  readonly #options: LoadMasterDriverOptions;
+  readonly #client: LoadMasterClient;
+  readonly #runner: OperationRunner;
+
+  constructor(options: LoadMasterDriverOptions) {
+    this.#options = options;
+    this.#client = new LoadMasterClient({
+      url: options.url, credentials: options.credentials, insecureTls: options.insecureTls, maxCallsPer3s: options.maxCallsPer3s,
+    });
+    this.#runner = new OperationRunner(this.#client, async (signal) => (await this.#read(signal)).indexes);
+  }
+
+  /** API calls sent so far (reads included). */
+  get callCount(): number {
+    return this.#client.callCount;
+  }
+
+  render(desired: DesiredState): LmVendorState {
+    return renderVendorState(desired, { appliance: this.#options.appliance, defaultAddress: this.#options.defaultAddress });
+  }
+
+  async readBack(signal: AbortSignal): Promise<LmVendorState> {
+    const { state, indexes } = await this.#read(signal);
+    this.#runner.indexes = indexes;
+    return state;
+  }
+
+  diff(desired: LmVendorState, observed: LmVendorState): readonly Operation[] {
+    return diffVendorState(desired, observed);
+  }
+
+  execute(operation: Operation, context: ExecutionContext): Promise<OperationResult> {
+    return this.#runner.run(operation, context);
+  }
+
+  async close(): Promise<void> {
+    this.#client.close();
+  }
+
+  /** Three calls: listvs (VSs, SubVSs, real servers, rule assignments), showrule, listcert. */
+  async #read(signal: AbortSignal): Promise<{ state: LmVendorState; indexes: LmIndexMap }> {
+    const bodies = [];
+    for (const cmd of ['listvs', 'showrule', 'listcert']) {
+      let reply;
+      try {
+        reply = await this.#client.call(cmd, {}, signal);
+      } catch (error) {
+        if (error instanceof LoadMasterTransportError) throw new LoadMasterReadBackError(`read-back ${cmd} failed: ${error.message}`, { cause: error });
+        throw error;
+      }
+      if (!reply.ok) throw new LoadMasterReadBackError(`read-back ${cmd} refused: ${reply.status} ${reply.message}`);
+      bodies.push(reply.body);
+    }
+    const [listvs = {}, showrule = {}, listcert = {}] = bodies;
+    return parseReadBack(this.#options.appliance, listvs, showrule, listcert);
+  }
+}
