@@ -1,0 +1,8 @@
+// Watcher: every Kubernetes change of one cluster onto JetStream, never silently stale (issue 4).
+export { ClusterWatcher, type ClusterWatcherOptions } from './cluster-watcher.ts';
+export { StreamRunner } from './stream-runner.ts';
+export { KubeApiClient, KubeApiError, type KubeEndpoint } from './adapters/kube-api-client.ts';
+export { BusPublisher, type PublishTarget, type BusPublisherOptions } from './adapters/bus-publisher.ts';
+export { natsConnectivity } from './adapters/nats-connectivity.ts';
+export { runWatcher, parseWatcherArgs, WatcherArgsError, watcherUsage, type WatcherArgs } from './run-watcher.ts';
+export * from './core/index.ts';

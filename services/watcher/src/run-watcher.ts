@@ -1,0 +1,104 @@
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { busDeclaration, NatsEventBus } from '@portolan/bus';
+import { loadFleetConfig } from '@portolan/fleet-config';
+import { loadFleetKey } from '@portolan/secret-envelope';
+import { createLogger, createMetricsRegistry, startHealthServer, startTracing, type Logger } from '@portolan/telemetry';
+import { KubeApiClient } from './adapters/kube-api-client.ts';
+import { natsConnectivity } from './adapters/nats-connectivity.ts';
+import { ClusterWatcher } from './cluster-watcher.ts';
+
+/** Command-line options of the watcher. */
+export interface WatcherArgs {
+  readonly config: string;
+  readonly cluster: string;
+  readonly healthPort: number;
+  readonly verbose: boolean;
+}
+
+/** A command-line mistake (printed with the usage). */
+export class WatcherArgsError extends Error {
+  readonly code = 'WATCHER_USAGE';
+}
+
+/** Usage text of `portolan watch` and `node services/watcher/src/main.ts`. */
+export const watcherUsage = `Usage: portolan watch --config <fleet.yaml> --cluster <name> [--health-port <port>] [--verbose]
+
+Lists and watches one cluster's Ingresses, IngressClasses, Services, EndpointSlices, Nodes and TLS Secrets and
+publishes every change, list marker and heartbeat to NATS JetStream. /healthz, /readyz and /metrics are served on
+127.0.0.1:<health-port> (default 9464; 0 picks a free port).`;
+
+/** Parses `--config f --cluster c [--health-port p] [--verbose]`. */
+export function parseWatcherArgs(args: readonly string[]): WatcherArgs {
+  let config: string | undefined;
+  let cluster: string | undefined;
+  let healthPort = 9464;
+  let verbose = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    const value = (): string => {
+      const v = args[++i];
+      if (v === undefined) throw new WatcherArgsError(`${a} needs a value`);
+      return v;
+    };
+    if (a === '--config') config = value();
+    else if (a === '--cluster') cluster = value();
+    else if (a === '--health-port') healthPort = Number(value());
+    else if (a === '--verbose' || a === '-v') verbose = true;
+    else throw new WatcherArgsError(`unknown argument ${a}`);
+  }
+  if (config === undefined || cluster === undefined) throw new WatcherArgsError('--config and --cluster are required');
+  if (!Number.isInteger(healthPort) || healthPort < 0 || healthPort > 65535) throw new WatcherArgsError('--health-port must be a port number');
+  return { config, cluster, healthPort, verbose };
+}
+
+/**
+ * The composition root: reads the fleet config once, builds the adapters, starts the watcher and the health
+ * server, and resolves with a stop function (signals are the caller's business).
+ */
+export async function runWatcher(args: WatcherArgs, logger: Logger = createLogger('watcher', { verbose: args.verbose })): Promise<{ stop: () => Promise<void>; healthPort: number; watcher: ClusterWatcher }> {
+  const { config } = await loadFleetConfig(args.config);
+  const cluster = config.clusters.find((c) => c.name === args.cluster);
+  if (cluster === undefined) throw new WatcherArgsError(`cluster "${args.cluster}" is not in ${args.config} (known: ${config.clusters.map((c) => c.name).join(', ')})`);
+  const fleetKey = loadFleetKey(config.secrets.keyFile, config.secrets.keyId);
+  const tracing = startTracing('watcher');
+  const registry = createMetricsRegistry('watcher');
+  const client = await KubeApiClient.fromKubeconfig({ ...(cluster.kubeconfig === undefined ? {} : { kubeconfig: cluster.kubeconfig }), ...(cluster.context === undefined ? {} : { context: cluster.context }) });
+  const bus = await NatsEventBus.open(config.bus.url, busDeclaration({ stream: config.bus.stream, replicas: config.bus.replicas, maxPayloadBytes: config.bus.maxPayloadBytes }), { name: `watcher-${cluster.name}` });
+  const link = natsConnectivity(bus, (up) => logger[up ? 'info' : 'warn']({ bus: config.bus.url }, up ? 'NATS connection restored' : 'NATS connection lost: holding events'));
+  const serverMax = bus.connection.info?.max_payload ?? config.bus.maxPayloadBytes;
+  const watcher = ClusterWatcher.start({
+    cluster: cluster.name,
+    namespaces: cluster.namespaces,
+    secretLabelSelector: cluster.secretLabelSelector,
+    timing: { stallMs: cluster.watch.stallSeconds * 1000, relistMs: cluster.watch.relistSeconds * 1000, watchTimeoutSeconds: cluster.watch.watchTimeoutSeconds },
+    heartbeatMs: cluster.watch.heartbeatSeconds * 1000,
+    client,
+    bus,
+    busConnected: link.connected,
+    maxMessageBytes: Math.min(serverMax, config.bus.maxPayloadBytes),
+    fleetKey,
+    registry,
+    logger,
+    tracer: tracing.tracer,
+    watcherId: `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
+  });
+  await watcher.checkServerVersion().catch((e: unknown) => logger.error({ err: (e as Error).message }, 'cannot read the API server version'));
+  const health = await startHealthServer({
+    port: args.healthPort,
+    registry,
+    live: { watches: () => watcher.liveness() },
+    ready: { kinds: () => watcher.readiness(), bus: () => (link.connected() ? { ok: true } : { ok: false, reason: 'NATS connection down' }) },
+  });
+  logger.info({ cluster: cluster.name, healthPort: health.port, namespaces: cluster.namespaces }, 'watcher started');
+  return {
+    healthPort: health.port,
+    watcher,
+    stop: async () => {
+      await watcher.stop({ flush: false });
+      await health.close();
+      await bus.close();
+      await tracing.shutdown();
+    },
+  };
+}

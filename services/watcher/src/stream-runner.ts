@@ -1,0 +1,263 @@
+import type http from 'node:http';
+import type { Logger } from '@portolan/telemetry';
+import {
+  advanceStream, checkStreamClock, chunkListMarkerKeys, decodeListPage, decodeWatchLine, initialStreamState, kubeEventMessage, listMarkerMessages,
+  prepareObject, streamRequestPath, tombstoneBytes, type ObservedObject, type OutboundMessage, type SealSecretData, type StreamFailure, type StreamInput,
+  type StreamState, type StreamStep, type StreamTiming, type WatchEventType, type WatchStream,
+} from './core/index.ts';
+import { objectKey } from '@portolan/kube-model';
+import { KubeApiError, type KubeApiClient } from './adapters/kube-api-client.ts';
+import type { WatcherMetrics } from './adapters/watcher-metrics.ts';
+import type { KindTracker } from './kind-tracker.ts';
+
+/** What a stream runner needs from the watcher around it. */
+export interface StreamRunnerDeps {
+  readonly cluster: string;
+  readonly client: KubeApiClient;
+  readonly tracker: KindTracker;
+  readonly timing: StreamTiming;
+  readonly listPageSize: number;
+  /** Largest trimmed object carried in full; larger ones are published without their body. */
+  readonly maxObjectBytes: number;
+  /** Largest bus message (list-marker chunks stay under it). */
+  readonly maxMessageBytes: number;
+  readonly seal: SealSecretData;
+  readonly metrics: WatcherMetrics;
+  readonly logger: Logger;
+  readonly now: () => number;
+  readonly random: () => number;
+  readonly emit: (m: OutboundMessage) => Promise<void>;
+  readonly hasRoom: () => boolean;
+  readonly onTooLarge: (kind: string, o: ObservedObject, reason: string) => void;
+}
+
+/** A 410 inside a watch stream, or on a list page. */
+class GoneError extends Error {
+  readonly code = 'WATCH_GONE';
+}
+
+/** A line or object that cannot be decoded. */
+class GarbledError extends Error {
+  readonly code = 'WATCH_GARBLED';
+}
+
+/**
+ * Supervises one list/watch stream for as long as the watcher runs: it never gives up (issue 4 §3). The decisions
+ * are the pure state machine's (`advanceStream`); this class only performs requests and feeds it what happened.
+ */
+export class StreamRunner {
+  readonly stream: WatchStream;
+  private readonly deps: StreamRunnerDeps;
+  private readonly agent: http.Agent;
+  private readonly stopper = new AbortController();
+  private current: { controller: AbortController; reason?: StreamFailure } | null = null;
+  private blockedOnBus = false;
+  private listReason = 'initial';
+  private stateValue: StreamState;
+
+  constructor(stream: WatchStream, deps: StreamRunnerDeps) {
+    this.stream = stream;
+    this.deps = deps;
+    this.agent = deps.client.createAgent();
+    this.stateValue = initialStreamState(deps.now());
+    deps.tracker.addStream(() => this.stateValue);
+  }
+
+  /** The supervision state (for freshness, readiness and tests). */
+  get state(): StreamState {
+    return this.stateValue;
+  }
+
+  /** Runs until `stop()`. */
+  async run(): Promise<void> {
+    let step: StreamStep = { type: 'list' };
+    while (!this.stopper.signal.aborted) {
+      if (step.type === 'wait') {
+        await sleep(step.ms, this.stopper.signal);
+        step = this.dispatch({ type: 'waited' }) ?? step;
+      } else if (step.type === 'list') {
+        step = await this.attempt(() => this.list());
+      } else {
+        const watch = step;
+        step = await this.attempt(() => this.watch(watch.resourceVersion, watch.timeoutSeconds));
+      }
+    }
+  }
+
+  /** Applies the supervisor clock: abandons a request that stalled or outlived the relist period. */
+  tick(): void {
+    if (this.current === null || this.blockedOnBus || this.current.reason !== undefined) return;
+    const verdict = checkStreamClock(this.stateValue, this.deps.timing, this.deps.now());
+    if (verdict === 'ok') return;
+    this.deps.logger.warn({ stream: this.stream.id, verdict, silentMs: this.deps.now() - this.stateValue.lastFreshAt }, verdict === 'stalled' ? 'watch stalled: restarting with a relist' : 'periodic relist');
+    this.current.reason = verdict;
+    this.current.controller.abort();
+  }
+
+  /** Stops the stream and closes its socket. */
+  stop(): void {
+    this.stopper.abort();
+    this.current?.controller.abort();
+    this.agent.destroy();
+  }
+
+  private dispatch(input: StreamInput): StreamStep | null {
+    const r = advanceStream(this.stateValue, input, this.deps.timing, this.deps.now(), this.deps.random());
+    this.stateValue = r.state;
+    return r.step;
+  }
+
+  private async attempt(run: () => Promise<StreamStep>): Promise<StreamStep> {
+    const controller = new AbortController();
+    this.current = { controller };
+    try {
+      return await run();
+    } catch (e) {
+      if (this.stopper.signal.aborted) return { type: 'wait', ms: 0 };
+      const failure = this.current.reason ?? classify(e);
+      controller.abort();
+      this.record(failure, e);
+      const next = this.dispatch({ type: 'failed', failure });
+      if (next?.type === 'list') this.listReason = failure;
+      return next ?? { type: 'list' };
+    } finally {
+      this.current = null;
+    }
+  }
+
+  private record(failure: StreamFailure, e: unknown): void {
+    const kind = this.stream.kind.kind;
+    this.deps.metrics.restarts.inc({ kind, reason: failure });
+    if (e instanceof KubeApiError) this.deps.metrics.requestErrors.inc({ kind, status: String(e.status) });
+    const level = failure === 'transient' ? 'warn' : 'info';
+    this.deps.logger[level]({ stream: this.stream.id, failure, err: (e as Error).message }, 'stream interrupted');
+  }
+
+  private get signal(): AbortSignal {
+    return this.current!.controller.signal;
+  }
+
+  private async list(): Promise<StreamStep> {
+    const { tracker, metrics } = this.deps;
+    metrics.relists.inc({ kind: tracker.kind.kind, reason: this.listReason });
+    const generation = tracker.nextGeneration();
+    const seen = new Set<string>();
+    let continueToken: string | undefined;
+    let resourceVersion = '';
+    do {
+      const path = streamRequestPath(this.stream, { type: 'list', limit: this.deps.listPageSize, ...(continueToken === undefined ? {} : { continueToken }) });
+      const page = decodeListPage(await this.deps.client.getJson(path, { agent: this.agent, signal: this.signal }));
+      if (!page.ok) throw new GarbledError(page.detail);
+      this.dispatch({ type: 'alive' });
+      for (const item of page.items) await this.listItem(item, seen, generation);
+      continueToken = page.continueToken;
+      resourceVersion = page.resourceVersion;
+    } while (continueToken !== undefined);
+    await this.finishList(resourceVersion, seen, generation);
+    this.listReason = 'relist-due';
+    return this.dispatch({ type: 'listed', resourceVersion }) ?? { type: 'list' };
+  }
+
+  private async listItem(item: unknown, seen: Set<string>, generation: bigint): Promise<void> {
+    const kind = this.stream.kind;
+    const p = prepareObject(kind.kind, item, { maxObjectBytes: this.deps.maxObjectBytes, seal: this.deps.seal });
+    if (!p.ok) {
+      // One undecodable list item must not block the others: count it and go on (a watch event would force a relist).
+      this.deps.metrics.decodeErrors.inc({ kind: kind.kind });
+      this.deps.logger.error({ stream: this.stream.id, reason: p.reason }, 'list item skipped: cannot decode');
+      return;
+    }
+    seen.add(objectKey(p.identity.namespace, p.identity.name));
+    const change = this.deps.tracker.ledger.observeListItem(p.identity);
+    if (change === null) return;
+    if (p.omittedReason !== '') this.deps.onTooLarge(kind.kind, p.identity, p.omittedReason);
+    await this.emit(kubeEventMessage(this.deps.cluster, kind, change, p.identity, p.bytes, { generation, observedAtMs: this.deps.now(), omittedReason: p.omittedReason }));
+  }
+
+  private async finishList(resourceVersion: string, seen: ReadonlySet<string>, generation: bigint): Promise<void> {
+    const { tracker, cluster } = this.deps;
+    const kind = this.stream.kind;
+    for (const gone of tracker.ledger.removeUnlisted(this.stream.namespace, seen)) {
+      await this.emit(kubeEventMessage(cluster, kind, 'DELETED', gone, tombstoneBytes(kind.kind, gone), { generation, observedAtMs: this.deps.now(), omittedReason: '' }));
+    }
+    // A marker lists the whole kind: only once every stream of the kind has listed, or it would delete their objects.
+    const others = tracker.states().filter((s) => s !== this.stateValue);
+    if (!others.every((s) => s.synced)) return;
+    const chunks = chunkListMarkerKeys(tracker.ledger.keys(), this.deps.maxMessageBytes);
+    for (const m of listMarkerMessages(cluster, kind, resourceVersion, generation, chunks, this.deps.now())) await this.emit(m);
+  }
+
+  private async watch(resourceVersion: string, timeoutSeconds: number): Promise<StreamStep> {
+    const path = streamRequestPath(this.stream, { type: 'watch', resourceVersion, timeoutSeconds });
+    const conn = await this.deps.client.openWatch(path, { agent: this.agent, signal: this.signal });
+    this.dispatch({ type: 'alive' });
+    for await (const line of conn.lines()) {
+      const event = decodeWatchLine(line);
+      switch (event.type) {
+        case 'garbled':
+          this.deps.metrics.decodeErrors.inc({ kind: this.stream.kind.kind });
+          throw new GarbledError(event.detail);
+        case 'ERROR':
+          // The stream stays open after an in-stream 410 on some servers: leaving this loop aborts it (FM-1 b).
+          if (event.code === 410) throw new GoneError(`in-stream ${event.reason}: ${event.message}`);
+          throw new KubeApiError(event.code, event.reason, `in-stream error: ${event.message}`);
+        case 'BOOKMARK':
+          this.dispatch({ type: 'progressed', resourceVersion: event.resourceVersion });
+          break;
+        default:
+          await this.watchEvent(event.type, event.object);
+          this.dispatch({ type: 'progressed', resourceVersion: event.resourceVersion });
+      }
+    }
+    const rest = conn.remainder();
+    if (rest.trim() !== '') {
+      this.deps.metrics.decodeErrors.inc({ kind: this.stream.kind.kind });
+      throw new GarbledError(`truncated event at end of stream (${rest.length} chars)`);
+    }
+    return this.dispatch({ type: 'watch-ended' }) ?? { type: 'list' };
+  }
+
+  private async watchEvent(type: WatchEventType, raw: unknown): Promise<void> {
+    const kind = this.stream.kind;
+    const p = prepareObject(kind.kind, raw, { maxObjectBytes: this.deps.maxObjectBytes, seal: this.deps.seal });
+    if (!p.ok) {
+      this.deps.metrics.decodeErrors.inc({ kind: kind.kind });
+      throw new GarbledError(p.reason);
+    }
+    if (!this.deps.tracker.ledger.observeWatchEvent(type, p.identity)) return;
+    if (p.omittedReason !== '' && type !== 'DELETED') this.deps.onTooLarge(kind.kind, p.identity, p.omittedReason);
+    await this.emit(kubeEventMessage(this.deps.cluster, kind, type, p.identity, p.bytes, { generation: this.deps.tracker.generation, observedAtMs: this.deps.now(), omittedReason: p.omittedReason }));
+  }
+
+  private async emit(m: OutboundMessage): Promise<void> {
+    if (this.deps.hasRoom()) return this.deps.emit(m);
+    // Backpressure: the bus is behind (or down). Stop reading the API server; this is not a stall.
+    this.blockedOnBus = true;
+    try {
+      await this.deps.emit(m);
+    } finally {
+      this.blockedOnBus = false;
+      this.dispatch({ type: 'resumed' });
+    }
+  }
+}
+
+function classify(e: unknown): StreamFailure {
+  if (e instanceof GoneError) return 'gone';
+  if (e instanceof GarbledError) return 'garbled';
+  if (e instanceof KubeApiError && e.status === 410) return 'gone';
+  return 'transient';
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const t = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,146 @@
+// Test harness (tests and benchmarks only): a simulator, a NATS stream scoped to one test cluster, a watcher wired
+// to both, and a reader that decodes what reached the stream.
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { busDeclaration, NatsEventBus, type BusDeclaration } from '@portolan/bus';
+import { startKubeSim, type KubeSim, type KubeSimOptions } from '@portolan/kube-sim';
+import { fromBinary, KubeEventSchema, KubeListMarkerSchema, WatcherHeartbeatSchema, KubeEventType, type MessageShape } from '@portolan/proto';
+import { fleetKeyFromBytes } from '@portolan/secret-envelope';
+import { createLogger, createMetricsRegistry, startTracing, type Registry } from '@portolan/telemetry';
+import { KubeApiClient } from '../adapters/kube-api-client.ts';
+import { natsConnectivity } from '../adapters/nats-connectivity.ts';
+import { ClusterWatcher, type ClusterWatcherOptions } from '../cluster-watcher.ts';
+import { WATCHED_KINDS, type StreamTiming, type WatchedKind } from '../core/index.ts';
+
+/** One message read back from the stream, decoded. */
+export type StreamRecord =
+  | { readonly seq: number; readonly kind: 'event'; readonly event: MessageShape<typeof KubeEventSchema>; readonly headers: Record<string, string> }
+  | { readonly seq: number; readonly kind: 'marker'; readonly marker: MessageShape<typeof KubeListMarkerSchema> }
+  | { readonly seq: number; readonly kind: 'heartbeat'; readonly heartbeat: MessageShape<typeof WatcherHeartbeatSchema> };
+
+/** A declaration whose streams only hold this test cluster's subjects, so tests can run in parallel. */
+export function scopedDeclaration(cluster: string, maxPayloadBytes = 1 << 20): BusDeclaration {
+  const d = busDeclaration({ stream: `T_${cluster}`, replicas: 1, maxPayloadBytes });
+  return { ...d, kube: { ...d.kube, subjects: [`kube.${cluster}.>`] }, pipeline: { ...d.pipeline, subjects: [`plan.${cluster}`, `apply.${cluster}`] }, consumers: {} };
+}
+
+/** Reads every message of the kube stream so far, in order. */
+export async function readStream(bus: NatsEventBus): Promise<StreamRecord[]> {
+  const name = bus.declaration.kube.name;
+  const info = await bus.jsm.streams.info(name);
+  if (info.state.messages === 0) return [];
+  const last = info.state.last_seq;
+  const consumer = await bus.js.consumers.get(name);
+  const messages = await consumer.consume();
+  const out: StreamRecord[] = [];
+  try {
+    for await (const m of messages) {
+      const kindToken = m.subject.split('.')[2];
+      if (kindToken === 'heartbeat') out.push({ seq: m.seq, kind: 'heartbeat', heartbeat: fromBinary(WatcherHeartbeatSchema, m.data) });
+      else if (m.subject.endsWith('.list')) out.push({ seq: m.seq, kind: 'marker', marker: fromBinary(KubeListMarkerSchema, m.data) });
+      else {
+        const headers: Record<string, string> = {};
+        for (const k of m.headers?.keys() ?? []) headers[k] = m.headers!.get(k);
+        out.push({ seq: m.seq, kind: 'event', event: fromBinary(KubeEventSchema, m.data), headers });
+      }
+      if (m.seq >= last) break;
+    }
+  } finally {
+    messages.stop();
+  }
+  return out;
+}
+
+/** The events of a read, as `TYPE ns/name@rv` strings (readable assertion failures). */
+export function eventLines(records: readonly StreamRecord[]): string[] {
+  return records.flatMap((r) => (r.kind === 'event' ? [`${KubeEventType[r.event.type]} ${r.event.namespace}/${r.event.name}@${r.event.resourceVersion}`] : []));
+}
+
+/** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs` with `what`. */
+export async function waitFor<T>(what: string, check: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000, everyMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await check();
+      if (v !== undefined) return v;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last === undefined ? '' : `: ${String(last)}`}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/** A running simulator + bus + watcher for one test. */
+export interface WatcherHarness {
+  readonly cluster: string;
+  readonly sim: KubeSim;
+  readonly bus: NatsEventBus;
+  readonly client: KubeApiClient;
+  readonly registry: Registry;
+  watcher: ClusterWatcher;
+  /** Starts (again) a watcher with the harness's options; the previous one must be stopped. */
+  startWatcher(overrides?: Partial<ClusterWatcherOptions>): ClusterWatcher;
+  read(): Promise<StreamRecord[]>;
+  close(): Promise<void>;
+}
+
+/** Options of a harness; everything has a test-friendly default. */
+export interface HarnessOptions {
+  readonly natsUrl: string;
+  readonly sim?: KubeSimOptions;
+  readonly kinds?: readonly WatchedKind[];
+  readonly timing?: Partial<StreamTiming>;
+  readonly watcher?: Partial<ClusterWatcherOptions>;
+  readonly maxPayloadBytes?: number;
+  /** Do not start the watcher yet (seed the simulator first). */
+  readonly deferStart?: boolean;
+}
+
+/** Starts a simulator, opens a scoped stream on `natsUrl`, and (unless deferred) starts a watcher. */
+export async function startHarness(options: HarnessOptions): Promise<WatcherHarness> {
+  const cluster = `w${randomBytes(4).toString('hex')}`;
+  const dir = await mkdtemp(path.join(tmpdir(), 'portolan-watcher-'));
+  const sim = await startKubeSim({ bookmarkIntervalMs: 500, compactIntervalMs: 0, ...options.sim });
+  const kubeconfig = path.join(dir, 'kubeconfig');
+  await sim.writeKubeconfig(kubeconfig);
+  const client = await KubeApiClient.fromKubeconfig({ kubeconfig });
+  const bus = await NatsEventBus.open(options.natsUrl, scopedDeclaration(cluster, options.maxPayloadBytes), { name: `test-${cluster}` });
+  const link = natsConnectivity(bus);
+  const registry = createMetricsRegistry('watcher-test');
+  const tracing = startTracing('watcher-test');
+  const logger = createLogger('watcher-test', { verbose: process.env['PORTOLAN_TEST_VERBOSE'] === '1', destination: process.env['PORTOLAN_TEST_VERBOSE'] === '1' ? process.stderr : devNull() });
+  const base: ClusterWatcherOptions = {
+    cluster, namespaces: 'all-except-kube-system', secretLabelSelector: '',
+    timing: { stallMs: 3_000, relistMs: 600_000, watchTimeoutSeconds: 300, ...options.timing },
+    heartbeatMs: 1_000, client, bus, busConnected: link.connected, maxMessageBytes: options.maxPayloadBytes ?? 1 << 20,
+    fleetKey: fleetKeyFromBytes(new Uint8Array(32).fill(7), 'test'), registry, logger, tracer: tracing.tracer, watcherId: `test-${cluster}`,
+    kinds: options.kinds ?? WATCHED_KINDS, ...options.watcher,
+  };
+  const harness: WatcherHarness = {
+    cluster, sim, bus, client, registry,
+    watcher: undefined as unknown as ClusterWatcher,
+    startWatcher(overrides = {}) {
+      harness.watcher = ClusterWatcher.start({ ...base, ...overrides });
+      return harness.watcher;
+    },
+    read: () => readStream(bus),
+    async close() {
+      await harness.watcher?.stop();
+      await bus.jsm.streams.delete(bus.declaration.kube.name).catch(() => undefined);
+      await bus.jsm.streams.delete(bus.declaration.pipeline.name).catch(() => undefined);
+      await bus.close();
+      await sim.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+  if (options.deferStart !== true) harness.startWatcher();
+  return harness;
+}
+
+function devNull(): NodeJS.WritableStream {
+  return { write: () => true } as unknown as NodeJS.WritableStream;
+}
