@@ -1,0 +1,36 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { startEchoBackends, type EchoReply } from './start-echo-backends.ts';
+
+function get(address: string, port: number, path: string, headers: Record<string, string>): Promise<EchoReply> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: address, port, path, headers, agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve(JSON.parse(body) as EchoReply));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+test('each echo backend answers from its own address and reports host, path and X-Forwarded-For', async () => {
+  await using echo = await startEchoBackends([
+    { address: '127.0.3.1', port: 0 },
+    { address: '127.0.3.2', port: 0 },
+  ]);
+  const [a, b] = echo.backends;
+  assert.ok(a && b && a.port > 0 && b.port > 0);
+  const fromA = await get(a.address, a.port, '/foo?x=1', { host: 'shop.example', 'x-forwarded-for': '10.1.2.3' });
+  const fromB = await get(b.address, b.port, '/bar', { host: 'api.example' });
+  assert.deepEqual(fromA, {
+    address: '127.0.3.1', port: a.port, tls: false, method: 'GET', host: 'shop.example', path: '/foo?x=1',
+    forwardedFor: '10.1.2.3', forwardedProto: '',
+  });
+  assert.equal(fromB.address, '127.0.3.2');
+  assert.equal(fromB.host, 'api.example');
+  assert.equal(fromB.forwardedFor, '');
+  assert.equal(a.requests, 1);
+});

@@ -1,0 +1,111 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+
+/** Where one echo backend should listen; port 0 picks a free port (read it back from `EchoBackend.port`). */
+export interface EchoBackendSpec {
+  /** Any loopback address works on this machine (127.0.x.y), so each backend can play a distinct "pod IP". */
+  readonly address: string;
+  readonly port: number;
+  /** Serve HTTPS with this certificate instead of plain HTTP (re-encrypt tests). */
+  readonly tls?: { readonly certificatePem: string; readonly privateKeyPem: string };
+}
+
+/** The JSON body every echo backend answers with: who answered, and what the request looked like on arrival. */
+export interface EchoReply {
+  readonly address: string;
+  readonly port: number;
+  readonly tls: boolean;
+  readonly method: string;
+  readonly host: string;
+  readonly path: string;
+  /** X-Forwarded-For as received ('' when absent). */
+  readonly forwardedFor: string;
+  readonly forwardedProto: string;
+}
+
+/** One running echo backend. */
+export interface EchoBackend {
+  readonly address: string;
+  readonly port: number;
+  /** Requests answered so far (health checks included). */
+  readonly requests: number;
+}
+
+/** A set of running echo backends; `close` stops them all. */
+export interface EchoBackends extends AsyncDisposable {
+  readonly backends: readonly EchoBackend[];
+  close(): Promise<void>;
+}
+
+/**
+ * Starts tiny HTTP(S) servers that answer every request with a JSON `EchoReply`, so a test can see which
+ * backend a proxy chose and which headers it added. Used by HAProxy tests and the local stack.
+ */
+export async function startEchoBackends(specs: readonly EchoBackendSpec[]): Promise<EchoBackends> {
+  const servers: http.Server[] = [];
+  const backends: { address: string; port: number; requests: number }[] = [];
+  try {
+    for (const spec of specs) {
+      const state = { address: spec.address, port: spec.port, requests: 0 };
+      const tls = spec.tls !== undefined;
+      const handler = (req: http.IncomingMessage, res: http.ServerResponse): void => {
+        state.requests += 1;
+        const reply: EchoReply = {
+          address: state.address,
+          port: state.port,
+          tls,
+          method: req.method ?? '',
+          host: req.headers.host ?? '',
+          path: req.url ?? '',
+          forwardedFor: headerText(req.headers['x-forwarded-for']),
+          forwardedProto: headerText(req.headers['x-forwarded-proto']),
+        };
+        const body = JSON.stringify(reply);
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+        res.end(body);
+      };
+      const server = spec.tls
+        ? https.createServer({ cert: spec.tls.certificatePem, key: spec.tls.privateKeyPem }, handler)
+        : http.createServer(handler);
+      server.keepAliveTimeout = 1000;
+      servers.push(server);
+      await listen(server, spec.address, spec.port);
+      state.port = (server.address() as AddressInfo).port;
+      backends.push(state);
+    }
+  } catch (error) {
+    await Promise.all(servers.map(closeServer));
+    throw error;
+  }
+  const close = async (): Promise<void> => {
+    await Promise.all(servers.map(closeServer));
+  };
+  return { backends, close, [Symbol.asyncDispose]: close };
+}
+
+function headerText(value: string | string[] | undefined): string {
+  if (value === undefined) return '';
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+function listen(server: http.Server, address: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, address, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+function closeServer(server: http.Server): Promise<void> {
+  return new Promise((resolve) => {
+    if (!server.listening) {
+      resolve();
+      return;
+    }
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}

@@ -1,0 +1,104 @@
+import net from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { HaproxyProtocolError, HaproxySocketError } from '../errors.ts';
+import { type ProcStatus, parseShowProc } from '../core/parse-show-proc.ts';
+
+/** Options of a master CLI client. */
+export interface HaproxyMasterClientOptions {
+  /** Bound on one command. */
+  readonly timeoutMs?: number;
+}
+
+/** What a reload came to, as `show proc` reported it. */
+export type ReloadOutcome =
+  | { readonly ok: true; readonly workerPid: number; readonly masterReloads: number }
+  | { readonly ok: false; readonly reason: 'failed' | 'timeout'; readonly message: string };
+
+/**
+ * Client of the master CLI (`haproxy -W -S <socket>`): `reload`, `show proc`, and `@1 <command>` routed to the
+ * current worker. One connection per command; the master answers and closes once the client half-closes.
+ */
+export class HaproxyMasterClient {
+  readonly socketPath: string;
+  readonly #timeoutMs: number;
+
+  constructor(socketPath: string, options: HaproxyMasterClientOptions = {}) {
+    this.socketPath = socketPath;
+    this.#timeoutMs = options.timeoutMs ?? 5_000;
+  }
+
+  /** Sends one master CLI command and returns its whole reply. */
+  command(text: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const socket = net.createConnection(this.socketPath);
+      socket.setEncoding('utf8');
+      let reply = '';
+      const timer = setTimeout(() => {
+        socket.destroy();
+        reject(new HaproxySocketError(`master CLI gave no complete reply within ${this.#timeoutMs} ms`, this.socketPath));
+      }, this.#timeoutMs);
+      socket.once('connect', () => socket.end(`${text}\n`));
+      socket.on('data', (chunk: string) => (reply += chunk));
+      socket.once('error', (cause) => {
+        clearTimeout(timer);
+        reject(new HaproxySocketError('master CLI unreachable', this.socketPath, { cause }));
+      });
+      socket.once('close', (hadError) => {
+        clearTimeout(timer);
+        if (!hadError) resolve(reply);
+      });
+    });
+  }
+
+  /** Master and worker processes with their reload counters. */
+  async showProc(): Promise<ProcStatus> {
+    const reply = await this.command('show proc');
+    const status = parseShowProc(reply);
+    if (status === null) throw new HaproxyProtocolError(`unexpected "show proc" reply: ${reply.slice(0, 200)}`);
+    return status;
+  }
+
+  /** `show proc`, retried while the master is re-executing itself (its socket refuses connections meanwhile). */
+  async showProcWhenUp(deadline: number): Promise<ProcStatus> {
+    for (;;) {
+      try {
+        return await this.showProc();
+      } catch (error) {
+        if (!(error instanceof HaproxySocketError) || performance.now() > deadline) throw error;
+        await sleep(10);
+      }
+    }
+  }
+
+  /**
+   * Asks the master to reload and waits until `show proc` shows the outcome: success is a new worker with no
+   * reload behind it and `failed: 0`; failure is the master's failed counter going up (the old worker keeps
+   * serving the previous configuration).
+   */
+  async reload(timeoutMs = 30_000): Promise<ReloadOutcome> {
+    const deadline = performance.now() + timeoutMs;
+    const before = await this.showProcWhenUp(deadline);
+    const oldPids = new Set([...before.workers, ...before.oldWorkers].map((w) => w.pid));
+    await this.command('reload');
+    for (;;) {
+      const now = await this.showProcWhenUp(deadline).catch(() => null);
+      if (now !== null && now.master.reloads > before.master.reloads) {
+        if (now.master.failedReloads > 0) {
+          return { ok: false, reason: 'failed', message: `master reported a failed reload (failed: ${now.master.failedReloads})` };
+        }
+        const fresh = now.workers.find((w) => w.reloads === 0 && !oldPids.has(w.pid));
+        if (fresh !== undefined) return { ok: true, workerPid: fresh.pid, masterReloads: now.master.reloads };
+      }
+      if (performance.now() > deadline) {
+        return { ok: false, reason: 'timeout', message: `no new worker within ${timeoutMs} ms of the reload` };
+      }
+      await sleep(10);
+    }
+  }
+
+  /** The pid of the current worker (the one `@1` addresses), or null when none runs. */
+  async currentWorkerPid(): Promise<number | null> {
+    const status = await this.showProc();
+    return status.workers[0]?.pid ?? null;
+  }
+}

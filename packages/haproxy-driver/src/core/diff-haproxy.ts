@@ -1,0 +1,137 @@
+import type { Operation } from '@portolan/appliance-driver';
+import type { HaproxyBundle, MapContent } from './haproxy-bundle.ts';
+import { diffSlots } from './diff-slots.ts';
+import { configSkeleton } from './config-skeleton.ts';
+import { type HaproxyOperation, toOperation } from './haproxy-operations.ts';
+import { renderMapFile } from './routing-maps.ts';
+import { CONFIG_FILE } from './render-haproxy-bundle.ts';
+
+/** At most this many reasons are named in a reload's summary (the rest are counted). */
+const MAX_REASONS = 6;
+
+/**
+ * Operations turning the observed HAProxy into the desired one.
+ *
+ * Anything the Runtime API cannot change (listeners, backends, slot counts, checks, crt-lists, a map or
+ * certificate HAProxy has not loaded) makes the answer exactly one `reload` carrying the whole bundle.
+ * Otherwise the answer is runtime operations only — slots first, then certificates, then maps (so a route
+ * never points at an empty backend), then file rewrites so a later reload starts from the same state.
+ * Equal bundles give no operations.
+ */
+export function diffHaproxy(desired: HaproxyBundle, observed: HaproxyBundle): Operation[] {
+  const reasons = structuralChanges(desired, observed);
+  if (reasons.length > 0) {
+    const named = reasons.slice(0, MAX_REASONS);
+    if (reasons.length > MAX_REASONS) named.push(`${reasons.length - MAX_REASONS} more`);
+    return [
+      toOperation({
+        kind: 'reload',
+        reasons: named,
+        files: desired.files,
+        certificates: desired.certificates,
+        backends: desired.backends,
+      }),
+    ];
+  }
+  const ops: HaproxyOperation[] = [
+    ...diffSlots(desired.backends, observed.backends).map((c): HaproxyOperation => ({ kind: 'server', ...c })),
+    ...certificateChanges(desired, observed),
+    ...mapChanges(desired, observed),
+  ];
+  const observedConfig = fileContent(observed, CONFIG_FILE);
+  const desiredConfig = fileContent(desired, CONFIG_FILE);
+  if (desiredConfig !== null && desiredConfig !== observedConfig) {
+    ops.push({ kind: 'file', file: { path: CONFIG_FILE, content: desiredConfig } });
+  }
+  return ops.map(toOperation);
+}
+
+/** Why the desired bundle cannot be reached through the Runtime API; empty when it can. */
+export function structuralChanges(desired: HaproxyBundle, observed: HaproxyBundle): string[] {
+  const reasons: string[] = [];
+  const desiredConfig = fileContent(desired, CONFIG_FILE) ?? '';
+  const observedConfig = fileContent(observed, CONFIG_FILE);
+  if (observedConfig === null) reasons.push('no configuration on disk');
+  else if (configSkeleton(desiredConfig) !== configSkeleton(observedConfig)) {
+    reasons.push(...sectionChanges(desiredConfig, observedConfig));
+  }
+  for (const file of desired.files) {
+    if (file.path.startsWith('crt-lists/') && fileContent(observed, file.path) !== file.content) {
+      reasons.push(`crt-list ${file.path} changed`);
+    }
+  }
+  // The files say what the next reload would load; the process may still run something else.
+  return reasons.length > 0 ? reasons : runtimeMismatches(desired, observed);
+}
+
+/** Structure the running process lacks although the files on disk already describe it. */
+function runtimeMismatches(desired: HaproxyBundle, observed: HaproxyBundle): string[] {
+  const reasons: string[] = [];
+  const running = new Map(observed.backends.map((b) => [b.name, b]));
+  for (const backend of desired.backends) {
+    const current = running.get(backend.name);
+    if (current === undefined) reasons.push(`backend ${backend.name} not running`);
+    else if (current.slots.length !== backend.slots.length) {
+      reasons.push(`backend ${backend.name} runs ${current.slots.length} slots, not ${backend.slots.length}`);
+    }
+  }
+  const wanted = new Set(desired.backends.map((b) => b.name));
+  for (const backend of observed.backends) {
+    if (!wanted.has(backend.name)) reasons.push(`backend ${backend.name} still running`);
+  }
+  const loadedMaps = new Set(observed.maps.map((m) => m.path));
+  for (const map of desired.maps) if (!loadedMaps.has(map.path)) reasons.push(`map ${map.path} not loaded`);
+  const loadedCerts = new Set(observed.certificates.map((c) => c.path));
+  for (const cert of desired.certificates) {
+    if (!loadedCerts.has(cert.path)) reasons.push(`certificate ${cert.path} not loaded`);
+  }
+  return reasons;
+}
+
+function certificateChanges(desired: HaproxyBundle, observed: HaproxyBundle): HaproxyOperation[] {
+  const loaded = new Map(observed.certificates.map((c) => [c.path, c]));
+  return desired.certificates
+    .filter((c) => loaded.get(c.path)?.fingerprint !== c.fingerprint)
+    .map((certificate) => ({ kind: 'ssl-cert', certificate }));
+}
+
+function mapChanges(desired: HaproxyBundle, observed: HaproxyBundle): HaproxyOperation[] {
+  const loaded = new Map(observed.maps.map((m) => [m.path, m]));
+  return desired.maps
+    .filter((m) => !sameEntries(m, loaded.get(m.path)) || fileContent(observed, m.path) !== renderMapFile(m.entries))
+    .map((m) => ({ kind: 'map', path: m.path, entries: m.entries }));
+}
+
+function sameEntries(a: MapContent, b: MapContent | undefined): boolean {
+  if (b === undefined || a.entries.length !== b.entries.length) return false;
+  return a.entries.every(([k, v], i) => b.entries[i]?.[0] === k && b.entries[i]?.[1] === v);
+}
+
+function fileContent(bundle: HaproxyBundle, path: string): string | null {
+  return bundle.files.find((f) => f.path === path)?.content ?? null;
+}
+
+/** Names the sections (frontends, backends, global, defaults) whose structure differs. */
+function sectionChanges(desired: string, observed: string): string[] {
+  const want = sections(configSkeleton(desired));
+  const have = sections(configSkeleton(observed));
+  const reasons: string[] = [];
+  for (const [name, body] of want) {
+    const current = have.get(name);
+    if (current === undefined) reasons.push(`${name} added`);
+    else if (current !== body) reasons.push(`${name} changed`);
+  }
+  for (const name of have.keys()) if (!want.has(name)) reasons.push(`${name} removed`);
+  return reasons.length > 0 ? reasons : ['configuration changed'];
+}
+
+function sections(config: string): Map<string, string> {
+  const out = new Map<string, string>();
+  let current = '';
+  for (const line of config.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    if (!/^\s/.test(line)) current = line.trim();
+    out.set(current, `${out.get(current) ?? ''}${line}\n`);
+  }
+  return out;
+}

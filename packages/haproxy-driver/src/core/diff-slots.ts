@@ -1,0 +1,34 @@
+import type { BackendSlots, ServerSlot } from './haproxy-bundle.ts';
+import { isSameSlot } from './assign-slots.ts';
+
+/** One slot to rewrite through the Runtime API. */
+export interface SlotChange {
+  readonly backend: string;
+  readonly slot: ServerSlot;
+}
+
+/**
+ * The slots whose running content differs from the desired one, in backend then slot order.
+ * With `runningOnly`, backends and slots the process does not have yet are skipped (used right before a
+ * reload, to bring the slots that survive it up to date so the server-state dump carries them over).
+ */
+export function diffSlots(
+  desired: readonly BackendSlots[],
+  observed: readonly BackendSlots[],
+  runningOnly = false,
+): SlotChange[] {
+  const running = new Map(observed.map((b) => [b.name, b]));
+  const changes: SlotChange[] = [];
+  for (const backend of desired) {
+    const current = running.get(backend.name);
+    if (current === undefined && runningOnly) continue;
+    backend.slots.forEach((slot, i) => {
+      const now = current?.slots[i];
+      if (now === undefined && runningOnly) return;
+      if (now === undefined || now.name !== slot.name || !isSameSlot(slot, now)) {
+        changes.push({ backend: backend.name, slot });
+      }
+    });
+  }
+  return changes;
+}

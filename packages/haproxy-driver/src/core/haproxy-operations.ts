@@ -1,0 +1,183 @@
+import type { JsonObject, JsonValue, ObjectRef } from '@portolan/desired-state';
+import type { Operation } from '@portolan/appliance-driver';
+import type { BackendSlots, BundleFile, CertificateFile, MapEntry, ServerSlot, SlotState } from './haproxy-bundle.ts';
+
+/**
+ * The HAProxy driver's operations, typed. They travel as plain `Operation`s (JSON payloads, recorded in the
+ * apply log) and are decoded again before execution. No payload holds secret material: a certificate write
+ * names the Secret, resolved only when it runs.
+ */
+export type HaproxyOperation =
+  /** Structural change: write every file, validate with `haproxy -c`, dump server state, reload, verify. */
+  | {
+      readonly kind: 'reload';
+      readonly reasons: readonly string[];
+      readonly files: readonly BundleFile[];
+      readonly certificates: readonly CertificateFile[];
+      readonly backends: readonly BackendSlots[];
+    }
+  /** Runtime API: point one server slot at a member (or free it). */
+  | { readonly kind: 'server'; readonly backend: string; readonly slot: ServerSlot }
+  /** Runtime API: replace one map's entries atomically (prepare/add/commit) and rewrite its file. */
+  | { readonly kind: 'map'; readonly path: string; readonly entries: readonly MapEntry[] }
+  /** Runtime API: replace a served certificate (`set ssl cert` + commit) and rewrite its PEM file. */
+  | { readonly kind: 'ssl-cert'; readonly certificate: CertificateFile }
+  /** Rewrite a file without touching the running process (so a later reload sees the runtime changes). */
+  | { readonly kind: 'file'; readonly file: BundleFile };
+
+/** Encodes a typed operation as the driver-neutral `Operation`. */
+export function toOperation(op: HaproxyOperation): Operation {
+  switch (op.kind) {
+    case 'reload':
+      return {
+        objectType: 'reload',
+        objectName: 'haproxy.cfg',
+        action: 'update',
+        payload: {
+          reasons: [...op.reasons],
+          files: op.files.map((f) => fileJson(f)),
+          certificates: op.certificates.map((c) => certificateJson(c)),
+          backends: op.backends.map((b) => ({ name: b.name, slots: b.slots.map((s) => slotJson(s)) })),
+        },
+        summary: `reload: ${op.reasons.join('; ')}`,
+      };
+    case 'server':
+      return {
+        objectType: 'server',
+        objectName: `${op.backend}/${op.slot.name}`,
+        action: 'update',
+        payload: { backend: op.backend, slot: slotJson(op.slot) },
+        summary: `${op.backend}/${op.slot.name} → ${describeSlot(op.slot)}`,
+      };
+    case 'map':
+      return {
+        objectType: 'map',
+        objectName: op.path,
+        action: 'update',
+        payload: { path: op.path, entries: op.entries.map(([k, v]) => [k, v]) },
+        summary: `map ${op.path}: ${op.entries.length} entries`,
+      };
+    case 'ssl-cert':
+      return {
+        objectType: 'ssl-cert',
+        objectName: op.certificate.path,
+        action: 'update',
+        payload: { certificate: certificateJson(op.certificate) },
+        summary: `certificate ${op.certificate.path} from secret ${op.certificate.secret.namespace}/${op.certificate.secret.name}`,
+      };
+    case 'file':
+      return {
+        objectType: 'file',
+        objectName: op.file.path,
+        action: 'update',
+        payload: { file: fileJson(op.file) },
+        summary: `rewrite ${op.file.path}`,
+      };
+  }
+}
+
+/** Decodes an `Operation` made by `toOperation`; null when it is not one of ours or is malformed. */
+export function fromOperation(op: Operation): HaproxyOperation | null {
+  const p = op.payload;
+  if (p === null) return null;
+  try {
+    switch (op.objectType) {
+      case 'reload':
+        return {
+          kind: 'reload',
+          reasons: array(p['reasons']).map(string),
+          files: array(p['files']).map(decodeFile),
+          certificates: array(p['certificates']).map(decodeCertificate),
+          backends: array(p['backends']).map((b) => {
+            const o = object(b);
+            return { name: string(o['name']), slots: array(o['slots']).map(decodeSlot) };
+          }),
+        };
+      case 'server':
+        return { kind: 'server', backend: string(p['backend']), slot: decodeSlot(p['slot']) };
+      case 'map':
+        return {
+          kind: 'map',
+          path: string(p['path']),
+          entries: array(p['entries']).map((e) => {
+            const [k, v] = array(e);
+            return [string(k), string(v)] as const;
+          }),
+        };
+      case 'ssl-cert':
+        return { kind: 'ssl-cert', certificate: decodeCertificate(p['certificate']) };
+      case 'file':
+        return { kind: 'file', file: decodeFile(p['file']) };
+      default:
+        return null;
+    }
+  } catch {
+    return null;
+  }
+}
+
+/** One-line description of a slot for summaries. */
+export function describeSlot(slot: ServerSlot): string {
+  return slot.state === 'maint' ? 'free' : `${slot.address}:${slot.port} ${slot.state} weight ${slot.weight}`;
+}
+
+function slotJson(s: ServerSlot): JsonObject {
+  return { name: s.name, address: s.address, port: s.port, state: s.state, weight: s.weight };
+}
+
+function fileJson(f: BundleFile): JsonObject {
+  return { path: f.path, content: f.content };
+}
+
+function certificateJson(c: CertificateFile): JsonObject {
+  const s = c.secret;
+  return {
+    path: c.path,
+    fingerprint: c.fingerprint,
+    secret: { cluster: s.cluster, kind: s.kind, namespace: s.namespace, name: s.name },
+  };
+}
+
+function decodeSlot(value: JsonValue | undefined): ServerSlot {
+  const o = object(value);
+  const state = string(o['state']);
+  if (state !== 'ready' && state !== 'drain' && state !== 'maint') throw new TypeError('bad slot state');
+  return { name: string(o['name']), address: string(o['address']), port: number(o['port']), state: state as SlotState, weight: number(o['weight']) };
+}
+
+function decodeFile(value: JsonValue | undefined): BundleFile {
+  const o = object(value);
+  return { path: string(o['path']), content: string(o['content']) };
+}
+
+function decodeCertificate(value: JsonValue | undefined): CertificateFile {
+  const o = object(value);
+  const s = object(o['secret']);
+  const secret: ObjectRef = {
+    cluster: string(s['cluster']),
+    kind: string(s['kind']) as ObjectRef['kind'],
+    namespace: string(s['namespace']),
+    name: string(s['name']),
+  };
+  return { path: string(o['path']), fingerprint: string(o['fingerprint']), secret };
+}
+
+function object(value: JsonValue | undefined): JsonObject {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new TypeError('expected object');
+  return value as JsonObject;
+}
+
+function array(value: JsonValue | undefined): readonly JsonValue[] {
+  if (!Array.isArray(value)) throw new TypeError('expected array');
+  return value;
+}
+
+function string(value: JsonValue | undefined): string {
+  if (typeof value !== 'string') throw new TypeError('expected string');
+  return value;
+}
+
+function number(value: JsonValue | undefined): number {
+  if (typeof value !== 'number') throw new TypeError('expected number');
+  return value;
+}

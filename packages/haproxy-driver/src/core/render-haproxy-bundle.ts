@@ -1,0 +1,171 @@
+import type { Certificate, DesiredState, Pool } from '@portolan/desired-state';
+import { ownerNote } from '@portolan/appliance-driver';
+import type { BackendSlots, BundleFile, CertificateFile, HaproxyBundle, MapContent } from './haproxy-bundle.ts';
+import { type BackendMode, backendName, fileStem, frontendName } from './haproxy-names.ts';
+import { assignSlots, type SlotSizing } from './assign-slots.ts';
+import { renderBackend } from './render-backend.ts';
+import { type FrontendContext, type RenderedFrontend, renderFrontend } from './render-frontend.ts';
+import { absolutePath, section } from './config-text.ts';
+
+/** Settings that shape the rendered config besides the desired state itself. */
+export interface HaproxyRenderOptions {
+  /** Absolute directory holding haproxy.cfg, maps, crt-lists, certificates, sockets and the state file. */
+  readonly configDir: string;
+  /** Listen address for services whose address is the appliance default. */
+  readonly defaultAddress: string;
+  readonly sizing: SlotSizing;
+  /** `Server` response header value. */
+  readonly serverHeader: string;
+  /** Bound on how long old workers may keep serving open connections after a reload. */
+  readonly hardStopAfter: string;
+}
+
+/** Defaults for the options not found in the fleet config. */
+export const defaultRenderTuning = { serverHeader: 'portolan', hardStopAfter: '5m' } as const;
+
+/** The config file's name inside the config directory. */
+export const CONFIG_FILE = 'haproxy.cfg';
+/** The runtime (stats) socket inside the config directory. */
+export const RUNTIME_SOCKET = 'runtime.sock';
+/** The server-state file inside the config directory, written right before each reload. */
+export const SERVER_STATE_FILE = 'server-state';
+
+/**
+ * Renders a desired state into the complete bundle HAProxy should run: haproxy.cfg, maps, crt-lists,
+ * backend slots and certificate references. Pure and deterministic: the same (desired, options, previous)
+ * gives the same bytes. `previous` is the slot assignment last read back, so members keep their slots.
+ */
+export function renderHaproxyBundle(
+  desired: DesiredState,
+  options: HaproxyRenderOptions,
+  previous: readonly BackendSlots[] = [],
+): HaproxyBundle {
+  const pools = new Map(desired.pools.map((p) => [p.name, p]));
+  const modes = backendModes(desired);
+  const previousByName = new Map(previous.map((b) => [b.name, b]));
+
+  const backends: BackendSlots[] = [];
+  const backendTexts: string[] = [];
+  for (const [name, { pool, mode }] of [...modes.entries()].sort(byKey)) {
+    const slots = assignSlots(pool.members, previousByName.get(name), options.sizing);
+    backends.push({ name, slots });
+    backendTexts.push(renderBackend(name, mode, pool, slots, desired.appliance));
+  }
+
+  const certificates = certificateFiles(desired.certificates);
+  const certByName = new Map(desired.certificates.map((c) => [c.name, c]));
+  const ctx: FrontendContext = {
+    appliance: desired.appliance,
+    configDir: options.configDir,
+    defaultAddress: options.defaultAddress,
+    serverHeader: options.serverHeader,
+    backendOf: (pool, mode) => (pools.has(pool) && modes.has(backendName(pool, mode)) ? backendName(pool, mode) : null),
+    crtListLine: (name) => {
+      const cert = certByName.get(name);
+      if (cert === undefined) return null;
+      return [absolutePath(options.configDir, certificatePath(cert.name)), ...cert.hosts].join(' ');
+    },
+  };
+  const frontends = [...desired.virtualServices]
+    .sort((a, b) => (frontendName(a.name) < frontendName(b.name) ? -1 : 1))
+    .map((vs) => renderFrontend(vs, ctx))
+    .filter((f): f is RenderedFrontend => f !== null);
+
+  const config = [
+    header(desired.appliance),
+    globalSection(options),
+    defaultsSection(),
+    ...frontends.map((f) => f.text),
+    ...backendTexts,
+  ].join('\n');
+  const files: BundleFile[] = [{ path: CONFIG_FILE, content: config }, ...frontends.flatMap((f) => f.files)];
+  const maps: MapContent[] = frontends.flatMap((f) => f.maps);
+  return {
+    files: files.sort(byPath),
+    backends,
+    maps: maps.sort(byPath),
+    certificates: certificates.filter((c) => usedBy(c, desired)),
+  };
+}
+
+/** Where a certificate's PEM lives, relative to the config directory. */
+export function certificatePath(name: string): string {
+  return `certs/${fileStem(name)}.pem`;
+}
+
+/** Which backends exist: a pool behind an HTTP(S) listener (or behind none) runs in http mode, behind passthrough in tcp. */
+function backendModes(desired: DesiredState): Map<string, { pool: Pool; mode: BackendMode }> {
+  const used = new Map<string, Set<BackendMode>>();
+  for (const vs of desired.virtualServices) {
+    const mode: BackendMode = vs.protocol === 'tls-passthrough' ? 'tcp' : 'http';
+    for (const pool of [...vs.routes.map((r) => r.pool), ...(vs.defaultPool === null ? [] : [vs.defaultPool])]) {
+      const modes = used.get(pool) ?? new Set<BackendMode>();
+      modes.add(mode);
+      used.set(pool, modes);
+    }
+  }
+  const out = new Map<string, { pool: Pool; mode: BackendMode }>();
+  for (const pool of desired.pools) {
+    for (const mode of used.get(pool.name) ?? new Set<BackendMode>(['http'])) {
+      out.set(backendName(pool.name, mode), { pool, mode });
+    }
+  }
+  return out;
+}
+
+function certificateFiles(certs: readonly Certificate[]): CertificateFile[] {
+  const files = new Map<string, CertificateFile>();
+  for (const cert of certs) {
+    const path = certificatePath(cert.name);
+    if (!files.has(path)) files.set(path, { path, secret: cert.secret, fingerprint: cert.fingerprint });
+  }
+  return [...files.values()].sort(byPath);
+}
+
+function usedBy(cert: CertificateFile, desired: DesiredState): boolean {
+  return desired.virtualServices.some(
+    (vs) => vs.protocol === 'https' && vs.redirectToHttpsPort === null && vs.certificates.some((n) => certificatePath(n) === cert.path),
+  );
+}
+
+function header(appliance: string): string {
+  return [
+    `# Rendered by Portolan for appliance ${appliance}; do not edit: the next apply overwrites it.`,
+    `# ${ownerNote(appliance, 'haproxy.cfg')}`,
+    '',
+  ].join('\n');
+}
+
+function globalSection(options: HaproxyRenderOptions): string {
+  return section('global', [
+    'master-worker',
+    `stats socket ${absolutePath(options.configDir, RUNTIME_SOCKET)} mode 600 level admin`,
+    'stats timeout 10m',
+    `server-state-file ${absolutePath(options.configDir, SERVER_STATE_FILE)}`,
+    `hard-stop-after ${options.hardStopAfter}`,
+    'ssl-default-bind-options ssl-min-ver TLSv1.2',
+    'tune.ssl.default-dh-param 2048',
+  ]);
+}
+
+function defaultsSection(): string {
+  return section('defaults', [
+    'mode http',
+    'timeout connect 5s',
+    'timeout client 60s',
+    'timeout server 60s',
+    'timeout http-request 10s',
+    'timeout http-keep-alive 10s',
+    'timeout tunnel 1h',
+    'timeout check 5s',
+    'load-server-state-from-file global',
+  ]);
+}
+
+function byKey<T>(a: readonly [string, T], b: readonly [string, T]): number {
+  return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0;
+}
+
+function byPath(a: { path: string }, b: { path: string }): number {
+  return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
+}

@@ -1,0 +1,75 @@
+import type { MapEntry, ServerSlot } from './haproxy-bundle.ts';
+
+/**
+ * Runtime API commands as data, each with the rule that tells its success from its refusal
+ * (HAProxy 2.6 answers in free text; the accepted forms are the ones listed in appliance-apis.md §3).
+ */
+export interface RuntimeCommand {
+  /** The command line, or a payload command (`… <<\n<lines>\n`), without the final newline. */
+  readonly text: string;
+  /** True when the reply means the command took effect. */
+  readonly accepts: (reply: string) => boolean;
+  /** Replaces `text` in logs and error messages (payload commands may carry key material). */
+  readonly redacted?: string;
+}
+
+/** HAProxy reads a command (payload included) into one buffer of `tune.bufsize` (16 kB by default). */
+export const MAX_COMMAND_BYTES = 12_000;
+
+const empty = (reply: string): boolean => reply.trim() === '';
+
+/** Commands that make a server slot match `slot`: address and weight before the state, so it serves right at once. */
+export function serverCommands(backend: string, slot: ServerSlot): RuntimeCommand[] {
+  const target = `${backend}/${slot.name}`;
+  if (slot.state === 'maint') return [{ text: `set server ${target} state maint`, accepts: empty }];
+  return [
+    {
+      text: `set server ${target} addr ${slot.address} port ${slot.port}`,
+      accepts: (reply) => empty(reply) || /changed from|no need to change/i.test(reply),
+    },
+    { text: `set server ${target} weight ${slot.weight}`, accepts: empty },
+    { text: `set server ${target} state ${slot.state}`, accepts: empty },
+  ];
+}
+
+/** `prepare map`: opens a new, invisible version of a map; its reply names the version. */
+export function prepareMapCommand(file: string): RuntimeCommand {
+  return { text: `prepare map ${file}`, accepts: (reply) => preparedVersion(reply) !== null };
+}
+
+/** The version number in a `prepare map` reply (`New version created: <v>`). */
+export function preparedVersion(reply: string): number | null {
+  const match = /New version created: (\d+)/.exec(reply);
+  return match ? Number(match[1]) : null;
+}
+
+/** Fills a prepared map version (in payload chunks that fit HAProxy's buffer) and commits it atomically. */
+export function fillAndCommitMapCommands(file: string, version: number, entries: readonly MapEntry[]): RuntimeCommand[] {
+  const commands: RuntimeCommand[] = [];
+  const head = `add map @${version} ${file} <<\n`;
+  let chunk = '';
+  for (const [key, value] of entries) {
+    const line = `${key} ${value}\n`;
+    if (chunk !== '' && head.length + chunk.length + line.length > MAX_COMMAND_BYTES) {
+      commands.push({ text: head + chunk, accepts: empty });
+      chunk = '';
+    }
+    chunk += line;
+  }
+  if (chunk !== '') commands.push({ text: head + chunk, accepts: empty });
+  commands.push({ text: `commit map @${version} ${file}`, accepts: empty });
+  return commands;
+}
+
+/** Replaces a loaded certificate in one transaction. The PEM travels only in this command's payload. */
+export function setCertificateCommands(file: string, pem: string): RuntimeCommand[] {
+  const body = pem.replace(/\r/g, '').split('\n').filter((line) => line !== '').join('\n');
+  return [
+    {
+      text: `set ssl cert ${file} <<\n${body}\n`,
+      redacted: `set ssl cert ${file} <<[PEM redacted]`,
+      accepts: (reply) => /Transaction (created|updated)/i.test(reply),
+    },
+    { text: `commit ssl cert ${file}`, accepts: (reply) => /Success!/.test(reply) },
+  ];
+}

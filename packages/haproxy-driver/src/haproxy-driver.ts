@@ -1,0 +1,179 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { ApplianceDriver, ExecutionContext, Operation, OperationResult } from '@portolan/appliance-driver';
+import type { DesiredState } from '@portolan/desired-state';
+import type { ApplianceConfig } from '@portolan/fleet-config';
+import type { BackendSlots, HaproxyBundle } from './core/haproxy-bundle.ts';
+import { type HaproxyRenderOptions, RUNTIME_SOCKET, defaultRenderTuning, renderHaproxyBundle } from './core/render-haproxy-bundle.ts';
+import { diffHaproxy } from './core/diff-haproxy.ts';
+import { type HaproxyOperation, fromOperation } from './core/haproxy-operations.ts';
+import type { ProcStatus } from './core/parse-show-proc.ts';
+import { HaproxyMasterClient } from './adapters/haproxy-master-client.ts';
+import { HaproxyRuntimeClient } from './adapters/haproxy-runtime-client.ts';
+import { writeFileAtomic } from './adapters/haproxy-config-files.ts';
+import { readBackHaproxy } from './read-back.ts';
+import { type IndexedRuntimeOperation, runRuntimeOperations } from './runtime-batch.ts';
+import { runReload } from './reload-runner.ts';
+
+/** The `haproxy` section of an appliance in the fleet config. */
+export type HaproxyApplianceConfig = NonNullable<ApplianceConfig['haproxy']>;
+
+/** How to build a HAProxy driver. */
+export interface HaproxyDriverOptions {
+  readonly appliance: string;
+  readonly config: HaproxyApplianceConfig;
+  /** `Server` response header; default `portolan`. */
+  readonly serverHeader?: string;
+  /** Old workers are stopped this long after a reload at the latest; default `5m`. */
+  readonly hardStopAfter?: string;
+  /** How long a reload may take to show a new worker; default 30 s. */
+  readonly reloadTimeoutMs?: number;
+}
+
+/** File holding the highest fencing epoch that wrote to this HAProxy. */
+const EPOCH_FILE = 'epoch';
+
+/**
+ * The HAProxy driver: renders a desired state into a full HAProxy configuration, reads HAProxy back (files +
+ * Runtime API), diffs, and applies endpoint/map/certificate changes through the Runtime API with zero reloads,
+ * structural changes with one validated, verified reload.
+ *
+ * `render` uses the slot assignment seen by the latest `readBack`, so members keep their slots: call
+ * `readBack` before `render` (the applier's read → render → diff loop does).
+ */
+export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
+  readonly kind = 'haproxy' as const;
+  readonly runtime: HaproxyRuntimeClient;
+  readonly master: HaproxyMasterClient;
+  readonly #configDir: string;
+  readonly #binary: string;
+  readonly #renderOptions: HaproxyRenderOptions;
+  readonly #reloadTimeoutMs: number;
+  #observedSlots: readonly BackendSlots[] = [];
+  #workerPid: number | null = null;
+  #reloads = 0;
+
+  constructor(options: HaproxyDriverOptions) {
+    const config = options.config;
+    this.#configDir = path.resolve(config.configDir);
+    this.#binary = config.binary;
+    this.#reloadTimeoutMs = options.reloadTimeoutMs ?? 30_000;
+    this.runtime = new HaproxyRuntimeClient(path.join(this.#configDir, RUNTIME_SOCKET));
+    this.master = new HaproxyMasterClient(path.resolve(config.masterSocket));
+    this.#renderOptions = {
+      configDir: this.#configDir,
+      defaultAddress: config.address,
+      sizing: { minFreeSlots: config.minFreeSlots, slotIncrement: config.slotIncrement },
+      serverHeader: options.serverHeader ?? defaultRenderTuning.serverHeader,
+      hardStopAfter: options.hardStopAfter ?? defaultRenderTuning.hardStopAfter,
+    };
+  }
+
+  /** Reloads this driver has performed successfully (tests and benchmarks count them). */
+  get reloadCount(): number {
+    return this.#reloads;
+  }
+
+  render(desired: DesiredState): HaproxyBundle {
+    return renderHaproxyBundle(desired, this.#renderOptions, this.#observedSlots);
+  }
+
+  async readBack(signal: AbortSignal): Promise<HaproxyBundle> {
+    signal.throwIfAborted();
+    await this.#followCurrentWorker();
+    const observed = await readBackHaproxy(this.#configDir, this.runtime);
+    this.#observedSlots = observed.backends;
+    return observed;
+  }
+
+  diff(desired: HaproxyBundle, observed: HaproxyBundle): readonly Operation[] {
+    return diffHaproxy(desired, observed);
+  }
+
+  async execute(operation: Operation, context: ExecutionContext): Promise<OperationResult> {
+    const [result] = await this.executeAll([operation], context);
+    return result ?? { ok: false, code: 'NotExecuted', message: 'no result', retryable: true };
+  }
+
+  /**
+   * Runs operations in three groups, results in input order: runtime operations as one pipelined batch, then
+   * file rewrites, then reloads. Refuses everything when a newer leader's epoch has already written here.
+   */
+  async executeAll(operations: readonly Operation[], context: ExecutionContext): Promise<readonly OperationResult[]> {
+    const results: (OperationResult | undefined)[] = new Array<OperationResult | undefined>(operations.length);
+    const fence = await this.#checkEpoch(context.epoch);
+    if (fence !== null) return operations.map(() => fence);
+    const decoded = operations.map((op) => fromOperation(op));
+    const runtimeOps: IndexedRuntimeOperation[] = [];
+    decoded.forEach((op, index) => {
+      if (op === null) results[index] = { ok: false, code: 'UnknownOperation', message: `not a HAProxy operation: ${operations[index]?.objectType}`, retryable: false };
+      else if (op.kind === 'server' || op.kind === 'map' || op.kind === 'ssl-cert') runtimeOps.push({ index, op });
+    });
+    if (runtimeOps.length > 0 && !context.signal.aborted) {
+      await this.#followCurrentWorker();
+      const done = await runRuntimeOperations(this.#configDir, this.runtime, runtimeOps, context.secrets);
+      for (const [index, result] of done) results[index] = result;
+    }
+    for (const [index, op] of decoded.entries()) {
+      if (op === null || results[index] !== undefined) continue;
+      results[index] = context.signal.aborted ? aborted() : await this.#runOne(op, context);
+    }
+    return results.map((r) => r ?? aborted());
+  }
+
+  /** The master's view of the processes (tests use it to count reloads independently of this driver). */
+  showProc(): Promise<ProcStatus> {
+    return this.master.showProc();
+  }
+
+  async close(): Promise<void> {
+    await this.runtime.close();
+  }
+
+  async #runOne(op: HaproxyOperation, context: ExecutionContext): Promise<OperationResult> {
+    if (op.kind === 'file') {
+      await writeBundleFilesOne(this.#configDir, op.file.path, op.file.content);
+      return { ok: true, detail: `wrote ${op.file.path}` };
+    }
+    if (op.kind !== 'reload') return { ok: false, code: 'NotExecuted', message: 'runtime operation left over', retryable: true };
+    const run = await runReload(
+      { configDir: this.#configDir, binary: this.#binary, runtime: this.runtime, master: this.master, reloadTimeoutMs: this.#reloadTimeoutMs },
+      op,
+      context.secrets,
+    );
+    if (run.reloaded) {
+      this.#reloads += 1;
+      this.#workerPid = run.workerPid;
+    }
+    return run.result;
+  }
+
+  /** A runtime connection opened before someone else reloaded still talks to the old worker: reconnect. */
+  async #followCurrentWorker(): Promise<void> {
+    const pid = await this.master.currentWorkerPid();
+    if (pid !== this.#workerPid) {
+      this.runtime.disconnect();
+      this.#workerPid = pid;
+    }
+  }
+
+  /** Fencing: a write with an epoch older than one already recorded here is refused; newer epochs are recorded. */
+  async #checkEpoch(epoch: number): Promise<OperationResult | null> {
+    const file = path.join(this.#configDir, EPOCH_FILE);
+    const recorded = Number((await fs.readFile(file, 'utf8').catch(() => '0')).trim()) || 0;
+    if (epoch < recorded) {
+      return { ok: false, code: 'StaleEpoch', message: `epoch ${epoch} is older than epoch ${recorded} that already wrote here`, retryable: false };
+    }
+    if (epoch > recorded) await writeFileAtomic(file, `${epoch}\n`);
+    return null;
+  }
+}
+
+async function writeBundleFilesOne(configDir: string, rel: string, content: string): Promise<void> {
+  if (rel.includes('..')) throw new Error(`refusing to write outside the config directory: ${rel}`);
+  await writeFileAtomic(path.join(configDir, rel), content);
+}
+
+function aborted(): OperationResult {
+  return { ok: false, code: 'Aborted', message: 'leadership lost before this operation ran', retryable: true };
+}

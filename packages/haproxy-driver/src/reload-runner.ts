@@ -1,0 +1,125 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { OperationResult, SecretResolver } from '@portolan/appliance-driver';
+import type { HaproxyOperation } from './core/haproxy-operations.ts';
+import { diffSlots } from './core/diff-slots.ts';
+import { parseServersState } from './core/parse-servers-state.ts';
+import { CONFIG_FILE, SERVER_STATE_FILE } from './core/render-haproxy-bundle.ts';
+import type { HaproxyMasterClient } from './adapters/haproxy-master-client.ts';
+import type { HaproxyRuntimeClient } from './adapters/haproxy-runtime-client.ts';
+import {
+  pruneCertificates,
+  readCertificateIndex,
+  restoreSnapshot,
+  snapshotFiles,
+  writeBundleFiles,
+  writeCertificate,
+  writeFileAtomic,
+} from './adapters/haproxy-config-files.ts';
+import { validateHaproxyConfig } from './adapters/validate-haproxy-config.ts';
+import { applySlotChanges, resolvePem, secretUnavailable } from './runtime-batch.ts';
+import { HaproxySocketError } from './errors.ts';
+
+/** What a reload needs: where the files live and how to reach the running HAProxy. */
+export interface ReloadTarget {
+  readonly configDir: string;
+  readonly binary: string;
+  readonly runtime: HaproxyRuntimeClient;
+  readonly master: HaproxyMasterClient;
+  readonly reloadTimeoutMs: number;
+}
+
+/** A finished reload attempt: its result, and the new worker's pid when one took over. */
+export interface ReloadRun {
+  readonly result: OperationResult;
+  readonly reloaded: boolean;
+  readonly workerPid: number | null;
+}
+
+type ReloadOperation = Extract<HaproxyOperation, { kind: 'reload' }>;
+
+/**
+ * Structural change, in this order: write the certificates and files; validate with `haproxy -c`; bring the
+ * surviving slots up to date and dump `show servers state` to the state file; master `reload`; wait for
+ * `show proc` to show a fresh worker; then bring every slot to its desired content (drain and weights are not
+ * expressible in the file). A failed validation or reload restores the previous files — the previous
+ * configuration keeps serving and the next reload would load it again — and is reported as a failed result.
+ */
+export async function runReload(target: ReloadTarget, op: ReloadOperation, secrets: SecretResolver): Promise<ReloadRun> {
+  const { configDir } = target;
+  const snapshot = await snapshotFiles(configDir);
+  const undo = async (result: OperationResult): Promise<ReloadRun> => {
+    await restoreSnapshot(configDir, snapshot);
+    return { result, reloaded: false, workerPid: null };
+  };
+
+  const certFailure = await writeCertificates(configDir, op, secrets);
+  if (certFailure !== null) return undo(certFailure);
+  await writeBundleFiles(configDir, op.files);
+  const validation = await validateHaproxyConfig(target.binary, path.join(configDir, CONFIG_FILE));
+  if (!validation.ok) {
+    return undo({ ok: false, code: 'ConfigInvalid', message: `haproxy -c refused the new configuration: ${validation.message}`, retryable: false });
+  }
+
+  try {
+    await carryRuntimeState(target, op);
+  } catch (error) {
+    if (!(error instanceof HaproxySocketError)) throw error;
+    return undo({ ok: false, code: 'RuntimeUnavailable', message: error.message, retryable: true });
+  }
+  target.runtime.disconnect();
+  const outcome = await target.master.reload(target.reloadTimeoutMs);
+  if (!outcome.ok) {
+    return undo({
+      ok: false,
+      code: outcome.reason === 'failed' ? 'ReloadFailed' : 'ReloadTimeout',
+      message: `${outcome.message}; the previous configuration keeps serving`,
+      retryable: true,
+    });
+  }
+  return finishReload(target, op, outcome.workerPid);
+}
+
+async function finishReload(target: ReloadTarget, op: ReloadOperation, workerPid: number): Promise<ReloadRun> {
+  await pruneCertificates(target.configDir, new Set(op.certificates.map((c) => c.path)));
+  const detail = `reloaded (worker ${workerPid}): ${op.reasons.join('; ')}`;
+  try {
+    const observed = parseServersState(await target.runtime.command('show servers state'));
+    const refused = await applySlotChanges(target.runtime, diffSlots(op.backends, observed));
+    if (refused.length > 0) {
+      return {
+        result: { ok: false, code: 'SlotSyncFailed', message: `${detail}, but slots were refused: ${refused.slice(0, 3).join('; ')}`, retryable: true },
+        reloaded: true,
+        workerPid,
+      };
+    }
+  } catch (error) {
+    if (!(error instanceof HaproxySocketError)) throw error;
+    return { result: { ok: false, code: 'SlotSyncFailed', message: `${detail}, but ${error.message}`, retryable: true }, reloaded: true, workerPid };
+  }
+  return { result: { ok: true, detail }, reloaded: true, workerPid };
+}
+
+/** Updates slots that survive the reload, then saves the runtime state HAProxy loads back after it. */
+async function carryRuntimeState(target: ReloadTarget, op: ReloadOperation): Promise<void> {
+  const before = parseServersState(await target.runtime.command('show servers state'));
+  await applySlotChanges(target.runtime, diffSlots(op.backends, before, true));
+  const state = await target.runtime.command('show servers state');
+  await writeFileAtomic(path.join(target.configDir, SERVER_STATE_FILE), `${state}\n`);
+}
+
+/** Writes every certificate whose material changed (or is missing); null when all are in place. */
+async function writeCertificates(configDir: string, op: ReloadOperation, secrets: SecretResolver): Promise<OperationResult | null> {
+  const index = await readCertificateIndex(configDir);
+  for (const cert of op.certificates) {
+    if (index.get(cert.path) === cert.fingerprint && (await exists(path.join(configDir, cert.path)))) continue;
+    const pem = await resolvePem(secrets, cert.secret);
+    if (pem === null) return secretUnavailable(cert.secret.namespace, cert.secret.name);
+    await writeCertificate(configDir, cert.path, pem, cert.fingerprint);
+  }
+  return null;
+}
+
+async function exists(file: string): Promise<boolean> {
+  return fs.access(file).then(() => true, () => false);
+}

@@ -1,0 +1,150 @@
+import path from 'node:path';
+import type { OperationResult, SecretResolver } from '@portolan/appliance-driver';
+import type { HaproxyOperation } from './core/haproxy-operations.ts';
+import type { SlotChange } from './core/diff-slots.ts';
+import {
+  type RuntimeCommand,
+  fillAndCommitMapCommands,
+  prepareMapCommand,
+  preparedVersion,
+  serverCommands,
+  setCertificateCommands,
+} from './core/runtime-commands.ts';
+import { renderMapFile } from './core/routing-maps.ts';
+import type { HaproxyRuntimeClient } from './adapters/haproxy-runtime-client.ts';
+import { writeCertificate, writeFileAtomic } from './adapters/haproxy-config-files.ts';
+import { HaproxySocketError } from './errors.ts';
+
+/** A runtime operation with its position in the caller's list. */
+export interface IndexedRuntimeOperation {
+  readonly index: number;
+  readonly op: Extract<HaproxyOperation, { kind: 'server' | 'map' | 'ssl-cert' }>;
+}
+
+interface Planned {
+  readonly index: number;
+  readonly commands: readonly RuntimeCommand[];
+  /** Runs after the commands succeeded: rewrites the file a later reload will read. */
+  readonly persist: () => Promise<void>;
+}
+
+/**
+ * Applies slot, map and certificate operations through the Runtime API as ONE pipelined batch (plus one
+ * round trip for `prepare map` when maps change), then rewrites the matching files so a later reload sees the
+ * same. Each operation succeeds or fails on its own; a refused command fails only its operation.
+ */
+export async function runRuntimeOperations(
+  configDir: string,
+  runtime: HaproxyRuntimeClient,
+  ops: readonly IndexedRuntimeOperation[],
+  secrets: SecretResolver,
+): Promise<Map<number, OperationResult>> {
+  const results = new Map<number, OperationResult>();
+  try {
+    const planned = await planCommands(configDir, runtime, ops, secrets, results);
+    const replies = await runtime.execute(planned.flatMap((p) => p.commands.map((c) => c.text)));
+    let cursor = 0;
+    for (const plan of planned) {
+      const own = replies.slice(cursor, cursor + plan.commands.length);
+      cursor += plan.commands.length;
+      const refused = plan.commands.findIndex((c, i) => !c.accepts(own[i] ?? ''));
+      if (refused >= 0) {
+        const command = plan.commands[refused];
+        results.set(plan.index, refusal(command, own[refused] ?? ''));
+        continue;
+      }
+      await plan.persist();
+      results.set(plan.index, { ok: true, detail: own.filter((r) => r !== '').join('; ') || 'applied' });
+    }
+  } catch (error) {
+    if (!(error instanceof HaproxySocketError)) throw error;
+    for (const { index } of ops) {
+      if (!results.has(index)) results.set(index, unreachable(error));
+    }
+  }
+  return results;
+}
+
+/** Brings slots to their desired content; returns the refusals (empty when all took effect). */
+export async function applySlotChanges(runtime: HaproxyRuntimeClient, changes: readonly SlotChange[]): Promise<string[]> {
+  if (changes.length === 0) return [];
+  const commands = changes.flatMap((c) => serverCommands(c.backend, c.slot));
+  const replies = await runtime.execute(commands.map((c) => c.text));
+  return commands.flatMap((c, i) => (c.accepts(replies[i] ?? '') ? [] : [`${c.text}: ${replies[i] ?? ''}`]));
+}
+
+async function planCommands(
+  configDir: string,
+  runtime: HaproxyRuntimeClient,
+  ops: readonly IndexedRuntimeOperation[],
+  secrets: SecretResolver,
+  results: Map<number, OperationResult>,
+): Promise<Planned[]> {
+  const maps = ops.filter((o) => o.op.kind === 'map');
+  const prepareReplies = await runtime.execute(
+    maps.map((o) => prepareMapCommand(path.join(configDir, o.op.kind === 'map' ? o.op.path : '')).text),
+  );
+  const versions = new Map(maps.map((o, i) => [o.index, preparedVersion(prepareReplies[i] ?? '')]));
+  const planned: Planned[] = [];
+  for (const { index, op } of ops) {
+    switch (op.kind) {
+      case 'server':
+        planned.push({ index, commands: serverCommands(op.backend, op.slot), persist: async () => {} });
+        break;
+      case 'map': {
+        const file = path.join(configDir, op.path);
+        const version = versions.get(index) ?? null;
+        if (version === null) {
+          results.set(index, refusal(prepareMapCommand(file), prepareReplies[maps.findIndex((m) => m.index === index)] ?? ''));
+          break;
+        }
+        planned.push({
+          index,
+          commands: fillAndCommitMapCommands(file, version, op.entries),
+          persist: () => writeFileAtomic(file, renderMapFile(op.entries)),
+        });
+        break;
+      }
+      case 'ssl-cert': {
+        const pem = await resolvePem(secrets, op.certificate.secret);
+        if (pem === null) {
+          results.set(index, secretUnavailable(op.certificate.secret.namespace, op.certificate.secret.name));
+          break;
+        }
+        const rel = op.certificate.path;
+        planned.push({
+          index,
+          commands: setCertificateCommands(path.join(configDir, rel), pem),
+          persist: () => writeCertificate(configDir, rel, pem, op.certificate.fingerprint),
+        });
+        break;
+      }
+    }
+  }
+  return planned;
+}
+
+/** Certificate and key as one PEM bundle (HAProxy's crt format), or null when the Secret cannot be resolved. */
+export async function resolvePem(secrets: SecretResolver, secret: Parameters<SecretResolver['resolve']>[0]): Promise<string | null> {
+  try {
+    const material = await secrets.resolve(secret);
+    return `${material.certificatePem.trim()}\n${material.privateKeyPem.trim()}\n`;
+  } catch {
+    // The resolver's error may quote the Secret; report only which Secret failed (see secretUnavailable).
+    return null;
+  }
+}
+
+/** The result for an operation whose Secret could not be resolved. */
+export function secretUnavailable(namespace: string, name: string): OperationResult {
+  return { ok: false, code: 'SecretUnavailable', message: `TLS material of Secret ${namespace}/${name} could not be resolved`, retryable: true };
+}
+
+function refusal(command: RuntimeCommand | undefined, reply: string): OperationResult {
+  const shown = command?.redacted ?? command?.text.split('\n')[0] ?? '';
+  return { ok: false, code: 'RuntimeRefused', message: `${shown}: ${reply.trim() || 'unexpected empty reply'}`, retryable: false };
+}
+
+function unreachable(error: HaproxySocketError): OperationResult {
+  return { ok: false, code: 'RuntimeUnavailable', message: error.message, retryable: true };
+}
