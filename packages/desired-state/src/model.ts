@@ -165,6 +165,26 @@ export interface DesiredState {
   readonly bindings: readonly ServiceBinding[];
   /** Conditions for every object this appliance considered (accepted ones included), sorted by object. */
   readonly conditions: readonly ObjectCondition[];
+  /**
+   * Optional (added for the ACME issuer): certificates to obtain through ACME (vTM `use-lets-encrypt`), sorted
+   * by secret. The planner lists a use-lets-encrypt Ingress's TLS Secret here when it is missing or expiring; the
+   * issuer (@portolan/acme-issuer) obtains the certificate and writes the Secret, which then flows back through
+   * the watcher like any other Secret. Absent or empty: nothing to request.
+   */
+  readonly certificateRequests?: readonly CertificateRequest[];
+}
+
+/**
+ * A certificate the ACME issuer should obtain: the kubernetes.io/tls Secret to write and the hosts it must
+ * cover (the Ingress tls section's hosts, lower-case, sorted, deduplicated). Sorted by `secret`.
+ */
+export interface CertificateRequest {
+  /** The Secret (kind Secret) the issued certificate and key are written to. */
+  readonly secret: ObjectRef;
+  /** DNS names for the certificate's SAN; every one is validated by HTTP-01 through the appliance. */
+  readonly hosts: readonly string[];
+  /** The Ingress that asked for it (recorded on the Secret, for people and for Events). */
+  readonly ingress: ObjectRef;
 }
 
 /** JSON values as they travel through plans (no undefined, no functions). */
