@@ -23,9 +23,10 @@ export async function readBody(req: IncomingMessage): Promise<{ ok: true; text: 
   for await (const chunk of req) {
     const buf = chunk as Buffer;
     size += buf.length;
-    if (size > maxRequestBytes) return { ok: false, error: { code: 413, reason: 'RequestEntityTooLarge', message: `Request entity too large: limit is ${maxRequestBytes}` } };
-    chunks.push(buf);
+    // Past the limit the rest is drained, not kept, so the answer reaches the client on a healthy connection.
+    if (size <= maxRequestBytes) chunks.push(buf);
   }
+  if (size > maxRequestBytes) return { ok: false, error: { code: 413, reason: 'RequestEntityTooLarge', message: `Request entity too large: limit is ${maxRequestBytes}` } };
   return { ok: true, text: Buffer.concat(chunks).toString('utf8') };
 }
 

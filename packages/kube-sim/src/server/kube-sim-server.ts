@@ -89,6 +89,8 @@ async function route(ctx: DispatcherContext, req: IncomingMessage, res: ServerRe
 /** Builds the request listener of the simulator's HTTPS (or HTTP) server. */
 export function createRequestListener(ctx: DispatcherContext): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
+    // A client that goes away mid-request makes req emit 'error' (aborted); that is normal for watches.
+    req.on('error', () => undefined);
     const url = new URL(req.url ?? '/', 'https://kube-sim.invalid');
     if (ctx.onRequest !== undefined) {
       const log = ctx.onRequest;
