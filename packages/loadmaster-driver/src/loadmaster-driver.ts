@@ -8,6 +8,7 @@ import { diffVendorState } from './core/diff-vendor-state.ts';
 import type { LoadMasterCredentials } from './adapters/loadmaster-client.ts';
 import { LoadMasterClient, LoadMasterTransportError } from './adapters/loadmaster-client.ts';
 import { OperationRunner } from './adapters/operation-runner.ts';
+import type { CallThrottle } from './adapters/call-throttle.ts';
 
 /** Settings of one LoadMaster driver instance (the fleet config's `loadmaster` section, credentials resolved). */
 export interface LoadMasterDriverOptions {
@@ -20,6 +21,8 @@ export interface LoadMasterDriverOptions {
   readonly maxCallsPer3s: number;
   /** VS address for Ingress-mode listeners with the `default` address. */
   readonly defaultAddress: string | null;
+  /** A throttle shared with other drivers of the same LoadMaster (default: one of its own). */
+  readonly throttle?: CallThrottle;
 }
 
 /** Raised when the LoadMaster cannot be read back (the applier retries; nothing was written). */
@@ -45,6 +48,7 @@ export class LoadMasterDriver implements ApplianceDriver<LmVendorState> {
     this.#options = options;
     this.#client = new LoadMasterClient({
       url: options.url, credentials: options.credentials, insecureTls: options.insecureTls, maxCallsPer3s: options.maxCallsPer3s,
+      ...(options.throttle === undefined ? {} : { throttle: options.throttle }),
     });
     this.#runner = new OperationRunner(this.#client, async (signal) => (await this.#read(signal)).indexes);
   }

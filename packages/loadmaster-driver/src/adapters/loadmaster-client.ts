@@ -15,6 +15,8 @@ export interface LoadMasterClientOptions {
   /** Calls allowed in any 3 s window (the appliance drops above 30). */
   readonly maxCallsPer3s: number;
   readonly timeoutMs?: number;
+  /** Share one throttle between clients of the same appliance (the limit is per appliance, not per client). */
+  readonly throttle?: CallThrottle;
 }
 
 /** A v2 reply: the flat JSON body, or the appliance's refusal (HTTP status = `code`). */
@@ -47,7 +49,7 @@ export class LoadMasterClient {
     this.#agent = this.#url.protocol === 'https:'
       ? new HttpsAgent({ keepAlive: true, rejectUnauthorized: !options.insecureTls })
       : new HttpAgent({ keepAlive: true });
-    this.#throttle = new CallThrottle(options.maxCallsPer3s);
+    this.#throttle = options.throttle ?? new CallThrottle(options.maxCallsPer3s);
     this.#timeoutMs = options.timeoutMs ?? 15000;
   }
 
