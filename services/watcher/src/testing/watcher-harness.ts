@@ -144,3 +144,41 @@ export async function startHarness(options: HarnessOptions): Promise<WatcherHarn
 function devNull(): NodeJS.WritableStream {
   return { write: () => true } as unknown as NodeJS.WritableStream;
 }
+
+/** The objects of one kind token as the stream tells them: key → resourceVersion after folding every event in order. */
+export function foldEvents(records: readonly StreamRecord[], protoKind: number): Map<string, string> {
+  const state = new Map<string, string>();
+  for (const r of records) {
+    if (r.kind !== 'event' || r.event.kind !== protoKind) continue;
+    const key = r.event.namespace === '' ? r.event.name : `${r.event.namespace}/${r.event.name}`;
+    if (r.event.type === KubeEventType.DELETED) state.delete(key);
+    else state.set(key, r.event.resourceVersion);
+  }
+  return state;
+}
+
+/** The simulator's objects of a kind (outside kube-system): key → resourceVersion. */
+export function simState(sim: KubeSim, apiVersion: string, kind: string): Map<string, string> {
+  const state = new Map<string, string>();
+  for (const o of sim.objects.list(apiVersion, kind)) {
+    const m = o.metadata ?? {};
+    const ns = m.namespace ?? '';
+    if (ns === 'kube-system') continue;
+    state.set(ns === '' ? String(m.name) : `${ns}/${String(m.name)}`, m.resourceVersion ?? '');
+  }
+  return state;
+}
+
+/** Sorted `key@rv` lines of a state map, for readable deep-equal failures. */
+export function stateLines(state: ReadonlyMap<string, string>): string[] {
+  return [...state].map(([k, v]) => `${k}@${v}`).sort();
+}
+
+/** Current value of a counter or gauge in the registry (summed over label sets matching `labels`). */
+export async function metricValue(registry: Registry, name: string, labels: Record<string, string> = {}): Promise<number> {
+  const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === name);
+  if (metric === undefined) return 0;
+  return (metric.values as { value: number; labels: Record<string, string | number> }[])
+    .filter((v) => Object.entries(labels).every(([k, want]) => String(v.labels[k]) === want))
+    .reduce((sum, v) => sum + v.value, 0);
+}
