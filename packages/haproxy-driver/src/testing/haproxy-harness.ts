@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import type { TLSSocket } from 'node:tls';
 import type { ExecutionContext, Operation, OperationResult, SecretResolver, TlsMaterial } from '@portolan/appliance-driver';
 import type { DesiredState, ObjectRef } from '@portolan/desired-state';
+import type { EchoReply } from '@portolan/echo-backend';
 import { HaproxyDriver, type HaproxyApplianceConfig } from '../haproxy-driver.ts';
 import { type RunningHaproxy, startHaproxy } from '../adapters/start-haproxy.ts';
 
@@ -94,15 +95,21 @@ export interface Reply {
   readonly headers: http.IncomingHttpHeaders;
   readonly body: string;
   /** Parsed JSON body when the echo backend answered, else null. */
-  readonly echo: { address: string; port: number; host: string; path: string; forwardedFor: string; forwardedProto: string } | null;
+  readonly echo: EchoReply | null;
   /** Subject CN of the certificate the server presented (HTTPS only). */
   readonly certificateCn: string | null;
 }
 
-/** Sends GET `path` to 127.0.0.1:`port` with a Host header (and, for HTTPS, the same SNI). */
-export function request(port: number, host: string, requestPath: string, tls = false): Promise<Reply> {
+/** Sends GET `path` to 127.0.0.1:`port` with a Host header (and, for HTTPS, the same SNI unless `sni` is given). */
+export function request(
+  port: number,
+  host: string,
+  requestPath: string,
+  extra: { tls?: boolean; sni?: string; headers?: Record<string, string> } = {},
+): Promise<Reply> {
+  const tls = extra.tls === true;
   return new Promise((resolve, reject) => {
-    const options = { host: '127.0.0.1', port, path: requestPath, headers: { host }, agent: false as const, timeout: 5_000 };
+    const options = { host: '127.0.0.1', port, path: requestPath, headers: { host, ...extra.headers }, agent: false as const, timeout: 5_000 };
     const onResponse = (res: http.IncomingMessage): void => {
       let body = '';
       res.setEncoding('utf8');
@@ -117,7 +124,7 @@ export function request(port: number, host: string, requestPath: string, tls = f
       });
     };
     const req = tls
-      ? https.request({ ...options, servername: host, rejectUnauthorized: false }, onResponse)
+      ? https.request({ ...options, servername: extra.sni ?? host.split(':')[0], rejectUnauthorized: false }, onResponse)
       : http.request(options, onResponse);
     req.on('timeout', () => req.destroy(new Error('request timed out')));
     req.on('error', reject);

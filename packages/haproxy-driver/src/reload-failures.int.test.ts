@@ -1,0 +1,104 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { type EchoBackends, startEchoBackends } from '@portolan/echo-backend';
+import type { DesiredState } from '@portolan/desired-state';
+import { type Harness, freePort, request, startHarness } from './testing/haproxy-harness.ts';
+import { desired, member, pool, route, service } from './testing/desired-fixtures.ts';
+
+// A configuration HAProxy refuses never replaces the one serving; the refusal is reported as a failed result.
+let h: Harness;
+let echo: EchoBackends;
+let port: number;
+let good: DesiredState;
+
+before(async () => {
+  h = await startHarness();
+  echo = await startEchoBackends([{ address: '127.0.24.1', port: 0 }]);
+  port = await freePort();
+  const b = echo.backends[0]!;
+  good = desired({ pools: [pool('web', [member(b.address, b.port)])], virtualServices: [service('http', port, [route('web.test', '/', 'Prefix', 'web')])] });
+  const round = await h.apply(good);
+  assert.ok(round.results.every((r) => r.ok));
+});
+
+after(async () => {
+  await echo?.close();
+  await h?.[Symbol.asyncDispose]();
+});
+
+async function servesGood(): Promise<void> {
+  const reply = await request(port, 'web.test', '/');
+  assert.equal(reply.status, 200);
+  assert.equal(reply.echo?.address, '127.0.24.1');
+}
+
+test('a configuration that fails `haproxy -c` is refused: failed result, files restored, old config still serving', async () => {
+  const configBefore = fs.readFileSync(path.join(h.dir, 'haproxy.cfg'), 'utf8');
+  const reloads = (await h.driver.showProc()).master.reloads;
+  const b = echo.backends[0]!;
+  // An expect pattern PCRE cannot compile: valid for Kubernetes, fatal for HAProxy (FM-23's shape).
+  const bad = desired({
+    pools: [
+      pool('web', [member(b.address, b.port)]),
+      pool('broken', [member(b.address, b.port)], {
+        monitor: { type: 'http', path: '/', hostHeader: '', expectStatus: '([', intervalSeconds: 5, timeoutSeconds: 1, failures: 3, vendor: null },
+      }),
+    ],
+    virtualServices: [service('http', port, [route('web.test', '/', 'Prefix', 'web'), route('new.test', '/', 'Prefix', 'broken')])],
+  });
+  const round = await h.apply(bad);
+  assert.equal(round.operations.length, 1);
+  const [result] = round.results;
+  assert.equal(result?.ok, false);
+  assert.ok(result !== undefined && !result.ok);
+  assert.equal(result.code, 'ConfigInvalid');
+  assert.equal(result.retryable, false);
+  assert.match(result.message, /haproxy -c refused/);
+  assert.equal(fs.readFileSync(path.join(h.dir, 'haproxy.cfg'), 'utf8'), configBefore);
+  assert.equal((await h.driver.showProc()).master.reloads, reloads, 'no reload was attempted');
+  await servesGood();
+  assert.deepEqual(await h.pending(good), [], 'the appliance still equals the last good state');
+});
+
+test('a reload HAProxy fails (port already taken) is reported, and the previous worker keeps serving', async () => {
+  const blocker = net.createServer();
+  const taken = await freePort();
+  await new Promise<void>((resolve) => blocker.listen(taken, '127.0.0.1', resolve));
+  try {
+    const configBefore = fs.readFileSync(path.join(h.dir, 'haproxy.cfg'), 'utf8');
+    const withTakenPort = desired({ ...good, virtualServices: [...good.virtualServices, service('extra', taken, [route('web.test', '/', 'Prefix', 'web')])] });
+    const round = await h.apply(withTakenPort);
+    const [result] = round.results;
+    assert.ok(result !== undefined && !result.ok, JSON.stringify(round.results));
+    assert.equal(result.code, 'ReloadFailed');
+    assert.equal(result.retryable, true);
+    assert.match(result.message, /previous configuration keeps serving/);
+    assert.equal((await h.driver.showProc()).master.failedReloads, 1);
+    assert.equal(fs.readFileSync(path.join(h.dir, 'haproxy.cfg'), 'utf8'), configBefore, 'a later reload would load the previous files');
+    await servesGood();
+  } finally {
+    await new Promise<void>((resolve) => blocker.close(() => resolve()));
+  }
+  // Once the port is free, the same plan goes through.
+  const extraPort = await freePort();
+  const retry = desired({ ...good, virtualServices: [...good.virtualServices, service('extra', extraPort, [route('web.test', '/', 'Prefix', 'web')])] });
+  const round = await h.apply(retry);
+  assert.ok(round.results.every((r) => r.ok), JSON.stringify(round.results));
+  assert.equal((await h.driver.showProc()).master.failedReloads, 0);
+  assert.equal((await request(extraPort, 'web.test', '/')).echo?.address, '127.0.24.1');
+  assert.equal((await h.apply(good)).results.every((r) => r.ok), true);
+});
+
+test('a write stamped with an older epoch than one already applied here is refused (fencing)', async () => {
+  const b = echo.backends[0]!;
+  const moved = desired({ ...good, pools: [pool('web', [member(b.address, b.port), member('127.0.24.9', 9)])] });
+  const newer = await h.apply(good, 7);
+  assert.ok(newer.results.every((r) => r.ok));
+  const stale = await h.apply(moved, 6);
+  assert.ok(stale.operations.length > 0);
+  for (const result of stale.results) assert.equal(result.ok ? 'ok' : result.code, 'StaleEpoch');
+  assert.deepEqual(await h.pending(good), [], 'nothing of the stale write reached HAProxy');
+});

@@ -1,0 +1,160 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { type EchoBackends, startEchoBackends } from '@portolan/echo-backend';
+import type { DesiredState, Pool } from '@portolan/desired-state';
+import { type Harness, freePort, request, startHarness } from './testing/haproxy-harness.ts';
+import { desired, member, pool, route, service } from './testing/desired-fixtures.ts';
+import { parseServersState } from './core/parse-servers-state.ts';
+
+// Endpoint changes through the Runtime API (zero reloads) versus structural changes (exactly one reload).
+let h: Harness;
+let echo: EchoBackends;
+let port: number;
+
+before(async () => {
+  h = await startHarness({ minFreeSlots: 2, slotIncrement: 4 });
+  echo = await startEchoBackends(Array.from({ length: 8 }, (_, i) => ({ address: `127.0.22.${i + 1}`, port: 0 })));
+  port = await freePort();
+});
+
+after(async () => {
+  await echo?.close();
+  await h?.[Symbol.asyncDispose]();
+});
+
+/** Members for the first `n` echo backends. */
+function members(n: number, from = 0) {
+  return echo.backends.slice(from, from + n).map((b) => member(b.address, b.port));
+}
+
+function web(pools: readonly Pool[], hosts: readonly { host: string; pool: string }[]): DesiredState {
+  return desired({ pools, virtualServices: [service('http', port, hosts.map((x) => route(x.host, '/', 'Prefix', x.pool)))] });
+}
+
+/** Reloads as counted by the HAProxy master itself. */
+async function masterReloads(): Promise<number> {
+  return (await h.driver.showProc()).master.reloads;
+}
+
+/** Which backends answered `n` requests to `host`. */
+async function answering(host: string, n = 12): Promise<Set<string>> {
+  const seen = new Set<string>();
+  for (let i = 0; i < n; i++) {
+    const reply = await request(port, host, '/');
+    if (reply.echo) seen.add(reply.echo.address);
+  }
+  return seen;
+}
+
+async function applyOk(state: DesiredState): Promise<string[]> {
+  const round = await h.apply(state);
+  assert.ok(round.results.every((r) => r.ok), JSON.stringify(round.results));
+  assert.deepEqual(await h.pending(state), [], 'read-back after apply diffs to zero operations');
+  return round.operations.map((o) => o.objectType);
+}
+
+test('scaling a pool up and down goes through the Runtime API with zero reloads, and traffic follows', async () => {
+  await applyOk(web([pool('web', members(1))], [{ host: 'web.test', pool: 'web' }]));
+  const reloads = await masterReloads();
+  const driverReloads = h.driver.reloadCount;
+  const worker = (await h.driver.showProc()).workers[0]?.pid;
+
+  const up = await applyOk(web([pool('web', members(3))], [{ host: 'web.test', pool: 'web' }]));
+  assert.deepEqual(up, ['server', 'server', 'file']);
+  assert.deepEqual(await answering('web.test'), new Set(['127.0.22.1', '127.0.22.2', '127.0.22.3']));
+
+  const down = await applyOk(web([pool('web', members(1, 2))], [{ host: 'web.test', pool: 'web' }]));
+  assert.deepEqual(down, ['server', 'server', 'file']);
+  assert.deepEqual(await answering('web.test'), new Set(['127.0.22.3']));
+
+  assert.equal(await masterReloads(), reloads, 'HAProxy master counted no reload');
+  assert.equal(h.driver.reloadCount, driverReloads);
+  assert.equal((await h.driver.showProc()).workers[0]?.pid, worker, 'the same worker still serves');
+});
+
+test('outgrowing the server slots costs exactly one reload, and every member then serves', async () => {
+  await applyOk(web([pool('web', members(1))], [{ host: 'web.test', pool: 'web' }]));
+  const reloads = await masterReloads();
+  const ops = await applyOk(web([pool('web', members(6))], [{ host: 'web.test', pool: 'web' }]));
+  assert.deepEqual(ops, ['reload']);
+  assert.equal(await masterReloads(), reloads + 1);
+  assert.equal((await answering('web.test', 18)).size, 6);
+});
+
+test('a new host for an existing backend is a map update (zero reloads); a new host with a new backend is one reload', async () => {
+  await applyOk(web([pool('web', members(1)), pool('api', members(1, 1))], [{ host: 'web.test', pool: 'web' }]));
+  const reloads = await masterReloads();
+
+  assert.equal((await request(port, 'www.test', '/')).status, 404);
+  const mapOnly = await applyOk(web([pool('web', members(1)), pool('api', members(1, 1))], [{ host: 'web.test', pool: 'web' }, { host: 'www.test', pool: 'web' }]));
+  assert.deepEqual([...new Set(mapOnly)], ['map']);
+  assert.equal(await masterReloads(), reloads);
+  assert.equal((await request(port, 'www.test', '/')).echo?.address, '127.0.22.1');
+
+  const structural = await applyOk(
+    web(
+      [pool('web', members(1)), pool('api', members(1, 1)), pool('shop', members(1, 4))],
+      [{ host: 'web.test', pool: 'web' }, { host: 'www.test', pool: 'web' }, { host: 'shop.test', pool: 'shop' }],
+    ),
+  );
+  assert.deepEqual(structural, ['reload']);
+  assert.equal(await masterReloads(), reloads + 1);
+  assert.equal((await request(port, 'shop.test', '/')).echo?.address, '127.0.22.5');
+  assert.equal((await request(port, 'www.test', '/')).echo?.address, '127.0.22.1');
+});
+
+test('runtime slot state (address, drain, weight) survives a reload', async () => {
+  const hosts = [{ host: 'web.test', pool: 'web' }];
+  await applyOk(web([pool('web', members(1))], hosts));
+  // Runtime only: a new member in a spare slot, one member draining with weight 5.
+  const runtimeMembers = [member(echo.backends[0]!.address, echo.backends[0]!.port, { state: 'draining', weight: 5 }), ...members(1, 6)];
+  assert.deepEqual(await applyOk(web([pool('web', runtimeMembers)], hosts)), ['server', 'server', 'file']);
+  const before = parseServersState(await h.driver.runtime.command('show servers state'));
+
+  const reloads = await masterReloads();
+  assert.deepEqual(await applyOk(web([pool('web', runtimeMembers), pool('other', members(1, 7))], hosts)), ['reload']);
+  assert.equal(await masterReloads(), reloads + 1);
+
+  const afterReload = parseServersState(await h.driver.runtime.command('show servers state'));
+  const slots = (state: typeof before) => state.find((b) => b.name === 'http:web')?.slots;
+  assert.deepEqual(slots(afterReload), slots(before));
+  assert.deepEqual(slots(afterReload)?.slice(0, 2).map((s) => [s.address, s.state, s.weight]), [
+    ['127.0.22.1', 'drain', 5],
+    ['127.0.22.7', 'ready', 1],
+  ]);
+  // A draining member takes no new requests.
+  assert.deepEqual(await answering('web.test', 6), new Set(['127.0.22.7']));
+});
+
+test('health checks from the pool monitor keep traffic off a member that does not answer', async () => {
+  const deadPort = await freePort();
+  const monitored = pool('web', [...members(1), member('127.0.22.99', deadPort)], {
+    monitor: { type: 'http', path: '/healthz', hostHeader: 'web.test', expectStatus: '^200$', intervalSeconds: 0.1, timeoutSeconds: 0.5, failures: 1, vendor: null },
+  });
+  await applyOk(web([monitored], [{ host: 'web.test', pool: 'web' }]));
+  // The dead member is marked down after its first failed check (fall 1, inter 100 ms).
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    const rows = (await h.driver.runtime.command('show servers state http:web')).split('\n');
+    const dead = rows.find((r) => r.includes(' 127.0.22.99 '));
+    if (dead?.split(' ')[5] === '0') break;
+    assert.ok(Date.now() < deadline, `dead member not marked down: ${dead}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  for (let i = 0; i < 8; i++) assert.equal((await request(port, 'web.test', '/')).status, 200);
+});
+
+test('cookie persistence pins a client to the member it first reached', async () => {
+  const sticky = pool('web', members(3), { persistence: { type: 'cookie', cookie: 'PORTOLAN_S', vendor: null } });
+  await applyOk(web([sticky], [{ host: 'web.test', pool: 'web' }]));
+  const first = await request(port, 'web.test', '/');
+  const setCookie = first.headers['set-cookie']?.[0] ?? '';
+  assert.match(setCookie, /^PORTOLAN_S=s\d+/);
+  const cookie = setCookie.split(';')[0] ?? '';
+  const seen = new Set<string>();
+  for (let i = 0; i < 6; i++) {
+    const reply = await request(port, 'web.test', '/', { headers: { cookie } });
+    if (reply.echo) seen.add(reply.echo.address);
+  }
+  assert.deepEqual(seen, new Set([first.echo?.address]));
+});
