@@ -1,7 +1,7 @@
 // Test harness (tests and benchmarks only): a simulator, a NATS stream scoped to one test cluster, a watcher wired
 // to both, and a reader that decodes what reached the stream.
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { busDeclaration, NatsEventBus, type BusDeclaration } from '@portolan/bus';
@@ -12,6 +12,7 @@ import { createLogger, createMetricsRegistry, startTracing, type Registry } from
 import { KubeApiClient } from '../adapters/kube-api-client.ts';
 import { natsConnectivity } from '../adapters/nats-connectivity.ts';
 import { ClusterWatcher, type ClusterWatcherOptions } from '../cluster-watcher.ts';
+import { startCountingProxy, type CountingProxy } from './counting-proxy.ts';
 import { WATCHED_KINDS, type StreamTiming, type WatchedKind } from '../core/index.ts';
 
 /** One message read back from the stream, decoded. */
@@ -80,7 +81,10 @@ export interface WatcherHarness {
   readonly sim: KubeSim;
   readonly bus: NatsEventBus;
   readonly client: KubeApiClient;
-  readonly registry: Registry;
+  /** The connection counter between watcher and simulator, when asked for. */
+  readonly proxy: CountingProxy | null;
+  /** The metrics registry of the current watcher (each start gets a fresh one). */
+  registry: Registry;
   watcher: ClusterWatcher;
   /** Starts (again) a watcher with the harness's options; the previous one must be stopped. */
   startWatcher(overrides?: Partial<ClusterWatcherOptions>): ClusterWatcher;
@@ -98,6 +102,8 @@ export interface HarnessOptions {
   readonly maxPayloadBytes?: number;
   /** Do not start the watcher yet (seed the simulator first). */
   readonly deferStart?: boolean;
+  /** Put a connection-counting TCP proxy between the watcher and the simulator. */
+  readonly countConnections?: boolean;
 }
 
 /** Starts a simulator, opens a scoped stream on `natsUrl`, and (unless deferred) starts a watcher. */
@@ -106,7 +112,8 @@ export async function startHarness(options: HarnessOptions): Promise<WatcherHarn
   const dir = await mkdtemp(path.join(tmpdir(), 'portolan-watcher-'));
   const sim = await startKubeSim({ bookmarkIntervalMs: 500, compactIntervalMs: 0, ...options.sim });
   const kubeconfig = path.join(dir, 'kubeconfig');
-  await sim.writeKubeconfig(kubeconfig);
+  const proxy = options.countConnections === true ? await startCountingProxy(sim.port) : null;
+  await writeFile(kubeconfig, proxy === null ? sim.kubeconfigYaml() : sim.kubeconfigYaml().replace(sim.url, `https://127.0.0.1:${proxy.port}`), { mode: 0o600 });
   const client = await KubeApiClient.fromKubeconfig({ kubeconfig });
   const bus = await NatsEventBus.open(options.natsUrl, scopedDeclaration(cluster, options.maxPayloadBytes), { name: `test-${cluster}` });
   const link = natsConnectivity(bus);
@@ -121,10 +128,11 @@ export async function startHarness(options: HarnessOptions): Promise<WatcherHarn
     kinds: options.kinds ?? WATCHED_KINDS, ...options.watcher,
   };
   const harness: WatcherHarness = {
-    cluster, sim, bus, client, registry,
+    cluster, sim, bus, client, registry, proxy,
     watcher: undefined as unknown as ClusterWatcher,
     startWatcher(overrides = {}) {
-      harness.watcher = ClusterWatcher.start({ ...base, ...overrides });
+      harness.registry = createMetricsRegistry('watcher-test');
+      harness.watcher = ClusterWatcher.start({ ...base, registry: harness.registry, ...overrides });
       return harness.watcher;
     },
     read: () => readStream(bus),
@@ -133,6 +141,7 @@ export async function startHarness(options: HarnessOptions): Promise<WatcherHarn
       await bus.jsm.streams.delete(bus.declaration.kube.name).catch(() => undefined);
       await bus.jsm.streams.delete(bus.declaration.pipeline.name).catch(() => undefined);
       await bus.close();
+      await proxy?.close();
       await sim.close();
       await rm(dir, { recursive: true, force: true });
     },

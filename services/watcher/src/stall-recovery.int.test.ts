@@ -1,0 +1,105 @@
+// FM-2 (the seed 002 outage): a watch that stays open and delivers nothing is detected within the stall bound, the
+// watcher is reported unhealthy meanwhile, and every change made during the stall is published after recovery.
+// A quiet cluster (bookmarks only) never trips the detector. FM-4: a watcher that was down publishes a marker
+// without what was deleted meanwhile.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { testStack } from '@portolan/infra';
+import { KubeKind } from '@portolan/proto';
+import { watchedKind } from './core/index.ts';
+import { startHarness, waitFor, foldEvents, simState, stateLines, metricValue } from './testing/watcher-harness.ts';
+import { ingress, namespace, service, endpointSlice } from './testing/sample-objects.ts';
+
+const STALL_MS = 1_500;
+
+test('FM-2: a stalled watch is detected within the bound, health fails meanwhile, and every change of the stall is published', async () => {
+  const { natsUrl } = await testStack();
+  const h = await startHarness({ natsUrl, deferStart: true, kinds: [watchedKind('Ingress'), watchedKind('EndpointSlice')], timing: { stallMs: STALL_MS } });
+  try {
+    h.sim.objects.create(namespace('shop'));
+    for (let i = 0; i < 3; i++) h.sim.objects.create(ingress('shop', `web${i}`));
+    h.sim.objects.create(endpointSlice('shop', 'web0-a', 'web0', 3));
+    h.startWatcher();
+    await waitFor('synced', () => (h.watcher.readiness().ok ? true : undefined));
+
+    h.sim.faults.stallWatches();
+    const stalledAt = Date.now();
+    h.sim.objects.delete({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', namespace: 'shop', name: 'web0' });
+    h.sim.objects.create(ingress('shop', 'web9'));
+    h.sim.objects.update({ ...endpointSlice('shop', 'web0-a', 'web0', 1, 50) });
+
+    // Detection: the supervisor abandons the silent watch within the bound (plus one clock tick).
+    await waitFor('stall detected', async () => ((await metricValue(h.registry, 'watch_restarts_total', { reason: 'stalled' })) >= 1 ? true : undefined), STALL_MS + 2_000, 20);
+    assert.ok(Date.now() - stalledAt <= STALL_MS + 1_500, `detected after ${Date.now() - stalledAt} ms`);
+    // The relist is a plain list (not stalled): the changes of the stall reach the bus without any watch working.
+    await waitFor('changes of the stall published', async () => {
+      const r = await h.read();
+      const ing = JSON.stringify(stateLines(foldEvents(r, KubeKind.INGRESS))) === JSON.stringify(stateLines(simState(h.sim, 'networking.k8s.io/v1', 'Ingress')));
+      const eps = JSON.stringify(stateLines(foldEvents(r, KubeKind.ENDPOINT_SLICE))) === JSON.stringify(stateLines(simState(h.sim, 'discovery.k8s.io/v1', 'EndpointSlice')));
+      return ing && eps ? true : undefined;
+    }, STALL_MS * 2 + 5_000);
+    // Watches are still stalled: the kinds go stale again and /healthz says so.
+    await waitFor('unhealthy while watches stay silent', () => (!h.watcher.liveness().ok && !h.watcher.readiness().ok ? true : undefined), STALL_MS * 3);
+    const age = await metricValue(h.registry, 'watch_last_event_age_seconds', { kind: 'Ingress' });
+    assert.ok(age > STALL_MS / 1000, `watch_last_event_age_seconds is exported and growing (${age})`);
+
+    h.sim.faults.resumeWatches();
+    await waitFor('healthy and ready after the stall ends', () => (h.watcher.liveness().ok && h.watcher.readiness().ok ? true : undefined), STALL_MS * 3);
+  } finally {
+    await h.close();
+  }
+});
+
+test('FM-2/FM-5: a quiet cluster with bookmarks never trips the stall detector and needs no relist', async () => {
+  const { natsUrl } = await testStack();
+  // Bookmarks every 300 ms against a 1.5 s bound; watches end (server timeout) every ~2 s and resume without a list.
+  const h = await startHarness({ natsUrl, deferStart: true, kinds: [watchedKind('Ingress'), watchedKind('Service')], timing: { stallMs: STALL_MS, watchTimeoutSeconds: 1 }, sim: { bookmarkIntervalMs: 300 } });
+  try {
+    h.sim.objects.create(namespace('shop'));
+    h.sim.objects.create(ingress('shop', 'web0'));
+    h.startWatcher();
+    await waitFor('synced', () => (h.watcher.readiness().ok ? true : undefined));
+    const quietUntil = Date.now() + 5 * STALL_MS;
+    while (Date.now() < quietUntil) {
+      assert.ok(h.watcher.readiness().ok, `stays ready while quiet: ${JSON.stringify(h.watcher.readiness())}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(await metricValue(h.registry, 'watch_restarts_total', { reason: 'stalled' }), 0);
+    assert.equal(await metricValue(h.registry, 'watch_relists_total'), 2, 'one initial list per kind, no more');
+  } finally {
+    await h.close();
+  }
+});
+
+test('FM-4: a watcher stopped while 5 Ingresses and 3 EndpointSlices were deleted publishes list markers without them', async () => {
+  const { natsUrl } = await testStack();
+  const h = await startHarness({ natsUrl, deferStart: true, kinds: [watchedKind('Ingress'), watchedKind('EndpointSlice')] });
+  try {
+    h.sim.objects.create(namespace('shop'));
+    for (let i = 0; i < 8; i++) {
+      h.sim.objects.create(ingress('shop', `web${i}`));
+      h.sim.objects.create(service('shop', `web${i}`));
+      h.sim.objects.create(endpointSlice('shop', `web${i}-a`, `web${i}`, 2, i * 4));
+    }
+    h.startWatcher();
+    await waitFor('synced', () => (h.watcher.readiness().ok ? true : undefined));
+    await h.watcher.stop({ flush: true });
+    const before = (await h.read()).length;
+
+    for (let i = 0; i < 5; i++) h.sim.objects.delete({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', namespace: 'shop', name: `web${i}` });
+    for (let i = 0; i < 3; i++) h.sim.objects.delete({ apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', namespace: 'shop', name: `web${i}-a` });
+
+    h.startWatcher();
+    const markers = await waitFor('markers of the restarted watcher', async () => {
+      const fresh = (await h.read()).slice(before).filter((r) => r.kind === 'marker');
+      const ing = fresh.find((r) => r.kind === 'marker' && r.marker.kind === KubeKind.INGRESS);
+      const eps = fresh.find((r) => r.kind === 'marker' && r.marker.kind === KubeKind.ENDPOINT_SLICE);
+      return ing?.kind === 'marker' && eps?.kind === 'marker' ? { ing: ing.marker, eps: eps.marker } : undefined;
+    });
+    assert.deepEqual(markers.ing.keys, ['shop/web5', 'shop/web6', 'shop/web7']);
+    assert.deepEqual(markers.eps.keys, ['shop/web3-a', 'shop/web4-a', 'shop/web5-a', 'shop/web6-a', 'shop/web7-a']);
+    assert.equal(markers.ing.chunkCount, 1);
+  } finally {
+    await h.close();
+  }
+});
