@@ -80,6 +80,22 @@ test('Ingress mode against the emulator: converge from empty, route exactly, the
   }
 });
 
+test('Ingress mode: an unreadable TLS Secret is a retryable result, not a crash, and nothing leaks', async () => {
+  const driver = driverFor('tls1');
+  try {
+    const desired = desiredState({
+      virtualServices: [virtualService('t-443', [route('t.example.com', '/', 'Prefix', 'p')], { address: { kind: 'dedicated', ip: '10.0.0.13' }, port: 443, protocol: 'https', certificates: ['missing'] })],
+      pools: [pool('p', [])],
+      certificates: [certificate('missing', 'fp9')],
+    });
+    const { results } = await converge(driver, desired, {});
+    assert.deepEqual(results[0] === undefined ? null : { ok: results[0].ok, code: 'code' in results[0] ? results[0].code : '' }, { ok: false, code: 'SecretUnavailable' });
+    await converge(driver, desiredState({}));
+  } finally {
+    await driver.close();
+  }
+});
+
 test('Ingress mode: a one-endpoint change is one write call', async () => {
   const driver = driverFor('ing1');
   try {

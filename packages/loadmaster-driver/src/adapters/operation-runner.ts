@@ -40,6 +40,7 @@ export class OperationRunner {
       }
       const reply = await this.#dispatch(op, p, ctx);
       if (reply.ok) return { ok: true, detail: op.summary };
+      if (reply.status === 0) return { ok: false, code: 'SecretUnavailable', message: `${op.summary}: ${reply.message}`, retryable: true };
       return { ok: false, code: `LoadMaster${reply.status}`, message: `${op.summary}: ${reply.message}`, retryable: reply.status >= 500 };
     } catch (error) {
       if (error instanceof LoadMasterTransportError) return { ok: false, code: error.code, message: `${op.summary}: ${error.message}`, retryable: true };
@@ -53,7 +54,13 @@ export class OperationRunner {
     const call = (cmd: string, params: Params): Promise<LoadMasterReply> => this.#client.call(cmd, params, ctx.signal);
     switch (`${op.objectType}:${op.action}`) {
       case 'certificate:create': {
-        const material = await ctx.secrets.resolve(secretRef(p));
+        let material;
+        try {
+          material = await ctx.secrets.resolve(secretRef(p));
+        } catch (error) {
+          // The resolver's error may quote the sealed payload; only its class name goes into the result.
+          return { ok: false, status: 0, message: `Secret unavailable (${error instanceof Error ? error.name : 'error'})` };
+        }
         const data = Buffer.from(`${material.certificatePem.trim()}\n${material.privateKeyPem.trim()}\n`).toString('base64');
         return call('addcert', { cert: text(p, 'name'), replace: 0, data });
       }
