@@ -8,6 +8,7 @@ import { readOwnedObjects } from './adapters/read-owned-objects.ts';
 import { VtmRestClient, VtmTransportError } from './adapters/vtm-rest-client.ts';
 import { diffVtm } from './core/diff-vtm.ts';
 import { renderVtm } from './core/render-vtm.ts';
+import type { AcmeHttpChallenge } from './core/traffic-script.ts';
 import type { VtmObjects } from './core/vtm-objects.ts';
 
 /** Everything a vTM driver needs to reach and configure one appliance. */
@@ -22,6 +23,11 @@ export interface VtmDriverOptions {
   readonly machines?: readonly string[];
   readonly insecureTls?: boolean;
   readonly ca?: string;
+  /**
+   * The ACME HTTP-01 challenges pending right now (e.g. the ACME issuer's challenge store), read at every render:
+   * while any are pending, port-80 services answer them first (see renderVtm's `acmeChallenges`).
+   */
+  readonly acmeChallenges?: () => readonly AcmeHttpChallenge[];
 }
 
 /** Raised when an appliance entry cannot configure a vTM driver (wrong driver, unreadable password file). */
@@ -53,13 +59,20 @@ export class VtmDriver implements ApplianceDriver<VtmObjects> {
     });
   }
 
-  /** Renders the neutral desired state into the vTM objects this driver owns (pure: same input, same output). */
+  /**
+   * Renders the neutral desired state into the vTM objects this driver owns: pure over (desired state, pending
+   * ACME challenges), so the same inputs give the same output.
+   */
   render(desired: DesiredState): VtmObjects {
-    return renderVtm(desired, {
-      appliance: this.#options.appliance,
-      defaultTrafficIpGroup: this.#options.defaultTrafficIpGroup ?? null,
-      machines: this.#options.machines ?? null,
-    });
+    return renderVtm(
+      desired,
+      {
+        appliance: this.#options.appliance,
+        defaultTrafficIpGroup: this.#options.defaultTrafficIpGroup ?? null,
+        machines: this.#options.machines ?? null,
+      },
+      { acmeChallenges: this.#options.acmeChallenges?.() ?? [] },
+    );
   }
 
   /** Reads back the objects this driver owns (foreign look-alikes are listed, never returned as ours). */

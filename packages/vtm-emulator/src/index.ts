@@ -10,3 +10,11 @@ export {
 export type { StoredObject, PutOutcome, DeleteOutcome } from './core/vtm-config-store.ts';
 export { SelfSignedCertError } from './adapters/self-signed-cert.ts';
 export { StateFileError } from './adapters/state-file.ts';
+export {
+  DataPlaneListenError,
+  type DataPlane,
+  type DataPlaneOptions,
+  type DataPlaneListener,
+  type DataPlaneLogEntry,
+} from './adapters/data-plane.ts';
+export { runTrafficScript, TrafficScriptError, type ScriptRequest, type RuleOutcome } from './core/traffic-script-interpreter.ts';

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { EmulatedDataPlane, type DataPlane, type DataPlaneOptions } from './adapters/data-plane.ts';
 import { makeSelfSignedCert } from './adapters/self-signed-cert.ts';
 import { readStateFile, writeStateFile } from './adapters/state-file.ts';
 import { handleRequest, type HandlerOptions } from './core/handle-request.ts';
@@ -25,6 +26,11 @@ export interface VtmEmulatorOptions {
   readonly machines?: readonly string[];
   /** API versions to list at /api/tm; defaults to ['8.3']. */
   readonly versions?: readonly string[];
+  /**
+   * Also emulate traffic: one HTTP listener per port of an enabled plain-HTTP virtual server, running its request
+   * rules (TrafficScript subset) and its pools. Absent: control plane only.
+   */
+  readonly dataPlane?: DataPlaneOptions;
 }
 
 /** One successful write, as a test sees it (private keys redacted). */
@@ -63,6 +69,8 @@ export interface VtmEmulator {
   readonly state: EmulatorStateAccess;
   /** The self-signed certificate (PEM) when serving HTTPS. */
   readonly certificatePem: string | null;
+  /** The data plane, when started with `dataPlane`; null otherwise. */
+  readonly dataPlane: DataPlane | null;
   close(): Promise<void>;
 }
 
@@ -74,8 +82,11 @@ export async function startVtmEmulator(options: VtmEmulatorOptions): Promise<Vtm
     const snapshot = readStateFile(statePath);
     if (snapshot !== null) store.loadSnapshot(snapshot);
   }
+  const dataPlane = options.dataPlane === undefined ? null : new EmulatedDataPlane(store, options.dataPlane);
+  // Every write goes through here: the state file is saved and the data plane's listeners follow the configuration.
   const persist = (): void => {
     if (statePath !== undefined) writeStateFile(statePath, store.toSnapshot());
+    dataPlane?.sync();
   };
   const writeLog: WriteLogEntry[] = [];
   const requestLog: RequestLogEntry[] = [];
@@ -87,6 +98,7 @@ export async function startVtmEmulator(options: VtmEmulatorOptions): Promise<Vtm
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => resolve());
   });
+  dataPlane?.sync(); // a loaded state file may already hold virtual servers
   const { port } = server.address() as AddressInfo;
   return {
     url: `${tls === null ? 'http' : 'https'}://${host.includes(':') ? `[${host}]` : host}:${port}`,
@@ -95,11 +107,14 @@ export async function startVtmEmulator(options: VtmEmulatorOptions): Promise<Vtm
     requestLog,
     certificatePem: tls?.cert ?? null,
     state: stateAccess(store, persist),
-    close: () =>
-      new Promise<void>((resolve, reject) => {
+    dataPlane,
+    close: async () => {
+      await dataPlane?.close();
+      await new Promise<void>((resolve, reject) => {
         server.close((error) => (error === undefined ? resolve() : reject(error)));
         server.closeAllConnections();
-      }),
+      });
+    },
   };
 }
 

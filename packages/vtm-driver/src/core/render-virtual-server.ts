@@ -11,6 +11,13 @@ export interface VirtualServerContext {
   /** The traffic IP group the service listens on (ours, or the appliance's default group). */
   readonly trafficIpGroup: string;
   readonly certificates: ReadonlyMap<string, Certificate>;
+  /** Name of the ACME HTTP-01 rule while challenges are pending (placed first on port-80 HTTP services); else null. */
+  readonly acmeRule?: string | null;
+}
+
+/** Whether a service answers ACME HTTP-01 validation: plain HTTP on port 80, where ACME servers connect. */
+export function servesAcmeChallenges(vs: Pick<VirtualService, 'port' | 'protocol'>): boolean {
+  return vs.port === 80 && vs.protocol === 'http';
 }
 
 /** `Kind/cluster/namespace/name`: the source written into ownership notes. */
@@ -54,6 +61,14 @@ export function renderVirtualServer(vs: VirtualService, ctx: VirtualServerContex
   if (vs.customization !== null) properties = deepMerge(properties, vendorProperties(vs.customization));
   // The note is re-applied after customization: ownership must survive any user JSON.
   properties = deepMerge(properties, { basic: { note } });
+  // The challenge rule goes before everything, user scripts included: a script that redirects or rejects every
+  // request must not break certificate validation. Applied last so customizations cannot drop it.
+  const acmeRule = ctx.acmeRule ?? null;
+  if (acmeRule !== null && servesAcmeChallenges(vs)) {
+    const basicNow = properties['basic'] as JsonObject;
+    const existing = Array.isArray(basicNow['request_rules']) ? basicNow['request_rules'] : [];
+    properties = { ...properties, basic: { ...basicNow, request_rules: [acmeRule, ...existing.filter((r) => r !== acmeRule)] } };
+  }
   return [...rules, { type: 'virtual_servers', name: vtmName('vs', vs.name), properties }];
 }
 

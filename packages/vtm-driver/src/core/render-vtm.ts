@@ -1,7 +1,9 @@
 import { ownerNote } from '@portolan/appliance-driver';
 import { compareCodeUnits, type DesiredState, type ObjectCondition, type VirtualService } from '@portolan/desired-state';
 import { renderPool } from './render-pool.ts';
+import { renderAcmeChallenges } from './render-acme-challenges.ts';
 import { formatRef, renderVirtualServer } from './render-virtual-server.ts';
+import type { AcmeHttpChallenge } from './traffic-script.ts';
 import { vtmName } from './vtm-names.ts';
 import { writeOrder, type VtmObject, type VtmObjects } from './vtm-objects.ts';
 
@@ -17,19 +19,27 @@ export interface VtmRenderConfig {
   readonly machines: readonly string[] | null;
 }
 
+/** Run-time inputs of render that are not part of the desired state (kept out of snapshots and their hashes). */
+export interface VtmRenderInputs {
+  /** ACME HTTP-01 challenges pending right now (from the ACME issuer); empty or absent: no challenge rule. */
+  readonly acmeChallenges?: readonly AcmeHttpChallenge[];
+}
+
 /**
  * Renders the neutral desired state into the vTM objects the driver owns (seed 003): a traffic IP group per
  * address, a virtual server (and its rules) per virtual service, a pool (monitor, persistence) per pool, an SSL
  * server key per certificate. Pure; services the appliance cannot carry become conditions, not exceptions.
  */
-export function renderVtm(desired: DesiredState, config: VtmRenderConfig): VtmObjects {
+export function renderVtm(desired: DesiredState, config: VtmRenderConfig, inputs: VtmRenderInputs = {}): VtmObjects {
   const { accepted, conditions } = acceptVirtualServices(desired.virtualServices, config);
   const objects: VtmObject[] = [];
   const certificates = new Map(desired.certificates.map((c) => [c.name, c]));
+  const acme = renderAcmeChallenges(accepted, certificates, config.appliance, inputs.acmeChallenges ?? []);
+  objects.push(...acme.objects);
   const addresses = new Map<string, VirtualService>();
-  for (const { vs, trafficIpGroup } of accepted) {
+  for (const { vs, trafficIpGroup } of [...accepted, ...acme.listeners]) {
     if (vs.address.kind !== 'default' && !addresses.has(vs.address.ip)) addresses.set(vs.address.ip, vs);
-    objects.push(...renderVirtualServer(vs, { appliance: config.appliance, trafficIpGroup, certificates }));
+    objects.push(...renderVirtualServer(vs, { appliance: config.appliance, trafficIpGroup, certificates, acmeRule: acme.rule }));
   }
   for (const [ip, first] of addresses) {
     objects.push({
@@ -59,7 +69,8 @@ export function renderVtm(desired: DesiredState, config: VtmRenderConfig): VtmOb
   return { objects: sortObjects(dedupe(objects)), conditions };
 }
 
-interface Accepted {
+/** A virtual service the appliance can carry, with the traffic IP group it listens on. */
+export interface Accepted {
   readonly vs: VirtualService;
   readonly trafficIpGroup: string;
 }

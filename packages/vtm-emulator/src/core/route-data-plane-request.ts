@@ -1,0 +1,103 @@
+import { runTrafficScript, TrafficScriptError, type ScriptRequest } from './traffic-script-interpreter.ts';
+import { isObject } from './validate-properties.ts';
+import type { VtmConfigStore } from './vtm-config-store.ts';
+
+/**
+ * The emulated data plane's decisions, as pure functions of the configuration: which virtual server answers on
+ * a port, and what its request rules do with a request. The shell (adapters/data-plane.ts) owns the sockets.
+ */
+
+/** What the data plane does with one request. */
+export type DataPlaneDecision =
+  | { readonly kind: 'respond'; readonly status: number; readonly reason: string; readonly headers: Readonly<Record<string, string>>; readonly body: string }
+  | { readonly kind: 'pool'; readonly virtualServer: string; readonly pool: string; readonly node: string | null }
+  | { readonly kind: 'discard'; readonly why: string };
+
+/**
+ * The enabled plain-HTTP virtual servers per port (sorted by name): the ports the data plane listens on.
+ * TLS-decrypting and non-HTTP services are not emulated.
+ */
+export function dataPlanePorts(store: VtmConfigStore): Map<number, string[]> {
+  const ports = new Map<number, string[]>();
+  for (const name of store.list('virtual_servers')) {
+    const basic = basicOf(store, 'virtual_servers', name);
+    if (basic === null || basic['enabled'] !== true || basic['protocol'] !== 'http' || basic['ssl_decrypt'] === true) continue;
+    const port = basic['port'];
+    if (typeof port !== 'number') continue;
+    ports.set(port, [...(ports.get(port) ?? []), name]);
+  }
+  return ports;
+}
+
+/**
+ * Runs the request rules of the virtual server on `port` in order (the first that ends the request wins), then
+ * falls back to its default pool. `pick` chooses among a pool's active nodes (round robin in the shell).
+ * When several virtual servers share the port, the first by name answers (the emulator has one listen address).
+ */
+export function routeDataPlaneRequest(store: VtmConfigStore, port: number, request: ScriptRequest, pick: number): DataPlaneDecision {
+  const virtualServer = dataPlanePorts(store).get(port)?.[0];
+  const basic = virtualServer === undefined ? null : basicOf(store, 'virtual_servers', virtualServer);
+  if (virtualServer === undefined || basic === null) return { kind: 'discard', why: `no enabled virtual server on port ${port}` };
+  const rules = Array.isArray(basic['request_rules']) ? basic['request_rules'] : [];
+  for (const rule of rules) {
+    if (typeof rule !== 'string') continue;
+    const stored = store.get('rules', rule);
+    if (stored?.kind !== 'text') return respond(500, 'Internal Server Error', `request rule ${rule} does not exist\n`);
+    let outcome;
+    try {
+      outcome = runTrafficScript(stored.text, request);
+    } catch (error) {
+      if (error instanceof TrafficScriptError) return respond(500, 'Internal Server Error', `rule ${rule}: ${error.message}\n`);
+      throw error;
+    }
+    switch (outcome.kind) {
+      case 'none':
+        continue;
+      case 'response':
+        return fromSendResponse(outcome.status, outcome.contentType, outcome.body, outcome.headers);
+      case 'redirect':
+        return { kind: 'respond', status: 302, reason: 'Found', headers: { location: outcome.location, 'content-type': 'text/plain' }, body: '' };
+      case 'discard':
+        return { kind: 'discard', why: `rule ${rule} discarded the connection` };
+      case 'pool':
+        return usePool(store, virtualServer, outcome.pool, outcome.node, pick);
+    }
+  }
+  const pool = typeof basic['pool'] === 'string' ? basic['pool'] : 'discard';
+  return usePool(store, virtualServer, pool, null, pick);
+}
+
+function usePool(store: VtmConfigStore, virtualServer: string, pool: string, node: string | null, pick: number): DataPlaneDecision {
+  if (pool === 'discard') return { kind: 'discard', why: `virtual server ${virtualServer} uses the discard pool` };
+  const basic = basicOf(store, 'pools', pool);
+  if (basic === null) return respond(503, 'Service Unavailable', `pool ${pool} does not exist\n`);
+  if (node !== null) return { kind: 'pool', virtualServer, pool, node };
+  const rows = Array.isArray(basic['nodes_table']) ? basic['nodes_table'] : [];
+  const active = rows.filter(isObject).filter((r) => r['state'] === 'active' && typeof r['node'] === 'string').map((r) => r['node'] as string);
+  if (active.length === 0) return respond(503, 'Service Unavailable', `pool ${pool} has no active node\n`);
+  return { kind: 'pool', virtualServer, pool, node: active[pick % active.length] as string };
+}
+
+/** `http.sendResponse(status line, content type, body, "Name: value\r\n…")` as an HTTP answer. */
+function fromSendResponse(statusLine: string, contentType: string, body: string, extra: string): DataPlaneDecision {
+  const match = /^\s*(\d{3})\s*(.*)$/.exec(statusLine);
+  const status = match === null ? 200 : Number(match[1]);
+  const headers: Record<string, string> = {};
+  if (contentType !== '') headers['content-type'] = contentType;
+  for (const line of extra.split(/\r?\n/)) {
+    const sep = line.indexOf(':');
+    if (sep > 0) headers[line.slice(0, sep).trim().toLowerCase()] = line.slice(sep + 1).trim();
+  }
+  return { kind: 'respond', status, reason: match?.[2] ?? '', headers, body };
+}
+
+function respond(status: number, reason: string, body: string): DataPlaneDecision {
+  return { kind: 'respond', status, reason, headers: { 'content-type': 'text/plain' }, body };
+}
+
+function basicOf(store: VtmConfigStore, type: string, name: string): Record<string, unknown> | null {
+  const stored = store.get(type, name);
+  if (stored?.kind !== 'json') return null;
+  const basic = stored.properties['basic'];
+  return isObject(basic) ? basic : null;
+}
