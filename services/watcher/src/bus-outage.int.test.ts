@@ -2,61 +2,24 @@
 // resume when it returns. A private nats-server is killed and restarted so other tests keep their broker.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { KubeKind } from '@portolan/proto';
 import { watchedKind } from './core/index.ts';
 import { startHarness, waitFor, foldEvents, simState, stateLines, metricValue } from './testing/watcher-harness.ts';
+import { startPrivateNats } from './testing/private-nats.ts';
 import { ingress, namespace } from './testing/sample-objects.ts';
 
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
-
-function startNats(port: number, dir: string): ChildProcess {
-  return spawn('/usr/sbin/nats-server', ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir], { stdio: 'ignore' });
-}
-
-async function reachable(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = net.connect(port, '127.0.0.1', () => {
-      s.destroy();
-      resolve(true);
-    });
-    s.on('error', () => resolve(false));
-  });
-}
-
-async function stopProcess(p: ChildProcess | null): Promise<void> {
-  if (p === null || p.exitCode !== null || p.signalCode !== null) return;
-  const exited = new Promise((r) => p.once('exit', r));
-  p.kill('SIGKILL');
-  await exited;
-}
-
 test('a NATS outage and recovery lose nothing: changes made while the broker is down are published after it returns', async () => {
-  const dir = await mkdtemp(path.join(tmpdir(), 'portolan-nats-'));
-  const port = await freePort();
-  let nats: ChildProcess | null = startNats(port, dir);
+  const nats = await startPrivateNats();
   let h;
   try {
-    await waitFor('nats-server up', async () => ((await reachable(port)) ? true : undefined), 10_000);
-    h = await startHarness({ natsUrl: `nats://127.0.0.1:${port}`, deferStart: true, kinds: [watchedKind('Ingress')], timing: { stallMs: 1_500 }, watcher: { publishTimeoutMs: 1_000 } });
+    h = await startHarness({ natsUrl: nats.url, deferStart: true, kinds: [watchedKind('Ingress')], timing: { stallMs: 1_500 }, watcher: { publishTimeoutMs: 1_000 } });
     const harness = h;
     harness.sim.objects.create(namespace('shop'));
     for (let i = 0; i < 5; i++) harness.sim.objects.create(ingress('shop', `web${i}`));
     harness.startWatcher();
     await waitFor('synced', () => (harness.watcher.readiness().ok && harness.watcher.publisher.pending === 0 ? true : undefined));
 
-    await stopProcess(nats);
-    nats = null;
+    await nats.kill();
     for (let i = 5; i < 45; i++) harness.sim.objects.create(ingress('shop', `web${i}`));
     harness.sim.objects.delete({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', namespace: 'shop', name: 'web0' });
     harness.sim.objects.patch({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', namespace: 'shop', name: 'web1' }, 'application/merge-patch+json', { metadata: { labels: { v: '2' } } });
@@ -66,7 +29,7 @@ test('a NATS outage and recovery lose nothing: changes made while the broker is 
     assert.equal(await metricValue(harness.registry, 'watch_restarts_total', { reason: 'stalled' }), 0, 'a bus outage is not a watch stall');
     assert.ok(harness.watcher.publisher.pending >= 42, `still held: ${harness.watcher.publisher.pending}`);
 
-    nats = startNats(port, dir);
+    await nats.restart();
     await waitFor('everything published after the broker returned', async () => {
       if (harness.watcher.publisher.pending !== 0) return undefined;
       const r = await harness.read();
@@ -75,7 +38,6 @@ test('a NATS outage and recovery lose nothing: changes made while the broker is 
     assert.ok((await metricValue(harness.registry, 'watch_publish_retries_total')) > 0, 'publishes were retried, not dropped');
   } finally {
     await h?.close().catch(() => undefined);
-    await stopProcess(nats);
-    await rm(dir, { recursive: true, force: true });
+    await nats.close();
   }
 });
