@@ -6,6 +6,7 @@ import { up, down } from './up.ts';
 import { echoBackends } from './echo-backends.ts';
 import { leaderStatus } from './leader-status.ts';
 import { kubeSim } from './kube-sim.ts';
+import { watch } from './watch.ts';
 
 /**
  * Every subcommand, one module each. Commands load their implementation lazily so that
@@ -22,4 +23,5 @@ export const commands: readonly CliCommand[] = [
   echoBackends,
   leaderStatus,
   kubeSim,
+  watch,
 ];
