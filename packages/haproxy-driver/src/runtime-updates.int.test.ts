@@ -126,6 +126,22 @@ test('runtime slot state (address, drain, weight) survives a reload', async () =
   assert.deepEqual(await answering('web.test', 6), new Set(['127.0.22.7']));
 });
 
+test('members keep their slots when the caller diffs against the last applied bundle instead of reading back', async () => {
+  const hosts = [{ host: 'web.test', pool: 'web' }];
+  const context = { epoch: 1, secrets: h.secrets, signal: new AbortController().signal };
+  await applyOk(web([pool('web', members(1))], hosts));
+  const first = h.driver.render(web([pool('web', members(1))], hosts));
+  const second = h.driver.render(web([pool('web', members(2))], hosts));
+  assert.ok((await h.driver.executeAll(h.driver.diff(second, first), context)).every((r) => r.ok));
+  // No read-back: member 2 must stay in s2 when member 1 leaves, so only s1 is written.
+  const third = h.driver.render(web([pool('web', members(1, 1))], hosts));
+  const ops = h.driver.diff(third, second);
+  assert.deepEqual(ops.map((o) => o.objectName), ['http:web/s1', 'haproxy.cfg']);
+  assert.ok((await h.driver.executeAll(ops, context)).every((r) => r.ok));
+  assert.deepEqual(await h.pending(web([pool('web', members(1, 1))], hosts)), []);
+  assert.deepEqual(await answering('web.test', 4), new Set(['127.0.22.2']));
+});
+
 test('health checks from the pool monitor keep traffic off a member that does not answer', async () => {
   const deadPort = await freePort();
   const monitored = pool('web', [...members(1), member('127.0.22.99', deadPort)], {

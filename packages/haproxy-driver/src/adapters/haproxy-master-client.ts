@@ -96,6 +96,11 @@ export class HaproxyMasterClient {
     }
   }
 
+  /** Runs a Runtime API command on the current worker through the master (`@1 <command>`). */
+  workerCommand(text: string): Promise<string> {
+    return this.command(`@1 ${text}`);
+  }
+
   /** The pid of the current worker (the one `@1` addresses), or null when none runs. */
   async currentWorkerPid(): Promise<number | null> {
     const status = await this.showProc();

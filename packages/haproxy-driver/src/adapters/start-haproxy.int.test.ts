@@ -71,6 +71,7 @@ test('runtime client: a pipelined batch gets every reply in order; after a reloa
     const pidBefore = /Pid: (\d+)/.exec(await runtime.command('show info'))?.[1];
 
     const master = new HaproxyMasterClient(haproxy.masterSocket);
+    assert.match(await master.workerCommand('show info'), new RegExp(`Pid: ${pidBefore}\n`), '@1 reaches the current worker');
     runtime.disconnect();
     const outcome = await master.reload();
     assert.equal(outcome.ok, true);

@@ -1,7 +1,7 @@
 import type { Operation } from '@portolan/appliance-driver';
 import type { HaproxyBundle, MapContent } from './haproxy-bundle.ts';
 import { diffSlots } from './diff-slots.ts';
-import { configSkeleton } from './config-skeleton.ts';
+import { configSkeleton, isSameStructure } from './config-skeleton.ts';
 import { type HaproxyOperation, toOperation } from './haproxy-operations.ts';
 import { renderMapFile } from './routing-maps.ts';
 import { CONFIG_FILE } from './render-haproxy-bundle.ts';
@@ -52,7 +52,7 @@ export function structuralChanges(desired: HaproxyBundle, observed: HaproxyBundl
   const desiredConfig = fileContent(desired, CONFIG_FILE) ?? '';
   const observedConfig = fileContent(observed, CONFIG_FILE);
   if (observedConfig === null) reasons.push('no configuration on disk');
-  else if (configSkeleton(desiredConfig) !== configSkeleton(observedConfig)) {
+  else if (!isSameStructure(desiredConfig, observedConfig)) {
     reasons.push(...sectionChanges(desiredConfig, observedConfig));
   }
   for (const file of desired.files) {

@@ -32,3 +32,18 @@ export function diffSlots(
   }
   return changes;
 }
+
+/** The slots after some slot changes took effect (backends and slots not named stay as they are). */
+export function withSlotChanges(backends: readonly BackendSlots[], changes: readonly SlotChange[]): BackendSlots[] {
+  if (changes.length === 0) return [...backends];
+  const byBackend = new Map<string, Map<string, ServerSlot>>();
+  for (const change of changes) {
+    const slots = byBackend.get(change.backend) ?? new Map<string, ServerSlot>();
+    slots.set(change.slot.name, change.slot);
+    byBackend.set(change.backend, slots);
+  }
+  return backends.map((backend) => {
+    const changed = byBackend.get(backend.name);
+    return changed === undefined ? backend : { name: backend.name, slots: backend.slots.map((s) => changed.get(s.name) ?? s) };
+  });
+}

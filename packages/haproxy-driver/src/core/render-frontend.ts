@@ -49,7 +49,7 @@ export function renderFrontend(vs: VirtualService, ctx: FrontendContext): Render
     if (lines.length === 0) return null;
     const crtList = `crt-lists/${stem}.crtlist`;
     files.push({ path: crtList, content: lines.map((l) => `${l}\n`).join('') });
-    bindLine = `${bind} ssl crt-list ${absolutePath(ctx.configDir, crtList)}`;
+    bindLine = `${bind} ssl crt-list ${absolutePath(ctx.configDir, crtList)} alpn h2,http/1.1`;
   }
   const maps = httpRoutingMaps(vs.routes, (pool) => ctx.backendOf(pool, 'http'));
   const paths = { exact: `maps/${stem}.exact.map`, prefix: `maps/${stem}.prefix.map`, hosts: `maps/${stem}.hosts.map` };
