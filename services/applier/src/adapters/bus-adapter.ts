@@ -1,0 +1,78 @@
+import type { NatsEventBus } from '@portolan/bus';
+import { applySubject, driftSubject, planSubject } from '@portolan/bus';
+import {
+  ApplyRecordedSchema, ApplyStatus as ProtoApplyStatus, DriftAction, DriftObservedSchema, SnapshotCommittedSchema,
+  create, fromBinary, timestampFromMs, toBinary,
+} from '@portolan/proto';
+import type { ApplyStatus } from '../core/apply-outcome.ts';
+import type { DriftReport } from '../core/drift-report.ts';
+
+const protoStatus: Readonly<Record<ApplyStatus, ProtoApplyStatus>> = {
+  noop: ProtoApplyStatus.NOOP,
+  succeeded: ProtoApplyStatus.SUCCEEDED,
+  partial: ProtoApplyStatus.PARTIAL,
+  failed: ProtoApplyStatus.FAILED,
+  fenced: ProtoApplyStatus.FENCED,
+  held: ProtoApplyStatus.UNSPECIFIED,
+};
+
+/** An apply as published on `apply.<appliance>`. */
+export interface ApplyAnnouncement {
+  readonly applyId: string;
+  readonly snapshotId: string;
+  readonly contentHash: string;
+  readonly epoch: number;
+  readonly leaderId: string;
+  readonly status: ApplyStatus;
+  readonly operations: number;
+  readonly failedOperations: number;
+  readonly durationMs: number;
+  readonly finishedAt: Date;
+}
+
+/** Publishes ApplyRecorded and DriftObserved, and follows SnapshotCommitted for one appliance. */
+export class ApplierBus {
+  private readonly bus: NatsEventBus;
+  private readonly appliance: string;
+
+  constructor(bus: NatsEventBus, appliance: string) {
+    this.bus = bus;
+    this.appliance = appliance;
+  }
+
+  /** Publishes ApplyRecorded (message id = apply id: a republish is deduplicated). */
+  async applyRecorded(a: ApplyAnnouncement): Promise<void> {
+    const msg = create(ApplyRecordedSchema, {
+      appliance: this.appliance, applyId: BigInt(a.applyId), snapshotId: BigInt(a.snapshotId), contentHash: a.contentHash, epoch: BigInt(a.epoch),
+      leaderId: a.leaderId, status: protoStatus[a.status], operations: a.operations, failedOperations: a.failedOperations,
+      durationMs: BigInt(Math.round(a.durationMs)), finishedAt: timestampFromMs(a.finishedAt.getTime()),
+    });
+    await this.bus.publish(applySubject(this.appliance), toBinary(ApplyRecordedSchema, msg), { msgId: `apply:${this.appliance}:${a.applyId}` });
+  }
+
+  /** Publishes DriftObserved for a recorded drift observation. */
+  async driftObserved(observationId: string, snapshotId: string | null, report: DriftReport, action: 'corrected' | 'reported', at: Date): Promise<void> {
+    const msg = create(DriftObservedSchema, {
+      appliance: this.appliance, snapshotId: BigInt(snapshotId ?? 0), objects: [...report.objects],
+      before: new TextEncoder().encode(JSON.stringify(report.before)), after: new TextEncoder().encode(JSON.stringify(report.after)),
+      action: action === 'corrected' ? DriftAction.CORRECTED : DriftAction.REPORTED, observedAt: timestampFromMs(at.getTime()),
+    });
+    await this.bus.publish(driftSubject(this.appliance), toBinary(DriftObservedSchema, msg), { msgId: `drift:${this.appliance}:${observationId}` });
+  }
+
+  /** Calls `onSnapshot` with the snapshot id of every SnapshotCommitted on `plan.<appliance>` until `signal` aborts. */
+  followSnapshots(onSnapshot: (snapshotId: string) => void, signal: AbortSignal): void {
+    const sub = this.bus.connection.subscribe(planSubject(this.appliance));
+    signal.addEventListener('abort', () => sub.unsubscribe(), { once: true });
+    void (async () => {
+      for await (const m of sub) {
+        try {
+          onSnapshot(String(fromBinary(SnapshotCommittedSchema, m.data).snapshotId));
+        } catch {
+          // A message we cannot decode still says "something changed": the head poll reads the truth.
+          onSnapshot('');
+        }
+      }
+    })();
+  }
+}

@@ -1,0 +1,37 @@
+import { Counter, Gauge, type Registry } from '@portolan/telemetry';
+
+/** The applier's Prometheus metrics (FM-19: alarm on no leader and on the age of the oldest unapplied snapshot). */
+export interface ApplierMetrics {
+  readonly leader: Gauge;
+  readonly epoch: Gauge;
+  readonly lastApplyTimestamp: Gauge;
+  readonly oldestUnappliedAge: Gauge;
+  readonly pendingOperations: Gauge;
+  readonly operations: Counter;
+  readonly applies: Counter;
+  readonly drift: Counter;
+}
+
+/** Registers the applier metrics on a registry; `lastApplyAt` feeds the age gauge at scrape time. */
+export function createApplierMetrics(registry: Registry, lastApplyAt: () => number | null): ApplierMetrics {
+  const registers = [registry];
+  new Gauge({
+    name: 'portolan_applier_last_apply_age_seconds',
+    help: 'Seconds since the last recorded apply (noop included) of this replica.',
+    registers,
+    collect() {
+      const at = lastApplyAt();
+      this.set(at === null ? -1 : (Date.now() - at) / 1000);
+    },
+  });
+  return {
+    leader: new Gauge({ name: 'portolan_applier_leader', help: '1 while this replica leads its appliance group and may write.', registers }),
+    epoch: new Gauge({ name: 'portolan_applier_epoch', help: 'Fencing epoch of the current (or last) leadership term of this replica.', registers }),
+    lastApplyTimestamp: new Gauge({ name: 'portolan_applier_last_apply_timestamp_seconds', help: 'Unix time of the last recorded apply.', registers }),
+    oldestUnappliedAge: new Gauge({ name: 'oldest_unapplied_snapshot_age_seconds', help: 'Age of the oldest snapshot newer than the last applied one (0 when up to date).', registers }),
+    pendingOperations: new Gauge({ name: 'portolan_applier_pending_operations', help: 'Operations the last diff found between the appliance and the target.', registers }),
+    operations: new Counter({ name: 'portolan_applier_operations_total', help: 'Operations sent to the appliance, by result.', labelNames: ['result'], registers }),
+    applies: new Counter({ name: 'portolan_applier_applies_total', help: 'Recorded applies, by status.', labelNames: ['status'], registers }),
+    drift: new Counter({ name: 'portolan_applier_drift_total', help: 'Drift observations, by action.', labelNames: ['action'], registers }),
+  };
+}

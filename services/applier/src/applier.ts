@@ -1,0 +1,306 @@
+import type { ApplianceDriver, ExecutionContext, Operation, OperationOutcome, OperationResult, SecretResolver } from '@portolan/appliance-driver';
+import { StaleEpochError, type Leadership } from '@portolan/leader';
+import type { ApplierBus } from './adapters/bus-adapter.ts';
+import type { KubeWriteback } from './adapters/kube-writeback.ts';
+import type { PgApplyLog, RecordedApply } from './adapters/pg-apply-log.ts';
+import type { LoadedSnapshot, SnapshotSource } from './adapters/pg-snapshot-source.ts';
+import type { ApplierMetrics } from './applier-metrics.ts';
+import { isAppliedStatus, summarizeApply, type ApplyStatus } from './core/apply-outcome.ts';
+import { decideApplyTarget, mayConverge, type ApplyTrigger, type SnapshotHeader } from './core/apply-target.ts';
+import { describeDrift, driftAction, type DriftPolicy, type DriftReport } from './core/drift-report.ts';
+import { defaultRetryPolicy, nextRetryDelayMs, type RetryPolicy } from './core/retry-schedule.ts';
+
+/** The minimal logger the applier needs (pino's Logger fits). */
+export interface ApplierLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+/** Everything an Applier is wired with (main.ts builds the real ones; tests pass fakes for the appliance only). */
+export interface ApplierOptions {
+  readonly appliance: string;
+  readonly replicaId: string;
+  readonly driver: ApplianceDriver<unknown>;
+  readonly snapshots: SnapshotSource;
+  readonly log: PgApplyLog;
+  /** The current leadership term that may act, or null (LeaderElector.current). */
+  readonly leadership: () => Leadership | null;
+  readonly secrets: SecretResolver;
+  readonly drift: { readonly intervalMs: number; readonly policy: DriftPolicy };
+  readonly bus?: ApplierBus | null;
+  readonly writeback?: KubeWriteback | null;
+  /** Address written into Ingress status for listeners on the profile's default address. */
+  readonly defaultAddress?: string | null;
+  readonly retry?: RetryPolicy;
+  /** Head poll period: the backstop when a plan.<appliance> message is missed. */
+  readonly pollMs?: number;
+  readonly metrics?: ApplierMetrics | null;
+  readonly logger?: ApplierLogger;
+  readonly random?: () => number;
+}
+
+/** What one apply cycle did. */
+export type CycleResult =
+  | { readonly kind: 'idle' }
+  | { readonly kind: 'follower'; readonly pending: number }
+  | { readonly kind: 'in-sync'; readonly snapshotId: string; readonly pending: number }
+  | { readonly kind: 'applied'; readonly snapshotId: string; readonly status: ApplyStatus; readonly applyId: string; readonly operations: number; readonly failed: number; readonly retryInMs: number | null };
+
+/** What one drift check found. */
+export type DriftCheckResult =
+  | { readonly kind: 'follower' | 'no-baseline' | 'clean' }
+  | { readonly kind: 'drift'; readonly report: DriftReport; readonly action: 'corrected' | 'reported'; readonly observationId: string };
+
+const silent: ApplierLogger = { info: () => {}, warn: () => {}, error: () => {} };
+
+/**
+ * Follows an appliance's snapshots and, while this replica leads, converges the appliance to them: read back,
+ * render, diff, send only the difference, record every outcome under the fencing epoch, retry failures with
+ * capped jittered backoff, check drift periodically, then write Ingress status and Events. Cycles run one at a
+ * time; followers run the same read-back and diff (their view stays warm) but never write or record.
+ */
+export class Applier {
+  private readonly o: ApplierOptions;
+  private readonly logger: ApplierLogger;
+  private readonly stopController = new AbortController();
+  private chain: Promise<unknown> = Promise.resolve();
+  private queued: Promise<CycleResult> | null = null;
+  private last: RecordedApply | null = null;
+  private baseline: unknown = undefined;
+  private holds = new Set<string>();
+  private snapshot: LoadedSnapshot | null = null;
+  private attempt = 0;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private timers: NodeJS.Timeout[] = [];
+  private lastHeadId: string | null = null;
+
+  constructor(options: ApplierOptions) {
+    this.o = options;
+    this.logger = options.logger ?? silent;
+  }
+
+  /** Loads the last recorded apply and holds, so a restart neither re-records nor re-applies. */
+  async init(): Promise<void> {
+    this.last = await this.o.log.lastApplied(this.o.appliance);
+    this.holds = await this.o.log.recordedHolds(this.o.appliance);
+    if (this.last?.observedAfterHash) this.baseline = (await this.o.log.getPiece(this.last.observedAfterHash)) ?? undefined;
+  }
+
+  /** Starts following: a first cycle, the bus subscription, the head poll and the drift timer. */
+  async start(): Promise<void> {
+    await this.init();
+    const signal = this.stopController.signal;
+    this.o.bus?.followSnapshots(() => this.trigger('snapshot'), signal);
+    this.timers.push(setInterval(() => void this.pollHead(), this.o.pollMs ?? 2000));
+    this.timers.push(setInterval(() => void this.checkDrift().catch((e: unknown) => this.logger.error({ err: e }, 'drift check failed')), this.o.drift.intervalMs));
+    this.trigger('start');
+  }
+
+  /** Starts a cycle in the background (failures are logged and retried by the cycle itself). */
+  trigger(reason: ApplyTrigger): void {
+    void this.reconcile(reason).catch(() => undefined);
+  }
+
+  /** Stops timers and waits for the running cycle. */
+  async stop(): Promise<void> {
+    this.stopController.abort();
+    for (const t of this.timers) clearInterval(t);
+    if (this.retryTimer !== null) clearTimeout(this.retryTimer);
+    await this.chain.catch(() => undefined);
+  }
+
+  /** The last apply recorded by any leader for this appliance, as this replica knows it. */
+  lastApplied(): RecordedApply | null {
+    return this.last;
+  }
+
+  /** Queues one apply cycle (coalesced with one already waiting); errors are logged and retried. */
+  reconcile(trigger: ApplyTrigger): Promise<CycleResult> {
+    if (this.queued !== null) return this.queued;
+    const run = this.serial(async () => {
+      this.queued = null;
+      try {
+        return await this.cycle(trigger);
+      } catch (e) {
+        this.logger.error({ err: e, trigger }, 'apply cycle failed');
+        this.scheduleRetry(1, 1);
+        throw e;
+      }
+    });
+    this.queued = run;
+    return run;
+  }
+
+  /** Compares the appliance with the read-back after the last apply; records, publishes and corrects or reports. */
+  checkDrift(): Promise<DriftCheckResult> {
+    return this.serial(() => this.driftOnce());
+  }
+
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.chain.catch(() => undefined).then(fn);
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+
+  private async pollHead(): Promise<void> {
+    try {
+      const head = await this.o.snapshots.head(this.o.appliance);
+      const lastId = this.last?.snapshotId ?? null;
+      const oldest = await this.o.snapshots.oldestUnappliedAt(this.o.appliance, lastId);
+      this.o.metrics?.oldestUnappliedAge.set(oldest === null ? 0 : Math.max(0, (Date.now() - oldest.getTime()) / 1000));
+      if (head !== null && head.id !== this.lastHeadId) this.trigger('poll');
+    } catch (e) {
+      this.logger.warn({ err: e }, 'head poll failed');
+    }
+  }
+
+  private async cycle(trigger: ApplyTrigger): Promise<CycleResult> {
+    const head = await this.o.snapshots.head(this.o.appliance);
+    this.lastHeadId = head?.id ?? null;
+    const target = decideApplyTarget(head, this.last?.snapshotId ?? null, this.holds);
+    if (target.holdToRecord !== null) await this.recordHold(target.holdToRecord);
+    if (target.snapshotId === null) return { kind: 'idle' };
+    const snapshot = await this.load(target.snapshotId);
+    const leadership = this.o.leadership();
+    const signal = leadership?.signal ?? this.stopController.signal;
+    const observed = await this.o.driver.readBack(signal);
+    const operations = this.o.driver.diff(this.o.driver.render(snapshot.desired), observed);
+    this.o.metrics?.pendingOperations.set(operations.length);
+    if (leadership === null || !leadership.isValid()) return { kind: 'follower', pending: operations.length };
+    const fresh = this.last === null || this.last.snapshotId !== snapshot.id;
+    if (operations.length === 0 && !fresh && this.last?.status !== 'partial' && this.last?.status !== 'failed') {
+      this.clearRetry();
+      return { kind: 'in-sync', snapshotId: snapshot.id, pending: 0 };
+    }
+    if (operations.length > 0 && !mayConverge({ trigger, targetId: snapshot.id, last: this.last, driftPolicy: this.o.drift.policy })) {
+      return { kind: 'in-sync', snapshotId: snapshot.id, pending: operations.length };
+    }
+    return this.apply(leadership, snapshot, operations, observed, trigger);
+  }
+
+  private async apply(leadership: Leadership, snapshot: LoadedSnapshot, operations: readonly Operation[], observed: unknown, trigger: ApplyTrigger): Promise<CycleResult> {
+    const startedAt = new Date();
+    let fenced = false;
+    if (operations.length > 0) {
+      try {
+        await leadership.assertEpochCurrent();
+      } catch (e) {
+        if (!(e instanceof StaleEpochError)) throw e;
+        fenced = true;
+      }
+    }
+    const outcomes = fenced ? [] : await this.execute(leadership, operations);
+    fenced ||= outcomes.length < operations.length;
+    const observedAfter = operations.length === 0 ? observed : await this.o.driver.readBack(leadership.signal).catch(() => null);
+    const summary = summarizeApply(operations.length, outcomes, fenced);
+    const recorded = await this.o.log.recordApply({
+      appliance: this.o.appliance, snapshotId: snapshot.id, epoch: leadership.epoch, leaderId: this.o.replicaId,
+      trigger: trigger === 'drift-correction' ? 'drift-correction' : trigger === 'retry' ? 'retry' : 'snapshot',
+      status: summary.status, operations, outcomes, observedAfter, reason: fenced ? 'leadership or epoch lost before every operation was sent' : null,
+      startedAt, finishedAt: new Date(), traceId: null,
+    }, (trx) => leadership.assertEpochCurrent(trx));
+    for (const o of outcomes) this.o.metrics?.operations.inc({ result: o.result.ok ? 'ok' : 'failed' });
+    this.o.metrics?.applies.inc({ status: recorded.status });
+    if (recorded.status === 'fenced') {
+      this.logger.warn({ epoch: leadership.epoch, snapshot: snapshot.id }, 'apply fenced: a newer epoch exists, nothing further sent');
+    } else {
+      this.last = recorded;
+      if (observedAfter !== null) this.baseline = observedAfter;
+      this.o.metrics?.lastApplyTimestamp.set(recorded.finishedAt.getTime() / 1000);
+    }
+    await this.announce(recorded, snapshot, leadership.epoch, summary.failed, operations.length);
+    if (isAppliedStatus(recorded.status)) this.o.writeback?.afterApply(snapshot.desired, this.o.defaultAddress ?? null);
+    const retryInMs = recorded.status === 'fenced' ? null : this.scheduleRetry(summary.failed, summary.retryableFailed);
+    return { kind: 'applied', snapshotId: snapshot.id, status: recorded.status, applyId: recorded.id, operations: operations.length, failed: summary.failed, retryInMs };
+  }
+
+  /** Sends operations in order; a failure of one does not stop the others; leadership loss stops sending. */
+  private async execute(leadership: Leadership, operations: readonly Operation[]): Promise<OperationOutcome[]> {
+    const context: ExecutionContext = { epoch: leadership.epoch, secrets: this.o.secrets, signal: leadership.signal };
+    const driver = this.o.driver;
+    if (driver.executeAll !== undefined) {
+      if (!leadership.isValid()) return [];
+      const t0 = performance.now();
+      const results = await driver.executeAll(operations, context).catch((e: unknown) => operations.map(() => thrown(e)));
+      const each = (performance.now() - t0) / Math.max(1, results.length);
+      return results.map((result, i) => ({ operation: operations[i]!, result, durationMs: each }));
+    }
+    const outcomes: OperationOutcome[] = [];
+    for (const operation of operations) {
+      if (!leadership.isValid()) break;
+      const t0 = performance.now();
+      const result = await driver.execute(operation, context).catch((e: unknown) => thrown(e));
+      outcomes.push({ operation, result, durationMs: performance.now() - t0 });
+    }
+    return outcomes;
+  }
+
+  private async driftOnce(): Promise<DriftCheckResult> {
+    const leadership = this.o.leadership();
+    if (leadership === null) return { kind: 'follower' };
+    if (this.last === null) return { kind: 'no-baseline' };
+    const driver = this.o.driver;
+    const baseline = this.baseline ?? driver.render((await this.load(this.last.snapshotId)).desired);
+    const observed = await driver.readBack(leadership.signal);
+    const report = describeDrift(driver.diff(baseline, observed), driver.diff(observed, baseline));
+    if (report === null) return { kind: 'clean' };
+    const action = driftAction(this.o.drift.policy);
+    const observationId = await this.o.log.recordDrift(this.o.appliance, this.last.snapshotId, report, action);
+    this.o.metrics?.drift.inc({ action });
+    this.logger.warn({ objects: report.objects, action }, 'drift observed');
+    await this.o.bus?.driftObserved(observationId, this.last.snapshotId, report, action, new Date()).catch((e: unknown) => this.logger.warn({ err: e }, 'publishing DriftObserved failed'));
+    if (action === 'corrected') await this.cycle('drift-correction');
+    return { kind: 'drift', report, action, observationId };
+  }
+
+  private async recordHold(head: SnapshotHeader): Promise<void> {
+    const leadership = this.o.leadership();
+    if (leadership === null) return;
+    const now = new Date();
+    const recorded = await this.o.log.recordApply({
+      appliance: this.o.appliance, snapshotId: head.id, epoch: leadership.epoch, leaderId: this.o.replicaId, trigger: 'hold', status: 'held',
+      operations: [], outcomes: [], observedAfter: null, reason: head.holdReason, startedAt: now, finishedAt: now, traceId: null,
+    }, (trx) => leadership.assertEpochCurrent(trx));
+    if (recorded.status === 'held') this.holds.add(head.id);
+    this.logger.warn({ snapshot: head.id, reason: head.holdReason }, 'snapshot held by the safety rule: not applied');
+  }
+
+  private async load(id: string): Promise<LoadedSnapshot> {
+    if (this.snapshot?.id !== id) this.snapshot = await this.o.snapshots.get(id);
+    return this.snapshot;
+  }
+
+  private async announce(recorded: RecordedApply, snapshot: LoadedSnapshot, epoch: number, failed: number, operations: number): Promise<void> {
+    await this.o.bus?.applyRecorded({
+      applyId: recorded.id, snapshotId: snapshot.id, contentHash: snapshot.hash, epoch, leaderId: this.o.replicaId, status: recorded.status,
+      operations, failedOperations: failed, durationMs: 0, finishedAt: recorded.finishedAt,
+    }).catch((e: unknown) => this.logger.warn({ err: e }, 'publishing ApplyRecorded failed'));
+  }
+
+  private scheduleRetry(failed: number, retryableFailed: number): number | null {
+    if (failed === 0) {
+      this.clearRetry();
+      return null;
+    }
+    this.attempt++;
+    const delay = nextRetryDelayMs(this.attempt, failed, retryableFailed, this.o.retry ?? defaultRetryPolicy, (this.o.random ?? Math.random)());
+    if (delay === null || this.stopController.signal.aborted) return null;
+    if (this.retryTimer !== null) clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      this.trigger('retry');
+    }, delay);
+    return delay;
+  }
+
+  private clearRetry(): void {
+    this.attempt = 0;
+    if (this.retryTimer !== null) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+  }
+}
+
+function thrown(e: unknown): OperationResult {
+  return { ok: false, code: 'DRIVER_THREW', message: e instanceof Error ? e.message : String(e), retryable: true };
+}

@@ -1,0 +1,46 @@
+/** A snapshot as the applier sees it before decoding: identity, hash and the planner's safety hold. */
+export interface SnapshotHeader {
+  readonly id: string;
+  readonly hash: string;
+  readonly held: boolean;
+  readonly holdReason: string | null;
+}
+
+/** What the applier should converge the appliance to, and whether a new hold must be recorded. */
+export interface ApplyTarget {
+  /** Snapshot to converge to; null when there is nothing to apply yet. */
+  readonly snapshotId: string | null;
+  /** A held head whose hold has not been recorded yet (recorded once per snapshot). */
+  readonly holdToRecord: SnapshotHeader | null;
+}
+
+/**
+ * Chooses the target: the head, unless it is held by the safety rule — then the appliance keeps converging to
+ * the last applied snapshot (a held plan never reaches the appliance without an override) and the hold is
+ * recorded once.
+ */
+export function decideApplyTarget(head: SnapshotHeader | null, lastAppliedSnapshotId: string | null, recordedHolds: ReadonlySet<string>): ApplyTarget {
+  if (head === null) return { snapshotId: lastAppliedSnapshotId, holdToRecord: null };
+  if (!head.held) return { snapshotId: head.id, holdToRecord: null };
+  return { snapshotId: lastAppliedSnapshotId, holdToRecord: recordedHolds.has(head.id) ? null : head };
+}
+
+/** What started an apply cycle. */
+export type ApplyTrigger = 'start' | 'snapshot' | 'retry' | 'leadership' | 'poll' | 'drift-correction';
+
+/**
+ * Whether a cycle may write the difference it found. A new target, an unfinished last apply (partial, failed)
+ * or a drift correction always may; otherwise the difference is out-of-band drift, which the `report` policy
+ * leaves alone (the drift check records it) and the `correct` policy converges.
+ */
+export function mayConverge(input: {
+  readonly trigger: ApplyTrigger;
+  readonly targetId: string;
+  readonly last: { readonly snapshotId: string; readonly status: string } | null;
+  readonly driftPolicy: 'correct' | 'report';
+}): boolean {
+  const { trigger, targetId, last, driftPolicy } = input;
+  if (trigger === 'drift-correction' || driftPolicy === 'correct') return true;
+  if (last === null || last.snapshotId !== targetId) return true;
+  return last.status === 'partial' || last.status === 'failed';
+}

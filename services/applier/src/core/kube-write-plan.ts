@@ -1,0 +1,60 @@
+import type { DesiredState, ObjectRef } from '@portolan/desired-state';
+import { refKey } from './ingress-status.ts';
+
+/** A Kubernetes Event to create on an object (reason and message from a snapshot condition). */
+export interface ObjectEventDraft {
+  readonly ref: ObjectRef;
+  readonly type: 'Warning' | 'Normal';
+  readonly reason: string;
+  readonly message: string;
+}
+
+/** The de-duplication key of an Event: the same object, reason and message is reported once. */
+export function eventKey(e: ObjectEventDraft): string {
+  return `${refKey(e.ref)}|${e.type}|${e.reason}|${e.message}`;
+}
+
+/** Events for the snapshot's rejected and warned objects (accepted ones get none). */
+export function conditionEvents(desired: DesiredState): ObjectEventDraft[] {
+  return desired.conditions
+    .filter((c) => c.type === 'Rejected' || c.type === 'Warning')
+    .map((c) => ({ ref: c.object, type: 'Warning', reason: c.reason, message: c.type === 'Rejected' ? `rejected by appliance ${desired.appliance}: ${c.message}` : c.message }));
+}
+
+/** Events not reported yet, so re-applying the same snapshot does not repeat them. */
+export function newEvents(drafts: readonly ObjectEventDraft[], reported: ReadonlySet<string>): ObjectEventDraft[] {
+  const seen = new Set<string>();
+  return drafts.filter((d) => {
+    const k = eventKey(d);
+    if (reported.has(k) || seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+/** A token bucket (client-go's default rate limiter: 5 QPS, burst 10). */
+export interface TokenBucket {
+  readonly tokens: number;
+  readonly updatedAt: number;
+}
+
+/** Rate of a token bucket. */
+export interface RateLimit {
+  readonly qps: number;
+  readonly burst: number;
+}
+
+/** client-go's defaults for one client. */
+export const clientGoRateLimit: RateLimit = { qps: 5, burst: 10 };
+
+/** A full bucket at `now`. */
+export function fullBucket(limit: RateLimit, now: number): TokenBucket {
+  return { tokens: limit.burst, updatedAt: now };
+}
+
+/** Takes one token at `now`; when none is left, says how long to wait for the next. */
+export function takeToken(bucket: TokenBucket, limit: RateLimit, now: number): { ok: true; bucket: TokenBucket } | { ok: false; bucket: TokenBucket; waitMs: number } {
+  const refilled = Math.min(limit.burst, bucket.tokens + (Math.max(0, now - bucket.updatedAt) * limit.qps) / 1000);
+  if (refilled >= 1) return { ok: true, bucket: { tokens: refilled - 1, updatedAt: now } };
+  return { ok: false, bucket: { tokens: refilled, updatedAt: now }, waitMs: Math.ceil(((1 - refilled) * 1000) / limit.qps) };
+}
