@@ -131,6 +131,15 @@ export interface DriftObservationsTable {
   observed_at: Timestamp;
 }
 
+/** An operator's rollback pin (migration 0003): while present, the planner holds the appliance's new snapshots. */
+export interface SnapshotPinsTable {
+  appliance: string;
+  /** The snapshot the appliance was rolled back to (the rollback snapshot's content is this one's). */
+  snapshot_id: Int8;
+  reason: string | null;
+  created_at: Timestamp;
+}
+
 /** The whole database. */
 export interface Database {
   events: EventsTable;
@@ -143,4 +152,5 @@ export interface Database {
   leader_epoch_history: LeaderEpochHistoryTable;
   applies: AppliesTable;
   drift_observations: DriftObservationsTable;
+  snapshot_pins: SnapshotPinsTable;
 }

@@ -1,6 +1,7 @@
 import type { Migration } from 'kysely';
 import * as m0001 from './0001-initial.ts';
 import * as m0002 from './0002-leader-incarnation.ts';
+import * as m0003 from './0003-snapshot-pins.ts';
 
 /**
  * All migrations, in order. Add a file `NNNN-name.ts` exporting `up` and list it here; never edit a
@@ -9,4 +10,5 @@ import * as m0002 from './0002-leader-incarnation.ts';
 export const migrations: Readonly<Record<string, Migration>> = {
   '0001-initial': m0001,
   '0002-leader-incarnation': m0002,
+  '0003-snapshot-pins': m0003,
 };
