@@ -11,10 +11,11 @@ import { type HaproxyOperation, fromOperation } from './core/haproxy-operations.
 import type { ProcStatus } from './core/parse-show-proc.ts';
 import { HaproxyMasterClient } from './adapters/haproxy-master-client.ts';
 import { HaproxyRuntimeClient } from './adapters/haproxy-runtime-client.ts';
-import { writeFileAtomic } from './adapters/haproxy-config-files.ts';
+import { EPOCH_FILE, writeFileAtomic } from './adapters/haproxy-config-files.ts';
 import { readBackHaproxy } from './read-back.ts';
 import { type IndexedRuntimeOperation, runRuntimeOperations } from './runtime-batch.ts';
 import { runReload } from './reload-runner.ts';
+import { HaproxySocketError } from './errors.ts';
 
 /** The `haproxy` section of an appliance in the fleet config. */
 export type HaproxyApplianceConfig = NonNullable<ApplianceConfig['haproxy']>;
@@ -30,9 +31,6 @@ export interface HaproxyDriverOptions {
   /** How long a reload may take to show a new worker; default 30 s. */
   readonly reloadTimeoutMs?: number;
 }
-
-/** File holding the highest fencing epoch that wrote to this HAProxy. */
-const EPOCH_FILE = 'epoch';
 
 /**
  * The HAProxy driver: renders a desired state into a full HAProxy configuration, reads HAProxy back (files +
@@ -104,7 +102,8 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
    * file rewrites, then reloads. Refuses everything when a newer leader's epoch has already written here.
    */
   async executeAll(operations: readonly Operation[], context: ExecutionContext): Promise<readonly OperationResult[]> {
-    const results: (OperationResult | undefined)[] = new Array<OperationResult | undefined>(operations.length);
+    // Not `new Array(n)`: map() skips the holes of a sparse array.
+    const results: (OperationResult | undefined)[] = operations.map(() => undefined);
     const fence = await this.#checkEpoch(context.epoch);
     if (fence !== null) return operations.map(() => fence);
     const decoded = operations.map((op) => fromOperation(op));
@@ -114,7 +113,11 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
       else if (op.kind === 'server' || op.kind === 'map' || op.kind === 'ssl-cert') runtimeOps.push({ index, op });
     });
     if (runtimeOps.length > 0 && !context.signal.aborted) {
-      await this.#followCurrentWorker();
+      const reachable = await this.#followCurrentWorker().then(() => null, unavailable);
+      if (reachable !== null) {
+        for (const { index } of runtimeOps) results[index] = reachable;
+        return results.map((r) => r ?? reachable);
+      }
       const done = await runRuntimeOperations(this.#configDir, this.runtime, runtimeOps, context.secrets);
       for (const [index, result] of done) results[index] = result;
       const applied = runtimeOps.flatMap(({ index, op }) => (op.kind === 'server' && results[index]?.ok === true ? [op] : []));
@@ -179,6 +182,12 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
 async function writeBundleFilesOne(configDir: string, rel: string, content: string): Promise<void> {
   if (rel.includes('..')) throw new Error(`refusing to write outside the config directory: ${rel}`);
   await writeFileAtomic(path.join(configDir, rel), content);
+}
+
+/** A failed result for "HAProxy cannot be reached"; anything else is a bug and is rethrown. */
+function unavailable(error: unknown): OperationResult {
+  if (!(error instanceof HaproxySocketError)) throw error;
+  return { ok: false, code: 'HaproxyUnavailable', message: error.message, retryable: true };
 }
 
 function aborted(): OperationResult {

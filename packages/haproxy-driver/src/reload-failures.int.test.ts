@@ -102,3 +102,23 @@ test('a write stamped with an older epoch than one already applied here is refus
   for (const result of stale.results) assert.equal(result.ok ? 'ok' : result.code, 'StaleEpoch');
   assert.deepEqual(await h.pending(good), [], 'nothing of the stale write reached HAProxy');
 });
+
+test('with HAProxy gone, operations come back as retryable failures (no throw) and the files stay as they were', async () => {
+  const b = echo.backends[0]!;
+  const configBefore = fs.readFileSync(path.join(h.dir, 'haproxy.cfg'), 'utf8');
+  const bundle = h.driver.render(good);
+  const scaled = h.driver.render(desired({ ...good, pools: [pool('web', [member(b.address, b.port), member('127.0.24.8', 8)])] }));
+  const grown = h.driver.render(desired({ ...good, pools: [...good.pools, pool('more', [member('127.0.24.7', 7)])] }));
+  await h.haproxy.stop();
+  const context = { epoch: 7, secrets: h.secrets, signal: new AbortController().signal };
+  for (const ops of [h.driver.diff(scaled, bundle), h.driver.diff(grown, bundle)]) {
+    assert.ok(ops.length > 0);
+    const results = await h.driver.executeAll(ops, context);
+    for (const r of results) {
+      assert.ok(!r.ok);
+      assert.equal(r.code, 'HaproxyUnavailable');
+      assert.equal(r.retryable, true);
+    }
+  }
+  assert.equal(fs.readFileSync(path.join(h.dir, 'haproxy.cfg'), 'utf8'), configBefore);
+});

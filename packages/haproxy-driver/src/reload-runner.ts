@@ -46,38 +46,46 @@ type ReloadOperation = Extract<HaproxyOperation, { kind: 'reload' }>;
  * configuration keeps serving and the next reload would load it again — and is reported as a failed result.
  */
 export async function runReload(target: ReloadTarget, op: ReloadOperation, secrets: SecretResolver): Promise<ReloadRun> {
-  const { configDir } = target;
-  const snapshot = await snapshotFiles(configDir);
+  const snapshot = await snapshotFiles(target.configDir);
   const undo = async (result: OperationResult): Promise<ReloadRun> => {
-    await restoreSnapshot(configDir, snapshot);
+    await restoreSnapshot(target.configDir, snapshot);
     return { result, reloaded: false, workerPid: null };
   };
-
-  const certFailure = await writeCertificates(configDir, op, secrets);
-  if (certFailure !== null) return undo(certFailure);
-  await writeBundleFiles(configDir, op.files);
-  const validation = await validateHaproxyConfig(target.binary, path.join(configDir, CONFIG_FILE));
-  if (!validation.ok) {
-    return undo({ ok: false, code: 'ConfigInvalid', message: `haproxy -c refused the new configuration: ${validation.message}`, retryable: false });
-  }
-
+  let reloadSent = false;
   try {
-    await carryRuntimeState(target, op);
+    const prepared = await prepareReload(target, op, secrets);
+    if (prepared !== null) return await undo(prepared);
+    target.runtime.disconnect();
+    reloadSent = true;
+    const outcome = await target.master.reload(target.reloadTimeoutMs);
+    if (!outcome.ok) {
+      return await undo({
+        ok: false,
+        code: outcome.reason === 'failed' ? 'ReloadFailed' : 'ReloadTimeout',
+        message: `${outcome.message}; the previous configuration keeps serving`,
+        retryable: true,
+      });
+    }
+    return await finishReload(target, op, outcome.workerPid);
   } catch (error) {
+    // Once `reload` is sent the new files may be what runs: keep them.
+    if (!reloadSent) await restoreSnapshot(target.configDir, snapshot);
     if (!(error instanceof HaproxySocketError)) throw error;
-    return undo({ ok: false, code: 'RuntimeUnavailable', message: error.message, retryable: true });
+    return { result: { ok: false, code: 'HaproxyUnavailable', message: error.message, retryable: true }, reloaded: false, workerPid: null };
   }
-  target.runtime.disconnect();
-  const outcome = await target.master.reload(target.reloadTimeoutMs);
-  if (!outcome.ok) {
-    return undo({
-      ok: false,
-      code: outcome.reason === 'failed' ? 'ReloadFailed' : 'ReloadTimeout',
-      message: `${outcome.message}; the previous configuration keeps serving`,
-      retryable: true,
-    });
+}
+
+/** Writes and validates the new files and carries runtime state over; a failed result when it must stop. */
+async function prepareReload(target: ReloadTarget, op: ReloadOperation, secrets: SecretResolver): Promise<OperationResult | null> {
+  const certFailure = await writeCertificates(target.configDir, op, secrets);
+  if (certFailure !== null) return certFailure;
+  await writeBundleFiles(target.configDir, op.files);
+  const validation = await validateHaproxyConfig(target.binary, path.join(target.configDir, CONFIG_FILE));
+  if (!validation.ok) {
+    return { ok: false, code: 'ConfigInvalid', message: `haproxy -c refused the new configuration: ${validation.message}`, retryable: false };
   }
-  return finishReload(target, op, outcome.workerPid);
+  await carryRuntimeState(target, op);
+  return null;
 }
 
 async function finishReload(target: ReloadTarget, op: ReloadOperation, workerPid: number): Promise<ReloadRun> {

@@ -9,6 +9,9 @@ import { CONFIG_FILE } from '../core/render-haproxy-bundle.ts';
  * Writes are atomic (temp file + rename) so HAProxy never reads half a file.
  */
 
+/** File holding the highest fencing epoch that wrote to this HAProxy. */
+export const EPOCH_FILE = 'epoch';
+
 const TEXT_DIRS = ['maps', 'crt-lists'] as const;
 const CERT_DIR = 'certs';
 const CERT_INDEX = 'certs/index.json';

@@ -14,7 +14,7 @@ import {
 } from '../core/render-haproxy-bundle.ts';
 import { HaproxyMasterClient } from './haproxy-master-client.ts';
 import { HaproxyRuntimeClient } from './haproxy-runtime-client.ts';
-import { ensureConfigDirs, writeBundleFiles } from './haproxy-config-files.ts';
+import { EPOCH_FILE, ensureConfigDirs, writeBundleFiles } from './haproxy-config-files.ts';
 
 /** The master's pid file inside the config directory. */
 const PID_FILE = 'haproxy.pid';
@@ -61,9 +61,15 @@ export async function startHaproxy(options: StartHaproxyOptions): Promise<Runnin
   const masterSocket = path.resolve(options.masterSocket ?? path.join(configDir, 'master.sock'));
   const configFile = path.join(configDir, CONFIG_FILE);
   const runtimeSocket = path.join(configDir, RUNTIME_SOCKET);
+  for (const socket of [masterSocket, runtimeSocket]) {
+    // sun_path holds 108 bytes: HAProxy would fail with a less helpful message.
+    if (Buffer.byteLength(socket) > 100) throw new HaproxyStartError(`socket path too long for a unix socket (>100 bytes): ${socket}`);
+  }
   await ensureConfigDirs(configDir);
   if (!(options.keepExistingConfig === true && fs.existsSync(configFile))) {
     await writeBundleFiles(configDir, initialBundleFiles(configDir, options.appliance ?? 'local'));
+    // A fresh configuration starts a fresh fencing history (epochs come from the store, which may be new too).
+    fs.rmSync(path.join(configDir, EPOCH_FILE), { force: true });
   }
   const stateFile = path.join(configDir, SERVER_STATE_FILE);
   if (!fs.existsSync(stateFile)) fs.writeFileSync(stateFile, '1\n');
