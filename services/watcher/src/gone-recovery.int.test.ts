@@ -83,16 +83,17 @@ test('FM-1b: in-stream 410 on a stream the server keeps open → the watcher clo
 
 test('FM-1c: 410 on the second page of a paginated list → the list restarts once, gap deletes published', async () => {
   let armed = true;
-  let h: WatcherHarness | undefined;
-  h = await seeded({
+  const ref: { h?: WatcherHarness } = {};
+  const h = await seeded({
     listPageSize: 2,
     onRequest: (e) => {
-      if (!armed || h === undefined || !e.url.includes('/ingresses?') || !e.url.includes('limit=') || e.url.includes('continue=')) return;
+      if (!armed || ref.h === undefined || !e.url.includes('/ingresses?') || !e.url.includes('limit=') || e.url.includes('continue=')) return;
       armed = false;
-      makeGapChanges(h);
-      h.sim.faults.compactHistory();
+      makeGapChanges(ref.h);
+      ref.h.sim.faults.compactHistory();
     },
   });
+  ref.h = h;
   try {
     const since = Date.now();
     h.startWatcher();
