@@ -90,6 +90,8 @@ async function prepareReload(target: ReloadTarget, op: ReloadOperation, secrets:
 
 async function finishReload(target: ReloadTarget, op: ReloadOperation, workerPid: number): Promise<ReloadRun> {
   await pruneCertificates(target.configDir, new Set(op.certificates.map((c) => c.path)));
+  // The dump has done its job; left in place it would override newer slot ports at a later cold start.
+  await writeFileAtomic(path.join(target.configDir, SERVER_STATE_FILE), '1\n');
   const detail = `reloaded (worker ${workerPid}): ${op.reasons.join('; ')}`;
   try {
     const observed = parseServersState(await target.runtime.command('show servers state'));

@@ -1,4 +1,6 @@
 import { after, before, test } from 'node:test';
+import fs from 'node:fs';
+import path from 'node:path';
 import assert from 'node:assert/strict';
 import { type EchoBackends, startEchoBackends } from '@portolan/echo-backend';
 import type { DesiredState, Pool } from '@portolan/desired-state';
@@ -124,6 +126,20 @@ test('runtime slot state (address, drain, weight) survives a reload', async () =
   ]);
   // A draining member takes no new requests.
   assert.deepEqual(await answering('web.test', 6), new Set(['127.0.22.7']));
+});
+
+test('the rendered config makes HAProxy itself carry drain and weight across a reload (server-state file)', async () => {
+  await applyOk(web([pool('web', members(2))], [{ host: 'web.test', pool: 'web' }]));
+  // Out of band, so only the state file can bring these back; then a bare master reload, no driver sync.
+  await h.driver.runtime.execute(['set server http:web/s1 state drain', 'set server http:web/s2 weight 9']);
+  fs.writeFileSync(path.join(h.dir, 'server-state'), `${await h.driver.runtime.command('show servers state')}\n`);
+  h.driver.runtime.disconnect();
+  assert.equal((await h.driver.master.reload()).ok, true);
+  const slots = parseServersState(await h.driver.runtime.command('show servers state http:web'))[0]?.slots;
+  assert.deepEqual(slots?.slice(0, 2).map((s) => [s.address, s.state, s.weight]), [
+    ['127.0.22.1', 'drain', 1],
+    ['127.0.22.2', 'ready', 9],
+  ]);
 });
 
 test('members keep their slots when the caller diffs against the last applied bundle instead of reading back', async () => {

@@ -71,8 +71,8 @@ export async function startHaproxy(options: StartHaproxyOptions): Promise<Runnin
     // A fresh configuration starts a fresh fencing history (epochs come from the store, which may be new too).
     fs.rmSync(path.join(configDir, EPOCH_FILE), { force: true });
   }
-  const stateFile = path.join(configDir, SERVER_STATE_FILE);
-  if (!fs.existsSync(stateFile)) fs.writeFileSync(stateFile, '1\n');
+  // The state file only bridges one reload; on a cold start its ports would override the config's newer ones.
+  fs.writeFileSync(path.join(configDir, SERVER_STATE_FILE), '1\n');
   for (const socket of [masterSocket, runtimeSocket]) fs.rmSync(socket, { force: true });
 
   const args = ['-W', '-S', `${masterSocket},mode,600`, '-p', path.join(configDir, PID_FILE), '-f', configFile];
