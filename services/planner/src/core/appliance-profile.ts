@@ -1,0 +1,79 @@
+import type { DriverKind, Monitor } from '@portolan/desired-state';
+import type { ApplianceConfig, ClusterConfig } from '@portolan/fleet-config';
+import { VTM_DEFAULT_MONITOR } from './annotation-schemas.ts';
+
+/** The vTM controller name of seed 003; a vTM appliance answers it besides the configured ones. */
+export const VTM_CONTROLLER = 'pulsesecure.net/vtm-ingress-controller';
+
+/** Everything the pure stages need to know about one appliance, derived once from its fleet-config entry. */
+export interface ApplianceProfile {
+  readonly name: string;
+  readonly driver: DriverKind;
+  /** IngressClass `spec.controller` values this appliance answers. */
+  readonly controllers: readonly string[];
+  /** Legacy `kubernetes.io/ingress.class` values answered without an IngressClass object (vTM: "vtm"). */
+  readonly legacyClassValues: readonly string[];
+  /** Clusters served; null = all. */
+  readonly clusters: readonly string[] | null;
+  readonly backendMode: 'endpoints' | 'nodeport';
+  readonly enableCustomizations: boolean;
+  readonly enableTrafficScript: boolean;
+  /** Plain-HTTP and HTTPS default bind ports (HAProxy: from its section; vTM and LoadMaster: 80 and 443). */
+  readonly httpPort: number;
+  readonly httpsPort: number;
+  /**
+   * `vtm`: ssl-redirect is a redirect-only listener on port 80 and seed 003's shared-address rules apply
+   * (vTM, LoadMaster). `none`: one shared listener pair; ssl-redirect is per route (HAProxy).
+   */
+  readonly sharedRules: 'vtm' | 'none';
+  /** Unit a dedicated address is exclusive for: the whole IP (vTM traffic IP group) or one ip:port (LoadMaster VS). */
+  readonly exclusivity: 'address' | 'listener';
+  /** Whether Ingresses naming no address have somewhere to go (vTM default traffic IP group, LoadMaster default VS address). */
+  readonly hasDefaultAddress: boolean;
+  /** LoadMaster Service mode binds annotated Services to existing virtual services; every other profile plans Ingresses. */
+  readonly mode: 'ingress' | 'service';
+  /** Pool monitor when none is asked for (vTM: TCP connect). */
+  readonly defaultMonitor: Monitor | null;
+}
+
+/** Derives the planning profile of an appliance from its (validated) fleet-config entry. */
+export function profileFromConfig(a: ApplianceConfig): ApplianceProfile {
+  const vtm = a.driver === 'vtm';
+  const lm = a.driver === 'loadmaster';
+  return {
+    name: a.name,
+    driver: a.driver,
+    controllers: vtm ? [...new Set([...a.ingressControllers, VTM_CONTROLLER])].sort() : [...new Set(a.ingressControllers)].sort(),
+    legacyClassValues: vtm ? ['vtm'] : lm ? ['kempLB'] : [],
+    clusters: a.clusters === undefined ? null : [...a.clusters].sort(),
+    backendMode: a.backendMode,
+    enableCustomizations: a.enableCustomizations,
+    enableTrafficScript: a.enableTrafficScript,
+    httpPort: a.haproxy?.httpPort ?? 80,
+    httpsPort: a.haproxy?.httpsPort ?? 443,
+    sharedRules: a.driver === 'haproxy' ? 'none' : 'vtm',
+    exclusivity: lm ? 'listener' : 'address',
+    hasDefaultAddress: a.driver === 'haproxy' || (vtm && a.vtm?.defaultTrafficIpGroup !== undefined) || (lm && a.loadmaster?.defaultAddress !== undefined),
+    mode: lm && a.loadmaster?.mode === 'service' ? 'service' : 'ingress',
+    defaultMonitor: vtm ? VTM_DEFAULT_MONITOR : null,
+  };
+}
+
+/** What the planner needs from a cluster's fleet-config entry. */
+export interface ClusterProfile {
+  readonly name: string;
+  readonly weight: number;
+  readonly namespaces: ClusterConfig['namespaces'];
+}
+
+/** Whether a namespace is watched under a cluster's scope (one namespace, a list, or all but kube-system). */
+export function isNamespaceInScope(namespace: string, scope: ClusterConfig['namespaces']): boolean {
+  if (scope === 'all-except-kube-system') return namespace !== 'kube-system';
+  if (typeof scope === 'string') return namespace === scope;
+  return scope.includes(namespace);
+}
+
+/** Whether an appliance serves a cluster. */
+export function servesCluster(profile: ApplianceProfile, cluster: string): boolean {
+  return profile.clusters === null || profile.clusters.includes(cluster);
+}

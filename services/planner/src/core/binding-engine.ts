@@ -1,0 +1,100 @@
+import { isNamespaceInScope, servesCluster, type ApplianceProfile, type ClusterProfile } from './appliance-profile.ts';
+import { sortMembers } from './canonical-order.ts';
+import { serviceKey, type DirtySet } from './dirty-set.ts';
+import type { Issue } from './issue.ts';
+import { pickOldest } from './oldest-wins.ts';
+import { bindingConditions } from './plan-appliance.ts';
+import { resolveMembers, type Resolution } from './resolve-members.ts';
+import { bindingConflict, buildBindingIntent, isBindingService, type BindingIntent } from './service-binding.ts';
+import { SnapshotEncoder, type EncodedSnapshot } from './snapshot-encoder.ts';
+import type { WorldView } from './world-view.ts';
+
+/**
+ * Incremental planning of a LoadMaster in Service mode (seed 000): opted-in Services feed pre-existing Virtual
+ * Services. A Service or endpoint change revisits only the Virtual Service (target) that Service binds.
+ */
+export class BindingEngine {
+  readonly profile: ApplianceProfile;
+  readonly encoder: SnapshotEncoder;
+  private readonly clusters: ReadonlyMap<string, ClusterProfile>;
+  private readonly intents = new Map<string, BindingIntent>();
+  private readonly targets = new Map<string, Map<string, BindingIntent>>();
+  private readonly resolutions = new Map<string, Resolution>();
+  private readonly outcomes = new Map<string, { ok: boolean; issues: readonly Issue[] }>();
+
+  constructor(profile: ApplianceProfile, clusters: ReadonlyMap<string, ClusterProfile>) {
+    this.profile = profile;
+    this.clusters = clusters;
+    this.encoder = new SnapshotEncoder(profile.name, profile.driver);
+  }
+
+  /** Applies what changed and commits. */
+  plan(world: WorldView, dirty: DirtySet): EncodedSnapshot & { readonly changed: boolean } {
+    const targets = new Set<string>();
+    const conditions = new Set<string>();
+    for (const key of dirty.services) this.updateService(world, key, targets, conditions);
+    if (this.profile.backendMode === 'nodeport') {
+      for (const [key, i] of this.intents) {
+        if (!dirty.nodeClusters.has(i.ref.cluster) || i.target === null) continue;
+        this.resolutions.delete(key);
+        targets.add(i.target);
+      }
+    }
+    for (const t of targets) this.decide(world, t, conditions);
+    for (const key of conditions) {
+      const i = this.intents.get(key);
+      if (i !== undefined) this.encoder.setConditions(i.ref, bindingConditions(i, this.outcomes.get(key) ?? null));
+    }
+    return this.encoder.commit();
+  }
+
+  private updateService(world: WorldView, key: string, targets: Set<string>, conditions: Set<string>): void {
+    const [cluster = '', namespace = '', name = ''] = key.split('/');
+    const cp = this.clusters.get(cluster);
+    const svc = world.service(cluster, namespace, name);
+    const next = cp !== undefined && svc !== undefined && servesCluster(this.profile, cluster) && isBindingService(svc) && isNamespaceInScope(namespace, cp.namespaces) ? buildBindingIntent(svc, cluster) : null;
+    const prev = this.intents.get(key) ?? null;
+    this.resolutions.delete(key);
+    if (prev?.target) targets.add(prev.target);
+    if (prev?.signature === next?.signature) return;
+    if (prev !== null) {
+      if (prev.target !== null) this.targets.get(prev.target)?.delete(key);
+      this.outcomes.delete(key);
+      this.encoder.setConditions(prev.ref, []);
+    }
+    if (next === null) this.intents.delete(key);
+    else {
+      this.intents.set(key, next);
+      conditions.add(key);
+      if (next.target !== null) {
+        let m = this.targets.get(next.target);
+        if (m === undefined) this.targets.set(next.target, (m = new Map()));
+        m.set(key, next);
+        targets.add(next.target);
+      }
+    }
+  }
+
+  private decide(world: WorldView, target: string, conditions: Set<string>): void {
+    const claims = [...(this.targets.get(target)?.values() ?? [])];
+    for (const c of claims) conditions.add(serviceKey(c.ref.cluster, c.ref.namespace, c.ref.name));
+    const r = pickOldest(claims, (a, b) => a.app === b.app && a.port === b.port);
+    if (r === null) {
+      this.targets.delete(target);
+      this.encoder.deleteBinding(target);
+      return;
+    }
+    const members = [r.winner, ...r.merged].flatMap((i) => {
+      const key = serviceKey(i.ref.cluster, i.ref.namespace, i.ref.name);
+      let res = this.resolutions.get(key);
+      if (res === undefined) {
+        res = resolveMembers(world, { cluster: i.ref.cluster, namespace: i.ref.namespace, service: i.ref.name, port: i.port!, mode: this.profile.backendMode, weight: this.clusters.get(i.ref.cluster)?.weight ?? 1, asksAffinity: false });
+        this.resolutions.set(key, res);
+      }
+      this.outcomes.set(key, { ok: true, issues: res.issues });
+      return res.members;
+    });
+    for (const l of r.losers) this.outcomes.set(serviceKey(l.ref.cluster, l.ref.namespace, l.ref.name), { ok: false, issues: [bindingConflict(r.winner)] });
+    this.encoder.setBinding({ target, service: r.winner.ref, members: sortMembers(members) });
+  }
+}

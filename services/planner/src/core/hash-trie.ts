@@ -1,0 +1,153 @@
+import { sha256Text } from '@portolan/desired-state';
+import type { PieceSink } from './piece.ts';
+import { emitPiece } from './piece.ts';
+
+/**
+ * A canonical, persistent hash trie of (sortKey → item piece id), stored as content-addressed pieces. Its shape is
+ * a pure function of the entry set — a node holding ≤ LEAF_MAX entries is a leaf, otherwise an inner node with
+ * FANOUT children chosen by the entry's key hash — so building from scratch and updating incrementally give
+ * byte-identical pieces. Small fan-out and leaves keep the pieces rewritten by one change small (O(log n) × ~200 B).
+ */
+
+const FANOUT = 4;
+const LEAF_MAX = 4;
+const MAX_DEPTH = 128;
+
+/** One entry: the item's sort key (unique within the tree), the hash that positions it, and its piece id. */
+export interface TrieEntry {
+  readonly sortKey: string;
+  readonly keyHash: string;
+  readonly itemId: string;
+}
+
+/** A trie node; `id` is null until the node is sealed (hashed and emitted). */
+export type TrieNode = TrieLeaf | TrieInner;
+interface TrieLeaf {
+  readonly leaf: true;
+  readonly entries: readonly TrieEntry[];
+  readonly size: number;
+  id: string | null;
+}
+interface TrieInner {
+  readonly leaf: false;
+  readonly children: readonly (TrieNode | null)[];
+  readonly size: number;
+  id: string | null;
+}
+
+/** The piece formats: a leaf lists item ids in sort-key order; an inner node lists FANOUT child ids or null. */
+export type TriePiece = { readonly l: readonly string[] } | { readonly c: readonly (string | null)[] };
+
+/** The position hash of a sort key (hex SHA-256: uniform whatever the keys look like). */
+export function keyHashOf(sortKey: string): string {
+  return sha256Text(sortKey);
+}
+
+function digit(keyHash: string, depth: number): number {
+  const nibble = parseInt(keyHash[depth >> 1] ?? '0', 16);
+  return (depth & 1) === 0 ? nibble >> 2 : nibble & 3;
+}
+
+function compareKeys(a: TrieEntry, b: TrieEntry): number {
+  return a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0;
+}
+
+/** Builds the canonical node for a set of entries at a depth (unsealed). */
+function build(entries: TrieEntry[], depth: number): TrieNode | null {
+  if (entries.length === 0) return null;
+  if (entries.length <= LEAF_MAX || depth >= MAX_DEPTH) return { leaf: true, entries: entries.slice().sort(compareKeys), size: entries.length, id: null };
+  const buckets: TrieEntry[][] = Array.from({ length: FANOUT }, () => []);
+  for (const e of entries) buckets[digit(e.keyHash, depth)]!.push(e);
+  return { leaf: false, children: buckets.map((b) => build(b, depth + 1)), size: entries.length, id: null };
+}
+
+function collect(node: TrieNode | null, out: TrieEntry[]): void {
+  if (node === null) return;
+  if (node.leaf) out.push(...node.entries);
+  else for (const c of node.children) collect(c, out);
+}
+
+/** Builds a trie from scratch (unsealed; call `sealTrie`). */
+export function buildTrie(entries: readonly TrieEntry[]): TrieNode | null {
+  return build(entries.slice(), 0);
+}
+
+/** Inserts or replaces one entry; returns the new root (the old version is untouched). */
+export function upsertTrie(node: TrieNode | null, entry: TrieEntry, depth = 0): TrieNode {
+  if (node === null) return { leaf: true, entries: [entry], size: 1, id: null };
+  if (node.leaf) {
+    const i = node.entries.findIndex((e) => e.sortKey === entry.sortKey);
+    if (i >= 0) {
+      if (node.entries[i]!.itemId === entry.itemId) return node;
+      const entries = node.entries.slice();
+      entries[i] = entry;
+      return { leaf: true, entries, size: node.size, id: null };
+    }
+    return build([...node.entries, entry], depth)!;
+  }
+  const d = digit(entry.keyHash, depth);
+  const before = node.children[d] ?? null;
+  const after = upsertTrie(before, entry, depth + 1);
+  if (after === before) return node;
+  const children = node.children.slice();
+  children[d] = after;
+  return { leaf: false, children, size: node.size - (before?.size ?? 0) + after.size, id: null };
+}
+
+/** Removes the entry with this sort key (no-op when absent); returns the new root. */
+export function removeFromTrie(node: TrieNode | null, sortKey: string, keyHash: string, depth = 0): TrieNode | null {
+  if (node === null) return null;
+  if (node.leaf) {
+    const entries = node.entries.filter((e) => e.sortKey !== sortKey);
+    if (entries.length === node.entries.length) return node;
+    return entries.length === 0 ? null : { leaf: true, entries, size: entries.length, id: null };
+  }
+  const d = digit(keyHash, depth);
+  const before = node.children[d] ?? null;
+  const after = removeFromTrie(before, sortKey, keyHash, depth + 1);
+  if (after === before) return node;
+  const size = node.size - (before?.size ?? 0) + (after?.size ?? 0);
+  if (size <= LEAF_MAX) {
+    const all: TrieEntry[] = [];
+    const children = node.children.slice();
+    children[d] = after;
+    for (const c of children) collect(c, all);
+    return { leaf: true, entries: all.sort(compareKeys), size, id: null };
+  }
+  const children = node.children.slice();
+  children[d] = after;
+  return { leaf: false, children, size, id: null };
+}
+
+/** Hashes every unsealed node (bottom-up), emitting its piece; returns the root id (null for an empty trie). */
+export function sealTrie(node: TrieNode | null, sink: PieceSink): string | null {
+  if (node === null) return null;
+  if (node.id !== null) return node.id;
+  const piece: TriePiece = node.leaf ? { l: node.entries.map((e) => e.itemId) } : { c: node.children.map((c) => sealTrie(c, sink)) };
+  node.id = emitPiece(piece, sink);
+  return node.id;
+}
+
+/** Every entry of a trie, in sort-key order. */
+export function trieEntries(node: TrieNode | null): TrieEntry[] {
+  const out: TrieEntry[] = [];
+  collect(node, out);
+  return out.sort(compareKeys);
+}
+
+/** Item ids reachable from a trie piece, depth first; `read` returns a piece's parsed JSON. */
+export function readTrieItemIds(rootId: string | null, read: (id: string) => unknown): string[] {
+  const out: string[] = [];
+  const walk = (id: string): void => {
+    const piece = read(id) as Partial<{ l: unknown; c: unknown }>;
+    if (Array.isArray(piece.l)) {
+      for (const item of piece.l) out.push(String(item));
+    } else if (Array.isArray(piece.c)) {
+      for (const child of piece.c) if (typeof child === 'string') walk(child);
+    } else {
+      throw new TypeError(`piece ${id} is not a trie node`);
+    }
+  };
+  if (rootId !== null) walk(rootId);
+  return out;
+}

@@ -1,0 +1,154 @@
+import type { Certificate, JsonObject, ListenAddress, ListenProtocol, Monitor, ObjectRef, PathMatch, Persistence } from '@portolan/desired-state';
+import { canonicalJson, sha256Text } from '@portolan/desired-state';
+import type { TrimmedIngress, TrimmedSecret } from '@portolan/kube-model';
+import { worldKeyString } from '@portolan/kube-model';
+import type { ApplianceProfile } from './appliance-profile.ts';
+import { creationOrderKey } from './creation-order.ts';
+import { readIngressOptions, type IngressOptions } from './ingress-options.ts';
+import { issue, type Issue } from './issue.ts';
+import { validateIngress, type BackendRef, type NormalizedIngress } from './validate-ingress.ts';
+
+/** Pool settings an Ingress asks for; part of the pool's identity, so different settings never collide. */
+export interface PoolSettings {
+  readonly monitor: Monitor | null;
+  readonly persistence: Persistence | null;
+  readonly tlsToBackend: boolean;
+  readonly customization: JsonObject | null;
+}
+
+/** A pool one Ingress needs: a Service port in its namespace, with its settings. */
+export interface PoolSpec {
+  readonly name: string;
+  readonly namespace: string;
+  readonly service: string;
+  readonly port: number | string;
+  readonly settings: PoolSettings;
+}
+
+/** The listener an Ingress asks for. `group` is the address it competes for (an IP, or "default"). */
+export interface ListenerRequest {
+  readonly group: string;
+  readonly address: ListenAddress;
+  readonly port: number;
+  readonly protocol: ListenProtocol;
+  readonly sslRedirect: boolean;
+  readonly letsEncrypt: boolean;
+}
+
+/** A certificate an Ingress offers for some hosts ('' = any host: a TLS entry without hosts). */
+export interface TlsIntent {
+  readonly hosts: readonly string[];
+  readonly certificate: Certificate;
+}
+
+/**
+ * Everything one Ingress asks of one appliance, computed from that Ingress alone (plus its class and Secrets):
+ * the unit of incremental planning. `signature` is its canonical JSON, so an unchanged intent costs nothing.
+ */
+export interface IngressIntent {
+  readonly key: string;
+  readonly ref: ObjectRef;
+  /** namespace/name: copies of one Ingress in several clusters are one application. */
+  readonly app: string;
+  readonly order: string;
+  readonly errors: readonly Issue[];
+  readonly warnings: readonly Issue[];
+  /** Null exactly when the Ingress is rejected on its own. */
+  readonly listener: ListenerRequest | null;
+  readonly routes: readonly { readonly host: string; readonly path: string; readonly match: PathMatch; readonly pool: string }[];
+  readonly defaultPool: string | null;
+  readonly tls: readonly TlsIntent[];
+  readonly pools: readonly PoolSpec[];
+  readonly requestScript: string | null;
+  readonly responseScript: string | null;
+  readonly vsCustomization: JsonObject | null;
+  readonly signature: string;
+}
+
+/** Looks up a Secret in the Ingress's cluster. */
+export type SecretLookup = (namespace: string, name: string) => TrimmedSecret | undefined;
+
+/** The deterministic name of a pool: namespace~service~port, plus a settings digest when settings are not the defaults. */
+export function poolNameOf(namespace: string, backend: BackendRef, settings: PoolSettings): string {
+  const base = `${namespace}~${backend.service}~${backend.port}`;
+  const plain = settings.monitor === null && settings.persistence === null && !settings.tlsToBackend && settings.customization === null;
+  return plain ? base : `${base}~${sha256Text(canonicalJson(settings), 'base64url').slice(0, 10)}`;
+}
+
+/** The deterministic name of a listener. */
+export function listenerNameOf(address: ListenAddress, port: number): string {
+  return `${address.kind === 'default' ? 'default' : address.ip}~${port}`;
+}
+
+/** Builds the intent of one selected Ingress: validate, annotate, look up TLS Secrets. Never throws. */
+export function buildIntent(ingress: TrimmedIngress, cluster: string, profile: ApplianceProfile, secrets: SecretLookup, selectionWarning: Issue | null): IngressIntent {
+  const { name, namespace, creationTimestamp } = ingress.metadata;
+  const ref: ObjectRef = { cluster, kind: 'Ingress', namespace, name };
+  const base = { key: worldKeyString(ref), ref, app: `${namespace}/${name}`, order: creationOrderKey(creationTimestamp, namespace, name, cluster) };
+  const validation = validateIngress(ingress);
+  const reading = validation.ok ? readIngressOptions(ingress.metadata.annotations ?? {}, profile, validation.ingress) : null;
+  const errors = validation.ok ? [...reading!.errors] : [...validation.errors];
+  const warnings = [...(selectionWarning === null ? [] : [selectionWarning]), ...(validation.ok ? validation.warnings : []), ...(reading?.warnings ?? [])];
+  if (!validation.ok || reading === null || errors.length > 0) return seal({ ...base, ...EMPTY, errors, warnings });
+  const spec = validation.ingress;
+  const o = reading.options;
+  const settings: PoolSettings = { monitor: o.monitor, persistence: o.persistence, tlsToBackend: o.tlsToBackend, customization: o.poolCustomization };
+  const pools = new Map<string, PoolSpec>();
+  const poolFor = (b: BackendRef): string => {
+    const pool = poolNameOf(namespace, b, settings);
+    pools.set(pool, { name: pool, namespace, service: b.service, port: b.port, settings });
+    return pool;
+  };
+  const routes = spec.routes.map((r) => ({ host: r.host, path: r.path, match: r.match, pool: poolFor(r.backend) }));
+  const defaultPool = spec.defaultBackend === null ? null : poolFor(spec.defaultBackend);
+  const tls = tlsIntents(spec, ref, o, secrets, warnings);
+  const port = o.port ?? (spec.hasTls ? profile.httpsPort : profile.httpPort);
+  const listener: ListenerRequest = {
+    group: o.address.kind === 'default' ? 'default' : o.address.ip,
+    address: o.address,
+    port,
+    protocol: o.passthrough ? 'tls-passthrough' : spec.hasTls ? 'https' : 'http',
+    sslRedirect: o.sslRedirect,
+    letsEncrypt: o.letsEncrypt,
+  };
+  return seal({
+    ...base,
+    errors,
+    warnings,
+    listener,
+    routes,
+    defaultPool,
+    tls,
+    pools: [...pools.values()].sort((a, b) => (a.name < b.name ? -1 : 1)),
+    requestScript: o.requestScript,
+    responseScript: o.responseScript,
+    vsCustomization: o.vsCustomization,
+  });
+}
+
+const EMPTY = { listener: null, routes: [], defaultPool: null, tls: [], pools: [], requestScript: null, responseScript: null, vsCustomization: null } as const;
+
+/** TLS entries → certificates by reference. Missing or unusable Secrets are warnings: those hosts lose TLS, nothing else. */
+function tlsIntents(spec: NormalizedIngress, ref: ObjectRef, o: IngressOptions, secrets: SecretLookup, warnings: Issue[]): TlsIntent[] {
+  const out: TlsIntent[] = [];
+  spec.tls.forEach((t, i) => {
+    const hosts = t.hosts.length === 0 ? [''] : t.hosts;
+    if (t.secretName === null) return void warnings.push(issue('TlsWithoutSecret', `spec.tls[${i}] names no Secret; its hosts use the listener's default certificate`));
+    const secretRef: ObjectRef = { cluster: ref.cluster, kind: 'Secret', namespace: ref.namespace, name: t.secretName };
+    const name = `${ref.cluster}~${ref.namespace}~${t.secretName}`;
+    const secret = secrets(ref.namespace, t.secretName);
+    if (o.letsEncrypt) {
+      const fingerprint = secret?.type === 'kubernetes.io/tls' && secret.fingerprint !== null ? secret.fingerprint : '';
+      return void out.push({ hosts, certificate: { name, secret: secretRef, fingerprint, hosts: [], acme: true } });
+    }
+    if (secret === undefined) return void warnings.push(issue('SecretNotFound', `Secret ${ref.namespace}/${t.secretName} (spec.tls[${i}]) does not exist; its hosts are served without this certificate`));
+    if (secret.type !== 'kubernetes.io/tls') return void warnings.push(issue('SecretWrongType', `Secret ${ref.namespace}/${t.secretName} is of type ${secret.type.slice(0, 60)}, not kubernetes.io/tls`));
+    if (secret.fingerprint === null) return void warnings.push(issue('SecretNotSealed', `Secret ${ref.namespace}/${t.secretName} carries no sealed certificate`));
+    out.push({ hosts, certificate: { name, secret: secretRef, fingerprint: secret.fingerprint, hosts: [] } });
+  });
+  return out;
+}
+
+function seal(intent: Omit<IngressIntent, 'signature'>): IngressIntent {
+  return { ...intent, signature: canonicalJson(intent) };
+}

@@ -1,0 +1,202 @@
+import type { DesiredState } from '@portolan/desired-state';
+import type { ApplianceConfig, ClusterConfig } from '@portolan/fleet-config';
+import type { KubeListMarker, KubeWatchEvent, TrimmedIngress, TrimmedIngressClass } from '@portolan/kube-model';
+import { worldKeyString, SERVICE_NAME_LABEL } from '@portolan/kube-model';
+import { ApplianceEngine } from './appliance-engine.ts';
+import { profileFromConfig, type ClusterProfile } from './appliance-profile.ts';
+import { BindingEngine } from './binding-engine.ts';
+import { serviceKey, type DirtyIngress } from './dirty-set.ts';
+import { classRequestOf, isDefaultClass } from './select-ingress.ts';
+import { World, type WorldChange } from './world.ts';
+
+/** Version of the planning rules; recorded with every snapshot (a change here explains hash differences on replay). */
+export const PLANNER_VERSION = '0.1.0';
+
+/** The fleet-config parts the planner reads. */
+export interface PlannerConfig {
+  readonly clusters: readonly ClusterConfig[];
+  readonly appliances: readonly ApplianceConfig[];
+}
+
+/** One appliance whose snapshot changed. */
+export interface PlannedAppliance {
+  readonly appliance: string;
+  /** The snapshot's content hash (root piece id). */
+  readonly root: string;
+  /** Pieces new since this appliance's previous plan (id → canonical JSON bytes); store with ON CONFLICT DO NOTHING. */
+  readonly pieces: ReadonlyMap<string, Uint8Array>;
+  /** Materialises the desired state (O(size)); valid until the next event is applied. */
+  readonly desired: DesiredState;
+}
+
+/** The desired state of a plan was read after the planner moved on (a bug in the caller). */
+export class StalePlanError extends Error {
+  readonly code = 'PLANNER_STALE_PLAN';
+  constructor(appliance: string) {
+    super(`the plan of ${appliance} was read after later events were applied; read it right after planDirty()`);
+    this.name = 'StalePlanError';
+  }
+}
+
+interface Deps {
+  readonly classKey: string | null;
+  readonly cluster: string;
+  readonly secrets: readonly string[];
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * The planner's pure core as a state object: fold events (`applyEvent`, `applyListMarker`), then `planDirty()`
+ * plans only the appliances affected since the last call, only as far as the change reaches
+ * (EndpointSlice → Service → pools; Ingress/IngressClass/Secret → that Ingress's claims). Deterministic: the same
+ * events in any order, duplicated or redelivered, give the same roots. No clock, no I/O.
+ */
+export class Planner {
+  readonly world = new World();
+  private readonly engines: readonly (ApplianceEngine | BindingEngine)[];
+  private readonly deps = new Map<string, Deps>();
+  private readonly byClass = new Map<string, Set<string>>();
+  private readonly classless = new Map<string, Set<string>>();
+  private readonly bySecret = new Map<string, Set<string>>();
+  private dirtyIngresses = new Map<string, DirtyIngress>();
+  private dirtyServices = new Set<string>();
+  private dirtyNodes = new Set<string>();
+  private version = 0;
+
+  constructor(config: PlannerConfig) {
+    const clusters = new Map<string, ClusterProfile>(config.clusters.map((c) => [c.name, { name: c.name, weight: c.weight, namespaces: c.namespaces }]));
+    this.engines = [...config.appliances]
+      .sort((a, b) => (a.name < b.name ? -1 : 1))
+      .map((a) => {
+        const profile = profileFromConfig(a);
+        return profile.mode === 'service' ? new BindingEngine(profile, clusters) : new ApplianceEngine(profile, clusters);
+      });
+  }
+
+  /** Folds one watch event; true when it changed the world. */
+  applyEvent(event: KubeWatchEvent): boolean {
+    const change = this.world.apply(event);
+    if (change !== null) this.note(change);
+    return change !== null;
+  }
+
+  /** Folds one list-marker chunk; returns how many objects it deleted (0 until the generation is complete). */
+  applyListMarker(marker: KubeListMarker): number {
+    const changes = this.world.applyListMarker(marker);
+    for (const c of changes) this.note(c);
+    return changes.length;
+  }
+
+  /** Whether events are waiting to be planned. */
+  get hasDirty(): boolean {
+    return this.dirtyIngresses.size + this.dirtyServices.size + this.dirtyNodes.size > 0;
+  }
+
+  /** Plans what changed since the last call; returns only appliances whose snapshot root changed. */
+  planDirty(): PlannedAppliance[] {
+    const dirty = { ingresses: this.dirtyIngresses, services: this.dirtyServices, nodeClusters: this.dirtyNodes };
+    this.dirtyIngresses = new Map();
+    this.dirtyServices = new Set();
+    this.dirtyNodes = new Set();
+    this.version++;
+    const out: PlannedAppliance[] = [];
+    for (const engine of this.engines) {
+      const r = engine.plan(this.world, dirty);
+      if (!r.changed) continue;
+      const pieces = new Map<string, Uint8Array>();
+      for (const [id, text] of r.pieces) pieces.set(id, encoder.encode(text));
+      const version = this.version;
+      const appliance = engine.profile.name;
+      const read = (): DesiredState => {
+        if (version !== this.version) throw new StalePlanError(appliance);
+        return engine.encoder.toDesiredState();
+      };
+      out.push({ appliance, root: r.root, pieces, get desired() { return read(); } });
+    }
+    return out;
+  }
+
+  /** The current desired state of one appliance (O(size)); null for an unknown appliance. */
+  desiredState(appliance: string): DesiredState | null {
+    return this.engines.find((e) => e.profile.name === appliance)?.encoder.toDesiredState() ?? null;
+  }
+
+  /** Appliance names, sorted. */
+  get appliances(): readonly string[] {
+    return this.engines.map((e) => e.profile.name);
+  }
+
+  private note(c: WorldChange): void {
+    this.version++;
+    switch (c.kind) {
+      case 'Ingress':
+        this.noteIngress(c);
+        break;
+      case 'IngressClass':
+        this.noteClass(c);
+        break;
+      case 'Secret':
+        for (const k of this.bySecret.get(serviceKey(c.cluster, c.namespace, c.name)) ?? []) this.markIngress(k);
+        break;
+      case 'Service':
+        this.dirtyServices.add(serviceKey(c.cluster, c.namespace, c.name));
+        break;
+      case 'EndpointSlice':
+        for (const o of [c.before, c.after]) {
+          const svc = o?.metadata.labels?.[SERVICE_NAME_LABEL];
+          if (svc !== undefined) this.dirtyServices.add(serviceKey(c.cluster, c.namespace, svc));
+        }
+        break;
+      case 'Node':
+        this.dirtyNodes.add(c.cluster);
+        break;
+    }
+  }
+
+  private noteIngress(c: WorldChange): void {
+    const key = worldKeyString({ cluster: c.cluster, kind: 'Ingress', namespace: c.namespace, name: c.name });
+    this.dirtyIngresses.set(key, { cluster: c.cluster, namespace: c.namespace, name: c.name });
+    const old = this.deps.get(key);
+    if (old !== undefined) {
+      unindex(old.classKey === null ? this.classless : this.byClass, old.classKey ?? old.cluster, key);
+      for (const s of old.secrets) unindex(this.bySecret, s, key);
+      this.deps.delete(key);
+    }
+    const ing = c.after as TrimmedIngress | null;
+    if (ing === null) return;
+    const request = classRequestOf(ing);
+    const deps: Deps = {
+      cluster: c.cluster,
+      classKey: request.by === 'default' ? null : `${c.cluster}\u0000${request.name}`,
+      secrets: [...new Set((ing.spec.tls ?? []).flatMap((t) => (t.secretName ? [serviceKey(c.cluster, c.namespace, t.secretName)] : [])))],
+    };
+    this.deps.set(key, deps);
+    index(deps.classKey === null ? this.classless : this.byClass, deps.classKey ?? deps.cluster, key);
+    for (const s of deps.secrets) index(this.bySecret, s, key);
+  }
+
+  private noteClass(c: WorldChange): void {
+    for (const k of this.byClass.get(`${c.cluster}\u0000${c.name}`) ?? []) this.markIngress(k);
+    const wasDefault = c.before !== null && isDefaultClass(c.before as TrimmedIngressClass);
+    const isDefault = c.after !== null && isDefaultClass(c.after as TrimmedIngressClass);
+    if (wasDefault || isDefault) for (const k of this.classless.get(c.cluster) ?? []) this.markIngress(k);
+  }
+
+  private markIngress(key: string): void {
+    const [cluster = '', , namespace = '', name = ''] = key.split('/');
+    this.dirtyIngresses.set(key, { cluster, namespace, name });
+  }
+}
+
+function index(m: Map<string, Set<string>>, k: string, v: string): void {
+  let s = m.get(k);
+  if (s === undefined) m.set(k, (s = new Set()));
+  s.add(v);
+}
+
+function unindex(m: Map<string, Set<string>>, k: string, v: string): void {
+  const s = m.get(k);
+  s?.delete(v);
+  if (s?.size === 0) m.delete(k);
+}

@@ -1,0 +1,98 @@
+import type { MemberState, PoolMember } from '@portolan/desired-state';
+import type { ServicePort, TrimmedEndpointSlice, TrimmedService } from '@portolan/kube-model';
+import { memberSortKey } from './canonical-order.ts';
+import { issue, type Issue } from './issue.ts';
+import type { WorldView } from './world-view.ts';
+
+/** Members of one Service port in one cluster, and what stopped some or all of them from being planned. */
+export interface Resolution {
+  readonly members: readonly PoolMember[];
+  readonly issues: readonly Issue[];
+}
+
+/** What to resolve: a Service port (by number or name) in one cluster, and how. */
+export interface ResolveRequest {
+  readonly cluster: string;
+  readonly namespace: string;
+  readonly service: string;
+  readonly port: number | string;
+  readonly mode: 'endpoints' | 'nodeport';
+  /** Member weight: the cluster's weight in multi-cluster pools (fleet config). */
+  readonly weight: number;
+  /** Whether the pool asks for persistence or a monitor (NodePort mode then needs externalTrafficPolicy: Local). */
+  readonly asksAffinity: boolean;
+}
+
+/**
+ * The resolve stage: Service → port (by number or name) → EndpointSlices (ready → active, serving and terminating →
+ * draining), or in NodePort mode the Ready nodes' InternalIP × nodePort (seed 003's data path). Cost: the Service's
+ * slices (and the cluster's nodes in NodePort mode), never the world.
+ */
+export function resolveMembers(world: WorldView, r: ResolveRequest): Resolution {
+  const svc = world.service(r.cluster, r.namespace, r.service);
+  const where = `Service ${r.namespace}/${r.service} in cluster ${r.cluster}`;
+  if (svc === undefined) return { members: [], issues: [issue('ServiceNotFound', `${where} does not exist`)] };
+  if (svc.spec.type === 'ExternalName') return { members: [], issues: [issue('ExternalNameService', `${where} is of type ExternalName; it has no endpoints to balance`)] };
+  const sp = (svc.spec.ports ?? []).find((p) => (typeof r.port === 'number' ? p.port === r.port : p.name === r.port));
+  if (sp === undefined) return { members: [], issues: [issue('ServicePortNotFound', `${where} has no port ${r.port}`)] };
+  const slices = [...world.slicesOfService(r.cluster, r.namespace, r.service)];
+  if (r.mode === 'endpoints') return { members: endpointMembers(slices, sp, r), issues: [] };
+  return nodePortMembers(world, svc, sp, slices, r, where);
+}
+
+function endpointState(c: { ready?: boolean; serving?: boolean; terminating?: boolean } | undefined): MemberState | null {
+  const ready = c?.ready ?? true;
+  const serving = c?.serving ?? ready;
+  if (c?.terminating === true) return serving ? 'draining' : null;
+  return ready ? 'active' : null;
+}
+
+function endpointMembers(slices: readonly TrimmedEndpointSlice[], sp: ServicePort, r: ResolveRequest): PoolMember[] {
+  const byKey = new Map<string, PoolMember>();
+  for (const slice of slices) {
+    if (slice.addressType !== 'IPv4' && slice.addressType !== 'IPv6') continue;
+    const port = slice.ports.find((p) => (p.name ?? '') === (sp.name ?? ''))?.port;
+    if (port === undefined) continue;
+    for (const e of slice.endpoints) {
+      const state = endpointState(e.conditions);
+      const address = e.addresses[0];
+      if (state === null || address === undefined) continue;
+      const m: PoolMember = { address, port, state, weight: r.weight, cluster: r.cluster, node: e.nodeName ?? '' };
+      const key = memberSortKey(m);
+      const seen = byKey.get(key);
+      // The same endpoint can sit in two slices while they are rebalanced: keep the most available view.
+      if (seen === undefined || (seen.state === 'draining' && state === 'active')) byKey.set(key, m);
+    }
+  }
+  return [...byKey.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([, m]) => m);
+}
+
+function nodePortMembers(world: WorldView, svc: TrimmedService, sp: ServicePort, slices: readonly TrimmedEndpointSlice[], r: ResolveRequest, where: string): Resolution {
+  const type = svc.spec.type ?? 'ClusterIP';
+  if ((type !== 'NodePort' && type !== 'LoadBalancer') || sp.nodePort === undefined) {
+    return { members: [], issues: [issue('NotNodePortService', `${where} is of type ${type}; NodePort mode needs type NodePort or LoadBalancer with a nodePort`)] };
+  }
+  const local = svc.spec.externalTrafficPolicy === 'Local';
+  const issues = r.asksAffinity && !local ? [issue('AffinityNeedsLocalTrafficPolicy', `${where}: persistence and health monitors need spec.externalTrafficPolicy: Local (and pod anti-affinity), or kube-proxy may route to another node`)] : [];
+  // With Local, only nodes running a serving endpoint accept traffic: plan exactly those (active if one is ready).
+  const onNode = new Map<string, MemberState>();
+  let named = 0;
+  for (const slice of slices) {
+    for (const e of slice.endpoints) {
+      const state = endpointState(e.conditions);
+      if (state === null || e.nodeName === undefined) continue;
+      named++;
+      if (onNode.get(e.nodeName) !== 'active') onNode.set(e.nodeName, state);
+    }
+  }
+  const members: PoolMember[] = [];
+  for (const node of world.nodes(r.cluster)) {
+    if (node.status.ready !== 'True' || node.metadata.deletionTimestamp !== undefined) continue;
+    const address = node.status.addresses.find((a) => a.type === 'InternalIP')?.address;
+    if (address === undefined) continue;
+    const state: MemberState | undefined = local && named > 0 ? onNode.get(node.metadata.name) : 'active';
+    if (state === undefined) continue;
+    members.push({ address, port: sp.nodePort, state, weight: r.weight, cluster: r.cluster, node: node.metadata.name });
+  }
+  return { members: members.sort((a, b) => (memberSortKey(a) < memberSortKey(b) ? -1 : 1)), issues };
+}

@@ -1,0 +1,45 @@
+import type { Route, VirtualService } from '@portolan/desired-state';
+import { hostMatches } from './host-name.ts';
+import { pathMatches } from './path-match.ts';
+
+/** What a virtual service does with one request. */
+export type RequestOutcome =
+  | { readonly kind: 'pool'; readonly pool: string; readonly route: Route | null }
+  | { readonly kind: 'redirect'; readonly port: number }
+  | { readonly kind: 'not-found' };
+
+/**
+ * The reference semantics of a planned virtual service, which drivers must reproduce and tests check plans
+ * against: the most specific host that has routes wins (exact, then the single-label wildcard, then any host);
+ * within it the longest matching path, Exact before Prefix at equal length; no match → the default pool, else 404.
+ * A redirect-only service redirects everything.
+ */
+export function matchRequest(vs: VirtualService, requestHost: string, requestPath: string): RequestOutcome {
+  if (vs.redirectToHttpsPort !== null) return { kind: 'redirect', port: vs.redirectToHttpsPort };
+  const host = requestHost.toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '');
+  const hostClasses = [host, wildcardOf(host), ''];
+  for (const ruleHost of hostClasses) {
+    if (ruleHost === null) continue;
+    const routes = vs.routes.filter((r) => r.host === ruleHost && hostMatches(r.host, host));
+    if (routes.length === 0) continue;
+    const best = bestRoute(routes, requestPath);
+    if (best === null) break;
+    if (best.redirectToHttpsPort !== undefined) return { kind: 'redirect', port: best.redirectToHttpsPort };
+    return { kind: 'pool', pool: best.pool, route: best };
+  }
+  return vs.defaultPool === null ? { kind: 'not-found' } : { kind: 'pool', pool: vs.defaultPool, route: null };
+}
+
+function wildcardOf(host: string): string | null {
+  const dot = host.indexOf('.');
+  return dot > 0 ? `*.${host.slice(dot + 1)}` : null;
+}
+
+function bestRoute(routes: readonly Route[], requestPath: string): Route | null {
+  let best: Route | null = null;
+  for (const r of routes) {
+    if (!pathMatches(r.match, r.path, requestPath)) continue;
+    if (best === null || r.path.length > best.path.length || (r.path.length === best.path.length && r.match === 'Exact' && best.match !== 'Exact')) best = r;
+  }
+  return best;
+}

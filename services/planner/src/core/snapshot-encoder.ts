@@ -1,0 +1,313 @@
+import type { Certificate, DesiredState, DriverKind, ObjectCondition, ObjectRef, Pool, PoolMember, Route, ServiceBinding, VirtualService } from '@portolan/desired-state';
+import { canonicalJson, compareCodeUnits } from '@portolan/desired-state';
+import { conditionSortKey, memberSortKey, orderCertificates, refKey, routeSortKey } from './canonical-order.ts';
+import { keyHashOf, removeFromTrie, sealTrie, upsertTrie, type TrieNode } from './hash-trie.ts';
+import { emitPiece, pieceIdOf, type PieceSink } from './piece.ts';
+
+/** Version of the snapshot piece layout; part of the root, so a layout change changes every hash visibly. */
+export const SNAPSHOT_LAYOUT = 1;
+
+/** What one commit produced: the root piece id (the snapshot's content hash) and the pieces new since the last commit. */
+export interface EncodedSnapshot {
+  readonly root: string;
+  readonly pieces: ReadonlyMap<string, string>;
+}
+
+/** A VS without its three lists, which live in sub-tries. */
+type VsHeader = Omit<VirtualService, 'owners' | 'certificates' | 'routes'>;
+type PoolHeader = Omit<Pool, 'members'>;
+
+/** A keyed set of items stored as a trie; remembers item ids so unchanged items cost nothing. */
+class ItemTrie<T> {
+  root: TrieNode | null = null;
+  readonly items = new Map<string, { value: T; id: string }>();
+  dirty = false;
+
+  set(sortKey: string, value: T, sink: PieceSink): void {
+    const text = canonicalJson(value);
+    const id = pieceIdOf(text);
+    if (this.items.get(sortKey)?.id === id) return;
+    sink.set(id, text);
+    this.items.set(sortKey, { value, id });
+    this.root = upsertTrie(this.root, { sortKey, keyHash: keyHashOf(sortKey), itemId: id });
+    this.dirty = true;
+  }
+
+  delete(sortKey: string): void {
+    if (!this.items.delete(sortKey)) return;
+    this.root = removeFromTrie(this.root, sortKey, keyHashOf(sortKey));
+    this.dirty = true;
+  }
+
+  seal(sink: PieceSink): string | null {
+    this.dirty = false;
+    return sealTrie(this.root, sink);
+  }
+
+  sortedValues(): T[] {
+    return [...this.items.entries()].sort((a, b) => compareCodeUnits(a[0], b[0])).map(([, v]) => v.value);
+  }
+}
+
+interface VsState {
+  header: VsHeader;
+  /** Owners in creation order, stored as (owner, predecessor) pairs: an ordered list whose pieces are content-addressed. */
+  owners: ObjectRef[];
+  readonly ownerTrie: ItemTrie<{ r: ObjectRef; p: string | null }>;
+  defaultCertificate: string | null;
+  readonly certTrie: ItemTrie<string>;
+  readonly routeTrie: ItemTrie<Route>;
+}
+
+interface PoolState {
+  header: PoolHeader;
+  readonly memberTrie: ItemTrie<PoolMember>;
+}
+
+interface BindingState {
+  header: Omit<ServiceBinding, 'members'>;
+  readonly memberTrie: ItemTrie<PoolMember>;
+}
+
+/**
+ * Incremental, structurally shared snapshot encoding of one appliance's desired state. Callers set and delete
+ * items; `commit` seals only what changed, so a one-endpoint change emits one member, the trie path above it, the
+ * pool piece, the pools-trie path and the root — a few KB whatever the world's size. `encodeSnapshot` uses the same
+ * code from scratch, so incremental and full encodings are byte-identical.
+ */
+export class SnapshotEncoder {
+  readonly appliance: string;
+  readonly driver: DriverKind;
+  private sink: PieceSink = new Map();
+  private readonly vsTrie = new ItemTrie<unknown>();
+  private readonly poolTrie = new ItemTrie<unknown>();
+  private readonly certTrie = new ItemTrie<Certificate>();
+  private readonly bindingTrie = new ItemTrie<unknown>();
+  private readonly conditionTrie = new ItemTrie<readonly ObjectCondition[]>();
+  private readonly vs = new Map<string, VsState>();
+  private readonly pools = new Map<string, PoolState>();
+  private readonly bindings = new Map<string, BindingState>();
+  private readonly dirtyVs = new Set<string>();
+  private readonly dirtyPools = new Set<string>();
+  private readonly dirtyBindings = new Set<string>();
+  private lastRoot: string | null = null;
+
+  constructor(appliance: string, driver: DriverKind) {
+    this.appliance = appliance;
+    this.driver = driver;
+  }
+
+  /** Sets a whole virtual service (lists are diffed against what is stored). */
+  setVirtualService(v: VirtualService): void {
+    const { owners, certificates, routes, ...header } = v;
+    this.setVsHeader(header);
+    this.setVsOwners(v.name, owners);
+    this.setVsCertificates(v.name, certificates[0] ?? null, certificates.slice(1));
+    const state = this.vs.get(v.name)!;
+    const wanted = new Map(routes.map((r) => [routeSortKey(r), r] as const));
+    for (const key of [...state.routeTrie.items.keys()]) if (!wanted.has(key)) this.removeRoute(v.name, key);
+    for (const r of routes) this.upsertRoute(v.name, r);
+  }
+
+  /** Sets the scalar fields of a virtual service, creating it when new. */
+  setVsHeader(header: VsHeader): void {
+    const state = this.vs.get(header.name);
+    if (state === undefined) {
+      this.vs.set(header.name, { header, owners: [], ownerTrie: new ItemTrie(), defaultCertificate: null, certTrie: new ItemTrie(), routeTrie: new ItemTrie() });
+    } else {
+      state.header = header;
+    }
+    this.dirtyVs.add(header.name);
+  }
+
+  /** Replaces a virtual service's owner list (creation order); only changed (owner, predecessor) pairs are rewritten. */
+  setVsOwners(name: string, owners: readonly ObjectRef[]): void {
+    const state = this.mustVs(name);
+    const wanted = new Map<string, { r: ObjectRef; p: string | null }>();
+    owners.forEach((r, i) => wanted.set(refKey(r), { r, p: i === 0 ? null : refKey(owners[i - 1]!) }));
+    for (const key of [...state.ownerTrie.items.keys()]) if (!wanted.has(key)) state.ownerTrie.delete(key);
+    for (const [key, item] of wanted) state.ownerTrie.set(key, item, this.sink);
+    state.owners = owners.slice();
+    this.dirtyVs.add(name);
+  }
+
+  /** Sets a virtual service's certificates: the default one, and the others (any order). */
+  setVsCertificates(name: string, defaultName: string | null, others: Iterable<string>): void {
+    const state = this.mustVs(name);
+    const rest = new Set(others);
+    if (defaultName !== null) rest.delete(defaultName);
+    for (const key of [...state.certTrie.items.keys()]) if (!rest.has(key)) state.certTrie.delete(key);
+    for (const n of rest) state.certTrie.set(n, n, this.sink);
+    state.defaultCertificate = defaultName;
+    this.dirtyVs.add(name);
+  }
+
+  /** Adds or replaces one route of a virtual service. */
+  upsertRoute(vsName: string, route: Route): void {
+    this.mustVs(vsName).routeTrie.set(routeSortKey(route), route, this.sink);
+    this.dirtyVs.add(vsName);
+  }
+
+  /** Removes one route of a virtual service by its `routeSortKey`. */
+  removeRoute(vsName: string, sortKey: string): void {
+    this.vs.get(vsName)?.routeTrie.delete(sortKey);
+    this.dirtyVs.add(vsName);
+  }
+
+  /** Deletes a virtual service and everything under it. */
+  deleteVirtualService(name: string): void {
+    if (!this.vs.delete(name)) return;
+    this.dirtyVs.delete(name);
+    this.vsTrie.delete(name);
+  }
+
+  /** Sets a whole pool (members are diffed against what is stored). */
+  setPool(pool: Pool): void {
+    const { members, ...header } = pool;
+    let state = this.pools.get(pool.name);
+    if (state === undefined) {
+      state = { header, memberTrie: new ItemTrie() };
+      this.pools.set(pool.name, state);
+    }
+    state.header = header;
+    syncMembers(state.memberTrie, members, this.sink);
+    this.dirtyPools.add(pool.name);
+  }
+
+  /** Deletes a pool. */
+  deletePool(name: string): void {
+    if (!this.pools.delete(name)) return;
+    this.dirtyPools.delete(name);
+    this.poolTrie.delete(name);
+  }
+
+  /** Sets a certificate. */
+  setCertificate(c: Certificate): void {
+    this.certTrie.set(c.name, c, this.sink);
+  }
+
+  /** Deletes a certificate. */
+  deleteCertificate(name: string): void {
+    this.certTrie.delete(name);
+  }
+
+  /** Sets a service binding (LoadMaster Service mode). */
+  setBinding(b: ServiceBinding): void {
+    const { members, ...header } = b;
+    let state = this.bindings.get(b.target);
+    if (state === undefined) {
+      state = { header, memberTrie: new ItemTrie() };
+      this.bindings.set(b.target, state);
+    }
+    state.header = header;
+    syncMembers(state.memberTrie, members, this.sink);
+    this.dirtyBindings.add(b.target);
+  }
+
+  /** Deletes a service binding. */
+  deleteBinding(target: string): void {
+    if (!this.bindings.delete(target)) return;
+    this.dirtyBindings.delete(target);
+    this.bindingTrie.delete(target);
+  }
+
+  /** Sets the conditions of one object (sorted here); an empty list removes the object. */
+  setConditions(object: ObjectRef, conditions: readonly ObjectCondition[]): void {
+    const key = refKey(object);
+    if (conditions.length === 0) this.conditionTrie.delete(key);
+    else this.conditionTrie.set(key, [...conditions].sort((a, b) => compareCodeUnits(conditionSortKey(a), conditionSortKey(b))), this.sink);
+  }
+
+  /** Seals what changed; returns the root and the pieces emitted since the last commit. */
+  commit(): EncodedSnapshot & { readonly changed: boolean } {
+    for (const name of this.dirtyVs) {
+      const s = this.vs.get(name);
+      if (s === undefined) continue;
+      this.vsTrie.set(name, { ...s.header, owners: s.ownerTrie.seal(this.sink), defaultCertificate: s.defaultCertificate, certificates: s.certTrie.seal(this.sink), routes: s.routeTrie.seal(this.sink) }, this.sink);
+    }
+    for (const name of this.dirtyPools) {
+      const s = this.pools.get(name);
+      if (s !== undefined) this.poolTrie.set(name, { ...s.header, members: s.memberTrie.seal(this.sink) }, this.sink);
+    }
+    for (const target of this.dirtyBindings) {
+      const s = this.bindings.get(target);
+      if (s !== undefined) this.bindingTrie.set(target, { ...s.header, members: s.memberTrie.seal(this.sink) }, this.sink);
+    }
+    this.dirtyVs.clear();
+    this.dirtyPools.clear();
+    this.dirtyBindings.clear();
+    const root = emitPiece(
+      {
+        layout: SNAPSHOT_LAYOUT,
+        appliance: this.appliance,
+        driver: this.driver,
+        virtualServices: this.vsTrie.seal(this.sink),
+        pools: this.poolTrie.seal(this.sink),
+        certificates: this.certTrie.seal(this.sink),
+        bindings: this.bindingTrie.seal(this.sink),
+        conditions: this.conditionTrie.seal(this.sink),
+      },
+      this.sink,
+    );
+    const pieces = this.sink;
+    this.sink = new Map();
+    const changed = root !== this.lastRoot;
+    this.lastRoot = root;
+    return { root, pieces, changed };
+  }
+
+  /** The current desired state, materialised with every array in canonical order (O(size): for reads, not per event). */
+  toDesiredState(): DesiredState {
+    const virtualServices = [...this.vs.entries()]
+      .sort((a, b) => compareCodeUnits(a[0], b[0]))
+      .map(([, s]): VirtualService => ({
+        ...s.header,
+        owners: s.owners,
+        certificates: orderCertificates(s.defaultCertificate, s.certTrie.items.keys()),
+        routes: s.routeTrie.sortedValues(),
+      }));
+    const pools = [...this.pools.entries()].sort((a, b) => compareCodeUnits(a[0], b[0])).map(([, s]): Pool => ({ ...s.header, members: s.memberTrie.sortedValues() }));
+    const bindings = [...this.bindings.entries()]
+      .sort((a, b) => compareCodeUnits(a[0], b[0]))
+      .map(([, s]): ServiceBinding => ({ ...s.header, members: s.memberTrie.sortedValues() }));
+    return {
+      appliance: this.appliance,
+      driver: this.driver,
+      virtualServices,
+      pools,
+      certificates: this.certTrie.sortedValues(),
+      bindings,
+      conditions: this.conditionTrie.sortedValues().flat(),
+    };
+  }
+
+  private mustVs(name: string): VsState {
+    const s = this.vs.get(name);
+    if (s === undefined) throw new Error(`SnapshotEncoder: virtual service ${name} has no header yet (bug: set the header first)`);
+    return s;
+  }
+}
+
+function syncMembers(trie: ItemTrie<PoolMember>, members: readonly PoolMember[], sink: PieceSink): void {
+  const wanted = new Map(members.map((m) => [memberSortKey(m), m] as const));
+  for (const key of [...trie.items.keys()]) if (!wanted.has(key)) trie.delete(key);
+  for (const [key, m] of wanted) trie.set(key, m, sink);
+}
+
+/** Encodes a whole desired state from scratch: the same pieces an incremental encoder reaching this state emits. */
+export function encodeSnapshot(desired: DesiredState): EncodedSnapshot {
+  const e = new SnapshotEncoder(desired.appliance, desired.driver);
+  for (const v of desired.virtualServices) e.setVirtualService(v);
+  for (const p of desired.pools) e.setPool(p);
+  for (const c of desired.certificates) e.setCertificate(c);
+  for (const b of desired.bindings) e.setBinding(b);
+  const byObject = new Map<string, { object: ObjectRef; list: ObjectCondition[] }>();
+  for (const c of desired.conditions) {
+    const key = refKey(c.object);
+    const entry = byObject.get(key) ?? { object: c.object, list: [] };
+    entry.list.push(c);
+    byObject.set(key, entry);
+  }
+  for (const { object, list } of byObject.values()) e.setConditions(object, list);
+  return e.commit();
+}

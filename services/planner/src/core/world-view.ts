@@ -1,0 +1,15 @@
+import type { TrimmedEndpointSlice, TrimmedIngress, TrimmedIngressClass, TrimmedNode, TrimmedSecret, TrimmedService } from '@portolan/kube-model';
+
+/** Read access to the folded world that the planning stages need (implemented by World). */
+export interface WorldView {
+  /** Clusters with at least one object, sorted. */
+  clusterNames(): readonly string[];
+  ingresses(cluster: string): Iterable<TrimmedIngress>;
+  ingress(cluster: string, namespace: string, name: string): TrimmedIngress | undefined;
+  ingressClasses(cluster: string): ReadonlyMap<string, TrimmedIngressClass>;
+  services(cluster: string): Iterable<TrimmedService>;
+  service(cluster: string, namespace: string, name: string): TrimmedService | undefined;
+  slicesOfService(cluster: string, namespace: string, service: string): Iterable<TrimmedEndpointSlice>;
+  secret(cluster: string, namespace: string, name: string): TrimmedSecret | undefined;
+  nodes(cluster: string): Iterable<TrimmedNode>;
+}

@@ -1,0 +1,209 @@
+import type { KubeKind, KubeListMarker, KubeWatchEvent, TrimmedEndpointSlice, TrimmedIngress, TrimmedIngressClass, TrimmedNode, TrimmedObject, TrimmedObjectOf, TrimmedSecret, TrimmedService } from '@portolan/kube-model';
+import { KUBE_KINDS, objectKey, parseObjectKey, SERVICE_NAME_LABEL, trimObject } from '@portolan/kube-model';
+import { canonicalJson } from '@portolan/desired-state';
+import { compareResourceVersions } from './resource-version.ts';
+import type { WorldView } from './world-view.ts';
+
+/** One effective change to the world: what an object was before and is after (null = absent). */
+export interface WorldChange {
+  readonly cluster: string;
+  readonly kind: KubeKind;
+  readonly namespace: string;
+  readonly name: string;
+  readonly before: TrimmedObject | null;
+  readonly after: TrimmedObject | null;
+}
+
+/** A stored object or a tombstone (object null), with the resourceVersion that produced it. */
+interface Entry {
+  readonly rv: string;
+  readonly object: TrimmedObject | null;
+}
+
+interface KindState {
+  readonly entries: Map<string, Entry>;
+  /** The resourceVersion of the newest completed relist: older events for keys it lacked are stale. */
+  floor: string;
+  lastGeneration: number;
+  pending: { generation: number; rv: string; count: number; chunks: Map<number, readonly string[]> } | null;
+}
+
+interface ClusterState {
+  readonly kinds: Map<KubeKind, KindState>;
+  /** namespace/service → EndpointSlice keys (the slice's `kubernetes.io/service-name` label). */
+  readonly slicesByService: Map<string, Set<string>>;
+  classes: Map<string, TrimmedIngressClass> | null;
+}
+
+/**
+ * The planner's world: every cluster's objects folded from watch events and list markers. The fold is a
+ * last-writer-wins register per key ordered by resourceVersion, with tombstones, so the final state does not
+ * depend on delivery order, duplicates or redelivery. A completed list marker deletes what the list lacked unless
+ * the object changed after the list. Costs O(1) per event (plus the size of the object).
+ */
+export class World implements WorldView {
+  private readonly clusters = new Map<string, ClusterState>();
+
+  /** Folds one watch event; returns the effective change, or null when it changes nothing. */
+  apply(event: KubeWatchEvent): WorldChange | null {
+    const trimmed = trimObject(event.kind, event.object);
+    if (!trimmed.ok) return null;
+    const obj = trimmed.object;
+    const { namespace, name } = obj.metadata;
+    const rv = obj.metadata.resourceVersion ?? '';
+    const ks = this.kind(event.cluster, event.kind);
+    const key = objectKey(namespace, name);
+    const prev = ks.entries.get(key);
+    if (prev !== undefined && compareResourceVersions(rv, prev.rv) < 0) return null;
+    if (prev === undefined && rv !== '' && ks.floor !== '' && compareResourceVersions(rv, ks.floor) <= 0) return null;
+    const deleted = event.type === 'DELETED';
+    if (prev !== undefined && rv === prev.rv && rv !== '') {
+      if (!deleted || prev.object === null) return null;
+    }
+    const after = deleted ? null : obj;
+    if (prev !== undefined && prev.object !== null && after !== null && rv === '' && canonicalJson(prev.object) === canonicalJson(after)) return null;
+    return this.store(event.cluster, event.kind, key, { rv, object: after }, prev?.object ?? null);
+  }
+
+  /** Folds one chunk of a list marker; when the generation is complete, returns the deletions it implies. */
+  applyListMarker(marker: KubeListMarker): WorldChange[] {
+    const ks = this.kind(marker.cluster, marker.kind);
+    if (marker.generation <= ks.lastGeneration || marker.chunkCount < 1 || marker.chunkIndex < 0 || marker.chunkIndex >= marker.chunkCount) return [];
+    if (ks.pending === null || ks.pending.generation < marker.generation) ks.pending = { generation: marker.generation, rv: marker.resourceVersion, count: marker.chunkCount, chunks: new Map() };
+    else if (ks.pending.generation > marker.generation) return [];
+    ks.pending.chunks.set(marker.chunkIndex, marker.keys);
+    if (ks.pending.chunks.size < ks.pending.count) return [];
+    const listed = new Set<string>();
+    for (const keys of ks.pending.chunks.values()) for (const k of keys) listed.add(k);
+    const rv = ks.pending.rv;
+    ks.lastGeneration = ks.pending.generation;
+    ks.pending = null;
+    if (ks.floor !== '' && compareResourceVersions(rv, ks.floor) <= 0) return [];
+    ks.floor = rv;
+    const changes: WorldChange[] = [];
+    for (const [key, entry] of [...ks.entries]) {
+      if (listed.has(key) || compareResourceVersions(entry.rv, rv) > 0) continue;
+      if (entry.object === null) {
+        ks.entries.delete(key); // the list supersedes old tombstones: the floor now rejects stale events
+        continue;
+      }
+      const change = this.store(marker.cluster, marker.kind, key, null, entry.object);
+      if (change !== null) changes.push(change);
+    }
+    return changes;
+  }
+
+  private store(cluster: string, kind: KubeKind, key: string, entry: Entry | null, before: TrimmedObject | null): WorldChange | null {
+    const cs = this.cluster(cluster);
+    const ks = this.kind(cluster, kind);
+    if (entry === null) ks.entries.delete(key);
+    else ks.entries.set(key, entry);
+    const after = entry?.object ?? null;
+    const { namespace, name } = parseObjectKey(key);
+    if (kind === 'EndpointSlice') this.indexSlice(cs, key, before as TrimmedEndpointSlice | null, after as TrimmedEndpointSlice | null);
+    if (kind === 'IngressClass') cs.classes = null;
+    if (before === null && after === null) return null;
+    return { cluster, kind, namespace, name, before, after };
+  }
+
+  private indexSlice(cs: ClusterState, key: string, before: TrimmedEndpointSlice | null, after: TrimmedEndpointSlice | null): void {
+    const svcOf = (s: TrimmedEndpointSlice | null): string | null => {
+      const svc = s?.metadata.labels?.[SERVICE_NAME_LABEL];
+      return s === null || svc === undefined ? null : `${s.metadata.namespace}/${svc}`;
+    };
+    const old = svcOf(before);
+    const now = svcOf(after);
+    if (old === now) return;
+    if (old !== null) {
+      const set = cs.slicesByService.get(old);
+      set?.delete(key);
+      if (set?.size === 0) cs.slicesByService.delete(old);
+    }
+    if (now !== null) cs.slicesByService.set(now, (cs.slicesByService.get(now) ?? new Set()).add(key));
+  }
+
+  private cluster(name: string): ClusterState {
+    let cs = this.clusters.get(name);
+    if (cs === undefined) {
+      cs = { kinds: new Map(), slicesByService: new Map(), classes: null };
+      this.clusters.set(name, cs);
+    }
+    return cs;
+  }
+
+  private kind(cluster: string, kind: KubeKind): KindState {
+    const cs = this.cluster(cluster);
+    let ks = cs.kinds.get(kind);
+    if (ks === undefined) {
+      ks = { entries: new Map(), floor: '', lastGeneration: -1, pending: null };
+      cs.kinds.set(kind, ks);
+    }
+    return ks;
+  }
+
+  /** One object by identity. */
+  get<K extends KubeKind>(cluster: string, kind: K, namespace: string, name: string): TrimmedObjectOf<K> | undefined {
+    const o = this.clusters.get(cluster)?.kinds.get(kind)?.entries.get(objectKey(namespace, name))?.object;
+    return (o ?? undefined) as TrimmedObjectOf<K> | undefined;
+  }
+
+  /** Every live object of a kind in a cluster (insertion order: callers needing an order sort). */
+  *list<K extends KubeKind>(cluster: string, kind: K): Iterable<TrimmedObjectOf<K>> {
+    const entries = this.clusters.get(cluster)?.kinds.get(kind)?.entries;
+    if (entries === undefined) return;
+    for (const e of entries.values()) if (e.object !== null) yield e.object as TrimmedObjectOf<K>;
+  }
+
+  /** Number of live objects per kind, over all clusters. */
+  counts(): Record<KubeKind, number> {
+    const out = Object.fromEntries(KUBE_KINDS.map((k) => [k, 0])) as Record<KubeKind, number>;
+    for (const cs of this.clusters.values()) for (const [k, ks] of cs.kinds) for (const e of ks.entries.values()) if (e.object !== null) out[k]++;
+    return out;
+  }
+
+  clusterNames(): readonly string[] {
+    return [...this.clusters.keys()].sort();
+  }
+
+  ingresses(cluster: string): Iterable<TrimmedIngress> {
+    return this.list(cluster, 'Ingress');
+  }
+
+  ingress(cluster: string, namespace: string, name: string): TrimmedIngress | undefined {
+    return this.get(cluster, 'Ingress', namespace, name);
+  }
+
+  ingressClasses(cluster: string): ReadonlyMap<string, TrimmedIngressClass> {
+    const cs = this.clusters.get(cluster);
+    if (cs === undefined) return new Map();
+    cs.classes ??= new Map([...this.list(cluster, 'IngressClass')].map((c) => [c.metadata.name, c] as const));
+    return cs.classes;
+  }
+
+  services(cluster: string): Iterable<TrimmedService> {
+    return this.list(cluster, 'Service');
+  }
+
+  service(cluster: string, namespace: string, name: string): TrimmedService | undefined {
+    return this.get(cluster, 'Service', namespace, name);
+  }
+
+  *slicesOfService(cluster: string, namespace: string, service: string): Iterable<TrimmedEndpointSlice> {
+    const cs = this.clusters.get(cluster);
+    const keys = cs?.slicesByService.get(`${namespace}/${service}`);
+    if (cs === undefined || keys === undefined) return;
+    const entries = cs.kinds.get('EndpointSlice')!.entries;
+    for (const k of keys) {
+      const o = entries.get(k)?.object;
+      if (o) yield o as TrimmedEndpointSlice;
+    }
+  }
+
+  secret(cluster: string, namespace: string, name: string): TrimmedSecret | undefined {
+    return this.get(cluster, 'Secret', namespace, name);
+  }
+
+  nodes(cluster: string): Iterable<TrimmedNode> {
+    return this.list(cluster, 'Node');
+  }
+}

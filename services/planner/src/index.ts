@@ -1,0 +1,18 @@
+// @portolan/planner — the planner's pure core (the JetStream/Postgres shell is wired by the integrator).
+export { Planner, PLANNER_VERSION, StalePlanError, type PlannerConfig, type PlannedAppliance } from './core/planner.ts';
+export { planFromScratch, type ScratchPlan } from './core/plan-from-scratch.ts';
+export { planAppliance } from './core/plan-appliance.ts';
+export { World, type WorldChange } from './core/world.ts';
+export type { WorldView } from './core/world-view.ts';
+export { profileFromConfig, VTM_CONTROLLER, type ApplianceProfile, type ClusterProfile } from './core/appliance-profile.ts';
+export { splitSnapshot, joinSnapshot, pieceReferences, type SplitSnapshot, type PieceLookup } from './core/snapshot-codec.ts';
+export { SnapshotEncoder, encodeSnapshot, SNAPSHOT_LAYOUT, type EncodedSnapshot } from './core/snapshot-encoder.ts';
+export { SnapshotPieceMissingError, SnapshotCorruptError } from './core/errors.ts';
+export { checkSafety, type SafetyVerdict, type HoldReason } from './core/safety-hold.ts';
+export { applyFailStatic, staleClusters, type StalenessPolicy } from './core/fail-static.ts';
+export { matchRequest, type RequestOutcome } from './core/route-matcher.ts';
+export { canonicalizeHost, hostMatches } from './core/host-name.ts';
+export { normalizePath, pathMatches } from './core/path-match.ts';
+export { parseStrictJson, ANNOTATION_JSON_LIMITS, type JsonLimits } from './core/strict-json.ts';
+export { VTM_ANNOTATIONS, NEUTRAL_ANNOTATIONS, LOADMASTER_ANNOTATIONS } from './core/ingress-options.ts';
+export { canonicalizeDesiredState } from './core/canonical-order.ts';
