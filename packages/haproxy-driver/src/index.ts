@@ -1,4 +1,5 @@
 export { HaproxyDriver, type HaproxyDriverOptions, type HaproxyApplianceConfig } from './haproxy-driver.ts';
+export { createHaproxyDriver } from './create-haproxy-driver.ts';
 export type {
   HaproxyBundle,
   BundleFile,

@@ -26,6 +26,7 @@ before(async () => {
         route('shop.test', '/bar', 'Prefix', 'prefix'),
         route('*.shop.test', '/', 'Prefix', 'wildcard'),
         route('', '/any', 'Prefix', 'anyhost'),
+        { ...route('shop.test', '/pay', 'Prefix', 'prefix'), redirectToHttpsPort: 8443 },
       ], { defaultPool: 'fallback' }),
     ],
   });
@@ -47,7 +48,7 @@ const cases: { host: string; path: string; want: string }[] = [
   { host: 'shop.test', path: '/bar/', want: 'prefix' },
   { host: 'shop.test', path: '/bar/baz?q=1', want: 'prefix' },
   { host: 'shop.test', path: '/barista', want: 'fallback' }, // Prefix is element-wise, not a string prefix
-  { host: 'SHOP.test:8080', path: '/bar', want: 'prefix' }, // host match ignores case and port
+  { host: 'SHOP.test.:8080', path: '/bar', want: 'prefix' }, // host match ignores case, port and a trailing dot
   { host: 'shop.test', path: '/any', want: 'fallback' }, // the host has rules: any-host rules do not apply to it
   { host: 'a.shop.test', path: '/x', want: 'wildcard' },
   { host: 'a.b.shop.test', path: '/any/x', want: 'anyhost' }, // the wildcard covers one label only
@@ -63,6 +64,13 @@ for (const c of cases) {
     assert.equal(reply.echo?.path, c.path);
   });
 }
+
+test('a route with per-route ssl-redirect answers 308 to https on its port; other routes of the host still proxy', async () => {
+  const reply = await request(port, 'shop.test', '/pay/card?x=1');
+  assert.equal(reply.status, 308);
+  assert.equal(reply.headers['location'], 'https://shop.test:8443/pay/card?x=1');
+  assert.equal((await request(port, 'shop.test', '/bar')).echo?.address, pods['prefix']);
+});
 
 test('responses carry the Server header, and the backend sees X-Forwarded-For and X-Forwarded-Proto', async () => {
   const reply = await request(port, 'shop.test', '/foo');

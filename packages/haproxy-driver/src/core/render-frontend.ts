@@ -2,7 +2,7 @@ import type { VirtualService } from '@portolan/desired-state';
 import { ownerNote } from '@portolan/appliance-driver';
 import type { BundleFile, MapContent } from './haproxy-bundle.ts';
 import { type BackendMode, fileStem, frontendName } from './haproxy-names.ts';
-import { httpRoutingMaps, renderMapFile, sniRoutingMaps } from './routing-maps.ts';
+import { REDIRECT_VALUE_PREFIX, httpRoutingMaps, renderMapFile, sniRoutingMaps } from './routing-maps.ts';
 import { absolutePath, hostPort, section } from './config-text.ts';
 
 /** What rendering one listener needs to know about the rest of the bundle. */
@@ -70,6 +70,7 @@ export function renderFrontend(vs: VirtualService, ctx: FrontendContext): Render
       absolutePath(ctx.configDir, paths.prefix),
       absolutePath(ctx.configDir, paths.hosts),
     ),
+    ...routeRedirectLines(),
     ...(defaultBackend === null
       ? ['http-request return status 404 content-type text/plain string "no route\\n" if !routed']
       : []),
@@ -90,7 +91,7 @@ function httpRoutingLines(exact: string, prefix: string, hosts: string): string[
   return [
     'acl routed var(txn.be) -m found',
     'acl host_known var(txn.host_known) -m found',
-    'http-request set-var(txn.host) req.hdr(host),field(1,:),lower',
+    HOST_LINE,
     'http-request deny deny_status 400 if { var(txn.host) -m sub / }',
     'http-request set-var(txn.path) path',
     'http-request set-var(txn.key) var(txn.host),concat(,txn.path,)',
@@ -108,10 +109,23 @@ function httpRoutingLines(exact: string, prefix: string, hosts: string): string[
   ];
 }
 
+/** Request host for matching: without port and trailing dot, lower case (as the planner's reference matcher). */
+const HOST_LINE = 'http-request set-var(txn.host) req.hdr(host),field(1,:),lower,regsub([.]$,)';
+
+/** Per-route ssl-redirect: a route whose map value is `https-redirect:[:<port>]` answers 308 to https on that port. */
+function routeRedirectLines(): string[] {
+  const location = 'https://%[var(txn.host)]%[var(txn.redirect_port)]%[capture.req.uri]';
+  return [
+    `acl redirect_route var(txn.be) -m beg ${REDIRECT_VALUE_PREFIX}`,
+    `http-request set-var(txn.redirect_port) var(txn.be),regsub(^${REDIRECT_VALUE_PREFIX},) if redirect_route`,
+    `http-request redirect code 308 location ${location} if redirect_route`,
+  ];
+}
+
 function redirectLines(httpsPort: number, ctx: FrontendContext): string[] {
   const port = httpsPort === 443 ? '' : `:${httpsPort}`;
   return [
-    'http-request set-var(txn.host) req.hdr(host),field(1,:),lower',
+    HOST_LINE,
     `http-request redirect code 308 location https://%[var(txn.host)]${port}%[capture.req.uri]`,
     `http-after-response set-header Server ${ctx.serverHeader}`,
   ];

@@ -5,7 +5,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { type HaproxyRenderOptions, renderHaproxyBundle } from './render-haproxy-bundle.ts';
 import type { HaproxyBundle } from './haproxy-bundle.ts';
-import { desired, member, pool, route, service } from '../testing/desired-fixtures.ts';
+import { certificate, desired, member, pool, route, service } from '../testing/desired-fixtures.ts';
 import { monitor, representativeStates as states } from '../testing/representative-states.ts';
 
 const options: HaproxyRenderOptions = {
@@ -67,6 +67,17 @@ test('an HTTPS listener without any known certificate is left out; the other lis
   const config = renderHaproxyBundle(state, options).files.find((f) => f.path === 'haproxy.cfg')?.content ?? '';
   assert.match(config, /^frontend fe:http$/m);
   assert.doesNotMatch(config, /^frontend fe:https$/m);
+});
+
+test('an ACME certificate not issued yet (empty fingerprint) is not served and not written', () => {
+  const state = desired({
+    pools: [pool('web', [member('10.1.0.1', 80)])],
+    certificates: [{ ...certificate('pending', ['a.test'], ''), acme: true }, certificate('issued', ['b.test'])],
+    virtualServices: [service('https', 443, [route('a.test', '/', 'Prefix', 'web')], { protocol: 'https', certificates: ['pending', 'issued'] })],
+  });
+  const bundle = renderHaproxyBundle(state, options);
+  assert.deepEqual(bundle.certificates.map((c) => c.path), ['certs/issued.pem']);
+  assert.equal(bundle.files.find((f) => f.path === 'crt-lists/https.crtlist')?.content, '/etc/portolan/edge/certs/issued.pem b.test\n');
 });
 
 test('user text in health checks cannot escape its config word or start a new line', () => {

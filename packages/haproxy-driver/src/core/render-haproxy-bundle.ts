@@ -62,7 +62,8 @@ export function renderHaproxyBundle(
     backendOf: (pool, mode) => (pools.has(pool) && modes.has(backendName(pool, mode)) ? backendName(pool, mode) : null),
     crtListLine: (name) => {
       const cert = certByName.get(name);
-      if (cert === undefined) return null;
+      // An ACME certificate has no fingerprint until it is issued: nothing to serve yet.
+      if (cert === undefined || cert.fingerprint === '') return null;
       return [absolutePath(options.configDir, certificatePath(cert.name)), ...cert.hosts].join(' ');
     },
   };
@@ -116,6 +117,7 @@ function backendModes(desired: DesiredState): Map<string, { pool: Pool; mode: Ba
 function certificateFiles(certs: readonly Certificate[]): CertificateFile[] {
   const files = new Map<string, CertificateFile>();
   for (const cert of certs) {
+    if (cert.fingerprint === '') continue;
     const path = certificatePath(cert.name);
     if (!files.has(path)) files.set(path, { path, secret: cert.secret, fingerprint: cert.fingerprint });
   }

@@ -56,6 +56,15 @@ for (const c of cases) {
   });
 }
 
+test('http maps: a per-route ssl-redirect maps to a redirect value, not a backend (no port part for 443)', () => {
+  const maps = httpRoutingMaps(
+    [{ ...route('a.test', '/pay', 'Prefix', 'x'), redirectToHttpsPort: 8443 }, { ...route('b.test', '/', 'Prefix', 'missing'), redirectToHttpsPort: 443 }],
+    backendOf,
+  );
+  assert.deepEqual(maps.exact, [['a.test/pay', 'https-redirect::8443']]);
+  assert.deepEqual(maps.prefix, [['a.test/pay/', 'https-redirect::8443'], ['b.test/', 'https-redirect:']]);
+});
+
 test('sni maps: exact names and wildcard suffixes; any-host routes are left to the default backend', () => {
   const maps = sniRoutingMaps(
     [route('db.test', '', 'Prefix', 'db'), route('*.svc.test', '', 'Prefix', 'svc'), route('', '', 'Prefix', 'any'), route('db.test', '', 'Prefix', 'late')],

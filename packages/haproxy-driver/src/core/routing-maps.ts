@@ -13,6 +13,7 @@ import type { MapEntry } from './haproxy-bundle.ts';
  *   3. `hosts`  — hosts that have rules: once the most specific host matched, unmatched paths go to the
  *      default backend (or 404) instead of falling through to less specific hosts, as in ingress-nginx.
  * The first route in list order wins when two produce the same key (the planner sorts by precedence).
+ * A route with `redirectToHttpsPort` maps to `https-redirect:<port>` instead of a backend (per-route ssl-redirect).
  */
 export interface HttpRoutingMaps {
   readonly exact: readonly MapEntry[];
@@ -35,7 +36,7 @@ export function httpRoutingMaps(routes: readonly Route[], backendOf: BackendOf):
   const prefix = new EntryCollector();
   const hosts = new EntryCollector();
   for (const route of routes) {
-    const backend = backendOf(route.pool);
+    const backend = route.redirectToHttpsPort === undefined ? backendOf(route.pool) : redirectTarget(route.redirectToHttpsPort);
     if (backend === null || !isMapToken(route.host) || !isMapToken(route.path)) continue;
     if (route.host !== '') hosts.add(route.host, route.host);
     if (route.match === 'Exact' && route.path.startsWith('/')) {
@@ -47,6 +48,17 @@ export function httpRoutingMaps(routes: readonly Route[], backendOf: BackendOf):
     prefix.add(`${route.host}${trimmed}/`, backend);
   }
   return { exact: exact.sorted(), prefix: prefix.sorted(), hosts: hosts.sorted() };
+}
+
+/** Prefix of the map value that makes the frontend redirect to https instead of proxying. */
+export const REDIRECT_VALUE_PREFIX = 'https-redirect:';
+
+/**
+ * Map value of a per-route ssl-redirect: the prefix, then the URL's port part (`:8443`, or nothing for 443).
+ * Never a backend name (those start with `http:` or `tcp:`).
+ */
+export function redirectTarget(port: number): string {
+  return port === 443 ? REDIRECT_VALUE_PREFIX : `${REDIRECT_VALUE_PREFIX}:${port}`;
 }
 
 /** Builds the SNI routing maps of one passthrough listener; any-host routes are left to its default backend. */
