@@ -74,6 +74,7 @@ export class Applier {
   private retryTimer: NodeJS.Timeout | null = null;
   private timers: NodeJS.Timeout[] = [];
   private lastHeadId: string | null = null;
+  private termEpoch: number | null = null;
 
   constructor(options: ApplierOptions) {
     this.o = options;
@@ -146,6 +147,8 @@ export class Applier {
   private async pollHead(): Promise<void> {
     try {
       const head = await this.o.snapshots.head(this.o.appliance);
+      // Followers learn what the leader applied from the log (for the age metric, not for acting).
+      if (this.o.leadership() === null) this.last = await this.o.log.lastApplied(this.o.appliance);
       const lastId = this.last?.snapshotId ?? null;
       const oldest = await this.o.snapshots.oldestUnappliedAt(this.o.appliance, lastId);
       this.o.metrics?.oldestUnappliedAge.set(oldest === null ? 0 : Math.max(0, (Date.now() - oldest.getTime()) / 1000));
@@ -155,7 +158,15 @@ export class Applier {
     }
   }
 
+  /** A new term starts from what the log says (another replica may have applied since this one last looked). */
+  private async syncTerm(leadership: Leadership | null): Promise<void> {
+    if (leadership === null || leadership.epoch === this.termEpoch) return;
+    await this.init();
+    this.termEpoch = leadership.epoch;
+  }
+
   private async cycle(trigger: ApplyTrigger): Promise<CycleResult> {
+    await this.syncTerm(this.o.leadership());
     const head = await this.o.snapshots.head(this.o.appliance);
     this.lastHeadId = head?.id ?? null;
     const target = decideApplyTarget(head, this.last?.snapshotId ?? null, this.holds);
@@ -209,7 +220,7 @@ export class Applier {
       if (observedAfter !== null) this.baseline = observedAfter;
       this.o.metrics?.lastApplyTimestamp.set(recorded.finishedAt.getTime() / 1000);
     }
-    await this.announce(recorded, snapshot, leadership.epoch, summary.failed, operations.length);
+    await this.announce(recorded, snapshot, leadership.epoch, summary.failed, operations.length, recorded.finishedAt.getTime() - startedAt.getTime());
     if (isAppliedStatus(recorded.status)) this.o.writeback?.afterApply(snapshot.desired, this.o.defaultAddress ?? null);
     const retryInMs = recorded.status === 'fenced' ? null : this.scheduleRetry(summary.failed, summary.retryableFailed);
     return { kind: 'applied', snapshotId: snapshot.id, status: recorded.status, applyId: recorded.id, operations: operations.length, failed: summary.failed, retryInMs };
@@ -239,6 +250,7 @@ export class Applier {
   private async driftOnce(): Promise<DriftCheckResult> {
     const leadership = this.o.leadership();
     if (leadership === null) return { kind: 'follower' };
+    await this.syncTerm(leadership);
     if (this.last === null) return { kind: 'no-baseline' };
     const driver = this.o.driver;
     const baseline = this.baseline ?? driver.render((await this.load(this.last.snapshotId)).desired);
@@ -271,10 +283,10 @@ export class Applier {
     return this.snapshot;
   }
 
-  private async announce(recorded: RecordedApply, snapshot: LoadedSnapshot, epoch: number, failed: number, operations: number): Promise<void> {
+  private async announce(recorded: RecordedApply, snapshot: LoadedSnapshot, epoch: number, failed: number, operations: number, durationMs: number): Promise<void> {
     await this.o.bus?.applyRecorded({
       applyId: recorded.id, snapshotId: snapshot.id, contentHash: snapshot.hash, epoch, leaderId: this.o.replicaId, status: recorded.status,
-      operations, failedOperations: failed, durationMs: 0, finishedAt: recorded.finishedAt,
+      operations, failedOperations: failed, durationMs: Math.max(0, durationMs), finishedAt: recorded.finishedAt,
     }).catch((e: unknown) => this.logger.warn({ err: e }, 'publishing ApplyRecorded failed'));
   }
 
