@@ -63,7 +63,7 @@ export async function runWatcher(args: WatcherArgs, logger: Logger = createLogge
   const fleetKey = loadFleetKey(config.secrets.keyFile, config.secrets.keyId);
   const tracing = startTracing('watcher');
   const registry = createMetricsRegistry('watcher');
-  const client = await KubeApiClient.fromKubeconfig({ ...(cluster.kubeconfig === undefined ? {} : { kubeconfig: cluster.kubeconfig }), ...(cluster.context === undefined ? {} : { context: cluster.context }) });
+  const client = await KubeApiClient.fromKubeconfig({ ...(cluster.kubeconfig === undefined ? {} : { kubeconfig: cluster.kubeconfig }), ...(cluster.context === undefined ? {} : { context: cluster.context }), env: process.env });
   const bus = await NatsEventBus.open(config.bus.url, busDeclaration({ stream: config.bus.stream, replicas: config.bus.replicas, maxPayloadBytes: config.bus.maxPayloadBytes }), { name: `watcher-${cluster.name}` });
   const link = natsConnectivity(bus, (up) => logger[up ? 'info' : 'warn']({ bus: config.bus.url }, up ? 'NATS connection restored' : 'NATS connection lost: holding events'));
   const serverMax = bus.connection.info?.max_payload ?? config.bus.maxPayloadBytes;

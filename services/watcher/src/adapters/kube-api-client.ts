@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
-import { KubeConfig } from '@kubernetes/client-node';
 import { LineSplitter } from '../core/index.ts';
+import { loadKubeEndpoint } from './kubeconfig.ts';
 
 /** A Kubernetes API request failed: `status` is the HTTP status (0 for transport errors), `reason` the Status reason. */
 export class KubeApiError extends Error {
@@ -44,33 +44,8 @@ export class KubeApiClient {
   }
 
   /** From a kubeconfig file (and optional context), or the in-cluster service account when `kubeconfig` is absent. */
-  static async fromKubeconfig(options: { kubeconfig?: string; context?: string }): Promise<KubeApiClient> {
-    const kc = new KubeConfig();
-    if (options.kubeconfig === undefined) kc.loadFromCluster();
-    else kc.loadFromFile(options.kubeconfig);
-    if (options.context !== undefined) kc.setCurrentContext(options.context);
-    const cluster = kc.getCurrentCluster();
-    if (cluster === null) throw new KubeApiError(0, 'NoCluster', 'the kubeconfig names no current cluster');
-    const probe: https.RequestOptions = {};
-    await kc.applyToHTTPSOptions(probe);
-    const tls: https.AgentOptions = {
-      ...(probe.ca === undefined ? {} : { ca: probe.ca }),
-      ...(probe.cert === undefined ? {} : { cert: probe.cert }),
-      ...(probe.key === undefined ? {} : { key: probe.key }),
-      ...(probe.rejectUnauthorized === undefined ? {} : { rejectUnauthorized: probe.rejectUnauthorized }),
-    };
-    return new KubeApiClient({
-      server: new URL(cluster.server),
-      tls,
-      headers: async () => {
-        const opts: https.RequestOptions = {};
-        await kc.applyToHTTPSOptions(opts);
-        const h = (opts.headers ?? {}) as Record<string, string>;
-        const out: Record<string, string> = { ...h };
-        if (typeof opts.auth === 'string') out['authorization'] = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
-        return out;
-      },
-    });
+  static async fromKubeconfig(options: { kubeconfig?: string; context?: string; env?: Readonly<Record<string, string | undefined>> }): Promise<KubeApiClient> {
+    return new KubeApiClient(await loadKubeEndpoint({ ...options, env: options.env ?? {} }));
   }
 
   /** A keep-alive agent holding at most one socket: give one to each stream. */
