@@ -75,6 +75,7 @@ export class Applier {
   private timers: NodeJS.Timeout[] = [];
   private lastHeadId: string | null = null;
   private termEpoch: number | null = null;
+  private lastPollOkAt: number | null = null;
 
   constructor(options: ApplierOptions) {
     this.o = options;
@@ -91,6 +92,7 @@ export class Applier {
   /** Starts following: a first cycle, the bus subscription, the head poll and the drift timer. */
   async start(): Promise<void> {
     await this.init();
+    await this.pollHead();
     const signal = this.stopController.signal;
     this.o.bus?.followSnapshots(() => this.trigger('snapshot'), signal);
     this.timers.push(setInterval(() => void this.pollHead(), this.o.pollMs ?? 2000));
@@ -109,6 +111,14 @@ export class Applier {
     for (const t of this.timers) clearInterval(t);
     if (this.retryTimer !== null) clearTimeout(this.retryTimer);
     await this.chain.catch(() => undefined);
+  }
+
+  /** Readiness: the snapshot store answered a head poll recently (inputs are not stale). */
+  readiness(now = performance.now()): { ok: true } | { ok: false; reason: string } {
+    const limit = 3 * (this.o.pollMs ?? 2000);
+    if (this.lastPollOkAt === null) return { ok: false, reason: 'no successful head poll yet' };
+    if (now - this.lastPollOkAt > limit) return { ok: false, reason: `no successful head poll for ${Math.round((now - this.lastPollOkAt) / 1000)} s` };
+    return { ok: true };
   }
 
   /** The last apply recorded by any leader for this appliance, as this replica knows it. */
@@ -152,6 +162,7 @@ export class Applier {
       const lastId = this.last?.snapshotId ?? null;
       const oldest = await this.o.snapshots.oldestUnappliedAt(this.o.appliance, lastId);
       this.o.metrics?.oldestUnappliedAge.set(oldest === null ? 0 : Math.max(0, (Date.now() - oldest.getTime()) / 1000));
+      this.lastPollOkAt = performance.now();
       if (head !== null && head.id !== this.lastHeadId) this.trigger('poll');
     } catch (e) {
       this.logger.warn({ err: e }, 'head poll failed');

@@ -82,7 +82,10 @@ async function main(): Promise<void> {
   });
   await applier.start();
   elector.start();
-  const health = await startHealthServer({ port: run.healthPort, registry, ready: { bus: () => (bus.connection.isClosed() ? { ok: false, reason: 'NATS connection closed' } : { ok: true }) } });
+  const health = await startHealthServer({ port: run.healthPort, registry, ready: {
+    bus: () => (bus.connection.isClosed() ? { ok: false, reason: 'NATS connection closed' } : { ok: true }),
+    snapshots: () => applier?.readiness() ?? { ok: false, reason: 'starting' },
+  } });
   log.info({ appliance: appliance.name, group, replica: run.replicaId, healthPort: health.port }, 'applier started');
 
   let stopping = false;
