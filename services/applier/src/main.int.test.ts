@@ -102,7 +102,7 @@ test('two applier processes on real HAProxy: the leader applies and serves, the 
 
   const [healthA, healthB] = [await freePort(), await freePort()];
   const a = startApplier('a', healthA);
-  const applied = await waitFor('the first apply by a', lastApply('a'), 15_000, a.output);
+  const applied = await waitFor('the first apply by a', lastApply('a'), 30_000, a.output);
   assert.equal(String(applied.snapshot_id), s1);
   const reply = await get(listen, 'web.example.com');
   assert.equal(reply.status, 200);
@@ -126,7 +126,7 @@ test('two applier processes on real HAProxy: the leader applies and serves, the 
   const byB = await waitFor('the takeover apply by b', async () => {
     const row = await lastApply('b')();
     return row !== undefined && String(row.snapshot_id) === s2 ? row : null;
-  }, 15_000, b.output);
+  }, 30_000, b.output);
   assert.ok(Number(byB.epoch) > Number(applied.epoch), 'the new leader writes under a newer epoch');
   const seen = new Set<string>();
   for (let i = 0; i < 6; i++) seen.add((JSON.parse((await get(listen, 'web.example.com')).body) as { address: string }).address);
@@ -145,5 +145,39 @@ test('two applier processes on real HAProxy: the leader applies and serves, the 
     assert.equal(status?.holder, null, 'a stopped leader releases its lease');
   } finally {
     lease.close();
+  }
+});
+
+test('SIGSTOP of the leader past its lease, then SIGCONT: the successor applies, the resumed one writes nothing under its old epoch', async () => {
+  const listen = await freePort();
+  const [b1, b2] = echo.backends;
+  const member = (b: typeof b1) => ({ address: b!.address, port: b!.port, state: 'active' as const, weight: 1, cluster: 'c1', node: '' });
+  const vs = { ...httpService(['ing-web'], [['web.example.com', 'web']]), port: listen };
+  const web = { ...pool('web', []), members: [member(b1)] };
+  await writeSnapshot(database.db, desiredState(appliance, [web], { virtualServices: [vs] }));
+  const a = startApplier('a2', await freePort());
+  const first = await waitFor('an apply by a2', lastApply('a2'), 30_000, a.output);
+  const b = startApplier('b2', await freePort());
+  try {
+    await sleep(500);
+    a.child.kill('SIGSTOP');
+    const s2 = await writeSnapshot(database.db, desiredState(appliance, [{ ...web, members: [member(b1), member(b2)] }], { virtualServices: [vs] }));
+    const byB = await waitFor('the apply by b2', async () => {
+      const row = await lastApply('b2')();
+      return row !== undefined && String(row.snapshot_id) === s2 ? row : null;
+    }, 30_000, b.output);
+    await sleep(2000); // a2 stays stopped well past its 2 s lease
+    a.child.kill('SIGCONT');
+    await waitFor('a2 logs lost leadership', async () => (a.output().includes('lost leadership') ? true : null), 3000, a.output);
+    await sleep(1000);
+    const late = await database.db.selectFrom('applies').select(['id', 'status']).where('appliance', '=', appliance).where('epoch', '=', first.epoch).where('id', '>', byB.id).where('status', '<>', 'fenced').execute();
+    assert.deepEqual(late, [], 'no record under the old epoch after the successor applied');
+    const seen = new Set<string>();
+    for (let i = 0; i < 6; i++) seen.add((JSON.parse((await get(listen, 'web.example.com')).body) as { address: string }).address);
+    assert.deepEqual([...seen].sort(), [b1!.address, b2!.address], 'HAProxy serves the successor\'s snapshot');
+  } finally {
+    a.child.kill('SIGCONT');
+    for (const c of [a.child, b.child]) c.kill('SIGTERM');
+    await Promise.all([a.child, b.child].map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : undefined)));
   }
 });
