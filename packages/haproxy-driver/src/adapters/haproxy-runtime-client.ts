@@ -25,7 +25,9 @@ export class HaproxyRuntimeClient {
   readonly #timeoutMs: number;
   #socket: net.Socket | null = null;
   #connecting: Promise<net.Socket> | null = null;
-  #buffer = '';
+  /** Text of the reply being received, and its last characters (a prompt may straddle two chunks). */
+  #parts: string[] = [];
+  #carry = '';
   #pending: Pending[] = [];
   #queue: Promise<unknown> = Promise.resolve();
 
@@ -107,12 +109,22 @@ export class HaproxyRuntimeClient {
 
   #onData(socket: net.Socket, chunk: string): void {
     if (socket !== this.#socket) return;
-    this.#buffer += chunk;
+    // Replies can be megabytes in 64 kB chunks: search only the new text (plus the 2 characters before it, where
+    // a prompt may have started) and join the parts once per reply, never re-scanning what was searched.
+    let text = chunk;
     for (;;) {
-      const end = this.#buffer.indexOf('\n> ');
-      if (end < 0) return;
-      const raw = this.#buffer.slice(0, end);
-      this.#buffer = this.#buffer.slice(end + 3);
+      const found = (this.#carry + text).indexOf(PROMPT);
+      if (found < 0) {
+        this.#parts.push(text);
+        this.#carry = (this.#carry + text).slice(-(PROMPT.length - 1));
+        return;
+      }
+      const cut = found - this.#carry.length;
+      const before = this.#parts.join('');
+      const raw = cut >= 0 ? before + text.slice(0, cut) : before.slice(0, before.length + cut);
+      text = text.slice(cut + PROMPT.length);
+      this.#parts = [];
+      this.#carry = '';
       this.#pending.shift()?.resolve(cleanReply(raw));
     }
   }
@@ -120,7 +132,8 @@ export class HaproxyRuntimeClient {
   #onClose(socket: net.Socket, cause: unknown): void {
     if (socket !== this.#socket) return;
     this.#socket = null;
-    this.#buffer = '';
+    this.#parts = [];
+    this.#carry = '';
     this.#failPending(new HaproxySocketError('runtime connection closed', this.socketPath, { cause }));
   }
 
@@ -128,7 +141,8 @@ export class HaproxyRuntimeClient {
     const socket = this.#socket;
     this.#socket = null;
     this.#connecting = null;
-    this.#buffer = '';
+    this.#parts = [];
+    this.#carry = '';
     this.#failPending(error);
     socket?.destroy();
   }
@@ -139,6 +153,9 @@ export class HaproxyRuntimeClient {
     for (const p of pending) p.reject(error);
   }
 }
+
+/** What ends every reply in prompt mode: the reply's blank line, then the `> ` prompt. */
+const PROMPT = '\n> ';
 
 /** Drops the `+ ` continuation prompts printed for payload lines and the trailing blank line. */
 function cleanReply(raw: string): string {

@@ -98,7 +98,7 @@ function certificateChanges(desired: HaproxyBundle, observed: HaproxyBundle): Ha
 function mapChanges(desired: HaproxyBundle, observed: HaproxyBundle): HaproxyOperation[] {
   const loaded = new Map(observed.maps.map((m) => [m.path, m]));
   return desired.maps
-    .filter((m) => !sameEntries(m, loaded.get(m.path)) || fileContent(observed, m.path) !== renderMapFile(m.entries))
+    .filter((m) => !sameEntries(m, loaded.get(m.path)) || fileContent(observed, m.path) !== (fileContent(desired, m.path) ?? renderMapFile(m.entries)))
     .map((m) => ({ kind: 'map', path: m.path, entries: m.entries }));
 }
 

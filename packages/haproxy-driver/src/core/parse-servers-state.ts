@@ -15,27 +15,41 @@ const INHERITED_DRAIN = 0x10;
  */
 export function parseServersState(text: string): BackendSlots[] {
   const byBackend = new Map<string, { index: number; slot: ServerSlot }[]>();
-  for (const line of text.split('\n')) {
-    if (line === '' || line.startsWith('#')) continue;
-    const fields = line.split(' ');
-    if (fields.length < 19) continue;
-    const [, backend, , server, address, , admin, weight] = fields;
-    const index = slotIndex(server ?? '');
-    if (backend === undefined || index === null || address === undefined) continue;
-    const slot: ServerSlot = {
-      name: server ?? '',
-      address,
-      port: Number(fields[18]),
-      state: slotState(Number(admin)),
-      weight: Number(weight),
-    };
-    const slots = byBackend.get(backend) ?? [];
-    slots.push({ index, slot });
-    byBackend.set(backend, slots);
+  let start = 0;
+  while (start < text.length) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    const row = text.charCodeAt(start) === HASH ? null : parseRow(text, start, end);
+    start = end + 1;
+    if (row === null) continue;
+    const slots = byBackend.get(row.backend) ?? [];
+    slots.push({ index: row.index, slot: row.slot });
+    byBackend.set(row.backend, slots);
   }
   return [...byBackend.entries()]
     .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
     .map(([name, slots]) => ({ name, slots: slots.sort((a, b) => a.index - b.index).map((s) => s.slot) }));
+}
+
+const HASH = 0x23;
+const PORT_FIELD = 18;
+
+/** One row, reading only the fields we need (rows run to 25 fields and there can be 100k of them). */
+function parseRow(text: string, start: number, end: number): { backend: string; index: number; slot: ServerSlot } | null {
+  const fields: string[] = [];
+  let from = start;
+  while (fields.length <= PORT_FIELD && from <= end) {
+    let space = text.indexOf(' ', from);
+    if (space < 0 || space > end) space = end;
+    fields.push(text.slice(from, space));
+    from = space + 1;
+  }
+  if (fields.length <= PORT_FIELD) return null;
+  const [, backend = '', , server = '', address = '', , admin = '', weight = ''] = fields;
+  const index = slotIndex(server);
+  if (index === null) return null;
+  const slot: ServerSlot = { name: server, address, port: Number(fields[PORT_FIELD]), state: slotState(Number(admin)), weight: Number(weight) };
+  return { backend, index, slot };
 }
 
 function slotState(admin: number): SlotState {
