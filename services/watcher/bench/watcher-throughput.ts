@@ -77,6 +77,7 @@ secrets: { keyFile: fleet.key }
   const end = await rss(pid);
   peakRss = Math.max(peakRss, end.rss);
   log(`churn: ${churn} EndpointSlice updates published in ${churnSeconds.toFixed(2)} s = ${Math.round(churn / churnSeconds)} events/s (simulator writes in the same window)`);
+  log(`watcher V8 heap used ${mib(await metric('nodejs_heap_size_used_bytes'))} MiB of ${mib(await metric('nodejs_heap_size_total_bytes'))} MiB; external ${mib(await metric('nodejs_external_memory_bytes'))} MiB`);
   log(`watcher RSS: now ${mib(end.rss)} MiB, peak sampled ${mib(peakRss)} MiB, kernel high-water mark ${mib(end.hwm)} MiB (goal ≤ 150 MiB)`);
   process.stdout.write(`${JSON.stringify({ services, endpoints: services * perSlice, syncEventsPerSecond: Math.round(objects / syncSeconds), churnEventsPerSecond: Math.round(churn / churnSeconds), rssMiB: mib(end.rss), peakRssMiB: mib(Math.max(peakRss, end.hwm)) })}\n`);
 } finally {

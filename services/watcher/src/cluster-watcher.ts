@@ -73,8 +73,8 @@ export class ClusterWatcher {
     this.recorder = new KubeEventRecorder(options.client);
     this.publisher = new BusPublisher({
       target: options.bus,
-      maxPendingMessages: options.maxPendingMessages ?? 10_000,
-      maxPendingBytes: options.maxPendingBytes ?? 64 * 1024 * 1024,
+      maxPendingMessages: options.maxPendingMessages ?? 2_000,
+      maxPendingBytes: options.maxPendingBytes ?? 16 * 1024 * 1024,
       maxInFlight: options.maxInFlight ?? 256,
       publishTimeoutMs: options.publishTimeoutMs ?? 5_000,
       tracer: options.tracer,
