@@ -63,6 +63,17 @@ describe('AcmeIssuer against Pebble, with HTTP-01 answered by the vTM emulator d
   let issuer: AcmeIssuer;
   let current: DesiredState = desired([]);
   let publisher: VtmChallengePublisher;
+  let driver: VtmDriver;
+  let resolver: KubeSecretResolver;
+  /** What the applier does with a new snapshot: the whole desired state onto the appliance. */
+  const applyAll = async (state: DesiredState): Promise<void> => {
+    current = state;
+    const context = { epoch: 1, secrets: resolver, signal: AbortSignal.timeout(30_000) };
+    for (const op of driver.diff(driver.render(current), await driver.readBack(context.signal))) {
+      const result = await driver.execute(op, context);
+      assert.ok(result.ok, `${op.summary}: ${JSON.stringify(result)}`);
+    }
+  };
 
   before(async () => {
     sim = await startKubeSim();
@@ -78,8 +89,9 @@ describe('AcmeIssuer against Pebble, with HTTP-01 answered by the vTM emulator d
     emu.state.put('traffic_ip_groups', 'Web-TIG', { properties: { basic: { ipaddresses: ['192.0.2.99'] } } });
     pebble = await startPebble({ httpPort });
     const challenges = new ChallengeStore();
-    const driver = new VtmDriver({ appliance: 'vtm', url: emu.url, username: 'admin', password: 'pw', defaultTrafficIpGroup: 'Web-TIG', acmeChallenges: () => challenges.list() });
-    publisher = new VtmChallengePublisher({ driver, desired: () => current, secrets: new KubeSecretResolver(api) });
+    driver = new VtmDriver({ appliance: 'vtm', url: emu.url, username: 'admin', password: 'pw', defaultTrafficIpGroup: 'Web-TIG', acmeChallenges: () => challenges.list() });
+    resolver = new KubeSecretResolver(api);
+    publisher = new VtmChallengePublisher({ driver, desired: () => current, secrets: resolver });
     acme = new AcmeOrderClient({ directoryUrl: pebble.directoryUrl, email: 'ops@example.test', caPem: pebble.caPem, poll: { minMs: 100, maxMs: 1_000, attempts: 20 } });
     issuer = new AcmeIssuer({ authority: acme, secretStores: { c1: new KubeTlsSecretStore('c1', kc) }, challenges, publisher, renewBeforeDays: 8 });
   });
@@ -92,8 +104,7 @@ describe('AcmeIssuer against Pebble, with HTTP-01 answered by the vTM emulator d
 
   test('issuance: an Ingress request → HTTP-01 through the data plane → a kubernetes.io/tls Secret signed by Pebble', async () => {
     // A use-lets-encrypt Ingress with ssl-redirect: port 80 redirects everything to https.
-    current = desired([vs({ name: 'shop.web-redirect', redirectToHttpsPort: 443 }), vs({ port: 443, protocol: 'https' })]);
-    await publisher.publish();
+    await applyAll(desired([vs({ name: 'shop.web-redirect', redirectToHttpsPort: 443 }), vs({ port: 443, protocol: 'https' })]));
     const before80 = await fetch(`${await plane.urlFor(80)}/anything`, { redirect: 'manual' });
     assert.equal(before80.status, 308, 'port 80 redirects before any challenge is pending');
     await before80.text();
@@ -137,10 +148,9 @@ describe('AcmeIssuer against Pebble, with HTTP-01 answered by the vTM emulator d
     assert.equal((await api.readNamespacedSecret({ name: 'shop-tls', namespace: 'shop' })).metadata?.resourceVersion, rv);
 
     // The issued Secret is usable by the driver: the https service now gets it as its SSL server key.
-    current = desired([vs({ name: 'shop.web-redirect', redirectToHttpsPort: 443 }), vs({ port: 443, protocol: 'https', certificates: ['shop.shop-tls'] })], [
+    await applyAll(desired([vs({ name: 'shop.web-redirect', redirectToHttpsPort: 443 }), vs({ port: 443, protocol: 'https', certificates: ['shop.shop-tls'] })], [
       { name: 'shop.shop-tls', secret: secretRef('shop-tls'), fingerprint: 'f'.repeat(64), hosts, acme: true },
-    ]);
-    await publisher.publish();
+    ]));
     const key = emu.state.get('ssl/server_keys', vtmName('key', 'shop.shop-tls'));
     assert.ok(key?.kind === 'json');
     assert.equal((key.properties['basic'] as { public: string }).public, decode(secret, 'tls.crt'));
@@ -160,10 +170,10 @@ describe('AcmeIssuer against Pebble, with HTTP-01 answered by the vTM emulator d
     }
     const freshBefore = await api.readNamespacedSecret({ name: 'fresh-tls', namespace: 'shop' });
     // Only an https service on the address: port 80 exists just while the challenge is pending (seed 003 reserves it).
-    current = desired([vs({ port: 443, protocol: 'https', certificates: ['shop.old-tls'] })], [
+    await applyAll(desired([vs({ port: 443, protocol: 'https', certificates: ['shop.old-tls'] })], [
       { name: 'shop.old-tls', secret: secretRef('old-tls'), fingerprint: 'e'.repeat(64), hosts: ['old.example.test'], acme: true },
-    ]);
-    await publisher.publish();
+    ]));
+    const writesBefore = emu.writeLog.length;
     assert.deepEqual(await plane.listeners(), [], 'no port-80 listener while nothing is pending');
     const seen = plane.requestLog.length;
 
@@ -191,6 +201,13 @@ describe('AcmeIssuer against Pebble, with HTTP-01 answered by the vTM emulator d
     assert.ok(validations.length >= 1);
     assert.deepEqual([...new Set(validations.map((e) => `${e.host.replace(/:\d+$/, '')} ${e.status}`))], ['old.example.test 200']);
     assert.deepEqual(await plane.listeners(), [], 'the challenge-only listener is gone after the order');
+    // The issuer pushed only what answering the challenge needed, and took it all away again.
+    const listener = 'acme-challenges.Web-TIG';
+    const written = [...new Set(emu.writeLog.slice(writesBefore).map((w) => `${w.method} ${w.type}/${w.name}`))].sort();
+    assert.deepEqual(written, [
+      `DELETE rules/${ACME_RULE}`, `DELETE rules/${vtmName('route', listener)}`, `DELETE virtual_servers/${vtmName('vs', listener)}`,
+      `PUT rules/${ACME_RULE}`, `PUT rules/${vtmName('route', listener)}`, `PUT virtual_servers/${vtmName('vs', listener)}`,
+    ]);
 
     const renewed = await api.readNamespacedSecret({ name: 'old-tls', namespace: 'shop' });
     const leaf = new X509Certificate(decode(renewed, 'tls.crt'));
@@ -203,8 +220,7 @@ describe('AcmeIssuer against Pebble, with HTTP-01 answered by the vTM emulator d
   });
 
   test('a challenge nobody can reach fails as data, and the next pass backs off instead of ordering again', async () => {
-    current = desired([]);
-    await publisher.publish();
+    await applyAll(desired([]));
     const request: CertificateRequest = { secret: secretRef('lost-tls'), hosts: ['lost.example.test'], ingress: ingressRef('lost') };
     const now = new Date();
     const first = await issuer.reconcile([request], now);

@@ -1,6 +1,6 @@
-import type { ExecutionContext, SecretResolver } from '@portolan/appliance-driver';
-import type { DesiredState } from '@portolan/desired-state';
-import type { VtmDriver } from '@portolan/vtm-driver';
+import type { ExecutionContext, Operation, SecretResolver } from '@portolan/appliance-driver';
+import type { DesiredState, JsonObject } from '@portolan/desired-state';
+import { vtmName, type VtmDriver, type VtmObject, type VtmObjects } from '@portolan/vtm-driver';
 
 /** Makes the data plane answer the current set of challenges (called after every change of the set). */
 export interface ChallengePublisher {
@@ -22,17 +22,22 @@ export interface VtmChallengePublisherOptions {
   readonly driver: VtmDriver;
   /** The appliance's current desired state (the last committed snapshot). */
   readonly desired: () => DesiredState;
-  /** Resolves TLS Secrets should the apply also have to (re)write SSL server keys. */
+  /** Needed by the driver's execute contract; challenge operations never touch SSL keys. */
   readonly secrets: SecretResolver;
   /** Fencing epoch written with every operation (the applier's, when run inside it). */
   readonly epoch?: number;
 }
 
+const ACME_RULE = vtmName('acme', 'http-01');
+/** Challenge-only services and their 404 rules (see the driver's renderAcmeChallenges); names may be hashed, never cut at the start. */
+const CHALLENGE_ONLY_VS = vtmName('vs', 'acme-challenges.');
+const CHALLENGE_ONLY_RULE = vtmName('route', 'acme-challenges.');
+
 /**
- * Publishes challenges by applying the desired state through the vTM driver (render with the pending
- * challenges → read back → diff → execute): the challenge rule and the port-80 services that list it are the
- * only changes when the appliance was otherwise up to date. For a standalone issuer and tests; inside the
- * pipeline the applier's own driver should render with the same challenge store and apply on publish.
+ * Publishes challenges through the vTM driver: render with the pending challenges → read back → diff, then runs
+ * only the operations challenges cause — the challenge rule, the port-80 services that list (or listed) it, and
+ * challenge-only services — so an issuer never pushes anything else of the desired state (that is the applier's
+ * job, under its lease) and a certificate still missing elsewhere cannot block its own validation.
  */
 export class VtmChallengePublisher implements ChallengePublisher {
   readonly #options: VtmChallengePublisherOptions;
@@ -45,15 +50,39 @@ export class VtmChallengePublisher implements ChallengePublisher {
     const { driver } = this.#options;
     const signal = AbortSignal.timeout(30_000);
     const context: ExecutionContext = { epoch: this.#options.epoch ?? 0, secrets: this.#options.secrets, signal };
-    let observed;
+    let observed: VtmObjects;
     try {
       observed = await driver.readBack(signal);
     } catch (cause) {
       throw new ChallengePublishError('reading the traffic manager back failed', { cause });
     }
-    for (const operation of driver.diff(driver.render(this.#options.desired()), observed)) {
-      const result = await driver.execute(operation, context);
+    const rendered = driver.render(this.#options.desired());
+    for (const operation of challengeOperations(driver.diff(rendered, observed), rendered, observed)) {
+      let result;
+      try {
+        result = await driver.execute(operation, context);
+      } catch (cause) {
+        throw new ChallengePublishError(`${operation.summary} failed`, { cause });
+      }
       if (!result.ok) throw new ChallengePublishError(`${operation.summary} failed: ${result.code} ${result.message}`);
     }
   }
+}
+
+/** The operations (in diff order) that add, change or remove challenge answering. */
+export function challengeOperations(operations: readonly Operation[], rendered: VtmObjects, observed: VtmObjects): Operation[] {
+  const listsRule = new Set<string>();
+  for (const o of [...rendered.objects, ...observed.objects]) if (listsAcmeRule(o)) listsRule.add(o.name);
+  return operations.filter((op) => {
+    if (op.objectType === 'rules') return op.objectName === ACME_RULE || op.objectName.startsWith(CHALLENGE_ONLY_RULE);
+    if (op.objectType === 'virtual_servers') return listsRule.has(op.objectName) || op.objectName.startsWith(CHALLENGE_ONLY_VS);
+    return false;
+  });
+}
+
+function listsAcmeRule(object: VtmObject): boolean {
+  if (object.type !== 'virtual_servers') return false;
+  // Rendered and read-back virtual servers always have a `basic` section (the driver writes it, vTM defaults it).
+  const rules = (object.properties['basic'] as JsonObject | undefined)?.['request_rules'];
+  return Array.isArray(rules) && rules.includes(ACME_RULE);
 }
