@@ -16,3 +16,7 @@ export { normalizePath, pathMatches } from './core/path-match.ts';
 export { parseStrictJson, ANNOTATION_JSON_LIMITS, type JsonLimits } from './core/strict-json.ts';
 export { VTM_ANNOTATIONS, NEUTRAL_ANNOTATIONS, LOADMASTER_ANNOTATIONS } from './core/ingress-options.ts';
 export { canonicalizeDesiredState } from './core/canonical-order.ts';
+// Shell pieces (additive, for the audit's rollback and the integrator's wiring).
+export { PgPlannerStore, HeadMovedError, type NewSnapshot, type ArchivedEvent, type SnapshotHead } from './adapters/pg-planner-store.ts';
+export { PlannerService, type PlanningCore, type SnapshotEncoding, type PlannerServiceOptions } from './planner-service.ts';
+export { decodeBusMessage, type PlannerInput } from './core/decode-bus-message.ts';
