@@ -102,7 +102,8 @@ export function buildIntent(ingress: TrimmedIngress, cluster: string, profile: A
   const routes = spec.routes.map((r) => ({ host: r.host, path: r.path, match: r.match, pool: poolFor(r.backend) }));
   const defaultPool = spec.defaultBackend === null ? null : poolFor(spec.defaultBackend);
   const tls = tlsIntents(spec, ref, o, secrets, warnings);
-  const port = o.port ?? (spec.hasTls ? profile.httpsPort : profile.httpPort);
+  // Seed 003: 80 without TLS, 443 with a TLS section; passthrough carries HTTPS, so it defaults to the HTTPS port too.
+  const port = o.port ?? (spec.hasTls || o.passthrough ? profile.httpsPort : profile.httpPort);
   const listener: ListenerRequest = {
     group: o.address.kind === 'default' ? 'default' : o.address.ip,
     address: o.address,

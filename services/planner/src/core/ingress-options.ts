@@ -195,7 +195,7 @@ function applyListenerRules(o: IngressOptions, profile: ApplianceProfile, shape:
   let options = o;
   const vtmRules = profile.sharedRules === 'vtm';
   const sharedLike = options.address.kind !== 'dedicated';
-  const port = options.port ?? (shape.hasTls ? profile.httpsPort : profile.httpPort);
+  const port = options.port ?? (shape.hasTls || options.passthrough ? profile.httpsPort : profile.httpPort);
   if (options.passthrough && (shape.hasTls || shape.hasRules)) issues.error('PassthroughWithTlsOrRules', 'ssl-passthrough cannot be combined with a TLS section or rules: use a defaultBackend only');
   if (options.passthrough && vtmRules && sharedLike) issues.error('PassthroughOnSharedAddress', 'ssl-passthrough cannot be used on a shared address: request routing needs to read the HTTP payload');
   if (options.sslRedirect && !shape.hasTls) {
