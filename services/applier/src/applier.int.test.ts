@@ -7,11 +7,12 @@ import { LeaderElector, PgEpochStore, RedisLeaseClient, leaseTimings, type Leade
 import { create, KubeEventSchema, KubeEventType, KubeKind, toBinary } from '@portolan/proto';
 import { fleetKeyFromBytes, sealSecretData } from '@portolan/secret-envelope';
 import { createTestDatabase, sql, type TestDatabase } from '@portolan/store';
+import { canonicalizeDesiredState } from '@portolan/planner';
 import type { DriftPolicy } from './core/drift-report.ts';
 import { Applier } from './applier.ts';
 import { ArchivedSecretResolver } from './adapters/archived-secret-resolver.ts';
 import { PgApplyLog } from './adapters/pg-apply-log.ts';
-import { PgSnapshotSource, loadSnapshotDecoder } from './adapters/pg-snapshot-source.ts';
+import { PgSnapshotSource } from './adapters/pg-snapshot-source.ts';
 import { FakeAppliance, FakeApplianceDriver, renderFake } from './testing/fake-appliance.ts';
 import { writeSnapshot } from './testing/snapshot-writer.ts';
 import { desiredState, pool } from './testing/desired-fixtures.ts';
@@ -53,7 +54,7 @@ async function harness(options: { policy?: DriftPolicy; fenceByEpoch?: boolean; 
   elector.start();
   const leadership = await elector.waitForLeadership();
   const applier = new Applier({
-    appliance, replicaId: options.replica ?? 'r1', driver, snapshots: new PgSnapshotSource(database.db, await loadSnapshotDecoder()), log: new PgApplyLog(database.db),
+    appliance, replicaId: options.replica ?? 'r1', driver, snapshots: new PgSnapshotSource(database.db), log: new PgApplyLog(database.db),
     leadership: () => elector.current(), secrets: new ArchivedSecretResolver(database.db, fleetKey),
     drift: { intervalMs: 3_600_000, policy: options.policy ?? 'correct' }, retry: { baseMs: 20, capMs: 200 }, random: () => 0.5,
   });
@@ -70,7 +71,7 @@ test('a snapshot equal to what the appliance holds makes zero writes, also after
   const appliance = `a${unique()}`;
   const desired = desiredState(appliance, [pool('web', [1, 2]), pool('api', [3])]);
   const fake = new FakeAppliance();
-  for (const [k, v] of Object.entries(renderFake(desired))) fake.tamper(k, v);
+  for (const [k, v] of Object.entries(renderFake(canonicalizeDesiredState(desired)))) fake.tamper(k, v);
   const id = await writeSnapshot(database.db, desired);
   const h = await harness({ appliance, fake });
   try {
@@ -130,7 +131,7 @@ test('a failing operation does not stop the others, is retried with backoff, and
     const statuses = (await applies(h.appliance)).map((a) => a.status);
     assert.deepEqual(statuses, ['partial', 'failed', 'succeeded'], 'retried twice: pool/b fails once more, then converges');
     const observed = await h.driver.readBack(new AbortController().signal);
-    assert.deepEqual(h.driver.diff(renderFake(desired), observed), [], 'the appliance now equals the snapshot');
+    assert.deepEqual(h.driver.diff(renderFake(canonicalizeDesiredState(desired)), observed), [], 'the appliance now equals the snapshot');
     const again = await h.applier.reconcile('snapshot');
     assert.equal(again.kind, 'in-sync', 'applying the same snapshot twice makes zero changes the second time');
   } finally {
@@ -277,7 +278,7 @@ test('a follower reads back and diffs but never writes or records', async () => 
     await writeSnapshot(database.db, desiredState(leader.appliance, [pool('web', [1])]));
     const fake = new FakeAppliance();
     const applier = new Applier({
-      appliance: leader.appliance, replicaId: 'f', driver: new FakeApplianceDriver(fake), snapshots: new PgSnapshotSource(database.db, await loadSnapshotDecoder()),
+      appliance: leader.appliance, replicaId: 'f', driver: new FakeApplianceDriver(fake), snapshots: new PgSnapshotSource(database.db),
       log: new PgApplyLog(database.db), leadership: () => follower.current(), secrets: new ArchivedSecretResolver(database.db, fleetKey), drift: { intervalMs: 3_600_000, policy: 'correct' },
     });
     await applier.init();

@@ -11,7 +11,7 @@ import { DriverRegistry } from './adapters/driver-registry.ts';
 import { ClientNodeKubeApi, type KubeApi } from './adapters/kube-api.ts';
 import { KubeWriteback } from './adapters/kube-writeback.ts';
 import { PgApplyLog } from './adapters/pg-apply-log.ts';
-import { PgSnapshotSource, loadSnapshotDecoder } from './adapters/pg-snapshot-source.ts';
+import { PgSnapshotSource } from './adapters/pg-snapshot-source.ts';
 import { Applier } from './applier.ts';
 import { createApplierMetrics, type ApplierMetrics } from './applier-metrics.ts';
 import { ApplierUsageError, applierUsage, parseRunConfig } from './run-config.ts';
@@ -75,7 +75,7 @@ async function main(): Promise<void> {
   const driver = await new DriverRegistry().create(appliance, baseDir);
   const writeback = new KubeWriteback({ apiFor: kubeApis(config, log), reportingInstance: run.replicaId, onError: (e) => log.warn({ err: e }, 'Kubernetes write-back failed') });
   applier = new Applier({
-    appliance: appliance.name, replicaId: run.replicaId, driver, snapshots: new PgSnapshotSource(db, await loadSnapshotDecoder()), log: new PgApplyLog(db),
+    appliance: appliance.name, replicaId: run.replicaId, driver, snapshots: new PgSnapshotSource(db), log: new PgApplyLog(db),
     leadership: () => elector.current(), secrets: new ArchivedSecretResolver(db, loadFleetKey(config.secrets.keyFile, config.secrets.keyId)),
     drift: { intervalMs: appliance.drift.intervalSeconds * 1000, policy: appliance.drift.policy }, bus: new ApplierBus(bus, appliance.name),
     writeback, defaultAddress: defaultAddressOf(appliance), metrics, logger: log,

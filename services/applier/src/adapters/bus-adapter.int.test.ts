@@ -11,7 +11,7 @@ import { Applier } from '../applier.ts';
 import { ApplierBus } from './bus-adapter.ts';
 import { ArchivedSecretResolver } from './archived-secret-resolver.ts';
 import { PgApplyLog } from './pg-apply-log.ts';
-import { PgSnapshotSource, loadSnapshotDecoder } from './pg-snapshot-source.ts';
+import { PgSnapshotSource } from './pg-snapshot-source.ts';
 import { FakeAppliance, FakeApplianceDriver } from '../testing/fake-appliance.ts';
 import { startPrivateNats, type PrivateNats } from '../testing/private-nats.ts';
 import { writeSnapshot } from '../testing/snapshot-writer.ts';
@@ -44,7 +44,7 @@ test('a SnapshotCommitted on plan.<appliance> triggers an apply at once; ApplyRe
   const leadership = await elector.waitForLeadership();
   const fake = new FakeAppliance();
   const applier = new Applier({
-    appliance, replicaId: 'r1', driver: new FakeApplianceDriver(fake), snapshots: new PgSnapshotSource(database.db, await loadSnapshotDecoder()), log: new PgApplyLog(database.db),
+    appliance, replicaId: 'r1', driver: new FakeApplianceDriver(fake), snapshots: new PgSnapshotSource(database.db), log: new PgApplyLog(database.db),
     leadership: () => elector.current(), secrets: new ArchivedSecretResolver(database.db, fleetKeyFromBytes(randomBytes(32), 'k1')),
     drift: { intervalMs: 3_600_000, policy: 'report' }, bus: new ApplierBus(bus, appliance), pollMs: 3_600_000,
   });

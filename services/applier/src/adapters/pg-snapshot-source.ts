@@ -1,7 +1,7 @@
 import type { DesiredState } from '@portolan/desired-state';
 import type { Database, Kysely } from '@portolan/store';
 import type { SnapshotHeader } from '../core/apply-target.ts';
-import { referencedPieceIds } from '../core/snapshot-pieces.ts';
+import { joinSnapshot, pieceReferences, type PieceLookup } from '@portolan/planner';
 import { SnapshotLoadError } from '../errors.ts';
 
 /** A decoded snapshot. */
@@ -20,57 +20,22 @@ export interface SnapshotSource {
   oldestUnappliedAt(appliance: string, afterId: string | null): Promise<Date | null>;
 }
 
-/** Looks a piece up by content address; undefined when absent. */
-export type PieceLookup = (id: string) => Uint8Array | string | undefined;
-
-/** Reassembles a desired state from a root piece id (the planner's `joinSnapshot`). */
+/** Reassembles a desired state from a root piece id and a piece lookup (the planner's `joinSnapshot`). */
 export type SnapshotDecoder = (root: string, getPiece: PieceLookup) => DesiredState;
 
-const text = (raw: Uint8Array | string): string => (typeof raw === 'string' ? raw : Buffer.from(raw).toString('utf8'));
-
-/** Decodes a root piece that holds the whole desired state as one document (no `layout` field). */
-export function wholeDocumentDecoder(root: string, getPiece: PieceLookup): DesiredState {
-  const raw = getPiece(root);
-  if (raw === undefined) throw new SnapshotLoadError(`snapshot piece ${root} is missing`);
-  const value = JSON.parse(text(raw)) as DesiredState;
-  if (typeof value.appliance !== 'string' || !Array.isArray(value.virtualServices)) throw new SnapshotLoadError(`snapshot piece ${root} is not a desired state`);
-  return value;
-}
-
 /**
- * The decoder for what the planner writes: its `joinSnapshot` (loaded by package name, so the applier builds
- * before the planner lands) for layered roots, the whole-document form otherwise.
- */
-export async function loadSnapshotDecoder(): Promise<SnapshotDecoder> {
-  let join: SnapshotDecoder | null = null;
-  try {
-    const name = '@portolan/planner';
-    const mod = (await import(name)) as { joinSnapshot?: SnapshotDecoder };
-    join = typeof mod.joinSnapshot === 'function' ? mod.joinSnapshot : null;
-  } catch {
-    join = null;
-  }
-  return (root, getPiece) => {
-    const raw = getPiece(root);
-    if (raw === undefined) throw new SnapshotLoadError(`snapshot piece ${root} is missing`);
-    const top = JSON.parse(text(raw)) as Record<string, unknown>;
-    if (top['layout'] === undefined) return wholeDocumentDecoder(root, getPiece);
-    if (join === null) throw new SnapshotLoadError(`snapshot ${root} has layout ${String(top['layout'])} but @portolan/planner (joinSnapshot) is not installed`);
-    return join(root, getPiece);
-  };
-}
-
-/**
- * Reads heads, snapshot rows and content-addressed pieces. Pieces are prefetched breadth-first (a few queries
- * per snapshot) and cached by address; the cache keeps only the pieces of the last decoded snapshot, so a
- * one-endpoint change fetches one new pool piece and the root.
+ * Reads heads, snapshot rows and the planner's content-addressed pieces. Pieces are prefetched level by level
+ * (`pieceReferences`, one query per trie level) and cached by address; the cache keeps only the pieces of the
+ * last decoded snapshot, so a one-endpoint change fetches the changed pool's pieces and the path to the root.
  */
 export class PgSnapshotSource implements SnapshotSource {
   private readonly db: Kysely<Database>;
   private readonly decode: SnapshotDecoder;
   private cache = new Map<string, Uint8Array>();
+  /** Pieces read from Postgres so far (a one-endpoint change should cost a handful). */
+  fetchedPieces = 0;
 
-  constructor(db: Kysely<Database>, decode: SnapshotDecoder) {
+  constructor(db: Kysely<Database>, decode: SnapshotDecoder = joinSnapshot) {
     this.db = db;
     this.decode = decode;
   }
@@ -115,19 +80,20 @@ export class PgSnapshotSource implements SnapshotSource {
       const missing = [...frontier].filter((pid) => !this.cache.has(pid));
       for (const pid of frontier) asked.add(pid);
       const fetched = missing.length === 0 ? [] : await this.db.selectFrom('snapshot_pieces').select(['hash', 'body']).where('hash', 'in', missing).execute();
+      this.fetchedPieces += fetched.length;
       for (const f of fetched) this.cache.set(f.hash, new Uint8Array(f.body));
       const next = new Set<string>();
       for (const pid of frontier) {
         const body = this.cache.get(pid);
         if (body === undefined) continue;
         used.set(pid, body);
-        let parsed: unknown;
+        let refs: string[];
         try {
-          parsed = JSON.parse(text(body));
+          refs = pieceReferences(Buffer.from(body).toString('utf8'));
         } catch {
-          continue;
+          continue; // joinSnapshot reports the corrupt piece with its id
         }
-        for (const ref of referencedPieceIds(parsed)) if (!asked.has(ref)) next.add(ref);
+        for (const ref of refs) if (!asked.has(ref)) next.add(ref);
       }
       frontier = next;
     }

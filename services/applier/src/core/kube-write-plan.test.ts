@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import type { DesiredState, ObjectRef, VirtualService } from '@portolan/desired-state';
 import { conditionEvents, eventKey, fullBucket, newEvents, takeToken, clientGoRateLimit } from './kube-write-plan.ts';
 import { ingressStatusTargets, mergeLoadBalancerIngress } from './ingress-status.ts';
-import { referencedPieceIds } from './snapshot-pieces.ts';
 
 const ing = (name: string): ObjectRef => ({ cluster: 'c1', kind: 'Ingress', namespace: 'default', name });
 const vs = (name: string, address: VirtualService['address'], owners: ObjectRef[]): VirtualService => ({
@@ -61,10 +60,4 @@ test('token bucket: a burst of 10, then 5 per second (client-go defaults)', () =
     if (r.ok) later++;
   }
   assert.equal(later, 5);
-});
-
-test('piece ids are found anywhere in a decoded piece', () => {
-  const id = 'A'.repeat(43);
-  const other = 'b_-'.repeat(14) + 'c';
-  assert.deepEqual([...referencedPieceIds({ layout: 1, pools: id, vs: [null, { x: other }], name: 'short' })].sort(), [id, other].sort());
 });

@@ -1,17 +1,19 @@
 import type { DesiredState } from '@portolan/desired-state';
-import { canonicalJson, sha256Text } from '@portolan/desired-state';
+import { splitSnapshot } from '@portolan/planner';
 import type { Database, Kysely } from '@portolan/store';
 
 /**
- * Writes snapshots the way the planner's shell does (test helper): a content-addressed root piece (here the
- * whole desired state as one document), a `snapshots` row chained to the previous one, and the head moved by
- * compare-and-set. Returns the new snapshot id.
+ * Writes snapshots the way the planner's shell does (test helper): the planner's content-addressed pieces
+ * (`splitSnapshot`), a `snapshots` row chained to the previous one, and the head moved by compare-and-set.
+ * Returns the new snapshot id.
  */
 export async function writeSnapshot(db: Kysely<Database>, desired: DesiredState, options: { held?: boolean; holdReason?: string } = {}): Promise<string> {
-  const body = canonicalJson(desired);
-  const root = sha256Text(body, 'base64url');
+  const { root, pieces } = splitSnapshot(desired);
   return db.transaction().execute(async (trx) => {
-    await trx.insertInto('snapshot_pieces').values({ hash: root, body: Buffer.from(body) }).onConflict((oc) => oc.column('hash').doNothing()).execute();
+    const rows = [...pieces].map(([hash, body]) => ({ hash, body: Buffer.from(body) }));
+    for (let i = 0; i < rows.length; i += 500) {
+      await trx.insertInto('snapshot_pieces').values(rows.slice(i, i + 500)).onConflict((oc) => oc.column('hash').doNothing()).execute();
+    }
     const head = await trx.selectFrom('snapshot_heads').select('snapshot_id').where('appliance', '=', desired.appliance).forUpdate().executeTakeFirst();
     const row = await trx.insertInto('snapshots').values({
       appliance: desired.appliance, content_hash: root, root_hash: root, parent_id: head?.snapshot_id ?? null, last_event_seq: 0,

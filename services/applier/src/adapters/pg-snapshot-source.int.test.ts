@@ -1,0 +1,36 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { canonicalizeDesiredState } from '@portolan/planner';
+import { testStack } from '@portolan/infra';
+import { createTestDatabase, type TestDatabase } from '@portolan/store';
+import { PgSnapshotSource } from './pg-snapshot-source.ts';
+import { writeSnapshot } from '../testing/snapshot-writer.ts';
+import { desiredState, pool } from '../testing/desired-fixtures.ts';
+import { SnapshotLoadError } from '../errors.ts';
+
+let database: TestDatabase;
+before(async () => {
+  database = await createTestDatabase((await testStack()).postgresUrl);
+});
+after(async () => {
+  await database.drop();
+});
+
+test('snapshots written as the planner\'s pieces decode to the planned state; a one-endpoint change fetches a handful of pieces', async () => {
+  const pools = Array.from({ length: 60 }, (_, i) => pool(`p${String(i).padStart(2, '0')}`, [i + 1, i + 100]));
+  const s1 = desiredState('edge-src', pools);
+  const id1 = await writeSnapshot(database.db, s1);
+  const source = new PgSnapshotSource(database.db);
+  assert.deepEqual(await source.head('edge-src'), { id: id1, hash: (await source.head('edge-src'))!.hash, held: false, holdReason: null });
+  const loaded = await source.get(id1);
+  assert.deepEqual(loaded.desired, canonicalizeDesiredState(s1));
+  const full = source.fetchedPieces;
+  assert.ok(full > 60, `a first load fetches every piece (${full})`);
+  const s2 = desiredState('edge-src', pools.map((p, i) => (i === 7 ? pool(p.name, [8, 107, 200]) : p)));
+  const id2 = await writeSnapshot(database.db, s2, { held: true, holdReason: 'test' });
+  const again = await source.get(id2);
+  assert.deepEqual(again.desired, canonicalizeDesiredState(s2));
+  assert.equal(again.held, true);
+  assert.ok(source.fetchedPieces - full <= 12, `a one-endpoint change fetched ${source.fetchedPieces - full} pieces`);
+  await assert.rejects(source.get('999999'), SnapshotLoadError);
+});
