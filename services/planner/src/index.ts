@@ -18,5 +18,7 @@ export { VTM_ANNOTATIONS, NEUTRAL_ANNOTATIONS, LOADMASTER_ANNOTATIONS } from './
 export { canonicalizeDesiredState } from './core/canonical-order.ts';
 // Shell pieces (additive, for the audit's rollback and the integrator's wiring).
 export { PgPlannerStore, HeadMovedError, type NewSnapshot, type ArchivedEvent, type SnapshotHead } from './adapters/pg-planner-store.ts';
-export { PlannerService, type PlanningCore, type SnapshotEncoding, type PlannerServiceOptions } from './planner-service.ts';
+export { PlannerService, foldInput, type PlannerServiceOptions } from './planner-service.ts';
 export { decodeBusMessage, type PlannerInput } from './core/decode-bus-message.ts';
+export { replayVerify, type ReplayReport, type ReplayMismatch } from './replay-verify.ts';
+export { plannerMetrics, type PlannerMetrics } from './planner-metrics.ts';

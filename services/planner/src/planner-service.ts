@@ -1,53 +1,58 @@
 import type { BusMessage, NatsEventBus } from '@portolan/bus';
 import { planSubject } from '@portolan/bus';
 import { create, toBinary, timestampFromMs, SnapshotCommittedSchema } from '@portolan/proto';
-import type { DesiredState } from '@portolan/desired-state';
 import type { Logger } from '@portolan/telemetry';
 import { decodeBusMessage, type PlannerInput } from './core/decode-bus-message.ts';
+import { Planner, PLANNER_VERSION, type PlannerConfig } from './core/planner.ts';
 import { HeadMovedError, type ArchivedEvent, type NewSnapshot, type PgPlannerStore, type SnapshotHead } from './adapters/pg-planner-store.ts';
 import type { PlannerMetrics } from './planner-metrics.ts';
 
-/** The pure planning core as the service drives it: fold inputs, then plan only what they touched. */
-export interface PlanningCore {
-  /** Folds one decoded input (event, list marker, heartbeat) observed at `observedAtMs`. */
-  applyInput(input: PlannerInput): void;
-  /** Desired states of the appliances whose inputs changed since the last call (all of them after a rebuild). */
-  planDirty(): ReadonlyMap<string, DesiredState>;
-}
-
-/** Turns one desired state into stored pieces and its content hash; decides holds against the appliance's baseline. */
-export interface SnapshotEncoding {
-  encode(desired: DesiredState): { contentHash: string; rootHash: string; pieces: ReadonlyMap<string, Uint8Array> };
-  /** Why this plan must be held (safety hold, pin), or null. `baseline` is the last snapshot allowed to apply. */
-  holdReason(appliance: string, desired: DesiredState): string | null;
-  /** Remembers an unheld snapshot as the appliance's new baseline. */
-  accept(appliance: string, desired: DesiredState): void;
-}
-
-/** Configuration the service needs beyond its collaborators. */
+/** What the planner service is wired with. */
 export interface PlannerServiceOptions {
   readonly store: PgPlannerStore;
   readonly bus: NatsEventBus | null;
-  readonly core: PlanningCore;
-  readonly encoding: SnapshotEncoding;
+  readonly config: PlannerConfig;
   readonly fleetConfigHash: string;
-  readonly plannerVersion: string;
   readonly log: Logger;
   readonly metrics: PlannerMetrics | null;
+  /** Appliances pinned by an operator's rollback: their new snapshots are recorded held. */
+  readonly pinned?: (appliance: string) => Promise<string | null>;
+}
+
+/** Folds one decoded input into the core; heartbeats only move the freshness clock. */
+export function foldInput(planner: Planner, input: PlannerInput, heartbeats: Map<string, number>): void {
+  switch (input.type) {
+    case 'event':
+      planner.applyEvent(input.event);
+      break;
+    case 'marker':
+      planner.applyListMarker(input.marker);
+      break;
+    case 'heartbeat':
+      heartbeats.set(input.cluster, input.sentAtMs);
+      break;
+    case 'unreadable':
+      break;
+  }
 }
 
 /**
- * The planner's shell: folds kube-stream messages strictly in sequence order (S+1 after S, gaps filled by direct
- * get), plans the appliances they touched, and commits archive + snapshots + position in one transaction before
- * acking. On start it rebuilds its world from the Postgres archive, so a restart never needs the broker's history.
+ * The planner's shell: folds kube-stream messages strictly in sequence order (S+1 after S; gaps filled by a direct
+ * get), plans only what they touched, and commits archive + snapshots + position in ONE transaction before the
+ * batch is acked. On start, and whenever another planner commits first, it rebuilds its world from the Postgres
+ * archive, so it never depends on the broker's history.
  */
 export class PlannerService {
   private readonly o: PlannerServiceOptions;
+  private planner: Planner;
   private position = 0;
   private heads = new Map<string, SnapshotHead>();
+  /** Newest heartbeat per cluster (watch freshness, for status and metrics). */
+  readonly heartbeats = new Map<string, number>();
 
   constructor(options: PlannerServiceOptions) {
     this.o = options;
+    this.planner = new Planner(options.config);
   }
 
   /** Committed stream position. */
@@ -55,22 +60,25 @@ export class PlannerService {
     return this.position;
   }
 
-  /** Rebuilds the world from the archive up to the committed position, and loads the heads. */
-  async recover(): Promise<{ replayed: number }> {
+  /**
+   * Rebuilds the world from the archive up to the committed position, then records a snapshot for any appliance
+   * whose plan differs from its head (a new planner version, or a new appliance in the fleet config).
+   */
+  async recover(): Promise<{ replayed: number; snapshots: number }> {
+    this.planner = new Planner(this.o.config);
     this.position = await this.o.store.position();
     this.heads = await this.o.store.heads();
     let replayed = 0;
     for await (const e of this.o.store.archive(0, this.position)) {
-      this.o.core.applyInput(decodeBusMessage(e.subject, e.payload));
+      foldInput(this.planner, decodeBusMessage(e.subject, e.payload), this.heartbeats);
       replayed++;
     }
-    // Consume the dirty set of the rebuild: the heads already hold its result.
-    for (const [appliance, desired] of this.o.core.planDirty()) this.o.encoding.accept(appliance, desired);
+    const snapshots = await this.commitPlans([], this.position, null);
     await this.checkBrokerHistory();
-    return { replayed };
+    return { replayed, snapshots };
   }
 
-  /** FM-8: a stream whose history is behind what we committed lost acknowledged messages. */
+  /** FM-8: a stream whose history ends before what we committed lost acknowledged messages. */
   private async checkBrokerHistory(): Promise<void> {
     if (this.o.bus === null) return;
     const { lastSeq } = await this.o.bus.kubeStreamBounds();
@@ -89,38 +97,42 @@ export class PlannerService {
     for (const m of ordered) {
       const input = decodeBusMessage(m.subject, m.data);
       if (input.type === 'unreadable') this.o.log.warn({ seq: m.streamSeq, reason: input.reason }, 'unreadable message archived and skipped');
-      this.o.core.applyInput(input);
+      foldInput(this.planner, input, this.heartbeats);
       events.push(archived(m, input));
     }
-    const planned = this.o.core.planDirty();
-    const snapshots: NewSnapshot[] = [];
-    const lastSeq = ordered[ordered.length - 1]!.streamSeq;
-    for (const [appliance, desired] of [...planned].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-      const encoded = this.o.encoding.encode(desired);
-      const head = this.heads.get(appliance);
-      // Identical input never creates a new snapshot (FM-6, FM-9).
-      if (head !== undefined && head.contentHash === encoded.contentHash) continue;
-      const hold = this.o.encoding.holdReason(appliance, desired);
-      snapshots.push({
-        appliance, contentHash: encoded.contentHash, rootHash: encoded.rootHash, pieces: encoded.pieces, parentId: head?.snapshotId ?? null,
-        lastEventSeq: lastSeq, fleetConfigHash: this.o.fleetConfigHash, plannerVersion: this.o.plannerVersion, held: hold !== null, holdReason: hold,
-        traceId: ordered[ordered.length - 1]!.headers.traceparent?.split('-')[1] ?? null,
-      });
-      if (hold === null) this.o.encoding.accept(appliance, desired);
-    }
+    const last = ordered[ordered.length - 1]!;
     try {
-      const ids = await this.o.store.commit({ fromPosition: this.position, toPosition: lastSeq, events, snapshots });
-      this.position = lastSeq;
-      snapshots.forEach((s, i) => this.heads.set(s.appliance, { appliance: s.appliance, snapshotId: ids[i]!, contentHash: s.contentHash }));
-      this.o.metrics?.observeBatch(ordered.length, snapshots.length, performance.now() - started);
-      await this.announce(snapshots, ids);
+      const n = await this.commitPlans(events, last.streamSeq, last.headers.traceparent?.split('-')[1] ?? null);
+      this.o.metrics?.observeBatch(ordered.length, n, performance.now() - started);
     } catch (e) {
       if (!(e instanceof HeadMovedError)) throw e;
-      // Another planner committed first: our fold is idempotent, so reload where it got to and carry on.
-      this.o.log.info({ reason: e.message }, 'another planner committed first; reloading position and heads');
-      this.position = await this.o.store.position();
-      this.heads = await this.o.store.heads();
+      // Another planner committed first, perhaps a different prefix: rebuild from what is committed; the
+      // redelivered messages then fold onto exactly the archived world.
+      this.o.log.info({ reason: e.message }, 'another planner committed first; rebuilding from the archive');
+      await this.recover();
     }
+  }
+
+  /** Plans the dirty appliances and commits them with `events`; returns the number of snapshots written. */
+  private async commitPlans(events: readonly ArchivedEvent[], toPosition: number, traceId: string | null): Promise<number> {
+    const snapshots: NewSnapshot[] = [];
+    for (const plan of this.planner.planDirty()) {
+      const head = this.heads.get(plan.appliance);
+      // Identical input never creates a new snapshot (FM-6, FM-9).
+      if (head !== undefined && head.contentHash === plan.root) continue;
+      const pin = (await this.o.pinned?.(plan.appliance)) ?? null;
+      snapshots.push({
+        appliance: plan.appliance, contentHash: plan.root, rootHash: plan.root, pieces: plan.pieces, parentId: head?.snapshotId ?? null,
+        lastEventSeq: toPosition, fleetConfigHash: this.o.fleetConfigHash, plannerVersion: PLANNER_VERSION,
+        held: pin !== null, holdReason: pin, traceId,
+      });
+    }
+    if (events.length === 0 && snapshots.length === 0) return 0;
+    const ids = await this.o.store.commit({ fromPosition: this.position, toPosition, events, snapshots });
+    this.position = toPosition;
+    snapshots.forEach((s, i) => this.heads.set(s.appliance, { appliance: s.appliance, snapshotId: ids[i]!, contentHash: s.contentHash }));
+    await this.announce(snapshots, ids);
+    return snapshots.length;
   }
 
   /** The messages to fold, in order from position+1: already-committed ones dropped, gaps filled from the stream. */
@@ -146,11 +158,11 @@ export class PlannerService {
     if (this.o.bus === null) return;
     for (const [i, s] of snapshots.entries()) {
       const msg = create(SnapshotCommittedSchema, {
-        appliance: s.appliance, snapshotId: BigInt(ids[i]!), contentHash: s.contentHash, parentHash: '', lastEventSeq: BigInt(s.lastEventSeq),
+        appliance: s.appliance, snapshotId: BigInt(ids[i]!), contentHash: s.contentHash, lastEventSeq: BigInt(s.lastEventSeq),
         fleetConfigHash: s.fleetConfigHash, plannerVersion: s.plannerVersion, createdAt: timestampFromMs(Date.now()), held: s.held, holdReason: s.holdReason ?? '',
       });
       await this.o.bus.publish(planSubject(s.appliance), toBinary(SnapshotCommittedSchema, msg), { msgId: `snap:${s.appliance}:${ids[i]}` }).catch((e: unknown) => {
-        // The applier also polls heads: a lost notification delays, never loses, an apply.
+        // Appliers also poll the heads: a lost notification delays an apply, never loses it.
         this.o.log.warn({ err: (e as Error).message, appliance: s.appliance }, 'could not announce snapshot');
       });
     }
@@ -159,14 +171,15 @@ export class PlannerService {
 
 function archived(m: BusMessage, input: PlannerInput): ArchivedEvent {
   const base = { seq: m.streamSeq, subject: m.subject, msgId: m.headers['Nats-Msg-Id'] ?? `seq:${m.streamSeq}`, payload: m.data, traceId: m.headers.traceparent?.split('-')[1] ?? null };
+  const at = (ms: number): Date => new Date(ms > 0 ? ms : Date.now());
   switch (input.type) {
     case 'event':
-      return { ...base, cluster: input.event.cluster, kind: input.event.kind, objectKey: input.namespace === '' ? input.name : `${input.namespace}/${input.name}`, eventType: input.event.type, receivedAt: new Date(input.observedAtMs || Date.now()) };
+      return { ...base, cluster: input.event.cluster, kind: input.event.kind, objectKey: input.namespace === '' ? input.name : `${input.namespace}/${input.name}`, eventType: input.event.type, receivedAt: at(input.observedAtMs) };
     case 'marker':
-      return { ...base, cluster: input.marker.cluster, kind: input.marker.kind, objectKey: '', eventType: 'LIST_MARKER', receivedAt: new Date(input.observedAtMs || Date.now()) };
+      return { ...base, cluster: input.marker.cluster, kind: input.marker.kind, objectKey: '', eventType: 'LIST_MARKER', receivedAt: at(input.observedAtMs) };
     case 'heartbeat':
-      return { ...base, cluster: input.cluster, kind: 'Heartbeat', objectKey: '', eventType: 'HEARTBEAT', receivedAt: new Date(input.sentAtMs || Date.now()) };
+      return { ...base, cluster: input.cluster, kind: 'Heartbeat', objectKey: '', eventType: 'HEARTBEAT', receivedAt: at(input.sentAtMs) };
     case 'unreadable':
-      return { ...base, cluster: m.subject.split('.')[1] ?? '', kind: 'Unreadable', objectKey: '', eventType: 'UNREADABLE', receivedAt: new Date() };
+      return { ...base, cluster: m.subject.split('.')[1] ?? '', kind: 'Unreadable', objectKey: '', eventType: 'UNREADABLE', receivedAt: at(0) };
   }
 }

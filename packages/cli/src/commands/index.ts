@@ -4,6 +4,7 @@ import { emulateLoadmaster } from './emulate-loadmaster.ts';
 import { stackDown, stackStatus, stackUp } from './stack.ts';
 import { up, down } from './up.ts';
 import { echoBackends } from './echo-backends.ts';
+import { replayVerifyCommand } from './replay-verify.ts';
 import { leaderStatus } from './leader-status.ts';
 import { kubeSim } from './kube-sim.ts';
 import { watch } from './watch.ts';
@@ -21,6 +22,7 @@ export const commands: readonly CliCommand[] = [
   emulateVtm,
   emulateLoadmaster,
   echoBackends,
+  replayVerifyCommand,
   leaderStatus,
   kubeSim,
   watch,
