@@ -122,6 +122,11 @@ export class Planner {
     return this.engines.find((e) => e.profile.name === appliance)?.encoder.toDesiredState() ?? null;
   }
 
+  /** The snapshot root of one appliance as of the last planDirty (null before the first plan or if unknown). */
+  rootOf(appliance: string): string | null {
+    return this.engines.find((e) => e.profile.name === appliance)?.encoder.root ?? null;
+  }
+
   /** Appliance names, sorted. */
   get appliances(): readonly string[] {
     return this.engines.map((e) => e.profile.name);

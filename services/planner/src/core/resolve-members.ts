@@ -47,6 +47,10 @@ function endpointState(c: { ready?: boolean; serving?: boolean; terminating?: bo
   return ready ? 'active' : null;
 }
 
+function rank(m: PoolMember): number {
+  return m.state === 'active' ? 0 : 1;
+}
+
 function endpointMembers(slices: readonly TrimmedEndpointSlice[], sp: ServicePort, r: ResolveRequest): PoolMember[] {
   const byKey = new Map<string, PoolMember>();
   for (const slice of slices) {
@@ -60,8 +64,9 @@ function endpointMembers(slices: readonly TrimmedEndpointSlice[], sp: ServicePor
       const m: PoolMember = { address, port, state, weight: r.weight, cluster: r.cluster, node: e.nodeName ?? '' };
       const key = memberSortKey(m);
       const seen = byKey.get(key);
-      // The same endpoint can sit in two slices while they are rebalanced: keep the most available view.
-      if (seen === undefined || (seen.state === 'draining' && state === 'active')) byKey.set(key, m);
+      // The same endpoint can sit in two slices while they are rebalanced: keep the most available view, and
+      // break remaining ties by node name so the result never depends on the order slices arrived in.
+      if (seen === undefined || rank(m) < rank(seen) || (rank(m) === rank(seen) && m.node < seen.node)) byKey.set(key, m);
     }
   }
   return [...byKey.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([, m]) => m);

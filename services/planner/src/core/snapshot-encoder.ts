@@ -256,6 +256,11 @@ export class SnapshotEncoder {
     return { root, pieces, changed };
   }
 
+  /** The root of the last commit (null before the first). */
+  get root(): string | null {
+    return this.lastRoot;
+  }
+
   /** The current desired state, materialised with every array in canonical order (O(size): for reads, not per event). */
   toDesiredState(): DesiredState {
     const virtualServices = [...this.vs.entries()]
