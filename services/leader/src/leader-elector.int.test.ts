@@ -236,6 +236,56 @@ test('leader status shows the holder, the epoch and the remaining TTL', async ()
   }
 });
 
+test('a blackholed Redis link: the leader stops acting before its lease expires in Redis', async () => {
+  const group = `g${unique()}`;
+  const prefix = `t${unique()}:`;
+  const target = new URL(redisUrl);
+  const proxy = await blackholeProxy(Number(target.port));
+  const c = elector(group, 'cut-off', fast, prefix, `redis://127.0.0.1:${proxy.port}`);
+  const direct = new RedisLeaseClient(redisUrl, { commandTimeoutMs: 1000 });
+  try {
+    c.e.start();
+    const l = await c.e.waitForLeadership();
+    await sleep(300);
+    proxy.blackhole = true;
+    await new Promise((resolve) => l.signal.addEventListener('abort', resolve, { once: true }));
+    const held = await direct.inspect(`${prefix}lease:${group}`);
+    assert.ok(held !== null && held.remainingMs > 0, 'the key must still be alive in Redis when the leader stopped acting');
+    assert.equal(l.signal.reason, 'validity-expired');
+    assert.equal(l.isValid(), false);
+  } finally {
+    proxy.blackhole = false;
+    await c.close();
+    direct.close();
+    await proxy.close();
+  }
+});
+
+/** A TCP proxy to 127.0.0.1:port that can silently stop forwarding (a blackholed link: no RST, no data). */
+async function blackholeProxy(port: number): Promise<{ port: number; blackhole: boolean; close: () => Promise<void> }> {
+  const sockets = new Set<net.Socket>();
+  const state = { port: 0, blackhole: false, close: async () => {} };
+  const server = net.createServer((client) => {
+    const upstream = net.connect(port, '127.0.0.1');
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('error', () => {});
+      s.on('close', () => sockets.delete(s));
+    }
+    client.on('data', (d) => { if (!state.blackhole) upstream.write(d); });
+    upstream.on('data', (d) => { if (!state.blackhole) client.write(d); });
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  state.port = (server.address() as net.AddressInfo).port;
+  state.close = () => new Promise<void>((resolve) => {
+    for (const s of sockets) s.destroy();
+    server.close(() => resolve());
+  });
+  return state;
+}
+
 function intervals(who: string, events: readonly (LeaderEvent & { at: number })[]): { who: string; from: number; to: number }[] {
   const out: { who: string; from: number; to: number }[] = [];
   for (const e of events) {

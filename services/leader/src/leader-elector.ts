@@ -51,6 +51,8 @@ interface Term {
   readonly epoch: number;
   readonly controller: AbortController;
   deadline: number;
+  /** The deadline timer (one per term, re-armed on every renewal). */
+  timer: NodeJS.Timeout | null;
 }
 
 /**
@@ -144,7 +146,7 @@ export class LeaderElector {
     const { timings, epochs } = this.options;
     try {
       const grant = await epochs.grant(this.group, this.holder, runId, (previous) => actingDelayMs(previous, runId, timings));
-      const term: Term = { value, epoch: grant.epoch, controller: new AbortController(), deadline };
+      const term: Term = { value, epoch: grant.epoch, controller: new AbortController(), deadline, timer: null };
       if (this.now() >= deadline || this.stopController.signal.aborted) {
         await this.options.lease.release(this.key, value).catch(() => undefined);
         return null;
@@ -181,7 +183,7 @@ export class LeaderElector {
   private async hold(term: Term): Promise<void> {
     const { timings, lease } = this.options;
     const signal = term.controller.signal;
-    let expiry = this.armExpiry(term);
+    this.armExpiry(term);
     while (!signal.aborted) {
       await sleep(timings.renewEveryMs, undefined, { signal }).catch(() => undefined);
       if (signal.aborted || !this.checkValidity(term)) break;
@@ -199,17 +201,24 @@ export class LeaderElector {
           break;
         }
         term.deadline = leaseDeadline(startedAt, timings);
-        clearTimeout(expiry);
-        expiry = this.armExpiry(term);
+        this.armExpiry(term);
       } catch (error) {
         this.emit({ type: 'error', stage: 'renew', error });
       }
     }
-    clearTimeout(expiry);
+    if (term.timer !== null) clearTimeout(term.timer);
   }
 
-  private armExpiry(term: Term): NodeJS.Timeout {
-    return setTimeout(() => this.checkValidity(term), Math.max(0, term.deadline - this.now()));
+  /**
+   * Arms the deadline timer. Node's timers run on a millisecond loop clock and can fire a fraction of a
+   * millisecond before the monotonic deadline: then the timer is armed again for what is left.
+   */
+  private armExpiry(term: Term): void {
+    if (term.timer !== null) clearTimeout(term.timer);
+    term.timer = setTimeout(() => {
+      term.timer = null;
+      if (this.checkValidity(term)) this.armExpiry(term);
+    }, Math.max(1, Math.ceil(term.deadline - this.now())));
   }
 
   /** Ends the term when its local validity is over; true while still valid. */
@@ -222,6 +231,8 @@ export class LeaderElector {
 
   private endTerm(term: Term, reason: LossReason): void {
     if (term.controller.signal.aborted) return;
+    if (term.timer !== null) clearTimeout(term.timer);
+    term.timer = null;
     term.controller.abort(reason);
     if (this.term === term) this.term = null;
     if (this.leadership?.epoch === term.epoch) this.leadership = null;

@@ -29,9 +29,12 @@ export interface LeaseTimingsProblem {
   readonly message: string;
 }
 
-/** Default drift margin: Redlock's 1 % of the TTL plus 2 ms, never below 20 ms of scheduling slack. */
+/**
+ * Default drift margin: 2 % of the TTL plus 2 ms (Redlock allows 1 % for clock-rate drift; the rest covers a
+ * late deadline timer on a busy event loop), never below 50 ms.
+ */
 export function defaultDriftMarginMs(ttlMs: number): number {
-  return Math.max(20, Math.ceil(ttlMs * 0.01) + 2);
+  return Math.max(50, Math.ceil(ttlMs * 0.02) + 2);
 }
 
 /** Validates timings and derives the drift margin and command timeout. */
