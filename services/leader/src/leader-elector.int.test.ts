@@ -39,11 +39,16 @@ const fast = timingsOf(1000, 200, 100);
 const unique = (): string => randomBytes(4).toString('hex');
 
 /** An in-process elector with its own Redis connection, recording events with wall-clock times. */
+const leases = new WeakMap<object, RedisLeaseClient>();
+const leaseOf = (c: object): RedisLeaseClient => leases.get(c)!;
+
 function elector(group: string, holder: string, timings: LeaseTimings, prefix: string, url = redisUrl): { e: LeaderElector; events: (LeaderEvent & { at: number })[]; close: () => Promise<void> } {
   const lease = new RedisLeaseClient(url, { commandTimeoutMs: timings.commandTimeoutMs });
   const events: (LeaderEvent & { at: number })[] = [];
   const e = new LeaderElector({ group, holder, timings, lease, epochs: new PgEpochStore(database.db), keyPrefix: prefix, onEvent: (ev) => events.push({ ...ev, at: Date.now() }) });
-  return { e, events, close: async () => { await e.stop(); lease.close(); } };
+  const handle = { e, events, close: async () => { await e.stop(); lease.close(); } };
+  leases.set(handle, lease);
+  return handle;
 }
 
 function childArgs(group: string, holder: string, t: LeaseTimings, prefix: string): Record<string, string> {
@@ -258,6 +263,33 @@ test('a blackholed Redis link: the leader stops acting before its lease expires 
     await c.close();
     direct.close();
     await proxy.close();
+  }
+});
+
+test('killed Redis client connections: some candidate leads again within TTL + 5 s (FM-19)', async () => {
+  const group = `g${unique()}`;
+  const prefix = `t${unique()}:`;
+  const candidates = ['x', 'y'].map((h) => elector(group, h, fast, prefix));
+  const admin = new RedisLeaseClient(redisUrl, { commandTimeoutMs: 1000 });
+  try {
+    for (const c of candidates) c.e.start();
+    await Promise.race(candidates.map((c) => c.e.waitForLeadership()));
+    await admin.ready(2000);
+    const ids = await Promise.all(candidates.map((c) => leaseOf(c).redis.client('ID')));
+    for (const id of ids) await admin.redis.client('KILL', 'ID', String(id));
+    const killedAt = Date.now();
+    const deadline = killedAt + fast.ttlMs + 5000;
+    let leader: string | null = null;
+    while (Date.now() < deadline && leader === null) {
+      leader = candidates.find((c) => c.e.current() !== null)?.e.holder ?? null;
+      await sleep(20);
+    }
+    assert.ok(leader !== null, 'nobody leads after the connections were killed');
+    await sleep(fast.ttlMs);
+    assert.equal(candidates.filter((c) => c.e.current() !== null).length, 1, 'exactly one leader afterwards');
+  } finally {
+    await Promise.all(candidates.map((c) => c.close()));
+    admin.close();
   }
 });
 
