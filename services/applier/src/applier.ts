@@ -218,7 +218,7 @@ export class Applier {
     const summary = summarizeApply(operations.length, outcomes, fenced);
     const recorded = await this.o.log.recordApply({
       appliance: this.o.appliance, snapshotId: snapshot.id, epoch: leadership.epoch, leaderId: this.o.replicaId,
-      trigger: trigger === 'drift-correction' ? 'drift-correction' : trigger === 'retry' ? 'retry' : 'snapshot',
+      trigger: trigger === 'drift-correction' ? 'drift-correction' : trigger === 'retry' ? 'retry' : snapshot.origin === 'rollback' ? 'rollback' : 'snapshot',
       status: summary.status, operations, outcomes, observedAfter, reason: fenced ? 'leadership or epoch lost before every operation was sent' : null,
       startedAt, finishedAt: new Date(), traceId: null,
     }, (trx) => leadership.assertEpochCurrent(trx));

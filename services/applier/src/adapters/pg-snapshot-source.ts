@@ -8,6 +8,8 @@ import { SnapshotLoadError } from '../errors.ts';
 export interface LoadedSnapshot extends SnapshotHeader {
   readonly desired: DesiredState;
   readonly createdAt: Date;
+  /** 'plan' for planner output, 'rollback' for an operator's rollback target. */
+  readonly origin: string;
 }
 
 /** Where the applier reads snapshots from (Postgres in production; the planner writes them). */
@@ -51,7 +53,7 @@ export class PgSnapshotSource implements SnapshotSource {
   }
 
   async get(id: string): Promise<LoadedSnapshot> {
-    const row = await this.db.selectFrom('snapshots').select(['id', 'content_hash', 'root_hash', 'held', 'hold_reason', 'created_at']).where('id', '=', id).executeTakeFirst();
+    const row = await this.db.selectFrom('snapshots').select(['id', 'content_hash', 'root_hash', 'held', 'hold_reason', 'created_at', 'origin']).where('id', '=', id).executeTakeFirst();
     if (row === undefined) throw new SnapshotLoadError(`snapshot ${id} does not exist`);
     const used = new Map<string, Uint8Array>();
     await this.prefetch(row.root_hash, used);
@@ -63,7 +65,7 @@ export class PgSnapshotSource implements SnapshotSource {
       throw cause instanceof SnapshotLoadError ? cause : new SnapshotLoadError(`snapshot ${id} cannot be decoded: ${(cause as Error).message}`, { cause });
     }
     this.cache = used;
-    return { id: String(row.id), hash: row.content_hash, held: row.held, holdReason: row.hold_reason, desired, createdAt: new Date(row.created_at) };
+    return { id: String(row.id), hash: row.content_hash, held: row.held, holdReason: row.hold_reason, desired, createdAt: new Date(row.created_at), origin: row.origin };
   }
 
   async oldestUnappliedAt(appliance: string, afterId: string | null): Promise<Date | null> {
