@@ -1,0 +1,68 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { DesiredState, Pool, PoolMember } from '@portolan/desired-state';
+import { checkSafety } from './safety-hold.ts';
+import { applyFailStatic, staleClusters } from './fail-static.ts';
+
+const member = (address: string, cluster = 'c1', state: PoolMember['state'] = 'active'): PoolMember => ({ address, port: 8080, state, weight: 1, cluster, node: '' });
+const pool = (name: string, members: PoolMember[]): Pool => ({ name, members, monitor: null, persistence: null, tlsToBackend: false, customization: null, services: [] });
+const ref = { cluster: 'c1', kind: 'Ingress' as const, namespace: 'n', name: 'i' };
+const state = (hosts: string[], pools: Pool[]): DesiredState => ({
+  appliance: 'lb',
+  driver: 'haproxy',
+  virtualServices: [
+    { name: 'default~80', address: { kind: 'default' }, port: 80, protocol: 'http', owners: [ref], certificates: [], routes: hosts.map((host) => ({ host, path: '/', match: 'Prefix' as const, pool: 'p', source: ref })), defaultPool: null, redirectToHttpsPort: null, requestScript: null, responseScript: null, customization: null },
+  ],
+  pools,
+  certificates: [],
+  bindings: [],
+  conditions: [],
+});
+const hosts = (n: number) => Array.from({ length: n }, (_, i) => `h${i}.example.com`);
+const members = (n: number, cluster = 'c1') => Array.from({ length: n }, (_, i) => member(`10.0.0.${i + 1}`, cluster));
+
+test('safety hold: removing more than 30% of the hosts last applied holds the plan', () => {
+  const v = checkSafety(state(hosts(10), []), state(hosts(6), []), 0.3, false);
+  assert.equal(v.held, true);
+  assert.deepEqual(v.held ? v.reasons.map((r) => r.reason) : [], ['TooManyHostsRemoved']);
+  assert.match(v.held ? v.reasons[0]!.message : '', /removes 4 of 10 hosts \(40%; limit 30%\)/);
+});
+
+test('safety hold: exactly the limit passes; the first plan (nothing applied yet) passes', () => {
+  assert.deepEqual(checkSafety(state(hosts(10), []), state(hosts(7), []), 0.3, false), { held: false, overridden: [] });
+  assert.deepEqual(checkSafety(null, state([], []), 0.3, false), { held: false, overridden: [] });
+});
+
+test('safety hold: removing more than 30% of backend members holds; draining is not removal', () => {
+  const before = state(hosts(1), [pool('p', members(10))]);
+  const drained = state(hosts(1), [pool('p', members(10).map((m, i) => (i < 5 ? { ...m, state: 'draining' as const } : m)))]);
+  assert.equal(checkSafety(before, drained, 0.3, false).held, false);
+  const v = checkSafety(before, state(hosts(1), [pool('p', members(6))]), 0.3, false);
+  assert.deepEqual(v.held ? v.reasons.map((r) => r.reason) : [], ['TooManyMembersRemoved']);
+});
+
+test('safety hold: emptying a pool that had members holds it, even when the fraction is small', () => {
+  const before = state(hosts(1), [pool('big', members(20)), pool('small', [member('10.9.0.1')])]);
+  const v = checkSafety(before, state(hosts(1), [pool('big', members(20)), pool('small', [])]), 0.3, false);
+  assert.deepEqual(v.held ? v.reasons.map((r) => [r.reason, r.message]) : [], [['PoolEmptied', 'the plan empties pool small (it had 1 members)']]);
+});
+
+test('safety hold: an override lets the plan through and reports what it overrode', () => {
+  const v = checkSafety(state(hosts(10), []), state([], []), 0.3, true);
+  assert.equal(v.held, false);
+  assert.deepEqual(v.held ? [] : v.overridden.map((r) => r.reason), ['TooManyHostsRemoved']);
+});
+
+test('fail-static: a cluster is stale without a recent heartbeat (or none at all)', () => {
+  const now = 1_000_000;
+  const stale = staleClusters(new Map([['east', now - 10_000], ['west', now - 70_000]]), [{ name: 'east', staleAfterSeconds: 60 }, { name: 'west', staleAfterSeconds: 60 }, { name: 'north', staleAfterSeconds: 60 }], now);
+  assert.deepEqual([...stale].sort(), ['north', 'west']);
+});
+
+test('fail-static: a stale cluster keeps its last applied members while healthy clusters follow the plan', () => {
+  const applied = state(hosts(1), [pool('p', [...members(2, 'east'), ...members(3, 'west').map((m) => ({ ...m, address: m.address.replace('10.0.0', '10.5.0') }))])]);
+  const plan = state(hosts(1), [pool('p', [member('10.0.0.9', 'east')])]);
+  const out = applyFailStatic(applied, plan, new Set(['west']));
+  assert.deepEqual(out.pools[0]!.members.map((m) => `${m.address}@${m.cluster}`), ['10.0.0.9@east', '10.5.0.1@west', '10.5.0.2@west', '10.5.0.3@west']);
+  assert.equal(applyFailStatic(applied, plan, new Set()), plan, 'no stale cluster: the plan as is');
+});
