@@ -2,3 +2,4 @@ export type * from './schema.ts';
 export { openDatabase, migrateToLatest, MigrationError } from './database.ts';
 export { createTestDatabase, type TestDatabase } from './test-database.ts';
 export { sql, type Kysely, type Transaction } from 'kysely';
+export { isPinned, readPin, readPins, pinHoldReason, type SnapshotPin } from './snapshot-pins.ts';
