@@ -92,7 +92,9 @@ async function main(): Promise<void> {
   const shutdown = async (signal: string): Promise<void> => {
     if (stopping) return;
     stopping = true;
-    log.info({ signal }, 'stopping: releasing the lease');
+    log.info({ signal }, 'stopping: finishing the running cycle, then releasing the lease');
+    // A cycle stuck on an unreachable appliance must not keep the process: the lease then simply expires.
+    setTimeout(() => process.exit(1), 10_000).unref();
     await applier?.stop();
     await elector.stop();
     writeback.close();
