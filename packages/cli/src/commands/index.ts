@@ -8,6 +8,7 @@ import { replayVerifyCommand } from './replay-verify.ts';
 import { leaderStatus } from './leader-status.ts';
 import { kubeSim } from './kube-sim.ts';
 import { watch } from './watch.ts';
+import { planCommand } from './plan.ts';
 
 /**
  * Every subcommand, one module each. Commands load their implementation lazily so that
@@ -26,4 +27,5 @@ export const commands: readonly CliCommand[] = [
   leaderStatus,
   kubeSim,
   watch,
+  planCommand,
 ];
