@@ -10,6 +10,16 @@ import { kubeSim } from './kube-sim.ts';
 import { watch } from './watch.ts';
 import { planCommand } from './plan.ts';
 
+import { history } from './history.ts';
+import { show } from './show.ts';
+import { diff } from './diff.ts';
+import { explain } from './explain.ts';
+import { at } from './at.ts';
+import { replayApply } from './replay-apply.ts';
+import { rollback } from './rollback.ts';
+import { resume } from './resume.ts';
+import { status } from './status.ts';
+
 /**
  * Every subcommand, one module each. Commands load their implementation lazily so that
  * `portolan help` does not pay for every dependency.
@@ -28,4 +38,13 @@ export const commands: readonly CliCommand[] = [
   kubeSim,
   watch,
   planCommand,
+  history,
+  show,
+  diff,
+  explain,
+  at,
+  replayApply,
+  rollback,
+  resume,
+  status,
 ];

@@ -1,0 +1,53 @@
+import type { SecretResolver, TlsMaterial } from '@portolan/appliance-driver';
+import type { ObjectRef } from '@portolan/desired-state';
+import { fromBinary, KubeEventSchema, KubeEventType } from '@portolan/proto';
+import { openSealedData, type FleetKey, type SealedData } from '@portolan/secret-envelope';
+import type { Database, Kysely } from '@portolan/store';
+import { kindSpellings } from './pg-audit-store.ts';
+
+/** A Secret needed for a replay is not in the archive as of that time, or cannot be opened. Never holds material. */
+export class ReplaySecretError extends Error {
+  readonly code = 'AUDIT_REPLAY_SECRET';
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'ReplaySecretError';
+  }
+}
+
+/**
+ * Resolves a Secret as it was when a snapshot was planned: its newest archived event with seq ≤ `maxSeq`,
+ * opened with the fleet key. A replay of last Tuesday pushes last Tuesday's certificate, not today's.
+ */
+export class AsOfSecretResolver implements SecretResolver {
+  private readonly db: Kysely<Database>;
+  private readonly key: FleetKey;
+  private readonly maxSeq: number;
+
+  constructor(db: Kysely<Database>, key: FleetKey, maxSeq: number) {
+    this.db = db;
+    this.key = key;
+    this.maxSeq = maxSeq;
+  }
+
+  async resolve(secret: ObjectRef): Promise<TlsMaterial> {
+    const name = `${secret.cluster}/${secret.namespace}/${secret.name}`;
+    const row = await this.db.selectFrom('events').select(['payload']).where('cluster', '=', secret.cluster).where('kind', 'in', kindSpellings('Secret'))
+      .where('object_key', '=', `${secret.namespace}/${secret.name}`).where('seq', '<=', String(this.maxSeq)).orderBy('seq', 'desc').limit(1).executeTakeFirst();
+    if (row === undefined) throw new ReplaySecretError(`Secret ${name} is not in the archive at or before seq ${this.maxSeq}`);
+    const event = fromBinary(KubeEventSchema, new Uint8Array(row.payload));
+    if (event.type === KubeEventType.DELETED) throw new ReplaySecretError(`Secret ${name} was deleted at that time`);
+    let data: Record<string, string>;
+    try {
+      const object = JSON.parse(Buffer.from(event.object).toString('utf8')) as { data?: { sealed?: SealedData } };
+      if (object.data?.sealed === undefined) throw new ReplaySecretError(`Secret ${name} carries no sealed data`);
+      data = openSealedData(this.key, object.data.sealed);
+    } catch (cause) {
+      if (cause instanceof ReplaySecretError) throw cause;
+      throw new ReplaySecretError(`Secret ${name} cannot be opened with fleet key "${this.key.keyId}"`, { cause });
+    }
+    const crt = data['tls.crt'];
+    const key = data['tls.key'];
+    if (crt === undefined || key === undefined) throw new ReplaySecretError(`Secret ${name} lacks tls.crt or tls.key`);
+    return { certificatePem: Buffer.from(crt, 'base64').toString('utf8'), privateKeyPem: Buffer.from(key, 'base64').toString('utf8') };
+  }
+}

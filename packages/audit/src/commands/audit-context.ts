@@ -1,0 +1,129 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { PgSnapshotSource, type SnapshotSource } from '@portolan/applier';
+import type { DesiredState } from '@portolan/desired-state';
+import { FleetConfigError, loadFleetConfig, type ApplianceConfig, type LoadedFleetConfig } from '@portolan/fleet-config';
+import { openDatabase, type Database, type Kysely } from '@portolan/store';
+import { PgAuditStore } from '../adapters/pg-audit-store.ts';
+import type { CommandIo } from '../adapters/command-io.ts';
+import type { SnapshotRecord } from '../core/history-report.ts';
+import { parseOutputFormat, renderReport, type OutputFormat } from '../core/output-format.ts';
+import { parseTimeSpec } from '../core/time-spec.ts';
+import { AuditUsageError } from '../errors.ts';
+
+/** Options every audit command takes. */
+export const commonOptions = {
+  config: { type: 'string', short: 'c' },
+  output: { type: 'string', short: 'o' },
+} as const satisfies ParseArgsConfig['options'];
+
+/** A user-facing failure (unknown appliance or snapshot, unreadable config): printed, exit 1. */
+export class CommandFailed extends Error {
+  readonly code = 'AUDIT_COMMAND_FAILED';
+  constructor(message: string) {
+    super(message);
+    this.name = 'CommandFailed';
+  }
+}
+
+/** Parses argv with node's parseArgs; mistakes become AuditUsageError. */
+export function parseCommand<O extends NonNullable<ParseArgsConfig['options']>>(args: readonly string[], options: O, positionals: { min: number; max: number; names: string }) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
+  } catch (e) {
+    throw new AuditUsageError((e as Error).message);
+  }
+  if (parsed.positionals.length < positionals.min) throw new AuditUsageError(`missing ${positionals.names}`);
+  if (parsed.positionals.length > positionals.max) throw new AuditUsageError(`unexpected argument "${parsed.positionals[positionals.max]}"`);
+  return parsed;
+}
+
+/** The output format from `-o`. */
+export function outputFormat(value: unknown): OutputFormat {
+  const r = parseOutputFormat(typeof value === 'string' ? value : undefined);
+  if (!r.ok) throw new AuditUsageError(r.message);
+  return r.format;
+}
+
+/** A `--since/--until/--time` value; null when not given. */
+export function timeOption(io: CommandIo, name: string, value: unknown): Date | null {
+  if (typeof value !== 'string') return null;
+  const r = parseTimeSpec(value, io.now());
+  if (!r.ok) throw new AuditUsageError(`--${name}: ${r.message}`);
+  return r.at;
+}
+
+/** What every command works with: the fleet config, the database, the audit store and the snapshot decoder. */
+export interface AuditContext {
+  readonly fleet: LoadedFleetConfig;
+  readonly db: Kysely<Database>;
+  readonly store: PgAuditStore;
+  readonly snapshots: SnapshotSource;
+  close(): Promise<void>;
+}
+
+/** Loads the fleet config (`--config`, $PORTOLAN_CONFIG, `.portolan/fleet.yaml`) and opens the store it names. */
+export async function openAuditContext(io: CommandIo, configOption: unknown): Promise<AuditContext> {
+  const file = typeof configOption === 'string' ? configOption : (io.env['PORTOLAN_CONFIG'] ?? '.portolan/fleet.yaml');
+  let fleet: LoadedFleetConfig;
+  try {
+    fleet = await loadFleetConfig(file);
+  } catch (e) {
+    if (e instanceof FleetConfigError) throw new CommandFailed(e.message);
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new CommandFailed(`fleet config ${file} not found (pass --config, or run \`portolan up\` which writes .portolan/fleet.yaml)`);
+    throw e;
+  }
+  const db = openDatabase(fleet.config.store.url, { max: 4 });
+  const snapshots = new PgSnapshotSource(db);
+  return { fleet, db, store: new PgAuditStore(db), snapshots, close: () => db.destroy() };
+}
+
+/** The fleet-config entry of an appliance; an unknown name is an error that lists the known ones. */
+export function requireAppliance(ctx: AuditContext, name: string): ApplianceConfig {
+  const a = ctx.fleet.config.appliances.find((x) => x.name === name);
+  if (a === undefined) throw new CommandFailed(`unknown appliance "${name}" (the fleet config names: ${ctx.fleet.config.appliances.map((x) => x.name).join(', ')})`);
+  return a;
+}
+
+/** A snapshot by id (or `head:<appliance>` / `<appliance>@head`); unknown ids are an error naming them. */
+export async function requireSnapshot(ctx: AuditContext, ref: string, appliance?: string): Promise<SnapshotRecord> {
+  const head = /^head:(.+)$/.exec(ref)?.[1] ?? /^(.+)@head$/.exec(ref)?.[1];
+  if (head !== undefined) {
+    requireAppliance(ctx, head);
+    const h = await ctx.store.head(head);
+    if (h === null) throw new CommandFailed(`appliance "${head}" has no snapshot yet`);
+    return h;
+  }
+  const s = await ctx.store.snapshot(ref);
+  if (s === null) throw new CommandFailed(`unknown snapshot "${ref}"${/^\d+$/.test(ref) ? '' : ' (snapshots are numbered; `portolan history <appliance>` lists them)'}`);
+  if (appliance !== undefined && s.appliance !== appliance) throw new CommandFailed(`snapshot ${ref} belongs to appliance "${s.appliance}", not "${appliance}"`);
+  return s;
+}
+
+/** Decodes a snapshot's desired state. */
+export async function desiredOf(ctx: AuditContext, s: SnapshotRecord): Promise<DesiredState> {
+  return (await ctx.snapshots.get(s.id)).desired;
+}
+
+/** Runs a command body with an opened context, printing CommandFailed as `portolan <name>: message` (exit 1). */
+export async function withContext(io: CommandIo, name: string, configOption: unknown, body: (ctx: AuditContext) => Promise<number>): Promise<number> {
+  let ctx: AuditContext | null = null;
+  try {
+    ctx = await openAuditContext(io, configOption);
+    return await body(ctx);
+  } catch (e) {
+    if (e instanceof CommandFailed) {
+      io.stderr.write(`portolan ${name}: ${e.message}\n`);
+      return 1;
+    }
+    throw e;
+  } finally {
+    await ctx?.close();
+  }
+}
+
+/** Prints a report in the chosen format. */
+export function printReport<T>(io: CommandIo, format: OutputFormat, report: T, table: (r: T) => string): void {
+  io.stdout.write(renderReport(format, report, table));
+}

@@ -1,0 +1,128 @@
+import type { ObjectChange } from './archived-change.ts';
+import { formatObject } from './archived-change.ts';
+import { listCell, formatTable, truncateCell } from './text-table.ts';
+
+/** A snapshot row as the audit reads it. */
+export interface SnapshotRecord {
+  readonly id: string;
+  readonly appliance: string;
+  readonly parentId: string | null;
+  readonly contentHash: string;
+  readonly rootHash: string;
+  readonly lastEventSeq: number;
+  readonly held: boolean;
+  readonly holdReason: string | null;
+  readonly origin: string;
+  readonly reason: string | null;
+  readonly createdAt: Date;
+  readonly traceId: string | null;
+  readonly plannerVersion: string;
+  readonly fleetConfigHash: string;
+}
+
+/** An apply row as the audit reads it. */
+export interface ApplyRecord {
+  readonly id: string;
+  readonly snapshotId: string;
+  readonly epoch: number;
+  readonly leaderId: string;
+  readonly trigger: string;
+  readonly status: string;
+  readonly operations: number;
+  readonly failed: number;
+  readonly reason: string | null;
+  readonly startedAt: Date;
+  readonly finishedAt: Date;
+  readonly traceId: string | null;
+  readonly observedAfterHash: string | null;
+}
+
+/** A drift observation as the audit reads it. */
+export interface DriftRecord {
+  readonly id: string;
+  readonly snapshotId: string | null;
+  readonly objects: readonly string[];
+  readonly action: string;
+  readonly observedAt: Date;
+}
+
+/** What caused a snapshot: the archived events folded since the previous snapshot, and the objects they changed. */
+export interface SnapshotCause {
+  /** Stream sequences (from, to]: what the planner folded between the parent and this snapshot. */
+  readonly fromSeq: number;
+  readonly toSeq: number;
+  readonly events: number;
+  /** Changes that touch objects the appliance's plans name (all changes when none does). */
+  readonly objects: readonly { readonly object: string; readonly resourceVersion: string; readonly event: string; readonly seq: number; readonly traceId: string | null }[];
+  /** False when no change touched a named object and every change in the range is listed. */
+  readonly filtered: boolean;
+}
+
+/** One line of an appliance's history. */
+export type HistoryEntry =
+  | { readonly type: 'snapshot'; readonly at: string; readonly id: string; readonly parent: string | null; readonly origin: string; readonly held: boolean; readonly holdReason: string | null; readonly reason: string | null; readonly contentHash: string; readonly traceId: string | null; readonly cause: SnapshotCause }
+  | { readonly type: 'apply'; readonly at: string; readonly id: string; readonly snapshot: string; readonly epoch: number; readonly leader: string; readonly trigger: string; readonly status: string; readonly operations: number; readonly failed: number; readonly reason: string | null; readonly traceId: string | null; readonly startedAt: string }
+  | { readonly type: 'drift'; readonly at: string; readonly id: string; readonly snapshot: string | null; readonly objects: readonly string[]; readonly action: string };
+
+/** The history report: the appliance, the window, and its entries oldest first. */
+export interface HistoryReport {
+  readonly appliance: string;
+  readonly since: string | null;
+  readonly until: string | null;
+  readonly entries: readonly HistoryEntry[];
+}
+
+/** The cause of a snapshot from the changes in its sequence range (relevant = touches the appliance's objects). */
+export function snapshotCause(fromSeq: number, toSeq: number, changes: readonly ObjectChange[], relevant: (c: ObjectChange) => boolean, total: number): SnapshotCause {
+  const kept = changes.filter(relevant);
+  const list = kept.length > 0 ? kept : changes;
+  return {
+    fromSeq, toSeq, events: total, filtered: kept.length > 0,
+    objects: list.map((c) => ({ object: formatObject(c), resourceVersion: c.resourceVersion, event: c.event, seq: c.seq, traceId: c.traceId })),
+  };
+}
+
+/** Merges snapshots, applies and drift into one time-ordered list (ties: snapshot, then apply, then drift, by id). */
+export function buildHistory(input: {
+  readonly appliance: string;
+  readonly since: Date | null;
+  readonly until: Date | null;
+  readonly snapshots: readonly { readonly record: SnapshotRecord; readonly cause: SnapshotCause }[];
+  readonly applies: readonly ApplyRecord[];
+  readonly drift: readonly DriftRecord[];
+}): HistoryReport {
+  const rank = { snapshot: 0, apply: 1, drift: 2 } as const;
+  const entries: HistoryEntry[] = [
+    ...input.snapshots.map(({ record: s, cause }): HistoryEntry => ({
+      type: 'snapshot', at: s.createdAt.toISOString(), id: s.id, parent: s.parentId, origin: s.origin, held: s.held, holdReason: s.holdReason, reason: s.reason,
+      contentHash: s.contentHash, traceId: s.traceId, cause,
+    })),
+    ...input.applies.map((a): HistoryEntry => ({
+      type: 'apply', at: a.finishedAt.toISOString(), id: a.id, snapshot: a.snapshotId, epoch: a.epoch, leader: a.leaderId, trigger: a.trigger, status: a.status,
+      operations: a.operations, failed: a.failed, reason: a.reason, traceId: a.traceId, startedAt: a.startedAt.toISOString(),
+    })),
+    ...input.drift.map((d): HistoryEntry => ({ type: 'drift', at: d.observedAt.toISOString(), id: d.id, snapshot: d.snapshotId, objects: d.objects, action: d.action })),
+  ];
+  entries.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : rank[a.type] - rank[b.type] || Number(a.id) - Number(b.id)));
+  return { appliance: input.appliance, since: input.since?.toISOString() ?? null, until: input.until?.toISOString() ?? null, entries };
+}
+
+/** The history as a table: TIME, WHAT, ID, SNAPSHOT, EPOCH, RESULT, CAUSE / DETAIL, TRACE. */
+export function formatHistoryTable(report: HistoryReport): string {
+  if (report.entries.length === 0) return `No snapshots or applies for ${report.appliance}${report.since || report.until ? ' in that window' : ''}.\n`;
+  const rows = report.entries.map((e) => {
+    if (e.type === 'snapshot') {
+      const what = e.origin === 'rollback' ? 'rollback' : 'snapshot';
+      const result = e.held ? `held: ${e.holdReason ?? ''}` : e.origin === 'rollback' ? `reason: ${e.reason ?? '-'}` : 'planned';
+      const objs = e.cause.objects.map((o) => `${o.event.toLowerCase()} ${o.object}@${o.resourceVersion}`);
+      const cause = e.origin === 'rollback' ? `operator rollback${e.reason ? `: ${e.reason}` : ''}` : e.cause.events === 0 ? '(no events)' : `seq ${e.cause.fromSeq + 1}-${e.cause.toSeq}: ${listCell(objs, 2)}`;
+      return [e.at, what, e.id, e.id, '-', truncateCell(result, 40), truncateCell(cause, 110), e.traceId ?? '-'];
+    }
+    if (e.type === 'apply') {
+      const result = `${e.status}${e.failed > 0 ? ` (${e.failed} failed)` : ''}`;
+      return [e.at, 'apply', e.id, e.snapshot, String(e.epoch), result, truncateCell(`${e.trigger}, ${e.operations} op(s) by ${e.leader}${e.reason ? `: ${e.reason}` : ''}`, 110), e.traceId ?? '-'];
+    }
+    return [e.at, 'drift', e.id, e.snapshot ?? '-', '-', e.action, truncateCell(listCell(e.objects, 3), 110), '-'];
+  });
+  return formatTable(['TIME', 'WHAT', 'ID', 'SNAPSHOT', 'EPOCH', 'RESULT', 'CAUSE / DETAIL', 'TRACE'], rows);
+}

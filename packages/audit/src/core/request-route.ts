@@ -1,0 +1,29 @@
+import type { Route, VirtualService } from '@portolan/desired-state';
+import { matchRequest } from '@portolan/planner';
+
+/** Which route of a virtual service serves a request, as the audit reports it. */
+export interface RequestMatch {
+  readonly vs: string;
+  /** The route that matched; null when the default pool serves it (or nothing, or a redirect). */
+  readonly route: Route | null;
+  /** The pool that serves the request; null for a 404 or a redirect. */
+  readonly pool: string | null;
+  readonly outcome: 'pool' | 'redirect' | 'not-found';
+}
+
+/** The planner's reference request semantics (`matchRequest`), applied to one virtual service. */
+export function routeRequest(vs: VirtualService, host: string, path: string): RequestMatch {
+  const r = matchRequest(vs, host, path);
+  if (r.kind === 'pool') return { vs: vs.name, route: r.route, pool: r.pool, outcome: 'pool' };
+  const route = r.kind === 'redirect' ? (vs.routes.find((x) => x.redirectToHttpsPort === r.port) ?? null) : null;
+  return { vs: vs.name, route, pool: null, outcome: r.kind };
+}
+
+/** Splits `host/path` (path defaults to `/`; `*` means any host); null when the text does not look like one. */
+export function parseHostPath(text: string): { host: string; path: string } | null {
+  const slash = text.indexOf('/');
+  const host = slash < 0 ? text : text.slice(0, slash);
+  const path = slash < 0 ? '/' : text.slice(slash);
+  if (host === '' || !(host.includes('.') || host === '*' || host === 'localhost') || /\s/.test(host)) return null;
+  return { host: host === '*' ? '' : host, path };
+}

@@ -1,0 +1,17 @@
+/** A command-line mistake (unknown flag, missing argument): the CLI prints it with the command's usage, exit 2. */
+export class AuditUsageError extends Error {
+  readonly code = 'AUDIT_USAGE';
+  constructor(message: string) {
+    super(message);
+    this.name = 'AuditUsageError';
+  }
+}
+
+/** Replay could not reach or configure its target (emulator URL, HAProxy directory). */
+export class ReplayTargetError extends Error {
+  readonly code = 'AUDIT_REPLAY_TARGET';
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'ReplayTargetError';
+  }
+}
