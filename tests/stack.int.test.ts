@@ -11,12 +11,10 @@ const unique = (): string => randomBytes(4).toString('hex');
 test('JetStream: published events are consumed in order, acked, and a republished id is deduplicated', async () => {
   const stack = await testStack();
   const stream = `T_${unique()}`;
-  const bus = await NatsEventBus.open(stack.natsUrl, busDeclaration({ stream, replicas: 1, maxPayloadBytes: 1 << 20 }));
+  const bus = await NatsEventBus.open(stack.natsUrl, busDeclaration({ stream, replicas: 1, maxPayloadBytes: 1 << 20, subjectPrefix: stream }));
   try {
-    // Scope the stream to this test's subjects so parallel tests do not collide.
+    // The subject prefix scopes the streams to this test, so parallel tests do not collide.
     const cluster = `c${unique()}`;
-    await bus.jsm.streams.update(stream, { ...bus.declaration.kube, subjects: [`kube.${cluster}.>`] });
-    await bus.jsm.streams.update(bus.declaration.pipeline.name, { ...bus.declaration.pipeline, subjects: [`plan.${cluster}`, `apply.${cluster}`] });
     const subject = kubeEventSubject(cluster, 'ingress');
     const acks = [];
     for (let i = 1; i <= 5; i++) {

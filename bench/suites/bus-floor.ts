@@ -14,7 +14,7 @@ export const busFloor: Benchmark = {
     const n = quick ? 300 : 2000;
     const stack = await testStack();
     const stream = `BENCH_${randomBytes(4).toString('hex')}`;
-    const bus = await NatsEventBus.open(stack.natsUrl, busDeclaration({ stream, replicas: 1, maxPayloadBytes: 1 << 20 }));
+    const bus = await NatsEventBus.open(stack.natsUrl, busDeclaration({ stream, replicas: 1, maxPayloadBytes: 1 << 20, subjectPrefix: stream }));
     const payload = randomBytes(512);
     const publish: number[] = [];
     try {

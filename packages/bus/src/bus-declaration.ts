@@ -10,6 +10,8 @@ export interface BusDeclaration {
   readonly kube: Partial<StreamConfig> & { name: string; subjects: string[] };
   /** Notifications between services (`plan.>`, `apply.>`): snapshot committed, apply recorded, drift observed. */
   readonly pipeline: Partial<StreamConfig> & { name: string; subjects: string[] };
+  /** Prepended (with a dot) to every subject: lets several deployments, or parallel tests, share one NATS. '' for none. */
+  readonly subjectPrefix: string;
   /** Durable consumers on the kube stream, by name. */
   readonly consumers: Readonly<Record<string, Partial<ConsumerConfig> & { durable_name: string }>>;
 }
@@ -17,7 +19,10 @@ export interface BusDeclaration {
 const nanos = (ms: number): number => ms * 1_000_000;
 
 /** Declares the kube stream `<stream>`, the notification stream `<stream>_PIPELINE`, and the planner's durable consumer. */
-export function busDeclaration(options: { stream: string; replicas: number; maxPayloadBytes: number; ackWaitMs?: number; maxAckPending?: number }): BusDeclaration {
+export function busDeclaration(options: { stream: string; replicas: number; maxPayloadBytes: number; subjectPrefix?: string; ackWaitMs?: number; maxAckPending?: number }): BusDeclaration {
+  const prefix = options.subjectPrefix ?? '';
+  if (prefix !== '' && !/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/.test(prefix)) throw new RangeError(`subject prefix "${prefix}" must be dot-separated tokens`);
+  const p = (s: string): string => (prefix === '' ? s : `${prefix}.${s}`);
   const common = {
     storage: StorageType.File,
     retention: RetentionPolicy.Limits,
@@ -28,8 +33,9 @@ export function busDeclaration(options: { stream: string; replicas: number; maxP
     max_msg_size: options.maxPayloadBytes,
   };
   return {
-    kube: { name: options.stream, subjects: ['kube.>'], ...common },
-    pipeline: { name: `${options.stream}_PIPELINE`, subjects: ['plan.>', 'apply.>'], ...common, max_age: nanos(7 * 24 * 3600_000) },
+    kube: { name: options.stream, subjects: [p('kube.>')], ...common },
+    pipeline: { name: `${options.stream}_PIPELINE`, subjects: [p('plan.>'), p('apply.>')], ...common, max_age: nanos(7 * 24 * 3600_000) },
+    subjectPrefix: prefix,
     consumers: {
       planner: {
         durable_name: 'planner',

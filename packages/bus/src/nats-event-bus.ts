@@ -70,11 +70,22 @@ export class NatsEventBus {
     for (const consumer of Object.values(consumers)) await this.jsm.consumers.add(kube.name, consumer);
   }
 
+  /** The wire subject of a logical subject (`kube.dev.ingress` → `<prefix>.kube.dev.ingress`). Use it for raw subscriptions. */
+  subject(logical: string): string {
+    return this.declaration.subjectPrefix === '' ? logical : `${this.declaration.subjectPrefix}.${logical}`;
+  }
+
+  /** The logical subject of a wire subject (the prefix removed). */
+  logicalSubject(wire: string): string {
+    const p = this.declaration.subjectPrefix;
+    return p !== '' && wire.startsWith(`${p}.`) ? wire.slice(p.length + 1) : wire;
+  }
+
   /** Publishes and waits for the stream's acknowledgement; `msgId` makes a republish a no-op within the dedup window. */
   async publish(subject: string, data: Uint8Array, options: { msgId: string; headers?: Readonly<Record<string, string>>; timeoutMs?: number }): Promise<PubAck> {
     const hdrs = toNatsHeaders(options.headers);
     try {
-      return await this.js.publish(subject, data, { msgID: options.msgId, timeout: options.timeoutMs ?? 5000, ...(hdrs ? { headers: hdrs } : {}) });
+      return await this.js.publish(this.subject(subject), data, { msgID: options.msgId, timeout: options.timeoutMs ?? 5000, ...(hdrs ? { headers: hdrs } : {}) });
     } catch (cause) {
       throw new BusError('BUS_PUBLISH_FAILED', `publish to ${subject} failed: ${(cause as Error).message}`, { cause });
     }
@@ -91,7 +102,7 @@ export class NatsEventBus {
     try {
       const m = await this.jsm.streams.getMessage(this.declaration.kube.name, { seq });
       if (m === null) return null;
-      return { subject: m.subject, data: m.data, streamSeq: m.seq, redelivered: false, headers: fromNatsHeaders(m.header) };
+      return { subject: this.logicalSubject(m.subject), data: m.data, streamSeq: m.seq, redelivered: false, headers: fromNatsHeaders(m.header) };
     } catch (e) {
       if (isNotFound(e)) return null;
       throw e;
@@ -152,7 +163,7 @@ export class NatsEventBus {
       }
       const batch = queue.splice(0, maxBatch);
       try {
-        await handler(batch.map(toBusMessage));
+        await handler(batch.map((m) => toBusMessage(m, this.logicalSubject(m.subject))));
       } catch (e) {
         options.onError?.(e);
         for (const m of batch) m.nak(500);
@@ -170,8 +181,8 @@ export class NatsEventBus {
   }
 }
 
-function toBusMessage(m: JsMsg): BusMessage {
-  return { subject: m.subject, data: m.data, streamSeq: m.seq, redelivered: m.redelivered, headers: fromNatsHeaders(m.headers) };
+function toBusMessage(m: JsMsg, subject: string): BusMessage {
+  return { subject, data: m.data, streamSeq: m.seq, redelivered: m.redelivered, headers: fromNatsHeaders(m.headers) };
 }
 
 function isNotFound(e: unknown): boolean {

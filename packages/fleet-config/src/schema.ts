@@ -142,6 +142,8 @@ export const fleetConfigSchema = z
         stream: z.string().regex(/^[A-Za-z0-9_-]+$/).default('PORTOLAN'),
         replicas: z.number().int().min(1).max(5).default(1),
         maxPayloadBytes: z.number().int().min(1024).default(1024 * 1024),
+        /** Prepended to every subject, so several deployments can share one NATS. */
+        subjectPrefix: z.string().regex(/^([A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*)?$/).default(''),
       }),
     store: z.strictObject({ url: z.string().min(1) }),
     leases: z

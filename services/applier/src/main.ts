@@ -69,7 +69,7 @@ async function main(): Promise<void> {
   const registry = createMetricsRegistry('applier');
   let applier: Applier | null = null;
   const metrics = createApplierMetrics(registry, () => (applier?.lastApplied()?.finishedAt.getTime() ?? null));
-  const bus = await NatsEventBus.open(config.bus.url, busDeclaration({ stream: config.bus.stream, replicas: config.bus.replicas, maxPayloadBytes: config.bus.maxPayloadBytes }), { name: `applier-${run.replicaId}` });
+  const bus = await NatsEventBus.open(config.bus.url, busDeclaration({ stream: config.bus.stream, replicas: config.bus.replicas, maxPayloadBytes: config.bus.maxPayloadBytes, subjectPrefix: config.bus.subjectPrefix }), { name: `applier-${run.replicaId}` });
   const lease = new RedisLeaseClient(config.leases.redisUrl, { commandTimeoutMs: timings.timings.commandTimeoutMs, name: `applier-${run.replicaId}` });
   const elector = new LeaderElector({ group, holder: run.replicaId, timings: timings.timings, lease, epochs: new PgEpochStore(db), onEvent: onLeaderEvent(log, metrics, () => applier) });
   const driver = await new DriverRegistry().create(appliance, baseDir);

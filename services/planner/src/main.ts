@@ -24,7 +24,7 @@ const db = openDatabase(config.store.url);
 await migrateToLatest(db);
 const store = new PgPlannerStore(db);
 await store.recordFleetConfig(hash, config);
-const bus = await NatsEventBus.open(config.bus.url, busDeclaration({ stream: config.bus.stream, replicas: config.bus.replicas, maxPayloadBytes: config.bus.maxPayloadBytes }), { name: 'planner' });
+const bus = await NatsEventBus.open(config.bus.url, busDeclaration({ stream: config.bus.stream, replicas: config.bus.replicas, maxPayloadBytes: config.bus.maxPayloadBytes, subjectPrefix: config.bus.subjectPrefix }), { name: 'planner' });
 const service = new PlannerService({ store, bus, config, fleetConfigHash: hash, log, metrics, pinned: (appliance) => pinReason(db, appliance) });
 
 let recovered = false;

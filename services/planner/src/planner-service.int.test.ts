@@ -58,7 +58,7 @@ interface Harness { bus: NatsEventBus; tdb: TestDatabase; store: PgPlannerStore;
 async function harness(): Promise<Harness> {
   const stack = await testStack();
   const stream = `P_${randomBytes(4).toString('hex')}`;
-  const bus = await NatsEventBus.open(stack.natsUrl, busDeclaration({ stream, replicas: 1, maxPayloadBytes: 1 << 20 }));
+  const bus = await NatsEventBus.open(stack.natsUrl, busDeclaration({ stream, replicas: 1, maxPayloadBytes: 1 << 20, subjectPrefix: stream }));
   const tdb = await createTestDatabase(stack.postgresUrl);
   return { bus, tdb, store: new PgPlannerStore(tdb.db), stream };
 }

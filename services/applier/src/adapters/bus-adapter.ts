@@ -62,7 +62,7 @@ export class ApplierBus {
 
   /** Calls `onSnapshot` with the snapshot id of every SnapshotCommitted on `plan.<appliance>` until `signal` aborts. */
   followSnapshots(onSnapshot: (snapshotId: string) => void, signal: AbortSignal): void {
-    const sub = this.bus.connection.subscribe(planSubject(this.appliance));
+    const sub = this.bus.connection.subscribe(this.bus.subject(planSubject(this.appliance)));
     signal.addEventListener('abort', () => sub.unsubscribe(), { once: true });
     void (async () => {
       for await (const m of sub) {
