@@ -53,8 +53,7 @@ clusters:
   - name: local
     kubeconfig: ${layout.kubeconfig}
     namespaces: all-except-kube-system
-    staleAfterSeconds: 30
-    watch: { stallSeconds: 30, heartbeatSeconds: 2 }
+    watch: { heartbeatSeconds: 2 }
 appliances:
   - name: edge
     driver: haproxy

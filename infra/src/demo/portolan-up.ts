@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import http from 'node:http';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { localStack } from '../local-stack.ts';
@@ -78,13 +79,7 @@ export async function portolanUp(options: UpOptions = {}): Promise<UpResult> {
     if (c.name === 'kube-sim') applyManifests(layout, log);
   }
   const httpUrl = `http://127.0.0.1:${stack.config.haproxyHttpPort}`;
-  const serving = await waitFor(async () => {
-    try {
-      return (await fetch(`${httpUrl}/`, { headers: { host: 'demo.local' }, signal: AbortSignal.timeout(1000) })).status === 200;
-    } catch {
-      return false;
-    }
-  }, 60_000, 250);
+  const serving = await waitFor(async () => (await statusWithHost(`${httpUrl}/`, 'demo.local')) === 200, 60_000, 250);
   return { layout, httpUrl, httpsUrl: `https://127.0.0.1:${stack.config.haproxyHttpsPort}`, serving };
 }
 
@@ -113,4 +108,16 @@ function applyManifests(layout: DemoLayout, log: (line: string) => void): void {
   writeFileSync(file, sampleManifests());
   log('applying sample manifests');
   execFileSync(kubectl, ['--kubeconfig', layout.kubeconfig, 'apply', '-f', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** GET with an explicit Host header (fetch forbids setting Host); resolves the status, or 0 on a connection error. */
+function statusWithHost(url: string, host: string): Promise<number> {
+  return new Promise((resolve) => {
+    const req = http.get(url, { headers: { host }, timeout: 1000 }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.once('timeout', () => req.destroy());
+    req.once('error', () => resolve(0));
+  });
 }

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { busDeclaration, NatsEventBus, kubeEventSubject, kubeEventMsgId, type KindToken } from '@portolan/bus';
-import { create, toBinary, timestampFromMs, KubeEventSchema, KubeKind, KubeEventType } from '@portolan/proto';
+import { busDeclaration, NatsEventBus, kubeEventSubject, kubeEventMsgId, kubeListMarkerSubject, kubeListMarkerMsgId, type KindToken } from '@portolan/bus';
+import { create, toBinary, timestampFromMs, KubeEventSchema, KubeListMarkerSchema, KubeKind, KubeEventType } from '@portolan/proto';
 import { createTestDatabase, type TestDatabase } from '@portolan/store';
 import { testStack } from '@portolan/infra';
 import { parseFleetConfig } from '@portolan/fleet-config';
@@ -29,7 +29,16 @@ const silent = createLogger('test', { destination: new Writable({ write: (_c, _e
 
 const kinds: Record<string, [KubeKind, KindToken]> = {
   Ingress: [KubeKind.INGRESS, 'ingress'], IngressClass: [KubeKind.INGRESS_CLASS, 'ingressclass'], Service: [KubeKind.SERVICE, 'service'], EndpointSlice: [KubeKind.ENDPOINT_SLICE, 'endpointslice'],
+  Secret: [KubeKind.SECRET, 'secret'], Node: [KubeKind.NODE, 'node'],
 };
+
+/** The list markers a watcher publishes after its first list: the planner plans nothing before them (FM-7). */
+async function markSynced(bus: NatsEventBus, keys: Record<string, string[]>): Promise<void> {
+  for (const [kind, [k, token]] of Object.entries(kinds)) {
+    const msg = create(KubeListMarkerSchema, { cluster: 'dev', kind: k, listResourceVersion: String(rv), listGeneration: 1n, chunkIndex: 0, chunkCount: 1, keys: keys[kind] ?? [] });
+    await bus.publish(kubeListMarkerSubject('dev', token), toBinary(KubeListMarkerSchema, msg), { msgId: kubeListMarkerMsgId('dev', token, `${rv}.1`, 0, 1) });
+  }
+}
 let rv = 100;
 function kubeObject(kind: string, namespace: string, name: string, body: Record<string, unknown>): Record<string, unknown> {
   rv++;
@@ -52,7 +61,9 @@ async function world(bus: NatsEventBus, addresses: string[]): Promise<void> {
   await publish(bus, 'Service', kubeObject('Service', 'shop', 'web', { spec: { ports: [{ name: 'http', port: 80, targetPort: 8080, protocol: 'TCP' }] } }), KubeEventType.ADDED);
   await publish(bus, 'EndpointSlice', slice(addresses), KubeEventType.ADDED);
   await publish(bus, 'Ingress', kubeObject('Ingress', 'shop', 'web', { spec: { ingressClassName: 'portolan', rules: [{ host: 'shop.example.com', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { number: 80 } } } }] } }] } }), KubeEventType.ADDED);
+  await markSynced(bus, { IngressClass: ['portolan'], Service: ['shop/web'], EndpointSlice: ['shop/web-1'], Ingress: ['shop/web'] });
 }
+const WORLD_MESSAGES = 4 + 6;
 
 interface Harness { bus: NatsEventBus; tdb: TestDatabase; store: PgPlannerStore; stream: string }
 async function harness(): Promise<Harness> {
@@ -82,25 +93,38 @@ async function runUntil(h: Harness, s: PlannerService, seq: number): Promise<voi
   assert.ok(s.committedPosition >= seq, `reached ${s.committedPosition} of ${seq}`);
 }
 
+test('nothing is planned until every kind of the cluster has been listed (FM-7)', async () => {
+  const h = await harness();
+  try {
+    await publish(h.bus, 'IngressClass', kubeObject('IngressClass', '', 'portolan', { spec: { controller: 'portolan.dev/ingress-controller' } }), KubeEventType.ADDED);
+    const s = service(h);
+    await s.recover();
+    await runUntil(h, s, 1);
+    assert.deepEqual(await h.tdb.db.selectFrom('snapshots').select('id').execute(), [], 'an unsynced world is never planned');
+  } finally {
+    await teardown(h);
+  }
+});
+
 test('events on the bus become an archived, content-addressed snapshot; a one-endpoint change adds one snapshot', async () => {
   const h = await harness();
   try {
     await world(h.bus, ['10.0.0.1', '10.0.0.2']);
     const s = service(h);
     await s.recover();
-    await runUntil(h, s, 4);
+    await runUntil(h, s, WORLD_MESSAGES);
     const heads = await h.store.heads();
     const head = heads.get('edge');
     assert.ok(head !== undefined, 'edge has a head');
     const pieces = new Map((await h.tdb.db.selectFrom('snapshot_pieces').select(['hash', 'body']).execute()).map((p) => [p.hash, p.body]));
     const desired = joinSnapshot(head.contentHash, (id) => pieces.get(id));
     assert.deepEqual(desired.pools.flatMap((p) => p.members.map((m) => `${m.address}:${m.port}`)), ['10.0.0.1:8080', '10.0.0.2:8080']);
-    assert.equal((await h.tdb.db.selectFrom('events').select('seq').execute()).length, 4);
+    assert.equal((await h.tdb.db.selectFrom('events').select('seq').execute()).length, WORLD_MESSAGES);
 
     const before = (await h.tdb.db.selectFrom('snapshot_pieces').select('hash').execute()).length;
     const chainBefore = await h.tdb.db.selectFrom('snapshots').select(['id', 'parent_id']).orderBy('id').execute();
     await publish(h.bus, 'EndpointSlice', slice(['10.0.0.1', '10.0.0.2', '10.0.0.3']));
-    await runUntil(h, s, 5);
+    await runUntil(h, s, WORLD_MESSAGES + 1);
     const chain = await h.tdb.db.selectFrom('snapshots').select(['id', 'parent_id']).orderBy('id').execute();
     assert.equal(chain.length, chainBefore.length + 1, 'one endpoint change, one snapshot');
     assert.equal(chain.at(-1)!.parent_id, chainBefore.at(-1)!.id);
@@ -125,7 +149,7 @@ test('a planner killed between commit and ack: the redelivered batch creates not
     const stop = new AbortController();
     await h.bus.consumeBatches('planner', async (batch) => {
       await first.handleBatch(batch);
-      if (first.committedPosition >= 4) {
+      if (first.committedPosition >= WORLD_MESSAGES) {
         stop.abort();
         throw new Error('crash before ack');
       }
@@ -134,12 +158,12 @@ test('a planner killed between commit and ack: the redelivered batch creates not
     assert.ok(snapshotsBefore.length > 0, 'the crashed planner had committed its snapshot');
     const second = service(h);
     const { replayed } = await second.recover();
-    assert.equal(replayed, 4, 'the restarted planner rebuilt its world from the archive');
+    assert.equal(replayed, WORLD_MESSAGES, 'the restarted planner rebuilt its world from the archive');
     await publish(h.bus, 'Service', kubeObject('Service', 'shop', 'other', { spec: { ports: [{ port: 80 }] } }), KubeEventType.ADDED);
-    await runUntil(h, second, 5);
+    await runUntil(h, second, WORLD_MESSAGES + 1);
     const snapshotsAfter = await h.tdb.db.selectFrom('snapshots').select('id').execute();
     assert.deepEqual(snapshotsAfter, snapshotsBefore, 'redelivery and an unrelated Service change no snapshot');
-    assert.equal(await h.store.position(), 5);
+    assert.equal(await h.store.position(), WORLD_MESSAGES + 1);
   } finally {
     await teardown(h);
   }
@@ -154,7 +178,7 @@ test('two planners racing on one durable consumer keep the chain linear and repl
     await a.recover();
     await b.recover();
     for (let i = 2; i <= 12; i++) await publish(h.bus, 'EndpointSlice', slice(Array.from({ length: i }, (_, j) => `10.0.1.${j + 1}`)));
-    const last = 4 + 11;
+    const last = WORLD_MESSAGES + 11;
     const stop = new AbortController();
     const timer = setTimeout(() => stop.abort(), 30_000);
     const run = (s: PlannerService) => h.bus.consumeBatches('planner', async (batch) => {

@@ -4,6 +4,8 @@ import { create, toBinary, timestampFromMs, SnapshotCommittedSchema } from '@por
 import type { Logger } from '@portolan/telemetry';
 import { decodeBusMessage, type PlannerInput } from './core/decode-bus-message.ts';
 import { Planner, PLANNER_VERSION, type PlannerConfig } from './core/planner.ts';
+import { encodeSnapshot } from './core/snapshot-encoder.ts';
+import { SyncTracker } from './core/sync-tracker.ts';
 import { HeadMovedError, type ArchivedEvent, type NewSnapshot, type PgPlannerStore, type SnapshotHead } from './adapters/pg-planner-store.ts';
 import type { PlannerMetrics } from './planner-metrics.ts';
 
@@ -19,14 +21,15 @@ export interface PlannerServiceOptions {
   readonly pinned?: (appliance: string) => Promise<string | null>;
 }
 
-/** Folds one decoded input into the core; heartbeats only move the freshness clock. */
-export function foldInput(planner: Planner, input: PlannerInput, heartbeats: Map<string, number>): void {
+/** Folds one decoded input into the core; heartbeats only move the freshness clock; markers also count toward sync. */
+export function foldInput(planner: Planner, input: PlannerInput, heartbeats: Map<string, number>, sync?: SyncTracker): void {
   switch (input.type) {
     case 'event':
       planner.applyEvent(input.event);
       break;
     case 'marker':
       planner.applyListMarker(input.marker);
+      sync?.noteMarker(input.marker);
       break;
     case 'heartbeat':
       heartbeats.set(input.cluster, input.sentAtMs);
@@ -45,6 +48,9 @@ export function foldInput(planner: Planner, input: PlannerInput, heartbeats: Map
 export class PlannerService {
   private readonly o: PlannerServiceOptions;
   private planner: Planner;
+  private sync: SyncTracker;
+  /** Appliances that already got their first snapshot after every cluster they serve had synced. */
+  private readonly released = new Set<string>();
   private position = 0;
   private heads = new Map<string, SnapshotHead>();
   /** Newest heartbeat per cluster (watch freshness, for status and metrics). */
@@ -53,6 +59,7 @@ export class PlannerService {
   constructor(options: PlannerServiceOptions) {
     this.o = options;
     this.planner = new Planner(options.config);
+    this.sync = new SyncTracker(options.config);
   }
 
   /** Committed stream position. */
@@ -66,11 +73,13 @@ export class PlannerService {
    */
   async recover(): Promise<{ replayed: number; snapshots: number }> {
     this.planner = new Planner(this.o.config);
+    this.sync = new SyncTracker(this.o.config);
+    this.released.clear();
     this.position = await this.o.store.position();
     this.heads = await this.o.store.heads();
     let replayed = 0;
     for await (const e of this.o.store.archive(0, this.position)) {
-      foldInput(this.planner, decodeBusMessage(e.subject, e.payload), this.heartbeats);
+      foldInput(this.planner, decodeBusMessage(e.subject, e.payload), this.heartbeats, this.sync);
       replayed++;
     }
     const snapshots = await this.commitPlans([], this.position, null);
@@ -97,7 +106,7 @@ export class PlannerService {
     for (const m of ordered) {
       const input = decodeBusMessage(m.subject, m.data);
       if (input.type === 'unreadable') this.o.log.warn({ seq: m.streamSeq, reason: input.reason }, 'unreadable message archived and skipped');
-      foldInput(this.planner, input, this.heartbeats);
+      foldInput(this.planner, input, this.heartbeats, this.sync);
       events.push(archived(m, input));
     }
     const last = ordered[ordered.length - 1]!;
@@ -116,7 +125,7 @@ export class PlannerService {
   /** Plans the dirty appliances and commits them with `events`; returns the number of snapshots written. */
   private async commitPlans(events: readonly ArchivedEvent[], toPosition: number, traceId: string | null): Promise<number> {
     const snapshots: NewSnapshot[] = [];
-    for (const plan of this.planner.planDirty()) {
+    for (const plan of this.plansToRecord()) {
       const head = this.heads.get(plan.appliance);
       // Identical input never creates a new snapshot (FM-6, FM-9).
       if (head !== undefined && head.contentHash === plan.root) continue;
@@ -133,6 +142,29 @@ export class PlannerService {
     snapshots.forEach((s, i) => this.heads.set(s.appliance, { appliance: s.appliance, snapshotId: ids[i]!, contentHash: s.contentHash }));
     await this.announce(snapshots, ids);
     return snapshots.length;
+  }
+
+  /**
+   * FM-7: no snapshot for an appliance until every cluster it serves has completed a list of every kind; its
+   * first snapshot after that is a full encoding of the current plan, later ones are incremental.
+   */
+  private plansToRecord(): { appliance: string; root: string; pieces: ReadonlyMap<string, Uint8Array> }[] {
+    const dirty = new Map(this.planner.planDirty().map((p) => [p.appliance, p] as const));
+    const out: { appliance: string; root: string; pieces: ReadonlyMap<string, Uint8Array> }[] = [];
+    for (const appliance of this.planner.appliances) {
+      if (!this.sync.isApplianceSynced(appliance)) continue;
+      if (!this.released.has(appliance)) {
+        this.released.add(appliance);
+        const desired = this.planner.desiredState(appliance);
+        if (desired === null) continue;
+        const full = encodeSnapshot(desired);
+        out.push({ appliance, root: full.root, pieces: new Map([...full.pieces].map(([id, text]) => [id, new TextEncoder().encode(text)])) });
+        continue;
+      }
+      const plan = dirty.get(appliance);
+      if (plan !== undefined) out.push(plan);
+    }
+    return out;
   }
 
   /** The messages to fold, in order from position+1: already-committed ones dropped, gaps filled from the stream. */
