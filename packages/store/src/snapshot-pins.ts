@@ -12,7 +12,7 @@ export interface SnapshotPin {
 
 /** The hold reason the planner records on snapshots it makes while an appliance is pinned. */
 export function pinHoldReason(pin: Pick<SnapshotPin, 'snapshotId'>): string {
-  return `pinned by rollback to ${pin.snapshotId}`;
+  return `pinned by rollback to snapshot ${pin.snapshotId}`;
 }
 
 /** The appliance's pin, or null when its planning is not pinned. */

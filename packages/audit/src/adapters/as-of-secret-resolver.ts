@@ -14,6 +14,16 @@ export class ReplaySecretError extends Error {
   }
 }
 
+/** The sealed box of a trimmed Secret (`sealed`), or of the watcher's envelope before trimming (`data.sealed`). */
+function sealedOf(object: Record<string, unknown>): SealedData | null {
+  const data = object['data'] as Record<string, unknown> | undefined;
+  const box = object['sealed'] as Record<string, unknown> | undefined;
+  for (const c of [box, data?.['sealed'], box?.['sealed']]) {
+    if (c !== null && typeof c === 'object' && typeof (c as Record<string, unknown>)['ciphertext'] === 'string') return c as SealedData;
+  }
+  return null;
+}
+
 /**
  * Resolves a Secret as it was when a snapshot was planned: its newest archived event with seq ≤ `maxSeq`,
  * opened with the fleet key. A replay of last Tuesday pushes last Tuesday's certificate, not today's.
@@ -38,9 +48,9 @@ export class AsOfSecretResolver implements SecretResolver {
     if (event.type === KubeEventType.DELETED) throw new ReplaySecretError(`Secret ${name} was deleted at that time`);
     let data: Record<string, string>;
     try {
-      const object = JSON.parse(Buffer.from(event.object).toString('utf8')) as { data?: { sealed?: SealedData } };
-      if (object.data?.sealed === undefined) throw new ReplaySecretError(`Secret ${name} carries no sealed data`);
-      data = openSealedData(this.key, object.data.sealed);
+      const sealed = sealedOf(JSON.parse(Buffer.from(event.object).toString('utf8')) as Record<string, unknown>);
+      if (sealed === null) throw new ReplaySecretError(`Secret ${name} carries no sealed data`);
+      data = openSealedData(this.key, sealed);
     } catch (cause) {
       if (cause instanceof ReplaySecretError) throw cause;
       throw new ReplaySecretError(`Secret ${name} cannot be opened with fleet key "${this.key.keyId}"`, { cause });

@@ -16,7 +16,13 @@ export async function runHistory(args: readonly string[], io: CommandIo): Promis
     const snapshots = await ctx.store.snapshots(appliance, { since, until });
     const causes = await causesOf(ctx, io, snapshots);
     const [applies, drift] = await Promise.all([ctx.store.applies(appliance, { since, until }), ctx.store.drift(appliance, { since, until })]);
-    const report = buildHistory({ appliance, since, until, snapshots: snapshots.map((record, i) => ({ record, cause: causes[i]! })), applies, drift });
+    const rollbackReasons = new Map(snapshots.filter((x) => x.origin === 'rollback').map((x) => [x.id, x.reason] as const));
+    for (const a of applies) {
+      if (a.trigger !== 'rollback' || rollbackReasons.has(a.snapshotId)) continue;
+      const x = await ctx.store.snapshot(a.snapshotId);
+      rollbackReasons.set(a.snapshotId, x?.reason ?? null);
+    }
+    const report = buildHistory({ appliance, since, until, snapshots: snapshots.map((record, i) => ({ record, cause: causes[i]! })), applies, drift, rollbackReasons });
     printReport(io, format, report, formatHistoryTable);
     return 0;
   });

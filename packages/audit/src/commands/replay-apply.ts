@@ -92,18 +92,23 @@ async function execute(io: CommandIo, driver: ApplianceDriver<unknown>, operatio
   const view = (o: Operation, r: OperationResult): { summary: string; ok: boolean; detail: string } => ({ summary: o.summary, ok: r.ok, detail: r.ok ? r.detail : `${r.code}: ${r.message}` });
   try {
     if (driver.executeAll !== undefined && operations.length > 0) {
-      const results = await driver.executeAll(operations, context);
+      const results = await driver.executeAll(operations, context).catch((e: unknown) => operations.map(() => thrown(e)));
       return operations.map((o, i) => view(o, results[i] ?? { ok: false, code: 'NotExecuted', message: 'no result', retryable: false }));
     }
     const out: { summary: string; ok: boolean; detail: string }[] = [];
     for (const [i, o] of operations.entries()) {
       bar.tick(i, operations.length);
-      out.push(view(o, await driver.execute(o, context)));
+      out.push(view(o, await driver.execute(o, context).catch((e: unknown) => thrown(e))));
     }
     return out;
   } finally {
     bar.done();
   }
+}
+
+/** A driver or secret failure as a failed result: the replay reports it and carries on (messages never hold material). */
+function thrown(e: unknown): OperationResult {
+  return { ok: false, code: (e as { code?: string }).code ?? 'DRIVER_THREW', message: e instanceof Error ? e.message : String(e), retryable: false };
 }
 
 /** Secrets as of the replayed snapshot; the fleet key is read only if a certificate is actually pushed. */

@@ -27,7 +27,7 @@ export async function runResume(args: readonly string[], io: CommandIo): Promise
     const pin = await ctx.store.removePin(appliance);
     let released: string | null = null;
     const head = await ctx.store.head(appliance);
-    if (pin !== null && head !== null && head.held && head.holdReason === pinHoldReason(pin)) {
+    if (pin !== null && head !== null && head.held && (head.holdReason === pinHoldReason(pin) || (head.holdReason ?? '').startsWith('pinned by rollback'))) {
       try {
         released = await new PgPlannerStore(ctx.db).appendOne({
           appliance, contentHash: head.contentHash, rootHash: head.rootHash, pieces: new Map(), parentId: head.id, lastEventSeq: head.lastEventSeq,

@@ -16,13 +16,15 @@ export interface KubeInput {
 }
 
 /**
- * Resolves the query: a vendor object (`type/name` or just `name`, as `portolan at` lists them; HAProxy
+ * Resolves the query: a vendor object (`type/name`, its `name`, or a unique part of it, as `portolan at` lists them; HAProxy
  * frontends as `frontend/<name>`), or a `host/path` request. Vendor objects win when both could match.
  */
 export function resolveExplainTarget(query: string, kind: DriverKind, desired: DesiredState, rendered: readonly VendorObject[]): ExplainTarget {
   const provenance = vendorProvenance(kind, desired);
   const ids = new Set([...rendered.map((o) => o.id), ...provenance.keys()]);
-  const exact = ids.has(query) ? [query] : [...ids].filter((id) => id.endsWith(`/${query}`));
+  const suffix = ids.has(query) ? [query] : [...ids].filter((id) => id.endsWith(`/${query}`));
+  // Names carry a hash suffix (`portolan-pl-shop_web_80~f2105b6d`): a unique partial name is enough.
+  const exact = suffix.length > 0 ? suffix : [...ids].filter((id) => id.includes(query));
   if (exact.length === 1) return { type: 'vendor', id: exact[0]!, neutral: provenance.get(exact[0]!) ?? [] };
   if (exact.length > 1) return { type: 'unknown', message: `"${query}" is ambiguous: ${exact.join(', ')}` };
   const hp = parseHostPath(query);

@@ -61,7 +61,7 @@ export interface SnapshotCause {
 /** One line of an appliance's history. */
 export type HistoryEntry =
   | { readonly type: 'snapshot'; readonly at: string; readonly id: string; readonly parent: string | null; readonly origin: string; readonly held: boolean; readonly holdReason: string | null; readonly reason: string | null; readonly contentHash: string; readonly traceId: string | null; readonly cause: SnapshotCause }
-  | { readonly type: 'apply'; readonly at: string; readonly id: string; readonly snapshot: string; readonly epoch: number; readonly leader: string; readonly trigger: string; readonly status: string; readonly operations: number; readonly failed: number; readonly reason: string | null; readonly traceId: string | null; readonly startedAt: string }
+  | { readonly type: 'apply'; readonly at: string; readonly id: string; readonly snapshot: string; readonly epoch: number; readonly leader: string; readonly trigger: string; readonly status: string; readonly operations: number; readonly failed: number; readonly reason: string | null; readonly traceId: string | null; readonly startedAt: string; readonly rollbackReason: string | null }
   | { readonly type: 'drift'; readonly at: string; readonly id: string; readonly snapshot: string | null; readonly objects: readonly string[]; readonly action: string };
 
 /** The history report: the appliance, the window, and its entries oldest first. */
@@ -90,6 +90,8 @@ export function buildHistory(input: {
   readonly snapshots: readonly { readonly record: SnapshotRecord; readonly cause: SnapshotCause }[];
   readonly applies: readonly ApplyRecord[];
   readonly drift: readonly DriftRecord[];
+  /** The operator's reason of each rollback snapshot by id (shown on the applies that pushed it). */
+  readonly rollbackReasons?: ReadonlyMap<string, string | null>;
 }): HistoryReport {
   const rank = { snapshot: 0, apply: 1, drift: 2 } as const;
   const entries: HistoryEntry[] = [
@@ -100,6 +102,7 @@ export function buildHistory(input: {
     ...input.applies.map((a): HistoryEntry => ({
       type: 'apply', at: a.finishedAt.toISOString(), id: a.id, snapshot: a.snapshotId, epoch: a.epoch, leader: a.leaderId, trigger: a.trigger, status: a.status,
       operations: a.operations, failed: a.failed, reason: a.reason, traceId: a.traceId, startedAt: a.startedAt.toISOString(),
+      rollbackReason: input.rollbackReasons?.get(a.snapshotId) ?? null,
     })),
     ...input.drift.map((d): HistoryEntry => ({ type: 'drift', at: d.observedAt.toISOString(), id: d.id, snapshot: d.snapshotId, objects: d.objects, action: d.action })),
   ];
@@ -120,7 +123,8 @@ export function formatHistoryTable(report: HistoryReport): string {
     }
     if (e.type === 'apply') {
       const result = `${e.status}${e.failed > 0 ? ` (${e.failed} failed)` : ''}`;
-      return [e.at, 'apply', e.id, e.snapshot, String(e.epoch), result, truncateCell(`${e.trigger}, ${e.operations} op(s) by ${e.leader}${e.reason ? `: ${e.reason}` : ''}`, 110), e.traceId ?? '-'];
+      const why = e.reason ?? (e.rollbackReason === null ? null : `rollback: ${e.rollbackReason}`);
+      return [e.at, 'apply', e.id, e.snapshot, String(e.epoch), result, truncateCell(`${e.trigger}, ${e.operations} op(s) by ${e.leader}${why ? `: ${why}` : ''}`, 110), e.traceId ?? '-'];
     }
     return [e.at, 'drift', e.id, e.snapshot ?? '-', '-', e.action, truncateCell(listCell(e.objects, 3), 110), '-'];
   });

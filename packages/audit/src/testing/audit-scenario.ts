@@ -1,0 +1,340 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Applier, ArchivedSecretResolver, PgApplyLog, PgSnapshotSource } from '@portolan/applier';
+import { busDeclaration, NatsEventBus } from '@portolan/bus';
+import { loadFleetConfig, type ApplianceConfig, type LoadedFleetConfig } from '@portolan/fleet-config';
+import { testStack } from '@portolan/infra';
+import { LeaderElector, PgEpochStore, RedisLeaseClient, leaseTimings } from '@portolan/leader';
+import { PgPlannerStore, PlannerService } from '@portolan/planner';
+import { loadFleetKey, type FleetKey } from '@portolan/secret-envelope';
+import { createTestDatabase, pinHoldReason, readPin, type TestDatabase } from '@portolan/store';
+import { createLogger } from '@portolan/telemetry';
+import { createVtmDriver, type VtmDriver } from '@portolan/vtm-driver';
+import { startVtmEmulator, type VtmEmulator } from '@portolan/vtm-emulator';
+import type { WatchEventType } from '@portolan/watcher';
+import type { KubeKind } from '@portolan/kube-model';
+import type { CommandIo } from '../adapters/command-io.ts';
+import { auditCommands, type AuditCommandName } from '../commands/index.ts';
+import { heartbeat, KubeObjects, kubeMessage, listMarkers, type OutboundKubeMessage } from './kube-messages.ts';
+
+/** Test certificates (the emulator stores PEM text; it does not parse it). */
+export const CERT_V1 = '-----BEGIN CERTIFICATE-----\nd2ViIHYx\n-----END CERTIFICATE-----\n';
+export const CERT_V2 = '-----BEGIN CERTIFICATE-----\nd2ViIHYy\n-----END CERTIFICATE-----\n';
+const KEY_V1 = '-----BEGIN PRIVATE KEY-----\nkey-one\n-----END PRIVATE KEY-----\n';
+const KEY_V2 = '-----BEGIN PRIVATE KEY-----\nkey-two\n-----END PRIVATE KEY-----\n';
+
+/** What each recorded step produced: the head snapshot, the apply that pushed it, and a time after that apply. */
+export interface StepRecord {
+  readonly snapshot: string;
+  readonly apply: string;
+  readonly after: Date;
+}
+
+/** The steps of the recorded scenario, in order. */
+export type StepName = 'create' | 'scale' | 'tls' | 'delete' | 'drift' | 'failover';
+
+/** A command's captured output. */
+export interface CommandRun {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** One applier replica with its own elector (a process in production). */
+interface Replica {
+  readonly id: string;
+  readonly elector: LeaderElector;
+  readonly lease: RedisLeaseClient;
+  readonly driver: VtmDriver;
+  applier: Applier | null;
+}
+
+const silent = createLogger('audit-scenario', { destination: new Writable({ write: (_c, _e, done) => done() }) });
+
+/**
+ * A recorded scenario on real services: the watcher's own message builder publishes into JetStream, the real
+ * PlannerService folds and commits (archive, pieces, snapshots, position), two real appliers (Redis lease,
+ * Postgres epochs) push through the real vTM driver to the vTM emulator and record applies and drift. Steps:
+ * create, scale, TLS rotation, delete, drift (corrected), failover to the second replica with a scale.
+ */
+export class AuditScenario {
+  readonly appliance: string;
+  readonly configFile: string;
+  readonly emulator: VtmEmulator;
+  readonly steps = new Map<StepName, StepRecord>();
+  readonly objects = new KubeObjects();
+  readonly fleetKey: FleetKey;
+  private readonly tdb: TestDatabase;
+  private readonly bus: NatsEventBus;
+  private readonly planner: PlannerService;
+  private readonly fleet: LoadedFleetConfig;
+  private readonly dir: string;
+  private readonly replicas: Replica[] = [];
+  private leader: Replica | null = null;
+
+  private constructor(init: { appliance: string; configFile: string; emulator: VtmEmulator; tdb: TestDatabase; bus: NatsEventBus; fleet: LoadedFleetConfig; dir: string; key: FleetKey }) {
+    this.appliance = init.appliance;
+    this.configFile = init.configFile;
+    this.emulator = init.emulator;
+    this.tdb = init.tdb;
+    this.bus = init.bus;
+    this.fleet = init.fleet;
+    this.dir = init.dir;
+    this.fleetKey = init.key;
+    const db = init.tdb.db;
+    this.planner = new PlannerService({
+      store: new PgPlannerStore(db), bus: init.bus, config: init.fleet.config, fleetConfigHash: init.fleet.hash, log: silent, metrics: null,
+      pinned: async (a) => {
+        const pin = await readPin(db, a);
+        return pin === null ? null : pinHoldReason(pin);
+      },
+    });
+  }
+
+  /** Starts the services, writes the fleet config, and records every step. */
+  static async record(): Promise<AuditScenario> {
+    const stack = await testStack();
+    const hex = randomBytes(4).toString('hex');
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'portolan-audit-'));
+    await fs.writeFile(path.join(dir, 'fleet.key'), randomBytes(32).toString('hex'));
+    await fs.writeFile(path.join(dir, 'vtm-password'), 'pw\n');
+    const emulator = await startVtmEmulator({ users: { admin: 'pw' }, machines: ['vtm-1'] });
+    emulator.state.put('traffic_ip_groups', 'tip-default', { properties: { basic: { ipaddresses: ['192.0.2.10'], machines: ['vtm-1'] } } });
+    const tdb = await createTestDatabase(stack.postgresUrl);
+    const stream = `AUDIT_${hex}`;
+    const appliance = `edge-${hex}`;
+    const configFile = path.join(dir, 'fleet.yaml');
+    await fs.writeFile(configFile, fleetYaml({ appliance, emulatorUrl: emulator.url, natsUrl: stack.natsUrl, stream, postgresUrl: tdb.url, redisUrl: stack.redisUrl }));
+    const fleet = await loadFleetConfig(configFile);
+    const bus = await NatsEventBus.open(stack.natsUrl, busDeclaration({ stream, replicas: 1, maxPayloadBytes: 1 << 20, subjectPrefix: stream }));
+    const s = new AuditScenario({ appliance, configFile, emulator, tdb, bus, fleet, dir, key: loadFleetKey(path.join(dir, 'fleet.key'), 'k1') });
+    try {
+      await s.planner.recover();
+      await s.recordSteps();
+    } catch (e) {
+      await s.close();
+      throw e;
+    }
+    return s;
+  }
+
+  /** The database the pipeline writes. */
+  get db(): TestDatabase['db'] {
+    return this.tdb.db;
+  }
+
+  /** The fleet-config entry of the scenario's appliance. */
+  get applianceConfig(): ApplianceConfig {
+    return this.fleet.config.appliances[0]!;
+  }
+
+  private async recordSteps(): Promise<void> {
+    const o = this.objects;
+    await this.startReplica('replica-a');
+    const web = o.slice('shop', 'web-1', 'web', ['10.1.0.1', '10.1.0.2']);
+    this.current.set('web-slice', web);
+    const docs = o.ingress('shop', 'docs', 'docs.example.com', '/', 'docs', 80);
+    this.current.set('docs', docs);
+    await this.step('create', [
+      ['IngressClass', 'ADDED', o.ingressClass('portolan')],
+      ...(['web', 'api', 'docs', 'blog'] as const).map((n): Change => ['Service', 'ADDED', o.service('shop', n, 80)]),
+      ['EndpointSlice', 'ADDED', web],
+      ['EndpointSlice', 'ADDED', o.slice('shop', 'api-1', 'api', ['10.2.0.1'])],
+      ['EndpointSlice', 'ADDED', o.slice('shop', 'docs-1', 'docs', ['10.3.0.1'])],
+      ['EndpointSlice', 'ADDED', o.slice('shop', 'blog-1', 'blog', ['10.4.0.1'])],
+      ['Secret', 'ADDED', this.remember('web-tls', o.tlsSecret('shop', 'web-tls', CERT_V1, KEY_V1))],
+      ['Ingress', 'ADDED', o.ingress('shop', 'web', 'web.example.com', '/', 'web', 80, 'web-tls')],
+      ['Ingress', 'ADDED', o.ingress('shop', 'api', 'api.example.com', '/api', 'api', 80)],
+      ['Ingress', 'ADDED', docs],
+      ['Ingress', 'ADDED', o.ingress('shop', 'blog', 'blog.example.com', '/', 'blog', 80)],
+    ], { listed: true });
+    await this.step('scale', [['EndpointSlice', 'MODIFIED', this.remember('web-slice', o.slice('shop', 'web-1', 'web', ['10.1.0.1', '10.1.0.2', '10.1.0.3', '10.1.0.4']))]]);
+    await this.step('tls', [['Secret', 'MODIFIED', this.remember('web-tls', o.tlsSecret('shop', 'web-tls', CERT_V2, KEY_V2))]]);
+    await this.step('delete', [['Ingress', 'DELETED', o.touch(this.current.get('docs')!)]]);
+    await this.driftStep();
+    await this.failoverStep();
+  }
+
+  private readonly current = new Map<string, Record<string, unknown>>();
+
+  private remember(key: string, object: Record<string, unknown>): Record<string, unknown> {
+    this.current.set(key, object);
+    return object;
+  }
+
+  /** Publishes changes (plus a heartbeat), lets the planner commit them and the leader apply; records the step. */
+  private async step(name: StepName, changes: readonly Change[], options: { listed?: boolean } = {}): Promise<void> {
+    await this.publishAndPlan(changes, options);
+    const result = await this.leaderApplier().reconcile('snapshot');
+    if (result.kind !== 'applied') throw new Error(`step ${name}: expected an apply, got ${result.kind}`);
+    await this.mark(name, result.snapshotId, result.applyId);
+  }
+
+  /** Publishes changes through JetStream and runs the planner until it committed them; returns the head snapshot id. */
+  async publishAndPlan(changes: readonly Change[], options: { listed?: boolean } = {}): Promise<void> {
+    const now = Date.now();
+    const messages: OutboundKubeMessage[] = [heartbeat('c1', now), ...changes.map(([kind, type, object]) => kubeMessage('c1', kind, type, object, this.fleetKey, now))];
+    if (options.listed === true) messages.push(...listMarkers('c1', keysByKind(changes), '2000', now));
+    let last = 0;
+    for (const m of messages) {
+      const ack = await this.bus.publish(m.subject, m.data, { msgId: m.msgId, headers: { traceparent: `00-${m.traceId}-${'b'.repeat(16)}-01` } });
+      last = ack.seq;
+    }
+    const stop = new AbortController();
+    const timer = setTimeout(() => stop.abort(), 20_000);
+    // Like a running watcher, keep sending heartbeats: a batch the planner dropped after losing a head race
+    // (a rollback appended meanwhile) is picked up again by the gap fill when the next message arrives.
+    const beat = setInterval(() => {
+      const hb = heartbeat('c1', Date.now());
+      void this.bus.publish(hb.subject, hb.data, { msgId: hb.msgId }).catch(() => undefined);
+    }, 250);
+    try {
+      await this.bus.consumeBatches('planner', async (batch) => {
+        await this.planner.handleBatch(batch);
+        if (this.planner.committedPosition >= last) stop.abort();
+      }, { signal: stop.signal });
+    } finally {
+      clearTimeout(timer);
+      clearInterval(beat);
+    }
+    if (this.planner.committedPosition < last) throw new Error(`the planner did not reach seq ${last} (at ${this.planner.committedPosition})`);
+  }
+
+  /** Drift: a pool changed by hand on the appliance; the leader's drift check records it and corrects it. */
+  private async driftStep(): Promise<void> {
+    const pool = this.emulator.state.list('pools').find((n) => n.includes('web'));
+    if (pool === undefined) throw new Error('no web pool on the emulator');
+    this.emulator.state.put('pools', pool, { properties: { basic: { nodes_table: [{ node: '10.9.9.9:8080', state: 'active', weight: 1 }] } } });
+    const drift = await this.leaderApplier().checkDrift();
+    if (drift.kind !== 'drift') throw new Error(`drift step: expected drift, got ${drift.kind}`);
+    const row = await this.db.selectFrom('applies').select(['id', 'snapshot_id']).where('appliance', '=', this.appliance).orderBy('id', 'desc').limit(1).executeTakeFirstOrThrow();
+    await this.mark('drift', String(row.snapshot_id), String(row.id));
+  }
+
+  /** Failover: the first replica stops, the second takes the lease with a new epoch and applies the next change. */
+  private async failoverStep(): Promise<void> {
+    const standby = await this.startReplica('replica-b', false);
+    const old = this.leader!;
+    await old.elector.stop();
+    old.lease.close();
+    await old.driver.close();
+    this.replicas.splice(this.replicas.indexOf(old), 1);
+    await standby.elector.waitForLeadership();
+    this.leader = standby;
+    await this.step('failover', [['EndpointSlice', 'MODIFIED', this.remember('web-slice', this.objects.slice('shop', 'web-1', 'web', ['10.1.0.1', '10.1.0.2', '10.1.0.3']))]]);
+  }
+
+  private async startReplica(id: string, lead = true): Promise<Replica> {
+    const t = leaseTimings({ ttlMs: 2000, renewEveryMs: 400, retryEveryMs: 100 });
+    if (!t.ok) throw new Error('bad lease timings');
+    const lease = new RedisLeaseClient(this.fleet.config.leases.redisUrl, { commandTimeoutMs: t.timings.commandTimeoutMs });
+    const elector = new LeaderElector({ group: this.appliance, holder: id, timings: t.timings, lease, epochs: new PgEpochStore(this.db) });
+    const driver = await createVtmDriver(this.applianceConfig, this.fleet.baseDir);
+    const replica: Replica = { id, elector, lease, driver, applier: null };
+    replica.applier = new Applier({
+      appliance: this.appliance, replicaId: id, driver, snapshots: new PgSnapshotSource(this.db), log: new PgApplyLog(this.db), leadership: () => elector.current(),
+      secrets: new ArchivedSecretResolver(this.db, this.fleetKey), drift: { intervalMs: 3_600_000, policy: 'correct' }, retry: { baseMs: 20, capMs: 200 }, random: () => 0.5,
+    });
+    this.replicas.push(replica);
+    elector.start();
+    if (lead) {
+      await elector.waitForLeadership();
+      this.leader = replica;
+    }
+    await replica.applier.init();
+    return replica;
+  }
+
+  /** The applier of the replica that holds the lease. */
+  leaderApplier(): Applier {
+    const a = this.leader?.applier;
+    if (a === null || a === undefined) throw new Error('no leader');
+    return a;
+  }
+
+  /** The latest version of a remembered object (e.g. `web-slice`), to build the next change from. */
+  latest(key: string): Record<string, unknown> {
+    const o = this.current.get(key);
+    if (o === undefined) throw new Error(`nothing remembered as ${key}`);
+    return o;
+  }
+
+  private async mark(name: StepName, snapshot: string, apply: string): Promise<void> {
+    await sleep(25);
+    this.steps.set(name, { snapshot, apply, after: new Date() });
+    await sleep(25);
+  }
+
+  /** A step's record (throws when the step did not run). */
+  step_(name: StepName): StepRecord {
+    const s = this.steps.get(name);
+    if (s === undefined) throw new Error(`step ${name} was not recorded`);
+    return s;
+  }
+
+  /** Runs an audit command against the scenario's fleet config with captured output, as a non-terminal caller. */
+  async run(command: AuditCommandName, args: readonly string[], options: { stdinIsTty?: boolean; answer?: string } = {}): Promise<CommandRun> {
+    let stdout = '';
+    let stderr = '';
+    const io: CommandIo = {
+      stdout: { write: (t: string) => (stdout += t) }, stderr: { write: (t: string) => (stderr += t) },
+      stdinIsTty: options.stdinIsTty ?? false, stderrIsTty: false, ask: async (q) => {
+        stderr += q;
+        return options.answer ?? '';
+      },
+      now: () => new Date(), env: {}, cwd: this.dir,
+    };
+    const code = await auditCommands[command](['--config', this.configFile, ...args], io);
+    return { code, stdout, stderr };
+  }
+
+  /** Stops every replica, the emulator and the bus, and drops the database. */
+  async close(): Promise<void> {
+    for (const r of this.replicas) {
+      await r.applier?.stop().catch(() => undefined);
+      await r.elector.stop().catch(() => undefined);
+      r.lease.close();
+      await r.driver.close().catch(() => undefined);
+    }
+    await this.bus.jsm.streams.delete(this.bus.declaration.kube.name).catch(() => undefined);
+    await this.bus.jsm.streams.delete(this.bus.declaration.pipeline.name).catch(() => undefined);
+    await this.bus.close().catch(() => undefined);
+    await this.emulator.close().catch(() => undefined);
+    await this.tdb.drop().catch(() => undefined);
+    await fs.rm(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** One Kubernetes change: kind, watch event type, API object. */
+export type Change = readonly [KubeKind, WatchEventType, Record<string, unknown>];
+
+/** The keys (`namespace/name`, or `name` when cluster-scoped) a full list would carry, per kind. */
+function keysByKind(changes: readonly Change[]): Partial<Record<KubeKind, string[]>> {
+  const out: Partial<Record<KubeKind, string[]>> = {};
+  for (const [kind, , object] of changes) {
+    const m = object['metadata'] as { namespace?: string; name: string };
+    (out[kind] ??= []).push(m.namespace ? `${m.namespace}/${m.name}` : m.name);
+  }
+  return out;
+}
+
+function fleetYaml(o: { appliance: string; emulatorUrl: string; natsUrl: string; stream: string; postgresUrl: string; redisUrl: string }): string {
+  return `version: 1
+clusters:
+  - name: c1
+    staleAfterSeconds: 60
+appliances:
+  - name: ${o.appliance}
+    driver: vtm
+    vtm: { url: "${o.emulatorUrl}", username: admin, passwordFile: vtm-password, defaultTrafficIpGroup: tip-default }
+    drift: { intervalSeconds: 3600, policy: correct }
+bus: { url: "${o.natsUrl}", stream: ${o.stream}, subjectPrefix: ${o.stream} }
+store: { url: "${o.postgresUrl}" }
+leases: { redisUrl: "${o.redisUrl}" }
+secrets: { keyFile: fleet.key }
+`;
+}
