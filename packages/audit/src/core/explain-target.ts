@@ -21,7 +21,8 @@ export interface KubeInput {
  */
 export function resolveExplainTarget(query: string, kind: DriverKind, desired: DesiredState, rendered: readonly VendorObject[]): ExplainTarget {
   const provenance = vendorProvenance(kind, desired);
-  const ids = new Set([...rendered.map((o) => o.id), ...provenance.keys()]);
+  // Rendered objects, plus HAProxy frontends (sections of haproxy.cfg, not listed objects of their own).
+  const ids = new Set([...rendered.map((o) => o.id), ...[...provenance.keys()].filter((id) => id.startsWith('frontend/'))]);
   const suffix = ids.has(query) ? [query] : [...ids].filter((id) => id.endsWith(`/${query}`));
   // Names carry a hash suffix (`portolan-pl-shop_web_80~f2105b6d`): a unique partial name is enough.
   const exact = suffix.length > 0 ? suffix : [...ids].filter((id) => id.includes(query));
