@@ -231,9 +231,13 @@ function list<T>(x: unknown, f: (item: unknown) => T | undefined): T[] | undefin
   return out;
 }
 
-/** Drops undefined members so equal content has equal keys (and equal canonical bytes). */
+/** Drops undefined members so equal content has equal keys (and equal canonical bytes). Hot: no Object.entries. */
 function defined<T extends object>(o: T): T {
+  const src = o as Record<string, unknown>;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(o)) if (v !== undefined) out[k] = v;
+  for (const k in src) {
+    const v = src[k];
+    if (v !== undefined) out[k] = v;
+  }
   return out as T;
 }

@@ -92,6 +92,14 @@ export class ApplianceEngine {
     this.encoder = new SnapshotEncoder(profile.name, profile.driver);
   }
 
+  /** Whether a dirty set can change this appliance at all (cheap: lets the planner skip untouched appliances). */
+  isAffected(dirty: DirtySet): boolean {
+    if (this.encoder.root === null || dirty.ingresses.size > 0) return true;
+    if (this.profile.backendMode === 'nodeport' && dirty.nodeClusters.size > 0) return true;
+    for (const svc of dirty.services) if (this.poolsByService.has(svc)) return true;
+    return false;
+  }
+
   /** Applies what changed and commits: the new root, the new pieces, and whether the snapshot changed. */
   plan(world: WorldView, dirty: DirtySet): EncodedSnapshot & { readonly changed: boolean } {
     const w = new Work();
@@ -332,11 +340,11 @@ export class ApplianceEngine {
       const prev = per.get(c);
       if (prev !== undefined && !stale?.has(c)) continue;
       const r = resolveMembers(world, { cluster: c, namespace: spec.namespace, service: spec.service, port: spec.port, mode: this.profile.backendMode, weight: this.clusters.get(c)?.weight ?? 1, asksAffinity: asksAffinity(spec) });
-      if (prev === undefined || JSON.stringify(prev.issues) !== JSON.stringify(r.issues)) for (const k of this.index.usersOf(pool, c)) w.conditions.add(k);
+      if (prev === undefined || !sameIssues(prev.issues, r.issues)) for (const k of this.index.usersOf(pool, c)) w.conditions.add(k);
       per.set(c, r);
       if (prev === undefined) this.indexPool(pool, c, spec);
     }
-    const sorted = new Map([...per.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)));
+    const sorted = per.size === 1 ? per : new Map([...per.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)));
     this.resolutions.set(pool, { spec, per: sorted });
     this.encoder.setPool(buildPool(spec, this.profile, sorted));
   }
@@ -380,6 +388,10 @@ export class ApplianceEngine {
     if (s.refs > 1) this.specs.set(name, { spec: s.spec, refs: s.refs - 1 });
     else this.specs.delete(name);
   }
+}
+
+function sameIssues(a: Resolution['issues'], b: Resolution['issues']): boolean {
+  return a.length === b.length && a.every((x, i) => x.reason === b[i]!.reason && x.message === b[i]!.message);
 }
 
 function tlsKey(c: TlsClaim | null): string {

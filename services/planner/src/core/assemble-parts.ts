@@ -18,12 +18,13 @@ export function buildPool(spec: PoolSpec, profile: ApplianceProfile, perCluster:
   }
   return {
     name: spec.name,
-    members: sortMembers(members),
+    // One cluster's resolution is already sorted; several need a merge.
+    members: perCluster.size === 1 ? members : sortMembers(members),
     monitor: spec.settings.monitor ?? profile.defaultMonitor,
     persistence: spec.settings.persistence,
     tlsToBackend: spec.settings.tlsToBackend,
     customization: spec.settings.customization,
-    services: sortRefs(services),
+    services: services.length === 1 ? services : sortRefs(services),
   };
 }
 

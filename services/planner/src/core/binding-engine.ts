@@ -28,6 +28,11 @@ export class BindingEngine {
     this.encoder = new SnapshotEncoder(profile.name, profile.driver);
   }
 
+  /** Whether a dirty set can change this appliance: Service-mode bindings follow Services and (NodePort) Nodes. */
+  isAffected(dirty: DirtySet): boolean {
+    return this.encoder.root === null || dirty.services.size > 0 || (this.profile.backendMode === 'nodeport' && dirty.nodeClusters.size > 0);
+  }
+
   /** Applies what changed and commits. */
   plan(world: WorldView, dirty: DirtySet): EncodedSnapshot & { readonly changed: boolean } {
     const targets = new Set<string>();

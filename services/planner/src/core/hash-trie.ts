@@ -1,6 +1,6 @@
 import { sha256Text } from '@portolan/desired-state';
 import type { PieceSink } from './piece.ts';
-import { emitPiece } from './piece.ts';
+import { pieceIdOf } from './piece.ts';
 
 /**
  * A canonical, persistent hash trie of (sortKey → item piece id), stored as content-addressed pieces. Its shape is
@@ -123,8 +123,10 @@ export function removeFromTrie(node: TrieNode | null, sortKey: string, keyHash: 
 export function sealTrie(node: TrieNode | null, sink: PieceSink): string | null {
   if (node === null) return null;
   if (node.id !== null) return node.id;
-  const piece: TriePiece = node.leaf ? { l: node.entries.map((e) => e.itemId) } : { c: node.children.map((c) => sealTrie(c, sink)) };
-  node.id = emitPiece(piece, sink);
+  // Ids are base64url (no characters JSON escapes), so this is exactly canonicalJson of the TriePiece.
+  const text = node.leaf ? `{"l":[${node.entries.map((e) => `"${e.itemId}"`).join(',')}]}` : `{"c":[${node.children.map((c) => (c === null ? 'null' : `"${sealTrie(c, sink)}"`)).join(',')}]}`;
+  node.id = pieceIdOf(text);
+  sink.set(node.id, text);
   return node.id;
 }
 

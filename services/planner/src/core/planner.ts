@@ -102,17 +102,26 @@ export class Planner {
     this.version++;
     const out: PlannedAppliance[] = [];
     for (const engine of this.engines) {
+      if (!engine.isAffected(dirty)) continue;
       const r = engine.plan(this.world, dirty);
       if (!r.changed) continue;
-      const pieces = new Map<string, Uint8Array>();
-      for (const [id, text] of r.pieces) pieces.set(id, encoder.encode(text));
       const version = this.version;
       const appliance = engine.profile.name;
       const read = (): DesiredState => {
         if (version !== this.version) throw new StalePlanError(appliance);
         return engine.encoder.toDesiredState();
       };
-      out.push({ appliance, root: r.root, pieces, get desired() { return read(); } });
+      let bytes: Map<string, Uint8Array> | null = null;
+      const texts = r.pieces;
+      // Encoded on first use: replay only needs the root.
+      const pieces = (): Map<string, Uint8Array> => {
+        if (bytes === null) {
+          bytes = new Map();
+          for (const [id, text] of texts) bytes.set(id, encoder.encode(text));
+        }
+        return bytes;
+      };
+      out.push({ appliance, root: r.root, get pieces() { return pieces(); }, get desired() { return read(); } });
     }
     return out;
   }

@@ -53,23 +53,26 @@ function rank(m: PoolMember): number {
 
 function endpointMembers(slices: readonly TrimmedEndpointSlice[], sp: ServicePort, r: ResolveRequest): PoolMember[] {
   const byKey = new Map<string, PoolMember>();
+  const wanted = sp.name ?? '';
   for (const slice of slices) {
     if (slice.addressType !== 'IPv4' && slice.addressType !== 'IPv6') continue;
-    const port = slice.ports.find((p) => (p.name ?? '') === (sp.name ?? ''))?.port;
+    let port: number | undefined;
+    for (const p of slice.ports) if ((p.name ?? '') === wanted) port = p.port;
     if (port === undefined) continue;
     for (const e of slice.endpoints) {
       const state = endpointState(e.conditions);
       const address = e.addresses[0];
       if (state === null || address === undefined) continue;
       const m: PoolMember = { address, port, state, weight: r.weight, cluster: r.cluster, node: e.nodeName ?? '' };
-      const key = memberSortKey(m);
+      const key = `${address}\u0000${port}`;
       const seen = byKey.get(key);
       // The same endpoint can sit in two slices while they are rebalanced: keep the most available view, and
       // break remaining ties by node name so the result never depends on the order slices arrived in.
       if (seen === undefined || rank(m) < rank(seen) || (rank(m) === rank(seen) && m.node < seen.node)) byKey.set(key, m);
     }
   }
-  return [...byKey.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([, m]) => m);
+  // One cluster: (address, port) order is the canonical member order.
+  return [...byKey.values()].sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : a.port - b.port));
 }
 
 function nodePortMembers(world: WorldView, svc: TrimmedService, sp: ServicePort, slices: readonly TrimmedEndpointSlice[], r: ResolveRequest, where: string): Resolution {

@@ -23,8 +23,8 @@ class ItemTrie<T> {
   readonly items = new Map<string, { value: T; id: string }>();
   dirty = false;
 
-  set(sortKey: string, value: T, sink: PieceSink): void {
-    const text = canonicalJson(value);
+  set(sortKey: string, value: T, sink: PieceSink, encoded?: string): void {
+    const text = encoded ?? canonicalJson(value);
     const id = pieceIdOf(text);
     if (this.items.get(sortKey)?.id === id) return;
     sink.set(id, text);
@@ -62,6 +62,8 @@ interface VsState {
 interface PoolState {
   header: PoolHeader;
   readonly memberTrie: ItemTrie<PoolMember>;
+  /** The pool piece's canonical text around the members id (keys sort as customization, members, monitor, ...). */
+  text: { readonly before: string; readonly after: string } | null;
 }
 
 interface BindingState {
@@ -166,9 +168,10 @@ export class SnapshotEncoder {
     const { members, ...header } = pool;
     let state = this.pools.get(pool.name);
     if (state === undefined) {
-      state = { header, memberTrie: new ItemTrie() };
+      state = { header, memberTrie: new ItemTrie(), text: null };
       this.pools.set(pool.name, state);
     }
+    if (!samePoolHeader(state.header, header)) state.text = null;
     state.header = header;
     syncMembers(state.memberTrie, members, this.sink);
     this.dirtyPools.add(pool.name);
@@ -220,6 +223,12 @@ export class SnapshotEncoder {
 
   /** Seals what changed; returns the root and the pieces emitted since the last commit. */
   commit(): EncodedSnapshot & { readonly changed: boolean } {
+    const clean = !this.vsTrie.dirty && !this.poolTrie.dirty && !this.certTrie.dirty && !this.bindingTrie.dirty && !this.conditionTrie.dirty;
+    if (this.lastRoot !== null && this.dirtyVs.size + this.dirtyPools.size + this.dirtyBindings.size === 0 && clean) {
+      const pieces = this.sink;
+      this.sink = new Map();
+      return { root: this.lastRoot, pieces, changed: false };
+    }
     for (const name of this.dirtyVs) {
       const s = this.vs.get(name);
       if (s === undefined) continue;
@@ -227,7 +236,10 @@ export class SnapshotEncoder {
     }
     for (const name of this.dirtyPools) {
       const s = this.pools.get(name);
-      if (s !== undefined) this.poolTrie.set(name, { ...s.header, members: s.memberTrie.seal(this.sink) }, this.sink);
+      if (s === undefined) continue;
+      const members = s.memberTrie.seal(this.sink);
+      s.text ??= splitAround(canonicalJson({ ...s.header, members: MARK }));
+      this.poolTrie.set(name, { ...s.header, members }, this.sink, `${s.text.before}${members === null ? 'null' : `"${members}"`}${s.text.after}`);
     }
     for (const target of this.dirtyBindings) {
       const s = this.bindings.get(target);
@@ -294,9 +306,43 @@ export class SnapshotEncoder {
 }
 
 function syncMembers(trie: ItemTrie<PoolMember>, members: readonly PoolMember[], sink: PieceSink): void {
-  const wanted = new Map(members.map((m) => [memberSortKey(m), m] as const));
-  for (const key of [...trie.items.keys()]) if (!wanted.has(key)) trie.delete(key);
-  for (const [key, m] of wanted) trie.set(key, m, sink);
+  const keys = members.map(memberSortKey);
+  // Usually the same endpoints with other states: then nothing is deleted and no lookup map is needed.
+  if (keys.length !== trie.items.size || !keys.every((k) => trie.items.has(k))) {
+    const wanted = new Set(keys);
+    for (const key of [...trie.items.keys()]) if (!wanted.has(key)) trie.delete(key);
+  }
+  for (let i = 0; i < members.length; i++) {
+    const key = keys[i]!;
+    const m = members[i]!;
+    const held = trie.items.get(key)?.value;
+    // Most members of a changed pool are unchanged: compare fields before paying for encoding and hashing.
+    if (held !== undefined && held.state === m.state && held.weight === m.weight && held.node === m.node) continue;
+    trie.set(key, m, sink, encodeMember(m));
+  }
+}
+
+const MARK = '\u0000members\u0000';
+
+/** Splits a canonical encoding at the (unique) marker placed where the members id goes. */
+function splitAround(text: string): { before: string; after: string } {
+  const quoted = JSON.stringify(MARK);
+  const at = text.indexOf(quoted);
+  return { before: text.slice(0, at), after: text.slice(at + quoted.length) };
+}
+
+/** Whether two pool headers encode the same (cheap: settings come from shared spec objects). */
+function samePoolHeader(a: PoolHeader, b: PoolHeader): boolean {
+  if (a === b) return true;
+  if (a.name !== b.name || a.tlsToBackend !== b.tlsToBackend || a.services.length !== b.services.length) return false;
+  const sameSettings = (a.monitor === b.monitor && a.persistence === b.persistence && a.customization === b.customization) || canonicalJson([a.monitor, a.persistence, a.customization]) === canonicalJson([b.monitor, b.persistence, b.customization]);
+  if (!sameSettings) return false;
+  return a.services.every((r, i) => refKey(r) === refKey(b.services[i]!));
+}
+
+/** canonicalJson of a PoolMember, written out (members are the hottest items); equal to canonicalJson(m). */
+function encodeMember(m: PoolMember): string {
+  return `{"address":${JSON.stringify(m.address)},"cluster":${JSON.stringify(m.cluster)},"node":${JSON.stringify(m.node)},"port":${m.port},"state":"${m.state}","weight":${m.weight}}`;
 }
 
 /** Encodes a whole desired state from scratch: the same pieces an incremental encoder reaching this state emits. */

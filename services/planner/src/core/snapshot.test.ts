@@ -43,6 +43,10 @@ test('property: split then join gives back the same desired state, for every app
         const { root, pieces } = splitSnapshot(d);
         assert.equal(root, p.rootOf(a));
         assert.equal(canonicalJson(joinSnapshot(root, (id) => pieces.get(id))), canonicalJson(d));
+        for (const bytes of pieces.values()) {
+          const text = new TextDecoder().decode(bytes);
+          assert.equal(canonicalJson(JSON.parse(text)), text, 'every piece is canonical JSON (hand-written encoders included)');
+        }
       }
     }),
     { numRuns: 60 },
