@@ -140,6 +140,15 @@ export interface SnapshotPinsTable {
   created_at: Timestamp;
 }
 
+/** Operator approvals of held snapshots (`portolan approve`). */
+export interface SnapshotApprovalsTable {
+  appliance: string;
+  snapshot_id: Int8;
+  approved_by: string;
+  reason: string | null;
+  created_at: Timestamp;
+}
+
 /** The whole database. */
 export interface Database {
   events: EventsTable;
@@ -153,4 +162,5 @@ export interface Database {
   applies: AppliesTable;
   drift_observations: DriftObservationsTable;
   snapshot_pins: SnapshotPinsTable;
+  snapshot_approvals: SnapshotApprovalsTable;
 }

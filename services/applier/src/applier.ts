@@ -9,6 +9,7 @@ import { isAppliedStatus, summarizeApply, type ApplyStatus } from './core/apply-
 import { decideApplyTarget, mayConverge, type ApplyTrigger, type SnapshotHeader } from './core/apply-target.ts';
 import { describeDrift, driftAction, type DriftPolicy, type DriftReport } from './core/drift-report.ts';
 import { defaultRetryPolicy, nextRetryDelayMs, type RetryPolicy } from './core/retry-schedule.ts';
+import { checkSafety } from '@portolan/planner';
 
 /** The minimal logger the applier needs (pino's Logger fits). */
 export interface ApplierLogger {
@@ -28,6 +29,8 @@ export interface ApplierOptions {
   readonly leadership: () => Leadership | null;
   readonly secrets: SecretResolver;
   readonly drift: { readonly intervalMs: number; readonly policy: DriftPolicy };
+  /** The safety hold (DESIGN §4): a snapshot removing more than this fraction of hosts or members vs the last applied one is held. */
+  readonly safety?: { readonly maxRemovalFraction: number };
   readonly bus?: ApplierBus | null;
   readonly writeback?: KubeWriteback | null;
   /** Address written into Ingress status for listeners on the profile's default address. */
@@ -68,6 +71,9 @@ export class Applier {
   private queued: Promise<CycleResult> | null = null;
   private last: RecordedApply | null = null;
   private baseline: unknown = undefined;
+  /** The render of the last fully successful apply: what the appliance holds, so the next change diffs against it without a full read-back. */
+  private hotBaseline: unknown = undefined;
+  private readonly safetyChecked = new Map<string, string | null>();
   private holds = new Set<string>();
   private snapshot: LoadedSnapshot | null = null;
   private attempt = 0;
@@ -180,14 +186,26 @@ export class Applier {
     await this.syncTerm(this.o.leadership());
     const head = await this.o.snapshots.head(this.o.appliance);
     this.lastHeadId = head?.id ?? null;
-    const target = decideApplyTarget(head, this.last?.snapshotId ?? null, this.holds);
+    let target = decideApplyTarget(head, this.last?.snapshotId ?? null, this.holds);
     if (target.holdToRecord !== null) await this.recordHold(target.holdToRecord);
+    const unsafe = await this.safetyHold(target.snapshotId);
+    if (unsafe !== null) {
+      if (!this.holds.has(unsafe.id)) await this.recordHold(unsafe);
+      target = { snapshotId: this.last?.snapshotId ?? null, holdToRecord: null };
+    }
     if (target.snapshotId === null) return { kind: 'idle' };
     const snapshot = await this.load(target.snapshotId);
     const leadership = this.o.leadership();
     const signal = leadership?.signal ?? this.stopController.signal;
-    const observed = await this.o.driver.readBack(signal);
-    const operations = this.o.driver.diff(this.o.driver.render(snapshot.desired), observed);
+    const rendered = this.o.driver.render(snapshot.desired);
+    // Hot path: a new snapshot after a fully successful apply diffs against what that apply left (targeted read-back
+    // where the driver offers it). Start-up, retries, failures and the drift timer read everything back.
+    const hot = this.hotBaseline !== undefined && (trigger === 'snapshot' || trigger === 'poll') && this.last?.status === 'succeeded' && this.last.snapshotId !== snapshot.id;
+    const observed = hot
+      ? this.o.driver.readBackChanged !== undefined ? await this.o.driver.readBackChanged(this.hotBaseline, rendered, signal) : this.hotBaseline
+      : await this.o.driver.readBack(signal);
+    const operations = this.o.driver.diff(rendered, observed);
+    if (operations.length === 0) this.hotBaseline = rendered;
     this.o.metrics?.pendingOperations.set(operations.length);
     if (leadership === null || !leadership.isValid()) return { kind: 'follower', pending: operations.length };
     const fresh = this.last === null || this.last.snapshotId !== snapshot.id;
@@ -198,10 +216,31 @@ export class Applier {
     if (operations.length > 0 && !mayConverge({ trigger, targetId: snapshot.id, last: this.last, driftPolicy: this.o.drift.policy })) {
       return { kind: 'in-sync', snapshotId: snapshot.id, pending: operations.length };
     }
-    return this.apply(leadership, snapshot, operations, observed, trigger);
+    return this.apply(leadership, snapshot, operations, observed, rendered, trigger);
   }
 
-  private async apply(leadership: Leadership, snapshot: LoadedSnapshot, operations: readonly Operation[], observed: unknown, trigger: ApplyTrigger): Promise<CycleResult> {
+  /**
+   * The safety hold against what was last applied: a held header when `targetId` removes too much and no
+   * operator approved it. Rollback snapshots are an operator's explicit choice and are never held.
+   */
+  private async safetyHold(targetId: string | null): Promise<SnapshotHeader | null> {
+    const fraction = this.o.safety?.maxRemovalFraction;
+    const last = this.last;
+    if (fraction === undefined || targetId === null || last === null || last.snapshotId === targetId || !isAppliedStatus(last.status)) return null;
+    // The verdict is O(size) and depends only on the two snapshots: computed once per pair. An approval can come later.
+    const key = `${last.snapshotId}->${targetId}`;
+    let reason = this.safetyChecked.get(key);
+    if (reason === undefined) {
+      const [before, after] = [await this.o.snapshots.get(last.snapshotId), await this.load(targetId)];
+      const verdict = after.origin === 'rollback' ? { held: false as const } : checkSafety(before.desired, after.desired, fraction, false);
+      reason = verdict.held ? verdict.reasons.map((r) => `${r.reason}: ${r.message}`).join('; ') : null;
+      this.safetyChecked.set(key, reason);
+    }
+    if (reason === null || (await this.o.log.isApproved(this.o.appliance, targetId))) return null;
+    return { id: targetId, hash: (await this.load(targetId)).hash, held: true, holdReason: reason };
+  }
+
+  private async apply(leadership: Leadership, snapshot: LoadedSnapshot, operations: readonly Operation[], observed: unknown, rendered: unknown, trigger: ApplyTrigger): Promise<CycleResult> {
     const startedAt = new Date();
     let fenced = false;
     if (operations.length > 0) {
@@ -214,8 +253,11 @@ export class Applier {
     }
     const outcomes = fenced ? [] : await this.execute(leadership, operations);
     fenced ||= outcomes.length < operations.length;
-    const observedAfter = operations.length === 0 ? observed : await this.o.driver.readBack(leadership.signal).catch(() => null);
     const summary = summarizeApply(operations.length, outcomes, fenced);
+    // After a fully successful apply the appliance holds the render (every write was acknowledged); otherwise read it back.
+    const allOk = !fenced && summary.failed === 0;
+    const observedAfter = operations.length === 0 ? observed : allOk ? rendered : await this.o.driver.readBack(leadership.signal).catch(() => null);
+    this.hotBaseline = allOk ? rendered : undefined;
     const recorded = await this.o.log.recordApply({
       appliance: this.o.appliance, snapshotId: snapshot.id, epoch: leadership.epoch, leaderId: this.o.replicaId,
       trigger: trigger === 'drift-correction' ? 'drift-correction' : trigger === 'retry' ? 'retry' : snapshot.origin === 'rollback' ? 'rollback' : 'snapshot',

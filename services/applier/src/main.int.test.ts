@@ -45,6 +45,8 @@ appliances:
   - name: ${appliance}
     driver: haproxy
     drift: { intervalSeconds: 1, policy: correct }
+    # These tests replace whole snapshots between scenarios; the safety hold has its own tests.
+    safety: { maxRemovalFraction: 1 }
     haproxy: { configDir: ./haproxy, masterSocket: ${haproxy.masterSocket}, address: 127.0.0.1 }
 bus: { url: ${nats.url} }
 store: { url: ${database.url} }

@@ -77,7 +77,7 @@ async function main(): Promise<void> {
   applier = new Applier({
     appliance: appliance.name, replicaId: run.replicaId, driver, snapshots: new PgSnapshotSource(db), log: new PgApplyLog(db),
     leadership: () => elector.current(), secrets: new ArchivedSecretResolver(db, loadFleetKey(config.secrets.keyFile, config.secrets.keyId)),
-    drift: { intervalMs: appliance.drift.intervalSeconds * 1000, policy: appliance.drift.policy }, bus: new ApplierBus(bus, appliance.name),
+    drift: { intervalMs: appliance.drift.intervalSeconds * 1000, policy: appliance.drift.policy }, safety: { maxRemovalFraction: appliance.safety.maxRemovalFraction }, bus: new ApplierBus(bus, appliance.name),
     writeback, defaultAddress: defaultAddressOf(appliance), metrics, logger: log,
   });
   await applier.start();

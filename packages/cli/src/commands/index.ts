@@ -5,6 +5,7 @@ import { stackDown, stackStatus, stackUp } from './stack.ts';
 import { up, down } from './up.ts';
 import { echoBackends } from './echo-backends.ts';
 import { replayVerifyCommand } from './replay-verify.ts';
+import { approve } from './approve.ts';
 import { leaderStatus } from './leader-status.ts';
 import { kubeSim } from './kube-sim.ts';
 import { watch } from './watch.ts';
@@ -34,6 +35,7 @@ export const commands: readonly CliCommand[] = [
   emulateLoadmaster,
   echoBackends,
   replayVerifyCommand,
+  approve,
   leaderStatus,
   kubeSim,
   watch,

@@ -2,6 +2,7 @@ import type { Migration } from 'kysely';
 import * as m0001 from './0001-initial.ts';
 import * as m0002 from './0002-leader-incarnation.ts';
 import * as m0003 from './0003-snapshot-pins.ts';
+import * as m0004 from './0004-snapshot-approvals.ts';
 
 /**
  * All migrations, in order. Add a file `NNNN-name.ts` exporting `up` and list it here; never edit a
@@ -11,4 +12,5 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0001-initial': m0001,
   '0002-leader-incarnation': m0002,
   '0003-snapshot-pins': m0003,
+  '0004-snapshot-approvals': m0004,
 };
