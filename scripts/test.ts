@@ -2,7 +2,8 @@
 // runs every test file of the repo with node's test runner, then stops the stack.
 // `--unit` runs only the pure tests (*.test.ts without .int.), with no stack.
 import { spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -15,15 +16,58 @@ if (Number(process.versions.node.split('.')[0]) < 24) {
   process.exit(1);
 }
 
-// The test stack lives apart from `portolan up`'s, on its own ports, so both can run at once.
-const stackEnv: Record<string, string> = {
-  PORTOLAN_STATE_DIR: process.env.PORTOLAN_STATE_DIR ?? path.join(root, '.portolan', 'test-stack'),
-  PORTOLAN_POSTGRES_PORT: process.env.PORTOLAN_POSTGRES_PORT ?? '25432',
-  PORTOLAN_NATS_PORT: process.env.PORTOLAN_NATS_PORT ?? '24222',
-  PORTOLAN_NATS_MONITOR_PORT: process.env.PORTOLAN_NATS_MONITOR_PORT ?? '28222',
-  PORTOLAN_REDIS_PORT: process.env.PORTOLAN_REDIS_PORT ?? '26379',
+// The test stack lives apart from `portolan up`'s, on its own ports, so both can run at once. A preferred port
+// that something else holds (another checkout's stack, say) is swapped for a free one: tests read the ports from env.
+const stateDir = process.env.PORTOLAN_STATE_DIR ?? path.join(root, '.portolan', 'test-stack');
+const preferred: Record<string, [number, string]> = {
+  PORTOLAN_POSTGRES_PORT: [25432, 'postgres'],
+  PORTOLAN_NATS_PORT: [24222, 'nats'],
+  PORTOLAN_NATS_MONITOR_PORT: [28222, 'nats'],
+  PORTOLAN_REDIS_PORT: [26379, 'redis'],
 };
+const stackEnv: Record<string, string> = { PORTOLAN_STATE_DIR: stateDir };
+for (const [name, [port, service]] of Object.entries(preferred)) {
+  stackEnv[name] = process.env[name] ?? String(await usablePort(port, service));
+}
 Object.assign(process.env, stackEnv);
+
+/** `port` when it is free or held by this state dir's own service; otherwise a free port. */
+async function usablePort(port: number, service: string): Promise<number> {
+  const pidFile = path.join(stateDir, service, `${service}.pid`);
+  const ours = existsSync(pidFile) && isAlive(Number(readFileSync(pidFile, 'utf8').trim()));
+  if (ours || !(await isListening(port))) return port;
+  const free = await freePort();
+  process.stdout.write(`# port ${port} is taken by another process: the test ${service} uses ${free}\n`);
+  return free;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isListening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.connect({ port, host: '127.0.0.1' });
+    s.once('connect', () => (s.destroy(), resolve(true)));
+    s.once('error', () => resolve(false));
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
 
 const { localStack, ensureBinaries, stackBinaries } = await import('@portolan/infra');
 const useLocalStack = !unitOnly && (process.env.PORTOLAN_TEST_STACK ?? 'local') === 'local';
