@@ -117,7 +117,7 @@ function withMachines(operation: Operation, machines: readonly string[]): Operat
 }
 
 /** Builds a driver from a fleet-config appliance entry; the password comes from `passwordFile` (relative to `baseDir`). */
-export async function createVtmDriver(appliance: ApplianceConfig, baseDir = process.cwd()): Promise<VtmDriver> {
+export async function createVtmDriver(appliance: ApplianceConfig, baseDir = process.cwd(), extra: { acmeChallenges?: VtmDriverOptions['acmeChallenges'] } = {}): Promise<VtmDriver> {
   const vtm = appliance.vtm;
   if (appliance.driver !== 'vtm' || vtm === undefined) throw new VtmDriverConfigError(`appliance "${appliance.name}" is not a vtm appliance`);
   let password: string;
@@ -135,5 +135,6 @@ export async function createVtmDriver(appliance: ApplianceConfig, baseDir = proc
     defaultTrafficIpGroup: vtm.defaultTrafficIpGroup ?? null,
     insecureTls: vtm.insecureTls,
     ...(vtm.machines === undefined ? {} : { machines: vtm.machines }),
+    ...(extra.acmeChallenges === undefined ? {} : { acmeChallenges: extra.acmeChallenges }),
   });
 }

@@ -1,3 +1,4 @@
+import type { DesiredState } from '@portolan/desired-state';
 import type { ApplianceDriver, ExecutionContext, Operation, OperationOutcome, OperationResult, SecretResolver } from '@portolan/appliance-driver';
 import { StaleEpochError, type Leadership } from '@portolan/leader';
 import type { ApplierBus } from './adapters/bus-adapter.ts';
@@ -125,6 +126,11 @@ export class Applier {
     if (this.lastPollOkAt === null) return { ok: false, reason: 'no successful head poll yet' };
     if (now - this.lastPollOkAt > limit) return { ok: false, reason: `no successful head poll for ${Math.round((now - this.lastPollOkAt) / 1000)} s` };
     return { ok: true };
+  }
+
+  /** The desired state of the snapshot this replica last converged to (or examined), for the ACME issuer's requests. */
+  currentDesired(): DesiredState | null {
+    return this.snapshot?.desired ?? null;
   }
 
   /** The last apply recorded by any leader for this appliance, as this replica knows it. */

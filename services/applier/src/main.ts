@@ -7,6 +7,8 @@ import { migrateToLatest, openDatabase } from '@portolan/store';
 import { createLogger, createMetricsRegistry, startHealthServer, type Logger } from '@portolan/telemetry';
 import { ArchivedSecretResolver } from './adapters/archived-secret-resolver.ts';
 import { ApplierBus } from './adapters/bus-adapter.ts';
+import { ChallengeStore } from '@portolan/acme-issuer';
+import { startAcme } from './adapters/acme-wiring.ts';
 import { DriverRegistry } from './adapters/driver-registry.ts';
 import { ClientNodeKubeApi, type KubeApi } from './adapters/kube-api.ts';
 import { KubeWriteback } from './adapters/kube-writeback.ts';
@@ -72,7 +74,11 @@ async function main(): Promise<void> {
   const bus = await NatsEventBus.open(config.bus.url, busDeclaration({ stream: config.bus.stream, replicas: config.bus.replicas, maxPayloadBytes: config.bus.maxPayloadBytes, subjectPrefix: config.bus.subjectPrefix }), { name: `applier-${run.replicaId}` });
   const lease = new RedisLeaseClient(config.leases.redisUrl, { commandTimeoutMs: timings.timings.commandTimeoutMs, name: `applier-${run.replicaId}` });
   const elector = new LeaderElector({ group, holder: run.replicaId, timings: timings.timings, lease, epochs: new PgEpochStore(db), onEvent: onLeaderEvent(log, metrics, () => applier) });
-  const driver = await new DriverRegistry().create(appliance, baseDir);
+  // seed 003's use-lets-encrypt: pending HTTP-01 challenges are rendered into the vTM's port-80 services.
+  const challenges = appliance.driver === 'vtm' && appliance.vtm?.acme !== undefined ? new ChallengeStore() : null;
+  const drivers = new DriverRegistry();
+  if (challenges !== null) drivers.register('vtm', async (a, base) => (await import('@portolan/vtm-driver')).createVtmDriver(a, base, { acmeChallenges: () => challenges.list() }));
+  const driver = await drivers.create(appliance, baseDir);
   const writeback = new KubeWriteback({ apiFor: kubeApis(config, log), reportingInstance: run.replicaId, onError: (e) => log.warn({ err: e }, 'Kubernetes write-back failed') });
   applier = new Applier({
     appliance: appliance.name, replicaId: run.replicaId, driver, snapshots: new PgSnapshotSource(db), log: new PgApplyLog(db),
@@ -82,6 +88,15 @@ async function main(): Promise<void> {
   });
   await applier.start();
   elector.start();
+  const acme = challenges === null ? null : await startAcme({
+    appliance, baseDir, clusters: config.clusters.filter((c) => appliance.clusters?.includes(c.name) ?? true), challenges, logger: log,
+    desired: () => applier?.currentDesired() ?? null,
+    isLeader: () => elector.current() !== null,
+    publish: async () => {
+      const r = await applier!.reconcile('drift-correction');
+      if (r.kind === 'applied' && r.status !== 'succeeded') throw new Error(`apply ${r.applyId} ended ${r.status}`);
+    },
+  });
   const health = await startHealthServer({ port: run.healthPort, registry, ready: {
     bus: () => (bus.connection.isClosed() ? { ok: false, reason: 'NATS connection closed' } : { ok: true }),
     snapshots: () => applier?.readiness() ?? { ok: false, reason: 'starting' },
@@ -95,6 +110,7 @@ async function main(): Promise<void> {
     log.info({ signal }, 'stopping: finishing the running cycle, then releasing the lease');
     // A cycle stuck on an unreachable appliance must not keep the process: the lease then simply expires.
     setTimeout(() => process.exit(1), 10_000).unref();
+    acme?.stop();
     await applier?.stop();
     await elector.stop();
     writeback.close();
