@@ -95,6 +95,7 @@ after(async () => {
 test('rollback restores the earlier routing through HAProxy, pins planning, and resume lets the current plan through', async () => {
   await until('traffic reaches the web backends', async () => sameSet(await answering(6), [A, B]));
   const good = await headSnapshot();
+  const goodAt = new Date();
 
   // A bad change: the Ingress now sends web.test to web-v2.
   sim.objects.apply(ingress('web-v2'));
@@ -121,6 +122,22 @@ test('rollback restores the earlier routing through HAProxy, pins planning, and 
   assert.equal(resume.code, 0, resume.stderr);
   assert.match(resume.stdout, /Released the plan held meanwhile/);
   await until('the current plan applies after resume', async () => sameSet(await answering(8), [C, D]));
+
+  const status = await portolan(['status', '-o', 'json']);
+  const report = JSON.parse(status.stdout) as { problems: string[]; appliances: { leader: string | null; pinnedTo: string | null; lag: { snapshots: number } }[] };
+  assert.deepEqual(report.problems, [], status.stdout);
+  assert.deepEqual([report.appliances[0]?.leader, report.appliances[0]?.pinnedTo], ['replica-1', null]);
+
+  // The configuration HAProxy had before the bad change, rebuilt in a scratch directory (files, checked by haproxy -c).
+  const scratch = path.join(dir, 'replayed');
+  const replay = await portolan(['replay', 'apply', '--to', scratch, '--time', goodAt.toISOString()]);
+  assert.equal(replay.code, 0, replay.stdout + replay.stderr);
+  assert.match(replay.stdout, /haproxy -c: valid/);
+  const cfg = fs.readFileSync(path.join(scratch, 'haproxy.cfg'), 'utf8');
+  assert.match(cfg, new RegExp(`server s\\d+ ${A.replaceAll('.', '\\.')}:${echoPort} enabled`));
+  assert.match(cfg, new RegExp(`server s\\d+ ${B.replaceAll('.', '\\.')}:${echoPort} enabled`));
+  assert.ok(!cfg.includes(C), 'web-v2 was not routed then');
+  assert.ok(cfg.includes(`${scratch}/`) && !cfg.includes(`${path.join(dir, 'haproxy')}/`), 'paths point into the scratch directory');
 });
 
 /** Runs the portolan CLI binary (not a terminal on stdin) against the test's fleet config. */
