@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { migrateToLatest, openDatabase } from '@portolan/store';
@@ -26,7 +26,11 @@ export function postgresService(config: StackConfig, postgresBinary: string): St
     stopSignal: 'SIGINT',
     prepare: () => {
       mkdirSync(dir, { recursive: true });
-      if (runAs !== undefined) chownSync(dir, runAs.uid, runAs.gid);
+      if (runAs !== undefined) {
+        // The postgres user must be able to traverse the state folder (mktemp -d makes it 0700).
+        chmodSync(config.stateDir, statSync(config.stateDir).mode | 0o011);
+        chownSync(dir, runAs.uid, runAs.gid);
+      }
       if (existsSync(path.join(dataDir, 'PG_VERSION'))) return;
       try {
         execFileSync(path.join(bin, 'initdb'), ['-D', dataDir, '-U', 'portolan', '--auth=trust', '--encoding=UTF8', '--locale=C'], {
