@@ -52,7 +52,7 @@ function rank(m: PoolMember): number {
 }
 
 function endpointMembers(slices: readonly TrimmedEndpointSlice[], sp: ServicePort, r: ResolveRequest): PoolMember[] {
-  const byKey = new Map<string, PoolMember>();
+  const out: PoolMember[] = [];
   const wanted = sp.name ?? '';
   for (const slice of slices) {
     if (slice.addressType !== 'IPv4' && slice.addressType !== 'IPv6') continue;
@@ -63,16 +63,22 @@ function endpointMembers(slices: readonly TrimmedEndpointSlice[], sp: ServicePor
       const state = endpointState(e.conditions);
       const address = e.addresses[0];
       if (state === null || address === undefined) continue;
-      const m: PoolMember = { address, port, state, weight: r.weight, cluster: r.cluster, node: e.nodeName ?? '' };
-      const key = `${address}\u0000${port}`;
-      const seen = byKey.get(key);
-      // The same endpoint can sit in two slices while they are rebalanced: keep the most available view, and
-      // break remaining ties by node name so the result never depends on the order slices arrived in.
-      if (seen === undefined || rank(m) < rank(seen) || (rank(m) === rank(seen) && m.node < seen.node)) byKey.set(key, m);
+      out.push({ address, port, state, weight: r.weight, cluster: r.cluster, node: e.nodeName ?? '' });
     }
   }
-  // One cluster: (address, port) order is the canonical member order.
-  return [...byKey.values()].sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : a.port - b.port));
+  // (address, port) order is the canonical member order for one cluster. The same endpoint can sit in two slices
+  // while they are rebalanced: sorting puts the most available view (then the lower node name) first, and only
+  // that one is kept, so the result never depends on the order slices arrived in.
+  out.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : a.port - b.port || rank(a) - rank(b) || (a.node < b.node ? -1 : a.node > b.node ? 1 : 0)));
+  let w = 0;
+  for (let i = 0; i < out.length; i++) {
+    const m = out[i]!;
+    const prev = w > 0 ? out[w - 1]! : undefined;
+    if (prev !== undefined && prev.address === m.address && prev.port === m.port) continue;
+    out[w++] = m;
+  }
+  out.length = w;
+  return out;
 }
 
 function nodePortMembers(world: WorldView, svc: TrimmedService, sp: ServicePort, slices: readonly TrimmedEndpointSlice[], r: ResolveRequest, where: string): Resolution {

@@ -2,7 +2,7 @@ import type { Certificate, DesiredState, DriverKind, ObjectCondition, ObjectRef,
 import { canonicalJson, compareCodeUnits } from '@portolan/desired-state';
 import { conditionSortKey, memberSortKey, orderCertificates, refKey, routeSortKey } from './canonical-order.ts';
 import { keyHashOf, removeFromTrie, sealTrie, upsertTrie, type TrieNode } from './hash-trie.ts';
-import { emitPiece, pieceIdOf, type PieceSink } from './piece.ts';
+import { pieceIdOf, type PieceSink } from './piece.ts';
 
 /** Version of the snapshot piece layout; part of the root, so a layout change changes every hash visibly. */
 export const SNAPSHOT_LAYOUT = 1;
@@ -20,22 +20,27 @@ type PoolHeader = Omit<Pool, 'members'>;
 /** A keyed set of items stored as a trie; remembers item ids so unchanged items cost nothing. */
 class ItemTrie<T> {
   root: TrieNode | null = null;
-  readonly items = new Map<string, { value: T; id: string }>();
+  /** Items by sort key, with their piece id and position hash (hashed once per key, not per change). */
+  readonly items = new Map<string, { value: T; id: string; keyHash: string }>();
   dirty = false;
 
   set(sortKey: string, value: T, sink: PieceSink, encoded?: string): void {
     const text = encoded ?? canonicalJson(value);
     const id = pieceIdOf(text);
-    if (this.items.get(sortKey)?.id === id) return;
+    const held = this.items.get(sortKey);
+    if (held?.id === id) return;
     sink.set(id, text);
-    this.items.set(sortKey, { value, id });
-    this.root = upsertTrie(this.root, { sortKey, keyHash: keyHashOf(sortKey), itemId: id });
+    const keyHash = held?.keyHash ?? keyHashOf(sortKey);
+    this.items.set(sortKey, { value, id, keyHash });
+    this.root = upsertTrie(this.root, { sortKey, keyHash, itemId: id });
     this.dirty = true;
   }
 
   delete(sortKey: string): void {
-    if (!this.items.delete(sortKey)) return;
-    this.root = removeFromTrie(this.root, sortKey, keyHashOf(sortKey));
+    const held = this.items.get(sortKey);
+    if (held === undefined) return;
+    this.items.delete(sortKey);
+    this.root = removeFromTrie(this.root, sortKey, held.keyHash);
     this.dirty = true;
   }
 
@@ -62,6 +67,8 @@ interface VsState {
 interface PoolState {
   header: PoolHeader;
   readonly memberTrie: ItemTrie<PoolMember>;
+  /** The members last synced and their sort keys, index-aligned (the fast path when only states change). */
+  synced: { members: readonly PoolMember[]; keys: readonly string[] };
   /** The pool piece's canonical text around the members id (keys sort as customization, members, monitor, ...). */
   text: { readonly before: string; readonly after: string } | null;
 }
@@ -168,12 +175,12 @@ export class SnapshotEncoder {
     const { members, ...header } = pool;
     let state = this.pools.get(pool.name);
     if (state === undefined) {
-      state = { header, memberTrie: new ItemTrie(), text: null };
+      state = { header, memberTrie: new ItemTrie(), text: null, synced: { members: [], keys: [] } };
       this.pools.set(pool.name, state);
     }
     if (!samePoolHeader(state.header, header)) state.text = null;
     state.header = header;
-    syncMembers(state.memberTrie, members, this.sink);
+    state.synced = syncMembers(state.memberTrie, members, this.sink, state.synced);
     this.dirtyPools.add(pool.name);
   }
 
@@ -203,7 +210,7 @@ export class SnapshotEncoder {
       this.bindings.set(b.target, state);
     }
     state.header = header;
-    syncMembers(state.memberTrie, members, this.sink);
+    syncMembers(state.memberTrie, members, this.sink, null);
     this.dirtyBindings.add(b.target);
   }
 
@@ -238,8 +245,8 @@ export class SnapshotEncoder {
       const s = this.pools.get(name);
       if (s === undefined) continue;
       const members = s.memberTrie.seal(this.sink);
-      s.text ??= splitAround(canonicalJson({ ...s.header, members: MARK }));
-      this.poolTrie.set(name, { ...s.header, members }, this.sink, `${s.text.before}${members === null ? 'null' : `"${members}"`}${s.text.after}`);
+      const text = (s.text ??= splitAround(canonicalJson({ ...s.header, members: MARK })));
+      this.poolTrie.set(name, { ...s.header, members }, this.sink, `${text.before}${members === null ? 'null' : `"${members}"`}${text.after}`);
     }
     for (const target of this.dirtyBindings) {
       const s = this.bindings.get(target);
@@ -248,19 +255,11 @@ export class SnapshotEncoder {
     this.dirtyVs.clear();
     this.dirtyPools.clear();
     this.dirtyBindings.clear();
-    const root = emitPiece(
-      {
-        layout: SNAPSHOT_LAYOUT,
-        appliance: this.appliance,
-        driver: this.driver,
-        virtualServices: this.vsTrie.seal(this.sink),
-        pools: this.poolTrie.seal(this.sink),
-        certificates: this.certTrie.seal(this.sink),
-        bindings: this.bindingTrie.seal(this.sink),
-        conditions: this.conditionTrie.seal(this.sink),
-      },
-      this.sink,
-    );
+    const ref = (id: string | null): string => (id === null ? 'null' : `"${id}"`);
+    // canonicalJson of {appliance, bindings, certificates, conditions, driver, layout, pools, virtualServices}, by hand.
+    const rootText = `{"appliance":${JSON.stringify(this.appliance)},"bindings":${ref(this.bindingTrie.seal(this.sink))},"certificates":${ref(this.certTrie.seal(this.sink))},"conditions":${ref(this.conditionTrie.seal(this.sink))},"driver":${JSON.stringify(this.driver)},"layout":${SNAPSHOT_LAYOUT},"pools":${ref(this.poolTrie.seal(this.sink))},"virtualServices":${ref(this.vsTrie.seal(this.sink))}}`;
+    const root = pieceIdOf(rootText);
+    this.sink.set(root, rootText);
     const pieces = this.sink;
     this.sink = new Map();
     const changed = root !== this.lastRoot;
@@ -305,9 +304,18 @@ export class SnapshotEncoder {
   }
 }
 
-function syncMembers(trie: ItemTrie<PoolMember>, members: readonly PoolMember[], sink: PieceSink): void {
+function syncMembers(trie: ItemTrie<PoolMember>, members: readonly PoolMember[], sink: PieceSink, synced: PoolState['synced'] | null): PoolState['synced'] {
+  const prev = synced?.members;
+  // Fast path: the same endpoints in the same order, only states (or weights, nodes) changed.
+  if (prev !== undefined && synced !== null && prev.length === members.length && prev.length === trie.items.size && members.every((m, i) => m.address === prev[i]!.address && m.port === prev[i]!.port && m.cluster === prev[i]!.cluster)) {
+    for (let i = 0; i < members.length; i++) {
+      const m = members[i]!;
+      const held = prev[i]!;
+      if (held.state !== m.state || held.weight !== m.weight || held.node !== m.node) trie.set(synced.keys[i]!, m, sink, encodeMember(m));
+    }
+    return { members, keys: synced.keys };
+  }
   const keys = members.map(memberSortKey);
-  // Usually the same endpoints with other states: then nothing is deleted and no lookup map is needed.
   if (keys.length !== trie.items.size || !keys.every((k) => trie.items.has(k))) {
     const wanted = new Set(keys);
     for (const key of [...trie.items.keys()]) if (!wanted.has(key)) trie.delete(key);
@@ -320,6 +328,7 @@ function syncMembers(trie: ItemTrie<PoolMember>, members: readonly PoolMember[],
     if (held !== undefined && held.state === m.state && held.weight === m.weight && held.node === m.node) continue;
     trie.set(key, m, sink, encodeMember(m));
   }
+  return { members, keys };
 }
 
 const MARK = '\u0000members\u0000';
