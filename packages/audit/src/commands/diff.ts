@@ -2,8 +2,8 @@ import type { CommandIo } from '../adapters/command-io.ts';
 import { diffDesiredStates } from '../core/desired-diff.ts';
 import { formatDiffTable, operationView, snapshotHeader, type DiffReport } from '../core/snapshot-views.ts';
 import { vendorOperations, vendorRenderer } from '../core/vendor-renderer.ts';
-import { commonOptions, desiredOf, outputFormat, parseCommand, printReport, requireSnapshot, withContext, type AuditContext } from './audit-context.ts';
 import type { SnapshotRecord } from '../core/history-report.ts';
+import { commonOptions, desiredOf, outputFormat, parseCommand, printReport, requireSnapshot, withContext, type AuditContext } from './audit-context.ts';
 
 /** `portolan diff <a> <b>`: object-level changes from a to b and the vendor operations a push would make. */
 export async function runDiff(args: readonly string[], io: CommandIo): Promise<number> {
@@ -19,7 +19,8 @@ export async function runDiff(args: readonly string[], io: CommandIo): Promise<n
 
 /** The diff report between two snapshots (also shown by `rollback` before it asks). Pure apart from loading. */
 export async function diffReport(ctx: AuditContext, a: SnapshotRecord, b: SnapshotRecord): Promise<DiffReport> {
-  const [da, db] = [await ctx.snapshots.get(a.id).then((x) => x.desired), await desiredOf(ctx, b)];
+  const da = await desiredOf(ctx, a);
+  const db = await desiredOf(ctx, b);
   const objects = diffDesiredStates(da, db);
   const appliance = ctx.fleet.config.appliances.find((x) => x.name === b.appliance);
   let note: string | null = null;
