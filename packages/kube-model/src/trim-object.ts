@@ -212,10 +212,6 @@ function int(x: unknown): number | undefined {
   return typeof x === 'number' && Number.isSafeInteger(x) ? x : undefined;
 }
 
-function bool(x: unknown): boolean | undefined {
-  return typeof x === 'boolean' ? x : undefined;
-}
-
 function strMap(x: unknown): Record<string, string> | undefined {
   const r = record(x);
   if (r === undefined) return undefined;
