@@ -85,3 +85,16 @@ export async function stopPid(pid: number, graceMs = 10_000): Promise<void> {
   }
   await waitFor(() => !isAlive(pid), 2000);
 }
+
+/** A TCP port that was free on 127.0.0.1 a moment ago (bound to port 0, read back, closed). */
+export function freePort(host = '127.0.0.1'): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, host, () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}

@@ -1,94 +1,75 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { StackConfig } from '../stack-config.ts';
-import { stackEndpoints } from '../stack-config.ts';
-import { haproxyPaths } from '../services/haproxy.ts';
+import { demoFleetConfig, type DemoFleetInputs } from './demo-fleet-config.ts';
 
-/** Ports and files of the local demo (`portolan up`), all under one `.portolan` folder. */
+/** One applier replica of a demo appliance, with its health port. */
+export interface DemoApplier {
+  readonly appliance: string;
+  readonly id: string;
+  readonly healthPort: number;
+}
+
+/** Every port of a demo pipeline (HAProxy's are in the fleet inputs). */
+export interface DemoPorts {
+  readonly kubeSim: number;
+  readonly vtm: number;
+  readonly loadmaster: number;
+  /** The port every echo backend listens on (each on its own loopback address). */
+  readonly echo: number;
+  readonly watcherHealth: number;
+  readonly plannerHealth: number;
+}
+
+/** Ports and files of a demo pipeline (`portolan up`, or an end-to-end test), all under one folder. */
 export interface DemoLayout {
   readonly root: string;
+  /** Logs and pid files of every pipeline process. */
+  readonly runDir: string;
   readonly fleetConfig: string;
   readonly kubeconfig: string;
   readonly keyFile: string;
   readonly vtmPasswordFile: string;
   readonly loadmasterPasswordFile: string;
-  readonly kubeSimPort: number;
   readonly kubeSimState: string;
+  readonly ports: DemoPorts;
+  /** The same as `ports.kubeSim`, `ports.vtm` and `ports.loadmaster` (what `portolan up` prints). */
+  readonly kubeSimPort: number;
   readonly vtmPort: number;
   readonly loadmasterPort: number;
-  /** Health ports: watcher, planner, then one per applier replica. */
-  readonly healthPorts: { readonly watcher: number; readonly planner: number; readonly edgeA: number; readonly edgeB: number; readonly vtm: number; readonly loadmaster: number };
 }
 
+/** `portolan up`'s fixed ports, used unless overridden. */
+export const defaultDemoPorts: DemoPorts = { kubeSim: 16443, vtm: 9070, loadmaster: 9443, echo: 9000, watcherHealth: 19101, plannerHealth: 19102 };
+
 /** The demo layout under `root` (default `.portolan` in the working directory). */
-export function demoLayout(root: string, overrides: { kubeconfig?: string; kubeSimPort?: number; vtmPort?: number; loadmasterPort?: number } = {}): DemoLayout {
+export function demoLayout(root: string, overrides: { kubeconfig?: string; ports?: Partial<DemoPorts> } = {}): DemoLayout {
+  const ports = { ...defaultDemoPorts, ...overrides.ports };
   return {
     root,
+    runDir: path.join(root, 'run'),
     fleetConfig: path.join(root, 'fleet.yaml'),
     kubeconfig: overrides.kubeconfig ?? path.join(root, 'kubeconfig'),
     keyFile: path.join(root, 'secrets', 'fleet.key'),
     vtmPasswordFile: path.join(root, 'secrets', 'vtm.password'),
     loadmasterPasswordFile: path.join(root, 'secrets', 'loadmaster.password'),
-    kubeSimPort: overrides.kubeSimPort ?? 16443,
     kubeSimState: path.join(root, 'kube-sim.json'),
-    vtmPort: overrides.vtmPort ?? 9070,
-    loadmasterPort: overrides.loadmasterPort ?? 9443,
-    healthPorts: { watcher: 19101, planner: 19102, edgeA: 19103, edgeB: 19104, vtm: 19105, loadmaster: 19106 },
+    ports,
+    kubeSimPort: ports.kubeSim,
+    vtmPort: ports.vtm,
+    loadmasterPort: ports.loadmaster,
   };
 }
 
+/** The emulators' documented local-only demo credentials (never used for a real appliance). */
+export const demoCredentials = { vtm: { user: 'admin', password: 'admin' }, loadmaster: { user: 'bal', password: 'portolan' } } as const;
+
 /** Writes the fleet key (once), the emulators' local-only passwords and the fleet config of the demo. */
-export function writeDemoFiles(layout: DemoLayout, stack: StackConfig): void {
+export function writeDemoFiles(layout: DemoLayout, inputs: Omit<DemoFleetInputs, 'layout'>): void {
   mkdirSync(path.dirname(layout.keyFile), { recursive: true, mode: 0o700 });
+  mkdirSync(layout.runDir, { recursive: true });
   if (!existsSync(layout.keyFile)) writeFileSync(layout.keyFile, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
-  // Local stack only: the emulators' documented demo credentials.
-  writeFileSync(layout.vtmPasswordFile, 'admin\n', { mode: 0o600 });
-  writeFileSync(layout.loadmasterPasswordFile, 'portolan\n', { mode: 0o600 });
-  const endpoints = stackEndpoints(stack);
-  const haproxy = haproxyPaths(stack);
-  writeFileSync(layout.fleetConfig, `# Written by \`portolan up\` for the local demo.
-version: 1
-clusters:
-  - name: local
-    kubeconfig: ${layout.kubeconfig}
-    namespaces: all-except-kube-system
-    watch: { heartbeatSeconds: 2 }
-appliances:
-  - name: edge
-    driver: haproxy
-    ingressControllers: [portolan.dev/ingress-controller]
-    haproxy:
-      configDir: ${haproxy.dir}
-      masterSocket: ${haproxy.masterSocket}
-      address: 127.0.0.1
-      httpPort: ${stack.haproxyHttpPort}
-      httpsPort: ${stack.haproxyHttpsPort}
-  - name: vtm
-    driver: vtm
-    ingressControllers: [pulsesecure.net/vtm-ingress-controller]
-    vtm:
-      url: http://127.0.0.1:${layout.vtmPort}
-      username: admin
-      passwordFile: ${layout.vtmPasswordFile}
-      defaultTrafficIpGroup: portolan-default
-  - name: loadmaster
-    driver: loadmaster
-    ingressControllers: [portolan.dev/loadmaster]
-    loadmaster:
-      url: https://127.0.0.1:${layout.loadmasterPort}
-      username: bal
-      passwordFile: ${layout.loadmasterPasswordFile}
-      mode: ingress
-      insecureTls: true
-      defaultAddress: 127.0.0.1
-bus:
-  url: ${endpoints.natsUrl}
-store:
-  url: ${endpoints.postgresUrl}
-leases:
-  redisUrl: ${endpoints.redisUrl}
-secrets:
-  keyFile: ${layout.keyFile}
-`);
+  writeFileSync(layout.vtmPasswordFile, `${demoCredentials.vtm.password}\n`, { mode: 0o600 });
+  writeFileSync(layout.loadmasterPasswordFile, `${demoCredentials.loadmaster.password}\n`, { mode: 0o600 });
+  writeFileSync(layout.fleetConfig, demoFleetConfig({ ...inputs, layout }));
 }

@@ -105,8 +105,8 @@ metadata:
   name: demo-loadmaster
   namespace: demo
   annotations:
-    loadmaster.portolan.dev/address: 127.0.0.1
-    loadmaster.portolan.dev/port: "8081"
+    kemp.ax/vsip: 127.0.0.1
+    kemp.ax/vsport: "8081"
 spec:
   ingressClassName: loadmaster
   rules:

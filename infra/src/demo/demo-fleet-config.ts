@@ -1,0 +1,106 @@
+import type { StackEndpoints } from '../stack-config.ts';
+import type { DemoLayout } from './demo-files.ts';
+
+/** One appliance of a demo pipeline and the applier replicas that serve it. */
+export interface DemoAppliance {
+  readonly name: string;
+  readonly driver: 'haproxy' | 'vtm' | 'loadmaster';
+  /** IngressClass `spec.controller` values it answers. */
+  readonly ingressControllers: readonly string[];
+  /** Applier replica ids: one process each, electing one leader. */
+  readonly replicas: readonly string[];
+  /** LoadMaster only: seed 000's Ingress mode (default) or Service mode. */
+  readonly mode?: 'ingress' | 'service';
+  readonly drift?: { readonly intervalSeconds: number; readonly policy: 'correct' | 'report' };
+}
+
+/** `portolan up`'s appliances: HAProxy `edge` (leader and follower), the vTM and the LoadMaster emulators. */
+export const demoAppliances: readonly DemoAppliance[] = [
+  { name: 'edge', driver: 'haproxy', ingressControllers: ['portolan.dev/ingress-controller'], replicas: ['edge-a', 'edge-b'] },
+  { name: 'vtm', driver: 'vtm', ingressControllers: ['pulsesecure.net/vtm-ingress-controller'], replicas: ['vtm-a'] },
+  { name: 'loadmaster', driver: 'loadmaster', ingressControllers: ['portolan.dev/loadmaster'], replicas: ['loadmaster-a'], mode: 'ingress' },
+];
+
+/** Where the HAProxy of the pipeline keeps its files, and the ports its listeners bind. */
+export interface DemoHaproxy {
+  readonly dir: string;
+  readonly masterSocket: string;
+  readonly httpPort: number;
+  readonly httpsPort: number;
+}
+
+/** Everything the demo fleet config is written from. */
+export interface DemoFleetInputs {
+  readonly layout: DemoLayout;
+  readonly appliances: readonly DemoAppliance[];
+  readonly endpoints: StackEndpoints;
+  readonly haproxy: DemoHaproxy;
+  /** Stream name and subject prefix: distinct values let several pipelines share one NATS. */
+  readonly bus?: { readonly stream?: string; readonly subjectPrefix?: string };
+  readonly leases?: { readonly ttlMs?: number; readonly renewEveryMs?: number; readonly retryEveryMs?: number };
+  /** Watcher heartbeat period (default 2 s). */
+  readonly heartbeatSeconds?: number;
+}
+
+/** The name of the demo's single cluster (the simulator). */
+export const demoCluster = 'local';
+
+/** The fleet config YAML of a demo pipeline (strings JSON-quoted: valid YAML whatever the paths hold). */
+export function demoFleetConfig(inputs: DemoFleetInputs): string {
+  const q = (s: string): string => JSON.stringify(s);
+  const { layout, endpoints } = inputs;
+  const bus = [`  url: ${q(endpoints.natsUrl)}`, ...(inputs.bus?.stream ? [`  stream: ${q(inputs.bus.stream)}`] : []), ...(inputs.bus?.subjectPrefix ? [`  subjectPrefix: ${q(inputs.bus.subjectPrefix)}`] : [])];
+  const leases = [`  redisUrl: ${q(endpoints.redisUrl)}`, ...Object.entries(inputs.leases ?? {}).filter(([, v]) => v !== undefined).map(([k, v]) => `  ${k}: ${String(v)}`)];
+  return `# Written by the Portolan demo launcher (\`portolan up\`, or an end-to-end test).
+version: 1
+clusters:
+  - name: ${demoCluster}
+    kubeconfig: ${q(layout.kubeconfig)}
+    namespaces: all-except-kube-system
+    watch: { heartbeatSeconds: ${inputs.heartbeatSeconds ?? 2} }
+appliances:
+${inputs.appliances.map((a) => applianceYaml(a, inputs)).join('')}bus:
+${bus.join('\n')}
+store:
+  url: ${q(endpoints.postgresUrl)}
+leases:
+${leases.join('\n')}
+secrets:
+  keyFile: ${q(layout.keyFile)}
+`;
+}
+
+function applianceYaml(a: DemoAppliance, inputs: DemoFleetInputs): string {
+  const q = (s: string): string => JSON.stringify(s);
+  const { layout, haproxy } = inputs;
+  const head = `  - name: ${a.name}
+    driver: ${a.driver}
+    ingressControllers: [${a.ingressControllers.map(q).join(', ')}]
+${a.drift ? `    drift: { intervalSeconds: ${a.drift.intervalSeconds}, policy: ${a.drift.policy} }\n` : ''}`;
+  switch (a.driver) {
+    case 'haproxy':
+      return `${head}    haproxy:
+      configDir: ${q(haproxy.dir)}
+      masterSocket: ${q(haproxy.masterSocket)}
+      address: 127.0.0.1
+      httpPort: ${haproxy.httpPort}
+      httpsPort: ${haproxy.httpsPort}
+`;
+    case 'vtm':
+      return `${head}    vtm:
+      url: http://127.0.0.1:${layout.ports.vtm}
+      username: admin
+      passwordFile: ${q(layout.vtmPasswordFile)}
+      defaultTrafficIpGroup: portolan-default
+`;
+    case 'loadmaster':
+      return `${head}    loadmaster:
+      url: https://127.0.0.1:${layout.ports.loadmaster}
+      username: bal
+      passwordFile: ${q(layout.loadmasterPasswordFile)}
+      mode: ${a.mode ?? 'ingress'}
+      insecureTls: true
+      defaultAddress: 127.0.0.1
+`;
+  }
+}

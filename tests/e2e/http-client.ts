@@ -1,0 +1,59 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { TLSSocket } from 'node:tls';
+
+/** One response as a client saw it, with the certificate the server presented (HTTPS). */
+export interface Reply {
+  readonly status: number;
+  readonly headers: http.IncomingHttpHeaders;
+  readonly body: string;
+  /** The echo backend that answered (parsed JSON body), when it was one. */
+  readonly echo: { readonly address: string; readonly port: number; readonly host: string; readonly path: string; readonly forwardedProto: string } | null;
+  /** Subject alternative names of the server certificate (HTTPS only), e.g. `DNS:a.example.com`. */
+  readonly certificateNames: string | null;
+}
+
+/** Options of `sendRequest`. */
+export interface RequestOptions {
+  readonly https?: boolean;
+  /** TLS server name (default: the Host header's host; '' sends none). */
+  readonly sni?: string;
+  readonly method?: string;
+  readonly timeoutMs?: number;
+}
+
+/**
+ * Sends one request to 127.0.0.1:port with an explicit Host header (fetch cannot set Host), on a fresh connection
+ * so every request is balanced on its own. Rejects on connection errors.
+ */
+export function sendRequest(port: number, host: string, path: string, options: RequestOptions = {}): Promise<Reply> {
+  const servername = options.sni ?? host.replace(/:\d+$/, '');
+  const common = { host: '127.0.0.1', port, path, method: options.method ?? 'GET', headers: { host }, agent: false as const, timeout: options.timeoutMs ?? 5000 };
+  return new Promise((resolve, reject) => {
+    const onResponse = (res: http.IncomingMessage): void => {
+      const socket = res.socket as TLSSocket;
+      const certificateNames = options.https === true ? (socket.getPeerCertificate?.()?.subjectaltname ?? null) : null;
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body, echo: parseEcho(res.headers, body), certificateNames }));
+      res.on('error', reject);
+    };
+    const req = options.https === true
+      ? https.request({ ...common, rejectUnauthorized: false, ...(servername === '' ? {} : { servername }) }, onResponse)
+      : http.request(common, onResponse);
+    req.once('timeout', () => req.destroy(new Error(`request to ${host}${path} timed out`)));
+    req.once('error', reject);
+    req.end();
+  });
+}
+
+function parseEcho(headers: http.IncomingHttpHeaders, body: string): Reply['echo'] {
+  if (!String(headers['content-type'] ?? '').includes('application/json')) return null;
+  try {
+    const v = JSON.parse(body) as Record<string, unknown>;
+    return typeof v.address === 'string' && typeof v.port === 'number' ? (v as unknown as Reply['echo']) : null;
+  } catch {
+    return null;
+  }
+}
