@@ -105,12 +105,30 @@ function measure(n: number): void {
     batchedWall.push(PER_ROUND / ((performance.now() - t) / 1000));
     batched.push(PER_ROUND / (cpu() - c));
   }
+  // Ingress events: an edit of routes only (no re-allocation) and a new Ingress joining the shared HAProxy
+  // listener (its address group is re-allocated: linear in the Ingresses sharing it, with small constants).
+  const ingressRate = (make: (k: number) => KubeWatchEvent): number => {
+    const c = cpu();
+    for (let k = 0; k < 300; k++) {
+      p.applyEvent(make(k));
+      for (const plan of p.planDirty()) void plan.pieces;
+    }
+    return 300 / (cpu() - c);
+  };
+  const edits = ingressRate((k) => {
+    const i = (k * 2) % n;
+    return { cluster: 'c1', kind: 'Ingress', type: 'MODIFIED', object: f.ingress({ name: `ing-${i}`, namespace: `team-${i % 50}`, rules: [f.rule(`h${i}.example.com`, ['/', 'Prefix', `svc-${i}`, 'http'], [`/v${k}`, 'Prefix', `svc-${i}`, 'http'])] }) };
+  });
+  const joins = ingressRate((k) => ({ cluster: 'c1', kind: 'Ingress', type: 'ADDED', object: f.ingress({ name: `new-${k}`, namespace: 'team-0', created: f.at(10), rules: [f.rule(`new${k}.example.com`, ['/', 'Prefix', 'svc-0', 'http'])] }) }));
+
   console.log(`${n} Services, ${n * ENDPOINTS} endpoints (${initial.length} objects, 2 appliances)`);
   console.log(`  cold start (fold + first plan):        ${coldMs.toFixed(0)} ms = ${fmt(initial.length / (coldMs / 1000))} events/s`);
   console.log(`  from-scratch plan of the world:        ${scratchMs.toFixed(0)} ms (the cost of one event without incremental planning)`);
   console.log(`  one-endpoint changes, plan each:       best ${fmt(Math.max(...perEvent))} / median ${fmt(median(perEvent))} events per CPU-second (wall median ${fmt(median(perEventWall))}/s; ${snapshots} snapshots)`);
   console.log(`  one-endpoint changes, plan per 100:    best ${fmt(Math.max(...batched))} / median ${fmt(median(batched))} events per CPU-second (wall median ${fmt(median(batchedWall))}/s)`);
   console.log(`  bytes stored per one-endpoint change:  avg ${fmt(bytes / Math.max(snapshots, 1))} B, max ${maxBytes} B`);
+  console.log(`  Ingress route edits, plan each:        ${fmt(edits)} events per CPU-second`);
+  console.log(`  new Ingress on the shared listener:    ${fmt(joins)} events per CPU-second (${Math.ceil(n / 2)} Ingresses share it)`);
 }
 
 console.log(`node ${process.version}; ${ROUNDS} rounds of ${PER_ROUND} changes per size`);

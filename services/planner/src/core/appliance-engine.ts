@@ -34,10 +34,12 @@ class Work {
   readonly conditions = new Set<string>();
 }
 
-/** What a listener's group decides, compared to tell whether re-allocation changed anything for one Ingress. */
-function outcomeKey(o: MemberOutcome | undefined): string {
-  if (o === undefined) return '';
-  return o.ok ? `ok\u0000${o.vs}\u0000${o.redirectVs}\u0000${o.redirectRoutesVs}` : `no\u0000${o.issue.reason}\u0000${o.issue.message}`;
+/** Whether re-allocation changed what a listener's group decided for one Ingress. */
+function sameOutcome(a: MemberOutcome | undefined, b: MemberOutcome | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  if (a.ok && b.ok) return a.vs === b.vs && a.redirectVs === b.redirectVs && a.redirectRoutesVs === b.redirectRoutesVs;
+  if (!a.ok && !b.ok) return a.issue.reason === b.issue.reason && a.issue.message === b.issue.message;
+  return false;
 }
 
 /** The inputs of listener allocation: when they are unchanged, an edit needs no re-allocation of its group. */
@@ -50,7 +52,7 @@ function sameListener(a: ListenerSpec | undefined, b: ListenerSpec): boolean {
   const { owners: ao, ...ah } = a;
   const { owners: bo, ...bh } = b;
   if (JSON.stringify(ah) !== JSON.stringify(bh)) return false;
-  return ao.every((o, i) => worldKeyString(o) === worldKeyString(bo[i]!));
+  return ao.every((o, i) => o === bo[i] || worldKeyString(o) === worldKeyString(bo[i]!));
 }
 
 /**
@@ -154,14 +156,15 @@ export class ApplianceEngine {
   private reallocate(name: string, w: Work): void {
     const g = this.groups.get(name)!;
     const alloc = allocateGroup(g.members, this.profile);
-    for (const key of new Set([...g.outcomes.keys(), ...alloc.outcomes.keys()])) {
-      const next = alloc.outcomes.get(key);
-      if (outcomeKey(g.outcomes.get(key)) === outcomeKey(next)) continue;
+    const changed = (key: string, next: MemberOutcome | undefined): void => {
       if (next === undefined) this.outcomes.delete(key);
       else this.outcomes.set(key, next);
       w.reclaim.add(key);
       w.conditions.add(key);
-    }
+    };
+    // Linear in the group, but only pointer and string-equality checks per member.
+    for (const [key, next] of alloc.outcomes) if (!sameOutcome(g.outcomes.get(key), next)) changed(key, next);
+    for (const key of g.outcomes.keys()) if (!alloc.outcomes.has(key)) changed(key, undefined);
     const wanted = new Map(alloc.listeners.map((l) => [l.name, l] as const));
     for (const l of g.listeners) {
       if (wanted.has(l.name)) continue;
@@ -297,7 +300,8 @@ export class ApplianceEngine {
       for (const h of hosts.keys()) if (best === null || h < best) best = h;
       return best === null ? null : hosts.get(best)!;
     };
-    const defaultCert = defaultCertificateOf(l.owners, worldKeyString, this.tlsWins.get(routeBucketKey(name, '')) ?? null, firstWinOf);
+    // No certificate won on this listener (plain HTTP, or TLS without usable Secrets): skip the walk over its owners.
+    const defaultCert = wins === undefined || wins.size === 0 ? null : defaultCertificateOf(l.owners, worldKeyString, this.tlsWins.get(routeBucketKey(name, '')) ?? null, firstWinOf);
     const v = buildVirtualService(l, [], this.defaultPools.get(name) ?? null, defaultCert, this.certCountByVs.get(name)?.keys() ?? []);
     const { owners, certificates, routes: _routes, ...header } = v;
     this.encoder.setVsHeader(header);
