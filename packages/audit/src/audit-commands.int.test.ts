@@ -3,8 +3,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { canonicalJson } from '@portolan/desired-state';
-import { VtmDriver } from '@portolan/vtm-driver';
+import { VtmDriver, type VtmObjects } from '@portolan/vtm-driver';
 import { startVtmEmulator, type VtmEmulator } from '@portolan/vtm-emulator';
 import type { AtReport } from './core/at-report.ts';
 import type { ExplainReport } from './core/explain-report.ts';
@@ -26,7 +25,7 @@ after(async () => {
 
 const json = async <T>(command: Parameters<AuditScenario['run']>[0], args: readonly string[]): Promise<T> => {
   const r = await s.run(command, [...args, '-o', 'json']);
-  assert.equal(r.code, 0, `${command} ${args.join(' ')} failed: ${r.stderr}`);
+  assert.equal(r.code, 0, `${command} ${args.join(' ')} failed: ${r.stderr}${r.stdout}`);
   return JSON.parse(r.stdout) as T;
 };
 const step = (name: StepName) => s.step_(name);
@@ -131,7 +130,7 @@ test('explain vendor object: a certificate key comes from its Secret and last ch
   assert.match(unknown.stderr, /no vendor object "no-such-object"/);
 });
 
-test('at: the configuration read back after the apply in effect, for a time between two applies', async () => {
+test('at: the configuration the apply log recorded after the apply in effect, for a time between two applies', async () => {
   const between = new Date((step('create').after.getTime() + (await appliedAt(step('scale').apply))) / 2);
   const r = await json<AtReport>('at', [s.appliance, '--time', between.toISOString()]);
   assert.equal(r.apply.id, step('create').apply);
@@ -148,7 +147,7 @@ test('at: the configuration read back after the apply in effect, for a time betw
   assert.match(before.stderr, /no apply of .* finished at or before 2000-01-01T00:00:00\.000Z \(the first apply finished at/);
 });
 
-test('replay apply: rebuilds on a fresh vTM emulator exactly what was read back at that time, with that time\'s certificate', async () => {
+test('replay apply: rebuilds on a fresh vTM emulator what the apply log recorded for that time, with that time\'s certificate', async () => {
   const fresh = await startVtmEmulator({ users: { admin: 'pw' }, machines: ['vtm-1'] });
   try {
     fresh.state.put('traffic_ip_groups', 'tip-default', { properties: { basic: { ipaddresses: ['192.0.2.10'], machines: ['vtm-1'] } } });
@@ -157,13 +156,15 @@ test('replay apply: rebuilds on a fresh vTM emulator exactly what was read back 
     assert.equal(r.apply, step('create').apply);
     assert.ok(r.operations.length > 5 && r.operations.every((o) => o.ok));
     assert.equal(r.remaining, 0);
-    assert.equal(r.identical, true);
-    // Independently of the command: read the fresh emulator back and compare with the stored read-back.
+    // Independently of the command: read the fresh emulator back; the vTM driver finds nothing to change between it
+    // and the recorded state, and it holds the same objects.
     const recorded = await json<AtReport>('at', [s.appliance, '--time', time]);
     const reader = new VtmDriver({ appliance: s.appliance, url: fresh.url, username: 'admin', password: 'pw' });
     const readBack = await reader.readBack(AbortSignal.timeout(10_000));
     await reader.close();
-    assert.equal(canonicalJson(readBack.objects), canonicalJson((recorded.observed as { objects: unknown }).objects));
+    const recordedObjects = recorded.observed as VtmObjects;
+    assert.deepEqual(reader.diff(recordedObjects, readBack), []);
+    assert.deepEqual(readBack.objects.map((o) => `${o.type}/${o.name}`), recordedObjects.objects.map((o) => `${o.type}/${o.name}`));
     assert.deepEqual(webNodes(fresh), ['10.1.0.1:8080', '10.1.0.2:8080']);
     const key = fresh.state.list('ssl/server_keys').map((n) => fresh.state.get('ssl/server_keys', n))[0];
     assert.equal(key?.kind === 'json' ? (key.properties['basic'] as { public?: string }).public : null, CERT_V1, 'the certificate of that time, not the rotated one');

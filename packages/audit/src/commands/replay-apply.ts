@@ -8,7 +8,7 @@ import { AsOfSecretResolver } from '../adapters/as-of-secret-resolver.ts';
 import { progress, type CommandIo } from '../adapters/command-io.ts';
 import { openReplayTarget, type ReplayTarget } from '../adapters/replay-target.ts';
 import { formatReplayTable, replaySucceeded, type ReplayReport } from '../core/replay-report.ts';
-import { comparableState, relocateHaproxyFiles, replayableState } from '../core/replay-state.ts';
+import { comparableState, differingObjects, relocateHaproxyFiles, replayableState } from '../core/replay-state.ts';
 import { vendorRenderer } from '../core/vendor-renderer.ts';
 import { AuditUsageError, ReplayTargetError } from '../errors.ts';
 import { atReport } from './at.ts';
@@ -64,12 +64,12 @@ async function replay(ctx: AuditContext, io: CommandIo, appliance: ApplianceConf
   const after = await target.driver.readBack(context.signal);
   return {
     ...base, mode: 'driver', operations: results, remaining: target.driver.diff(state, after).length,
-    identical: comparableState(renderer.kind, after) === comparableState(renderer.kind, state), validation: null,
+    identical: comparableState(renderer.kind, after) === comparableState(renderer.kind, state), differences: differingObjects(renderer.kind, state, after), validation: null,
   };
 }
 
 /** An idle HAProxy directory: the bundle's files through the driver's file operations, PEMs as of the time, then `haproxy -c`. */
-async function replayFiles(io: CommandIo, dir: string, binary: string, driver: ApplianceDriver<unknown>, state: unknown, context: ExecutionContext, base: Omit<ReplayReport, 'mode' | 'operations' | 'remaining' | 'identical' | 'validation'>): Promise<ReplayReport> {
+async function replayFiles(io: CommandIo, dir: string, binary: string, driver: ApplianceDriver<unknown>, state: unknown, context: ExecutionContext, base: Omit<ReplayReport, 'mode' | 'operations' | 'remaining' | 'identical' | 'differences' | 'validation'>): Promise<ReplayReport> {
   const bundle = state as { files: { path: string; content: string }[]; certificates: { path: string; secret: { cluster: string; kind: string; namespace: string; name: string } }[] };
   for (const sub of ['maps', 'crt-lists']) await fs.mkdir(path.join(dir, sub), { recursive: true });
   await fs.mkdir(path.join(dir, 'certs'), { recursive: true, mode: 0o700 });
@@ -84,7 +84,7 @@ async function replayFiles(io: CommandIo, dir: string, binary: string, driver: A
     }
   }
   const validation = await validateHaproxyConfig(binary, path.join(dir, 'haproxy.cfg')).catch((e: unknown) => ({ ok: false as const, message: (e as Error).message }));
-  return { ...base, mode: 'files', operations: results, remaining: null, identical: null, validation: validation.ok ? 'valid' : `invalid: ${validation.message}` };
+  return { ...base, mode: 'files', operations: results, remaining: null, identical: null, differences: [], validation: validation.ok ? 'valid' : `invalid: ${validation.message}` };
 }
 
 async function execute(io: CommandIo, driver: ApplianceDriver<unknown>, operations: readonly Operation[], context: ExecutionContext): Promise<{ summary: string; ok: boolean; detail: string }[]> {

@@ -10,7 +10,7 @@ export interface AtReport {
   readonly apply: { readonly id: string; readonly status: string; readonly finishedAt: string; readonly epoch: number; readonly leader: string; readonly trigger: string; readonly reason: string | null; readonly observedAfterHash: string };
   /** The snapshot that apply converged to. */
   readonly snapshot: SnapshotHeader;
-  /** Vendor objects read back after the apply. */
+  /** Vendor objects the apply log recorded after the apply (its read-back, or its render when every operation succeeded). */
   readonly objects: readonly { readonly id: string; readonly detail: string }[];
   /** Operations that would have turned the read-back into the plan: empty when the appliance matched its plan. */
   readonly differencesFromPlan: readonly OperationView[];
@@ -32,10 +32,10 @@ export function driftView(d: readonly DriftRecord[]): AtReport['driftAfter'] {
 
 /** The at report as text. */
 export function formatAtTable(r: AtReport): string {
-  let out = `${r.appliance} at ${r.time}: as read back after apply ${r.apply.id} (${r.apply.status}, finished ${r.apply.finishedAt}, epoch ${r.apply.epoch}, ${r.apply.trigger}) of snapshot ${r.snapshot.id}${r.snapshot.origin === 'rollback' ? ' (rollback)' : ''}\n\n`;
+  let out = `${r.appliance} at ${r.time}: as recorded after apply ${r.apply.id} (${r.apply.status}, finished ${r.apply.finishedAt}, epoch ${r.apply.epoch}, ${r.apply.trigger}) of snapshot ${r.snapshot.id}${r.snapshot.origin === 'rollback' ? ' (rollback)' : ''}\n\n`;
   out += r.objects.length === 0 ? '(no objects owned by Portolan)\n' : formatTable(['OBJECT', 'DETAIL'], r.objects.map((o) => [o.id, truncateCell(o.detail, 110)]));
-  if (r.differencesFromPlan.length > 0) out += `\nThe read-back differed from snapshot ${r.snapshot.id} by ${r.differencesFromPlan.length} operation(s): ${listCell(r.differencesFromPlan.map((o) => o.summary), 3)}\n`;
-  else out += `\nThe read-back matched snapshot ${r.snapshot.id}.\n`;
+  if (r.differencesFromPlan.length > 0) out += `\nThe recorded state differed from snapshot ${r.snapshot.id} by ${r.differencesFromPlan.length} operation(s): ${listCell(r.differencesFromPlan.map((o) => o.summary), 3)}\n`;
+  else out += `\nThe recorded state matched snapshot ${r.snapshot.id}.\n`;
   for (const d of r.driftAfter) out += `Warning: drift observed at ${d.at} before ${r.time} (${d.action}): ${listCell([...d.objects], 4)}\n`;
   return out;
 }

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { comparableState, relocateHaproxyFiles, replayableState } from './replay-state.ts';
+import { comparableState, differingObjects, relocateHaproxyFiles, replayableState } from './replay-state.ts';
 import { listVendorObjects } from './vendor-objects.ts';
 
 const secret = { cluster: 'c1', kind: 'Secret', namespace: 'shop', name: 'web-tls' };
@@ -37,4 +37,10 @@ test('listVendorObjects lists each driver\'s objects with a short detail; unknow
     ['file/haproxy.cfg', '2 line(s)'], ['backend/http:p', '10.0.0.1:80 [1/2 slots]'], ['map/maps/x.map', '1 entry'],
   ]);
   assert.deepEqual(listVendorObjects('vtm', 'nonsense'), []);
+});
+
+test('differingObjects names the vendor objects that are missing, extra or different', () => {
+  const pools = (...nodes: [string, string][]) => ({ objects: nodes.map(([name, node]) => ({ type: 'pools', name, properties: { basic: { nodes_table: [{ node }] } } })) });
+  assert.deepEqual(differingObjects('vtm', pools(['a', '1'], ['b', '2']), pools(['a', '1'], ['b', '3'], ['c', '4'])), ['pools/b', 'pools/c']);
+  assert.deepEqual(differingObjects('vtm', pools(['a', '1']), pools(['a', '1'])), []);
 });

@@ -1,4 +1,5 @@
 import { canonicalJson, type DriverKind } from '@portolan/desired-state';
+import { listVendorObjects } from './vendor-objects.ts';
 
 type Json = Record<string, unknown>;
 const obj = (v: unknown): Json => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : {});
@@ -50,4 +51,13 @@ export function relocateHaproxyFiles(observed: unknown, fromDir: string, toDir: 
   const from = fromDir.replace(/\/+$/, '');
   const to = toDir.replace(/\/+$/, '');
   return { ...o, files: arr(o['files']).map((f) => ({ ...obj(f), content: String(obj(f)['content'] ?? '').split(`${from}/`).join(`${to}/`) })) };
+}
+
+/** Ids of vendor objects that differ between two states (missing, extra or different), for the replay report. */
+export function differingObjects(kind: DriverKind, a: unknown, b: unknown): string[] {
+  const index = (v: unknown): Map<string, string> => new Map(listVendorObjects(kind, JSON.parse(comparableState(kind, v)) as unknown).map((o) => [o.id, canonicalJson(o.value)]));
+  const left = index(a);
+  const right = index(b);
+  const ids = [...new Set([...left.keys(), ...right.keys()])].sort();
+  return ids.filter((id) => left.get(id) !== right.get(id));
 }
