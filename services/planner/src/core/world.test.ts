@@ -58,13 +58,24 @@ test('a chunked marker deletes only once every chunk of its generation has arriv
   assert.deepEqual(names(w), ['a', 'b']);
 });
 
-test('a newer generation supersedes an incomplete older one; an older generation after a newer one does nothing', () => {
+test('lists are ordered by resourceVersion: a newer list applies while an older one is incomplete, and the older one then changes nothing', () => {
   const w = new World();
   for (const [n, rv] of [['a', '5'], ['b', '6']] as const) w.apply(ev('ADDED', n, rv));
   w.applyListMarker(marker(1, '10', ['default/a'], 0, 2));
   assert.deepEqual(w.applyListMarker(marker(2, '12', ['default/b'])).map((c) => c.name), ['a']);
   assert.deepEqual(w.applyListMarker(marker(1, '10', [], 1, 2)), []);
   assert.deepEqual(names(w), ['b']);
+});
+
+test('two watcher replicas interleaving chunks of their lists: both complete, generation numbers do not matter', () => {
+  const w = new World();
+  for (const [n, rv] of [['a', '5'], ['b', '6'], ['c', '7']] as const) w.apply(ev('ADDED', n, rv));
+  // Replica B (high generation) lists at rv 20 without c; replica A (low generation, restarted earlier) at rv 30 without b.
+  assert.deepEqual(w.applyListMarker(marker(2000, '20', ['default/a'], 0, 2)), []);
+  assert.deepEqual(w.applyListMarker(marker(1000, '30', ['default/a'], 0, 2)), []);
+  assert.deepEqual(w.applyListMarker(marker(2000, '20', ['default/b'], 1, 2)).map((c) => c.name), ['c']);
+  assert.deepEqual(w.applyListMarker(marker(1000, '30', ['default/c'], 1, 2)).map((c) => c.name), ['b'], 'the lower generation with the newer list still applies');
+  assert.deepEqual(names(w), ['a']);
 });
 
 test('an object changed after the list (newer resourceVersion) survives a marker that lacks it', () => {

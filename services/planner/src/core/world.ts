@@ -24,9 +24,12 @@ interface KindState {
   readonly entries: Map<string, Entry>;
   /** The resourceVersion of the newest completed relist: older events for keys it lacked are stale. */
   floor: string;
-  lastGeneration: number;
-  pending: { generation: number; rv: string; count: number; chunks: Map<number, readonly string[]> } | null;
+  /** Chunks being collected, per list generation (two watcher replicas may interleave theirs). */
+  readonly pending: Map<number, { rv: string; count: number; chunks: Map<number, readonly string[]> }>;
 }
+
+/** Bound on generations collected at once per (cluster, kind); the oldest (by resourceVersion) give way. */
+const MAX_PENDING = 8;
 
 interface ClusterState {
   readonly kinds: Map<KubeKind, KindState>;
@@ -65,21 +68,32 @@ export class World implements WorldView {
     return this.store(event.cluster, event.kind, key, { rv, object: after }, prev?.object ?? null);
   }
 
-  /** Folds one chunk of a list marker; when the generation is complete, returns the deletions it implies. */
+  /**
+   * Folds one chunk of a list marker; when its generation is complete, returns the deletions it implies. Lists are
+   * ordered by their resourceVersion, not their generation number, so a list older than the newest applied one
+   * (a late chunk, a redelivery, another watcher replica) changes nothing.
+   */
   applyListMarker(marker: KubeListMarker): WorldChange[] {
     const ks = this.kind(marker.cluster, marker.kind);
-    if (marker.generation <= ks.lastGeneration || marker.chunkCount < 1 || marker.chunkIndex < 0 || marker.chunkIndex >= marker.chunkCount) return [];
-    if (ks.pending === null || ks.pending.generation < marker.generation) ks.pending = { generation: marker.generation, rv: marker.resourceVersion, count: marker.chunkCount, chunks: new Map() };
-    else if (ks.pending.generation > marker.generation) return [];
-    ks.pending.chunks.set(marker.chunkIndex, marker.keys);
-    if (ks.pending.chunks.size < ks.pending.count) return [];
+    if (marker.chunkCount < 1 || marker.chunkIndex < 0 || marker.chunkIndex >= marker.chunkCount) return [];
+    if (ks.floor !== '' && compareResourceVersions(marker.resourceVersion, ks.floor) <= 0) return [];
+    let pending = ks.pending.get(marker.generation);
+    if (pending === undefined) {
+      pending = { rv: marker.resourceVersion, count: marker.chunkCount, chunks: new Map() };
+      ks.pending.set(marker.generation, pending);
+      if (ks.pending.size > MAX_PENDING) {
+        const oldest = [...ks.pending.entries()].sort((a, b) => compareResourceVersions(a[1].rv, b[1].rv))[0]!;
+        ks.pending.delete(oldest[0]);
+      }
+    }
+    pending.chunks.set(marker.chunkIndex, marker.keys);
+    if (pending.chunks.size < pending.count) return [];
     const listed = new Set<string>();
-    for (const keys of ks.pending.chunks.values()) for (const k of keys) listed.add(k);
-    const rv = ks.pending.rv;
-    ks.lastGeneration = ks.pending.generation;
-    ks.pending = null;
-    if (ks.floor !== '' && compareResourceVersions(rv, ks.floor) <= 0) return [];
+    for (const keys of pending.chunks.values()) for (const k of keys) listed.add(k);
+    const rv = pending.rv;
+    ks.pending.delete(marker.generation);
     ks.floor = rv;
+    for (const [g, p] of [...ks.pending]) if (compareResourceVersions(p.rv, rv) <= 0) ks.pending.delete(g);
     const changes: WorldChange[] = [];
     for (const [key, entry] of [...ks.entries]) {
       if (listed.has(key) || compareResourceVersions(entry.rv, rv) > 0) continue;
@@ -135,7 +149,7 @@ export class World implements WorldView {
     const cs = this.cluster(cluster);
     let ks = cs.kinds.get(kind);
     if (ks === undefined) {
-      ks = { entries: new Map(), floor: '', lastGeneration: -1, pending: null };
+      ks = { entries: new Map(), floor: '', pending: new Map() };
       cs.kinds.set(kind, ks);
     }
     return ks;
