@@ -13,10 +13,19 @@ export interface Figure {
   readonly ratio?: number;
 }
 
+/** How a benchmark is run. */
+export interface BenchmarkOptions {
+  /** Smaller sizes and fewer rounds (about two minutes for every suite together); figure names say so. */
+  readonly quick: boolean;
+  readonly log: (line: string) => void;
+  /** When set, service processes run with `--cpu-prof` and write their profiles under this folder. */
+  readonly profileDir?: string;
+}
+
 /** A benchmark: given the run mode, measures and returns figures. */
 export interface Benchmark {
   readonly name: string;
-  run(options: { quick: boolean; log: (line: string) => void }): Promise<readonly Figure[]>;
+  run(options: BenchmarkOptions): Promise<readonly Figure[]>;
 }
 
 /** Median and p99 of samples (nearest-rank). */

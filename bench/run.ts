@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [-- --json <file>] [-- --only <name>]`: runs every benchmark against the real local
+// `npm run bench [-- --quick] [-- --json <file>] [-- --only <name>[,<name>…]] [-- --profile <dir>]`: runs every benchmark against the real local
 // stack and prints one table of medians (p99 for latencies) beside goals and same-run baselines.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -10,12 +10,14 @@ const quick = args.includes('--quick');
 const jsonAt = args.indexOf('--json');
 const jsonFile = jsonAt >= 0 ? args[jsonAt + 1] : undefined;
 const onlyAt = args.indexOf('--only');
-const only = onlyAt >= 0 ? args[onlyAt + 1] : undefined;
+const only = onlyAt >= 0 ? args[onlyAt + 1]?.split(',') : undefined;
+const profileAt = args.indexOf('--profile');
+const profileDir = profileAt >= 0 ? args[profileAt + 1] : undefined;
 
 process.stdout.write(`# Portolan benchmarks on Node.js ${process.version}, ${quick ? 'quick' : 'full'} run\n`);
-const selected: readonly Benchmark[] = only === undefined ? benchmarks : benchmarks.filter((b) => b.name === only);
+const selected: readonly Benchmark[] = only === undefined ? benchmarks : benchmarks.filter((b) => only.includes(b.name));
 if (selected.length === 0) {
-  process.stderr.write(`no benchmark named "${only}"; known: ${benchmarks.map((b) => b.name).join(', ')}\n`);
+  process.stderr.write(`no benchmark named "${only?.join(',')}"; known: ${benchmarks.map((b) => b.name).join(', ')}\n`);
   process.exit(2);
 }
 
@@ -25,7 +27,7 @@ for (const b of selected) {
   const started = performance.now();
   process.stdout.write(`# ${b.name}...\n`);
   try {
-    const got = await b.run({ quick, log: (l) => process.stdout.write(`#   ${l}\n`) });
+    const got = await b.run({ quick, log: (l) => process.stdout.write(`#   ${l}\n`), ...(profileDir === undefined ? {} : { profileDir }) });
     figures.push(...got.map((f) => ({ ...f, name: `${b.name}: ${f.name}` })));
   } catch (e) {
     failed++;

@@ -1,0 +1,129 @@
+import path from 'node:path';
+import { summarize, type Benchmark, type Figure } from '../figure.ts';
+import { SlotWatch, waitServed } from '../support/haproxy-probe.ts';
+import { createPipeline, type Pipeline } from '../support/pipeline.ts';
+import { backendsByService, burst, ChangeSequence, endpointRounds, reloadBaseline, replayVerify, structuralRounds, waitCaughtUp } from '../support/pipeline-phases.ts';
+import { procSample } from '../support/processes.ts';
+import { endpointSlice, hostOf, ingress, prng, service, worldObjects, ENDPOINTS_PER_SLICE } from '../support/world.ts';
+
+const MiB = 1024 * 1024;
+const SERVICES = ['watcher', 'planner', 'applier-a', 'applier-b'] as const;
+
+/** Rounds per phase in a full and a quick run. */
+const ROUNDS = {
+  full: { endpoint: 200, structural: 3, burst: 2000, baseline: 5 },
+  quick: { endpoint: 20, structural: 1, burst: 300, baseline: 2 },
+};
+
+const label = (n: number): string => (n >= 1000 ? `${n / 1000}k` : String(n));
+
+/**
+ * The whole pipeline on real processes (watcher, planner, two appliers; HAProxy; the API simulator) at 1k and 10k
+ * Services with 10-endpoint slices (10k and 100k endpoints): cold start to the first correct apply, endpoint change →
+ * Runtime API applied with the reload count and a same-run reload baseline, structural changes → serving, CPU per
+ * 1,000 events, peak RSS per service, and `replay --verify` over the archive the run produced.
+ */
+export const pipelineBench: Benchmark = {
+  name: 'pipeline',
+  async run({ quick, log, profileDir }) {
+    const sizes = quick ? [1000] : [1000, 10_000];
+    const figures: Figure[] = [];
+    for (const n of sizes) figures.push(...(await measureSize(n, quick, log, profileDir)));
+    return figures;
+  },
+};
+
+async function measureSize(n: number, quick: boolean, log: (line: string) => void, profileDir: string | undefined): Promise<Figure[]> {
+  const rounds = quick ? ROUNDS.quick : ROUNDS.full;
+  const at = `@${label(n)} Services${quick ? ' (quick)' : ''}`;
+  // Service n is the probe: its one endpoint is a real echo backend, so "serving" is checked with a request.
+  const objects = worldObjects(n);
+  const p = await createPipeline({
+    objects: [],
+    ...(profileDir === undefined ? {} : { nodeFlags: Object.fromEntries(SERVICES.map((s) => [s, ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir, `pipeline-${label(n)}`)}`]])) }),
+  });
+  try {
+    const probe = p.echo.backends[0]!;
+    for (const o of [...objects, service(n), endpointSlice(n, 0, { addresses: [probe.address], port: probe.port }), ingress(n)]) p.sim.objects.create(o);
+    log(`${n} Services, ${n * ENDPOINTS_PER_SLICE} endpoints in the simulator; starting watcher, planner and two appliers`);
+
+    const t0 = performance.now();
+    p.startAll();
+    const served = await waitServed(p.httpPort, hostOf(n), probe.address, 300_000, { periodMs: 50 }).catch((e: unknown) => {
+      throw new Error(`${(e as Error).message}\n${p.logs()}`);
+    });
+    const coldSeconds = (served - t0) / 1000;
+    const watch = new SlotWatch(p.haproxy.runtimeSocket);
+    const backendCount = await watch.backendCount();
+    await watch.close();
+    if (backendCount < n + 1) throw new Error(`cold start served the probe with only ${backendCount} of ${n + 1} backends`);
+    log(`cold start: ${coldSeconds.toFixed(2)} s to the probe host served (${backendCount} backends)`);
+    await waitCaughtUp(p);
+
+    const backends = await backendsByService(p.haproxy.runtimeSocket, n);
+    const changes = new ChangeSequence(n, prng(n));
+    const ep = await endpointRounds(p, backends, changes, rounds.endpoint);
+    log(`endpoint changes: ${ep.fromReceived.length} rounds, ${ep.reloads} reloads`);
+    const host = await structuralRounds(p, n + 1, rounds.structural, false);
+    const tls = await structuralRounds(p, n + 1 + rounds.structural, rounds.structural, true);
+    log(`structural: ${host.reloads + tls.reloads} reloads for ${2 * rounds.structural} changes`);
+    const b = await burst(p, backends, changes, rounds.burst);
+    log(`burst: ${rounds.burst} endpoint changes served in ${b.seconds.toFixed(2)} s`);
+    const rss = footprint(p);
+    for (const s of SERVICES) await p.processes.get(s)?.stop('SIGTERM', 15_000);
+
+    const baseline = await reloadBaseline(p, rounds.baseline);
+    const replay = await replayVerify(p);
+    log(`replay --verify: ${replay.events} events, ${replay.verified} snapshots verified, ${replay.mismatches} differ`);
+    if (replay.mismatches > 0) log(`WARNING: replay found ${replay.mismatches} snapshot hashes that differ`);
+
+    const e2e = summarize(ep.fromReceived.length > 0 ? ep.fromReceived : ep.fromWrite);
+    const fromWrite = summarize(ep.fromWrite);
+    const reload = summarize(baseline);
+    const figures: Figure[] = [];
+    figures.push({ name: `cold start (empty caches) → first correct apply ${at}`, unit: 's', value: coldSeconds, ...(n >= 10_000 ? { goal: '≤ 15' } : {}) });
+    figures.push(
+      { name: `endpoint change → Runtime API applied ${at}, ${label(n * ENDPOINTS_PER_SLICE)} endpoints (baseline: same change by reload)`, unit: 'ms', value: e2e.median, p99: e2e.p99, goal: 'p99 ≤ 25', baseline: reload.median, ratio: reload.median / e2e.median },
+      { name: `endpoint change from the API write → applied ${at}`, unit: 'ms', value: fromWrite.median, p99: fromWrite.p99 },
+      { name: `reloads during ${ep.fromWrite.length} endpoint changes ${at}`, unit: 'reloads', value: ep.reloads, goal: '0' },
+      { name: `structural change: new host + Service → serving ${at}`, unit: 'ms', ...latency(host.ms) },
+      { name: `structural change: new TLS host → serving ${at}`, unit: 'ms', ...latency(tls.ms) },
+      { name: `burst of ${rounds.burst} endpoint changes, end to end ${at}`, unit: 'events/s', value: rounds.burst / b.seconds },
+    );
+    let cpuTotal = 0;
+    for (const s of SERVICES) {
+      const cpu = b.cpu.get(s) ?? 0;
+      cpuTotal += cpu;
+      figures.push({ name: `CPU per 1,000 events: ${s} ${at}`, unit: 'CPU s', value: (cpu / rounds.burst) * 1000 });
+    }
+    figures.push({ name: `CPU per 1,000 events: control plane ${at}`, unit: 'CPU s', value: (cpuTotal / rounds.burst) * 1000 });
+    let rssTotal = 0;
+    for (const [s, peak] of rss) {
+      rssTotal += peak;
+      figures.push({ name: `peak RSS ${s} ${at}`, unit: 'MiB', value: peak / MiB });
+    }
+    figures.push({ name: `peak RSS control plane (sum of the four) ${at}`, unit: 'MiB', value: rssTotal / MiB, goal: '≤ 400' });
+    figures.push({ name: `replay --verify ${at} (${replay.events} events, ${replay.mismatches} hashes differ)`, unit: 'events/s', value: replay.events / replay.seconds, goal: '≥ 50000' });
+    return figures;
+  } catch (e) {
+    throw new Error(`${(e as Error).message}\n${p.logs()}`, { cause: e });
+  } finally {
+    await p.stop();
+  }
+}
+
+function latency(ms: readonly number[]): { value: number; p99: number } {
+  const s = summarize(ms);
+  return { value: s.median, p99: s.p99 };
+}
+
+/** Peak RSS (VmHWM) of each service process so far. */
+function footprint(p: Pipeline): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const s of SERVICES) {
+    const pid = p.processes.get(s)?.pid;
+    const sample = pid === undefined ? null : procSample(pid);
+    if (sample !== null) out.set(s, sample.peakRss);
+  }
+  return out;
+}

@@ -1,0 +1,108 @@
+import { canonicalJson } from '@portolan/desired-state';
+import { Planner, planFromScratch } from '@portolan/planner';
+import { summarize, type Benchmark, type Figure } from '../figure.ts';
+import { benchFleet, EventFeed } from '../support/planner-feed.ts';
+import { endpointSlice, prng, worldObjects, ENDPOINTS_PER_SLICE } from '../support/world.ts';
+
+const APPLIANCE = 'edge';
+const WARMUP = 1000;
+const config = benchFleet([{ name: APPLIANCE, driver: 'haproxy', haproxy: { configDir: 'unused', masterSocket: 'unused' } }]);
+
+/** What one size measured. */
+interface SizeResult {
+  /** One-endpoint changes folded and planned per CPU second (each planned on its own, pieces encoded). */
+  readonly eventsPerCpuSecond: number;
+  readonly eventsPerWallSecond: number;
+  /** The same events if every one re-planned the world from scratch (planFromScratch), per second. */
+  readonly scratchEventsPerSecond: number;
+  readonly bytesPerChange: { readonly median: number; readonly p99: number };
+  /** Canonical JSON of the whole desired state: what storing a full copy per change would cost. */
+  readonly fullCopyBytes: number;
+}
+
+/**
+ * The planner's pure core (no bus, no database): events/s for one-endpoint changes on 10-endpoint slices at 1k and
+ * 10k Services, each change planned on its own (the worst case: the service batches), against a same-run full
+ * recompute (planFromScratch); and the snapshot bytes each change adds against storing a full copy.
+ */
+export const plannerBench: Benchmark = {
+  name: 'planner',
+  async run({ quick, log }) {
+    const sizes = quick ? [1000, 3000] : [1000, 10_000];
+    const changes = quick ? 4000 : 20_000;
+    const scratchRounds = quick ? 1 : 5;
+    const tag = quick ? ' (quick)' : '';
+    const figures: Figure[] = [];
+    const results: SizeResult[] = [];
+    for (const n of sizes) {
+      const r = measure(n, changes, scratchRounds, log);
+      results.push(r);
+      const at = `@${label(n)} Services${tag}`;
+      figures.push(
+        { name: `one-endpoint changes planned ${at} (per CPU second; baseline: full recompute)`, unit: 'events/s', value: r.eventsPerCpuSecond, goal: '≥ 20000', baseline: r.scratchEventsPerSecond, ratio: r.eventsPerCpuSecond / r.scratchEventsPerSecond },
+        { name: `bytes stored per one-endpoint change ${at} (baseline: full copy)`, unit: 'B', value: r.bytesPerChange.median, p99: r.bytesPerChange.p99, goal: '≤ 4096', baseline: r.fullCopyBytes, ratio: r.fullCopyBytes / r.bytesPerChange.median },
+      );
+    }
+    const [small, large] = results;
+    if (small !== undefined && large !== undefined) {
+      figures.push({ name: `events/s at ${label(sizes[1]!)} ÷ at ${label(sizes[0]!)} Services${tag}`, unit: 'ratio', value: large.eventsPerCpuSecond / small.eventsPerCpuSecond, goal: '≈ 1 (flat)' });
+    }
+    return figures;
+  },
+};
+
+const label = (n: number): string => `${n / 1000}k`;
+
+function measure(n: number, changes: number, scratchRounds: number, log: (line: string) => void): SizeResult {
+  const feed = new EventFeed();
+  const planner = new Planner(config);
+  let t = performance.now();
+  for (const obj of worldObjects(n)) planner.applyEvent(feed.event(obj));
+  planner.planDirty();
+  const objects = worldObjects(n).length;
+  const foldMs = performance.now() - t;
+  log(`${n} Services (${n * ENDPOINTS_PER_SLICE} endpoints): ${objects} objects folded and planned from empty in ${foldMs.toFixed(0)} ms (${Math.round(objects / (foldMs / 1000))} events/s)`);
+
+  // Events are built before the clock starts: the watcher's trimming is not the planner's cost. The first
+  // WARMUP changes let the JIT settle and are not counted.
+  const rnd = prng(n);
+  const events = Array.from({ length: WARMUP + changes }, (_, k) => feed.event(endpointSlice(rnd(n), k + 1), 'MODIFIED'));
+  for (const e of events.splice(0, WARMUP)) {
+    planner.applyEvent(e);
+    for (const plan of planner.planDirty()) void plan.pieces;
+  }
+  const bytes: number[] = [];
+  const cpu0 = process.cpuUsage();
+  t = performance.now();
+  for (const e of events) {
+    planner.applyEvent(e);
+    for (const plan of planner.planDirty()) {
+      let b = 0;
+      for (const piece of plan.pieces.values()) b += piece.length;
+      bytes.push(b);
+    }
+  }
+  const wallSeconds = (performance.now() - t) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+
+  const scratch: number[] = [];
+  let root = '';
+  for (let r = 0; r < scratchRounds; r++) {
+    t = performance.now();
+    root = planFromScratch(planner.world, config).get(APPLIANCE)!.root;
+    scratch.push(performance.now() - t);
+  }
+  if (root !== planner.rootOf(APPLIANCE)) throw new Error(`incremental and from-scratch plans differ at ${n} Services`);
+  const desired = planner.desiredState(APPLIANCE)!;
+  const fullCopyBytes = new TextEncoder().encode(canonicalJson(desired)).length;
+  const s = summarize(bytes);
+  log(`${n} Services: ${changes} changes in ${wallSeconds.toFixed(2)} s wall / ${cpuSeconds.toFixed(2)} s CPU; ${Math.round(changes / wallSeconds)} events/s wall; full recompute ${summarize(scratch).median.toFixed(0)} ms; ${bytes.length} snapshots, largest ${Math.max(...bytes)} B`);
+  return {
+    eventsPerCpuSecond: changes / cpuSeconds,
+    eventsPerWallSecond: changes / wallSeconds,
+    scratchEventsPerSecond: 1000 / summarize(scratch).median,
+    bytesPerChange: { median: s.median, p99: s.p99 },
+    fullCopyBytes,
+  };
+}

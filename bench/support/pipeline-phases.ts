@@ -1,0 +1,209 @@
+// Measurement phases on a running pipeline (bench/support/pipeline.ts): endpoint changes, structural changes, a burst
+// for CPU cost, the same endpoint change applied by a reload, and `portolan replay --verify`.
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { ArchivedSecretResolver, PgSnapshotSource } from '@portolan/applier';
+import type { DesiredState } from '@portolan/desired-state';
+import { loadFleetConfig } from '@portolan/fleet-config';
+import { createHaproxyDriver, HaproxyRuntimeClient, toOperation } from '@portolan/haproxy-driver';
+import { createCertificateAuthority, issueServerCertificate } from '@portolan/kube-sim';
+import { loadFleetKey } from '@portolan/secret-envelope';
+import { reloadCount, SlotWatch, waitServed } from './haproxy-probe.ts';
+import type { Pipeline } from './pipeline.ts';
+import { procSample, waitUntil } from './processes.ts';
+import { endpointAddress, endpointSlice, ingress, namespaceOf, service, tlsSecret } from './world.ts';
+
+const root = path.resolve(import.meta.dirname, '..', '..');
+
+/** Which Service changes next and to which generation: a deterministic sequence that always moves an address. */
+export class ChangeSequence {
+  readonly #n: number;
+  readonly #rnd: (m: number) => number;
+  readonly #gens = new Map<number, number>();
+  #gen = 0;
+
+  constructor(n: number, rnd: (m: number) => number) {
+    this.#n = n;
+    this.#rnd = rnd;
+  }
+
+  /** The next change: Service index, its new generation and endpoint 0's new address. */
+  next(): { i: number; gen: number; address: string } {
+    const i = this.#rnd(this.#n);
+    const before = endpointAddress(i, 0, this.#gens.get(i) ?? 0);
+    let gen = ++this.#gen;
+    while (endpointAddress(i, 0, gen) === before) gen = ++this.#gen;
+    this.#gens.set(i, gen);
+    return { i, gen, address: endpointAddress(i, 0, gen) };
+  }
+}
+
+/** Backend name of every Service of the world, keyed by Service index (from one full `show servers state`). */
+export async function backendsByService(runtimeSocket: string, n: number): Promise<Map<number, string>> {
+  const runtime = new HaproxyRuntimeClient(runtimeSocket, { timeoutMs: 60_000 });
+  try {
+    const byAddress = new Map<string, string>();
+    for (const line of (await runtime.command('show servers state')).split('\n')) {
+      const f = line.split(' ');
+      if (f.length > 6 && !line.startsWith('#')) byAddress.set(f[4]!, f[1]!);
+    }
+    const out = new Map<number, string>();
+    // Endpoint 1 never moves, so its address names the Service's backend.
+    for (let i = 0; i < n; i++) {
+      const b = byAddress.get(endpointAddress(i, 1));
+      if (b !== undefined) out.set(i, b);
+    }
+    return out;
+  } finally {
+    await runtime.close();
+  }
+}
+
+/** Waits until the leader has recorded an apply of the appliance's head snapshot (the applier is idle). */
+export async function waitCaughtUp(p: Pipeline, timeoutMs = 120_000): Promise<void> {
+  const db = p.db.db;
+  await waitUntil('the applier to apply the head snapshot', async () => {
+    const head = await db.selectFrom('snapshot_heads').select('snapshot_id').where('appliance', '=', p.appliance).executeTakeFirst();
+    const last = await db.selectFrom('applies').select('snapshot_id').where('appliance', '=', p.appliance).where('status', 'in', ['succeeded', 'noop']).orderBy('id', 'desc').executeTakeFirst();
+    return head !== undefined && last !== undefined && String(head.snapshot_id) === String(last.snapshot_id);
+  }, timeoutMs, 5);
+}
+
+/** Latency samples of one-endpoint changes, and the reloads HAProxy did meanwhile. */
+export interface EndpointRounds {
+  /** From the simulator's write to the new address being a ready slot (ms). */
+  readonly fromWrite: number[];
+  /** From the watcher receiving the event (its archived observedAt, ms precision) to the same instant (ms). */
+  readonly fromReceived: number[];
+  readonly reloads: number;
+}
+
+/**
+ * One-endpoint changes, one at a time: write the EndpointSlice with endpoint 0 moved, poll the Runtime API every
+ * millisecond for the new address as a ready slot, then wait until the applier recorded the apply (so every round
+ * starts with an idle pipeline).
+ */
+export async function endpointRounds(p: Pipeline, backends: ReadonlyMap<number, string>, changes: ChangeSequence, rounds: number): Promise<EndpointRounds> {
+  const watch = new SlotWatch(p.haproxy.runtimeSocket);
+  const fromWrite: number[] = [];
+  const fromReceived: number[] = [];
+  const reloadsBefore = await reloadCount(p.haproxy.masterSocket);
+  try {
+    for (let r = 0; r < rounds; r++) {
+      const { i, gen, address } = changes.next();
+      const backend = backends.get(i);
+      if (backend === undefined) throw new Error(`no backend known for Service ${i}`);
+      const t0 = performance.now();
+      p.sim.objects.update(endpointSlice(i, gen));
+      const t1 = await watch.waitReady(backend, address, 30_000);
+      fromWrite.push(t1 - t0);
+      const received = await p.db.db.selectFrom('events').select('received_at').where('kind', '=', 'EndpointSlice').where('object_key', '=', `${namespaceOf(i)}/svc-${i}-a`).orderBy('seq', 'desc').executeTakeFirst();
+      if (received !== undefined) fromReceived.push(performance.timeOrigin + t1 - new Date(received.received_at).getTime());
+      await waitCaughtUp(p);
+      await new Promise((res) => setTimeout(res, 10));
+    }
+  } finally {
+    await watch.close();
+  }
+  return { fromWrite, fromReceived, reloads: (await reloadCount(p.haproxy.masterSocket)) - reloadsBefore };
+}
+
+/** A structural change: a new Service with one endpoint (an echo backend) and a new Ingress for a new host, optionally TLS. */
+export async function structuralRounds(p: Pipeline, firstIndex: number, rounds: number, tls: boolean): Promise<{ ms: number[]; reloads: number }> {
+  const ca = tls ? createCertificateAuthority('portolan-bench-ca') : null;
+  const ms: number[] = [];
+  const reloadsBefore = await reloadCount(p.haproxy.masterSocket);
+  for (let k = 0; k < rounds; k++) {
+    const idx = firstIndex + k;
+    const name = `${tls ? 'tls' : 'new'}-${idx}`;
+    const host = `${name}.bench.test`;
+    const echo = p.echo.backends[(idx % (p.echo.backends.length - 1)) + 1]!;
+    const objects = [service(idx, name), endpointSlice(idx, 0, { name, addresses: [echo.address], port: echo.port })];
+    if (ca !== null) {
+      const leaf = issueServerCertificate(ca, { dns: [host], ips: [] }, host);
+      objects.push(tlsSecret(idx, `${name}-cert`, leaf.certPem + ca.certPem, leaf.keyPem));
+    }
+    objects.push(ingress(idx, { name, host, service: name, ...(ca === null ? {} : { tlsSecret: `${name}-cert` }) }));
+    const t0 = performance.now();
+    for (const o of objects) p.sim.objects.create(o);
+    const t1 = await waitServed(tls ? p.httpsPort : p.httpPort, host, echo.address, 120_000, { https: tls });
+    ms.push(t1 - t0);
+    await waitCaughtUp(p);
+  }
+  return { ms, reloads: (await reloadCount(p.haproxy.masterSocket)) - reloadsBefore };
+}
+
+/** CPU seconds each service spent on a burst of endpoint changes written back to back, and how long it took. */
+export async function burst(p: Pipeline, backends: ReadonlyMap<number, string>, changes: ChangeSequence, count: number): Promise<{ seconds: number; cpu: Map<string, number> }> {
+  const before = new Map([...p.processes].map(([name, proc]) => [name, procSample(proc.pid)?.cpuSeconds ?? 0]));
+  const watch = new SlotWatch(p.haproxy.runtimeSocket);
+  const t0 = performance.now();
+  let last = changes.next();
+  p.sim.objects.update(endpointSlice(last.i, last.gen));
+  for (let k = 1; k < count; k++) {
+    last = changes.next();
+    p.sim.objects.update(endpointSlice(last.i, last.gen));
+  }
+  try {
+    // Events are folded in order, so the last change served means every earlier one was planned.
+    await watch.waitReady(backends.get(last.i)!, last.address, 300_000, 5);
+  } finally {
+    await watch.close();
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  await waitCaughtUp(p);
+  const cpu = new Map([...p.processes].map(([name, proc]) => [name, (procSample(proc.pid)?.cpuSeconds ?? 0) - (before.get(name) ?? 0)]));
+  return { seconds, cpu };
+}
+
+/**
+ * Baseline: the same one-endpoint change applied by a reload (write config, `haproxy -c`, master reload, wait for
+ * the new worker), on the same HAProxy holding the same configuration. Run with the appliers stopped.
+ */
+export async function reloadBaseline(p: Pipeline, rounds: number): Promise<number[]> {
+  const { config, baseDir } = await loadFleetConfig(p.fleetConfig);
+  const appliance = config.appliances[0]!;
+  const driver = createHaproxyDriver(appliance, baseDir);
+  const source = new PgSnapshotSource(p.db.db);
+  const secrets = new ArchivedSecretResolver(p.db.db, loadFleetKey(path.resolve(baseDir, config.secrets.keyFile), config.secrets.keyId));
+  const context = { epoch: 2 ** 30, secrets, signal: new AbortController().signal };
+  try {
+    const head = await source.head(appliance.name);
+    if (head === null) throw new Error('no snapshot to take the baseline from');
+    const desired = (await source.get(head.id)).desired;
+    await driver.readBack(AbortSignal.timeout(60_000));
+    const ms: number[] = [];
+    for (let r = 0; r < rounds; r++) {
+      const bundle = driver.render(moveOneMember(desired, `10.250.${r % 250}.1`));
+      const op = toOperation({ kind: 'reload', reasons: ['benchmark baseline: an endpoint change applied by a reload'], files: bundle.files, certificates: bundle.certificates, backends: bundle.backends });
+      const t0 = performance.now();
+      const [result] = await driver.executeAll([op], context);
+      ms.push(performance.now() - t0);
+      if (result?.ok !== true) throw new Error(`baseline reload failed: ${JSON.stringify(result)}`);
+    }
+    return ms;
+  } finally {
+    await driver.close();
+  }
+}
+
+/** The desired state with the first member of the first non-empty pool moved to `address`. */
+function moveOneMember(desired: DesiredState, address: string): DesiredState {
+  const at = desired.pools.findIndex((pool) => pool.members.length > 0);
+  const pool = desired.pools[at]!;
+  const pools = desired.pools.with(at, { ...pool, members: pool.members.with(0, { ...pool.members[0]!, address }) });
+  return { ...desired, pools };
+}
+
+/** `portolan replay --verify -o json` against the pipeline's archive: events, seconds and mismatches. */
+export async function replayVerify(p: Pipeline): Promise<{ events: number; seconds: number; verified: number; mismatches: number }> {
+  const cli = path.join(root, 'packages', 'cli', 'bin', 'portolan.js');
+  const { stdout } = await promisify(execFile)(process.execPath, [cli, 'replay', '--verify', '-o', 'json', '--config', p.fleetConfig], { cwd: p.dir, maxBuffer: 64 << 20, timeout: 600_000 }).catch((e: { stdout?: string; code?: number }) => {
+    // Exit code 1 means mismatches: the JSON report is still on stdout.
+    if (e.code === 1 && e.stdout) return { stdout: e.stdout };
+    throw e;
+  });
+  const report = JSON.parse(stdout) as { events: number; seconds: number; verified: number; mismatches: unknown[] };
+  return { events: report.events, seconds: report.seconds, verified: report.verified, mismatches: report.mismatches.length };
+}
