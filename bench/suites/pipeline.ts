@@ -2,7 +2,7 @@ import path from 'node:path';
 import { summarize, type Benchmark, type Figure } from '../figure.ts';
 import { SlotWatch, waitServed } from '../support/haproxy-probe.ts';
 import { createPipeline, type Pipeline } from '../support/pipeline.ts';
-import { backendsByService, burst, ChangeSequence, endpointRounds, reloadBaseline, replayVerify, structuralRounds, waitCaughtUp } from '../support/pipeline-phases.ts';
+import { backendsByService, burst, ChangeSequence, endpointRounds, reloadBaseline, replayVerify, structuralRounds, waitCaughtUp, type StageTimes } from '../support/pipeline-phases.ts';
 import { procSample } from '../support/processes.ts';
 import { endpointSlice, hostOf, ingress, prng, service, worldObjects, ENDPOINTS_PER_SLICE } from '../support/world.ts';
 
@@ -63,7 +63,7 @@ async function measureSize(n: number, quick: boolean, log: (line: string) => voi
     const backends = await backendsByService(p.haproxy.runtimeSocket, n);
     const changes = new ChangeSequence(n, prng(n));
     const ep = await endpointRounds(p, backends, changes, rounds.endpoint);
-    log(`endpoint changes: ${ep.fromReceived.length} rounds, ${ep.reloads} reloads`);
+    log(`endpoint changes: ${ep.fromReceived.length} rounds, ${ep.reloads} reloads; median stages (ms, from the services' own rows): ${stageLine(ep.stages)}`);
     const host = await structuralRounds(p, n + 1, rounds.structural, false);
     const tls = await structuralRounds(p, n + 1 + rounds.structural, rounds.structural, true);
     log(`structural: ${host.reloads + tls.reloads} reloads for ${2 * rounds.structural} changes`);
@@ -110,6 +110,12 @@ async function measureSize(n: number, quick: boolean, log: (line: string) => voi
   } finally {
     await p.stop();
   }
+}
+
+function stageLine(stages: readonly StageTimes[]): string {
+  if (stages.length === 0) return 'n/a';
+  const m = (k: keyof StageTimes): string => summarize(stages.map((s) => s[k])).median.toFixed(0);
+  return `event received → snapshot committed ${m('plan')}, → apply started ${m('pickUp')}, → seen in HAProxy ${m('apply')}, → apply recorded ${m('record')}`;
 }
 
 function latency(ms: readonly number[]): { value: number; p99: number } {

@@ -77,6 +77,34 @@ export interface EndpointRounds {
   /** From the watcher receiving the event (its archived observedAt, ms precision) to the same instant (ms). */
   readonly fromReceived: number[];
   readonly reloads: number;
+  /** Per round, where the time went (wall-clock ms, from the rows the services wrote): see `stageBreakdown`. */
+  readonly stages: StageTimes[];
+}
+
+/** One round's stages: event received → snapshot committed → apply started → seen in HAProxy → apply recorded. */
+export interface StageTimes {
+  readonly plan: number;
+  readonly pickUp: number;
+  readonly apply: number;
+  readonly record: number;
+}
+
+/** Reads the stage instants of the round whose event is the newest archived one of `objectKey`. */
+async function stagesOf(p: Pipeline, objectKey: string, seenAt: number): Promise<StageTimes | null> {
+  const db = p.db.db;
+  const event = await db.selectFrom('events').select(['seq', 'received_at']).where('kind', '=', 'EndpointSlice').where('object_key', '=', objectKey).orderBy('seq', 'desc').executeTakeFirst();
+  if (event === undefined) return null;
+  const snapshot = await db.selectFrom('snapshots').select(['id', 'created_at']).where('appliance', '=', p.appliance).where('last_event_seq', '>=', event.seq).orderBy('id').executeTakeFirst();
+  if (snapshot === undefined) return null;
+  const apply = await db.selectFrom('applies').select(['started_at', 'finished_at']).where('snapshot_id', '=', snapshot.id).orderBy('id').executeTakeFirst();
+  if (apply === undefined) return null;
+  const ms = (d: Date | string): number => new Date(d).getTime();
+  return {
+    plan: ms(snapshot.created_at) - ms(event.received_at),
+    pickUp: ms(apply.started_at) - ms(snapshot.created_at),
+    apply: seenAt - ms(apply.started_at),
+    record: ms(apply.finished_at) - seenAt,
+  };
 }
 
 /**
@@ -88,6 +116,7 @@ export async function endpointRounds(p: Pipeline, backends: ReadonlyMap<number, 
   const watch = new SlotWatch(p.haproxy.runtimeSocket);
   const fromWrite: number[] = [];
   const fromReceived: number[] = [];
+  const stages: StageTimes[] = [];
   const reloadsBefore = await reloadCount(p.haproxy.masterSocket);
   try {
     for (let r = 0; r < rounds; r++) {
@@ -101,12 +130,14 @@ export async function endpointRounds(p: Pipeline, backends: ReadonlyMap<number, 
       const received = await p.db.db.selectFrom('events').select('received_at').where('kind', '=', 'EndpointSlice').where('object_key', '=', `${namespaceOf(i)}/svc-${i}-a`).orderBy('seq', 'desc').executeTakeFirst();
       if (received !== undefined) fromReceived.push(performance.timeOrigin + t1 - new Date(received.received_at).getTime());
       await waitCaughtUp(p);
+      const st = await stagesOf(p, `${namespaceOf(i)}/svc-${i}-a`, performance.timeOrigin + t1);
+      if (st !== null) stages.push(st);
       await new Promise((res) => setTimeout(res, 10));
     }
   } finally {
     await watch.close();
   }
-  return { fromWrite, fromReceived, reloads: (await reloadCount(p.haproxy.masterSocket)) - reloadsBefore };
+  return { fromWrite, fromReceived, stages, reloads: (await reloadCount(p.haproxy.masterSocket)) - reloadsBefore };
 }
 
 /** A structural change: a new Service with one endpoint (an echo backend) and a new Ingress for a new host, optionally TLS. */
