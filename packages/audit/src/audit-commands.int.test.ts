@@ -179,7 +179,7 @@ test('replay apply: rebuilds on a fresh vTM emulator what the apply log recorded
 
 test('status: watch freshness, leader and epoch, apply lag, stream and consumer positions', async () => {
   const r = await json<StatusReport>('status', []);
-  assert.deepEqual(r.problems, []);
+  assert.deepEqual(r.problems, [], JSON.stringify(r));
   const c1 = r.clusters.find((c) => c.cluster === 'c1');
   assert.equal(c1?.stale, false);
   assert.equal(c1?.synced, true);
@@ -188,7 +188,7 @@ test('status: watch freshness, leader and epoch, apply lag, stream and consumer 
   assert.equal(a?.epoch, appliesEpoch(await json<HistoryReport>('history', [s.appliance])));
   assert.equal(a?.lastAppliedSnapshot, step('failover').snapshot);
   assert.equal(a?.lag.snapshots, 0);
-  assert.equal(r.stream.lastSeq, r.stream.archivedSeq);
+  assert.equal(r.stream.lastSeq, r.stream.archivedSeq, JSON.stringify(r.stream));
   assert.deepEqual(r.stream.consumers.map((c) => [c.consumer, c.lag]), [['planner', 0]]);
 });
 

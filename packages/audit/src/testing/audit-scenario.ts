@@ -184,24 +184,38 @@ export class AuditScenario {
       const ack = await this.bus.publish(m.subject, m.data, { msgId: m.msgId, headers: { traceparent: `00-${m.traceId}-${'b'.repeat(16)}-01` } });
       last = ack.seq;
     }
-    const stop = new AbortController();
-    const timer = setTimeout(() => stop.abort(), 20_000);
     // Like a running watcher, keep sending heartbeats: a batch the planner dropped after losing a head race
     // (a rollback appended meanwhile) is picked up again by the gap fill when the next message arrives.
+    let target = last;
+    const inflight = new Set<Promise<void>>();
     const beat = setInterval(() => {
       const hb = heartbeat('c1', Date.now());
-      void this.bus.publish(hb.subject, hb.data, { msgId: hb.msgId }).catch(() => undefined);
+      const p = this.bus.publish(hb.subject, hb.data, { msgId: hb.msgId }).then((ack) => void (target = Math.max(target, ack.seq)), () => undefined);
+      inflight.add(p);
+      void p.finally(() => inflight.delete(p));
     }, 250);
+    try {
+      await this.consumeUntil(() => this.planner.committedPosition >= target && inflight.size === 0);
+    } finally {
+      clearInterval(beat);
+    }
+    await Promise.all(inflight);
+    if (this.planner.committedPosition < target) await this.consumeUntil(() => this.planner.committedPosition >= target);
+    if (this.planner.committedPosition < last) throw new Error(`the planner did not reach seq ${last} (at ${this.planner.committedPosition})`);
+  }
+
+  /** Runs the planner on the durable consumer until `done` (at most 20 s). */
+  private async consumeUntil(done: () => boolean): Promise<void> {
+    const stop = new AbortController();
+    const timer = setTimeout(() => stop.abort(), 20_000);
     try {
       await this.bus.consumeBatches('planner', async (batch) => {
         await this.planner.handleBatch(batch);
-        if (this.planner.committedPosition >= last) stop.abort();
+        if (done()) stop.abort();
       }, { signal: stop.signal });
     } finally {
       clearTimeout(timer);
-      clearInterval(beat);
     }
-    if (this.planner.committedPosition < last) throw new Error(`the planner did not reach seq ${last} (at ${this.planner.committedPosition})`);
   }
 
   /** Drift: a pool changed by hand on the appliance; the leader's drift check records it and corrects it. */
@@ -229,7 +243,8 @@ export class AuditScenario {
   }
 
   private async startReplica(id: string, lead = true): Promise<Replica> {
-    const t = leaseTimings({ ttlMs: 2000, renewEveryMs: 400, retryEveryMs: 100 });
+    // A long TTL: a loaded test machine must not lose the lease between steps (failover releases it explicitly).
+    const t = leaseTimings({ ttlMs: 8000, renewEveryMs: 1000, retryEveryMs: 100 });
     if (!t.ok) throw new Error('bad lease timings');
     const lease = new RedisLeaseClient(this.fleet.config.leases.redisUrl, { commandTimeoutMs: t.timings.commandTimeoutMs });
     const elector = new LeaderElector({ group: this.appliance, holder: id, timings: t.timings, lease, epochs: new PgEpochStore(this.db) });
