@@ -21,8 +21,9 @@ import type { CommandIo } from '../adapters/command-io.ts';
 import { auditCommands, type AuditCommandName } from '../commands/index.ts';
 import { heartbeat, KubeObjects, kubeMessage, listMarkers, type OutboundKubeMessage } from './kube-messages.ts';
 
-/** Test certificates (the emulator stores PEM text; it does not parse it). */
+/** The web certificate before the rotation (the emulator stores PEM text; it does not parse it). */
 export const CERT_V1 = '-----BEGIN CERTIFICATE-----\nd2ViIHYx\n-----END CERTIFICATE-----\n';
+/** The web certificate after the rotation. */
 export const CERT_V2 = '-----BEGIN CERTIFICATE-----\nd2ViIHYy\n-----END CERTIFICATE-----\n';
 const KEY_V1 = '-----BEGIN PRIVATE KEY-----\nkey-one\n-----END PRIVATE KEY-----\n';
 const KEY_V2 = '-----BEGIN PRIVATE KEY-----\nkey-two\n-----END PRIVATE KEY-----\n';
