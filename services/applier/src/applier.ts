@@ -267,7 +267,7 @@ export class Applier {
     const recorded = await this.o.log.recordApply({
       appliance: this.o.appliance, snapshotId: snapshot.id, epoch: leadership.epoch, leaderId: this.o.replicaId,
       trigger: trigger === 'drift-correction' ? 'drift-correction' : trigger === 'retry' ? 'retry' : snapshot.origin === 'rollback' ? 'rollback' : 'snapshot',
-      status: summary.status, operations, outcomes, observedAfter, reason: fenced ? 'leadership or epoch lost before every operation was sent' : null,
+      status: summary.status, operations, outcomes, observedAfter, reason: fenced ? 'leadership or epoch lost before every operation was sent' : snapshot.origin === 'rollback' ? (snapshot.reason ?? null) : null,
       startedAt, finishedAt: new Date(), traceId: null,
     }, (trx) => leadership.assertEpochCurrent(trx));
     for (const o of outcomes) this.o.metrics?.operations.inc({ result: o.result.ok ? 'ok' : 'failed' });

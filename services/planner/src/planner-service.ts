@@ -97,8 +97,25 @@ export class PlannerService {
     }
   }
 
-  /** Processes one delivered batch; resolves once its effects are committed (then the bus acks it). */
+  /**
+   * Processes one delivered batch; resolves once its effects are committed (then the bus acks it). When another
+   * writer moved the position or a head first (a second planner, an operator's rollback), the world is rebuilt from
+   * the archive and the batch is folded again — it is never acked uncommitted.
+   */
   async handleBatch(batch: readonly BusMessage[]): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.foldAndCommit(batch);
+        return;
+      } catch (e) {
+        if (!(e instanceof HeadMovedError) || attempt >= 5) throw e;
+        this.o.log.info({ reason: e.message, attempt }, 'another writer committed first; rebuilding from the archive and retrying the batch');
+        await this.recover();
+      }
+    }
+  }
+
+  private async foldAndCommit(batch: readonly BusMessage[]): Promise<void> {
     const ordered = await this.contiguous(batch);
     if (ordered.length === 0) return;
     const started = performance.now();
@@ -110,16 +127,8 @@ export class PlannerService {
       events.push(archived(m, input));
     }
     const last = ordered[ordered.length - 1]!;
-    try {
-      const n = await this.commitPlans(events, last.streamSeq, last.headers.traceparent?.split('-')[1] ?? null);
-      this.o.metrics?.observeBatch(ordered.length, n, performance.now() - started);
-    } catch (e) {
-      if (!(e instanceof HeadMovedError)) throw e;
-      // Another planner committed first, perhaps a different prefix: rebuild from what is committed; the
-      // redelivered messages then fold onto exactly the archived world.
-      this.o.log.info({ reason: e.message }, 'another planner committed first; rebuilding from the archive');
-      await this.recover();
-    }
+    const n = await this.commitPlans(events, last.streamSeq, last.headers.traceparent?.split('-')[1] ?? null);
+    this.o.metrics?.observeBatch(ordered.length, n, performance.now() - started);
   }
 
   /** Plans the dirty appliances and commits them with `events`; returns the number of snapshots written. */

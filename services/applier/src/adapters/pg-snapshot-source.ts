@@ -10,6 +10,8 @@ export interface LoadedSnapshot extends SnapshotHeader {
   readonly createdAt: Date;
   /** 'plan' for planner output, 'rollback' for an operator's rollback target. */
   readonly origin: string;
+  /** The operator's reason, for rollback snapshots. */
+  readonly reason?: string | null;
 }
 
 /** Where the applier reads snapshots from (Postgres in production; the planner writes them). */
@@ -49,11 +51,15 @@ export class PgSnapshotSource implements SnapshotSource {
       .select(['s.id', 's.content_hash', 's.held', 's.hold_reason'])
       .where('h.appliance', '=', appliance)
       .executeTakeFirst();
-    return row === undefined ? null : { id: String(row.id), hash: row.content_hash, held: row.held, holdReason: row.hold_reason };
+    if (row === undefined) return null;
+    const header = { id: String(row.id), hash: row.content_hash, held: row.held, holdReason: row.hold_reason };
+    if (!row.held) return header;
+    const unheld = await this.db.selectFrom('snapshots').select('id').where('appliance', '=', appliance).where('held', '=', false).orderBy('id', 'desc').limit(1).executeTakeFirst();
+    return { ...header, newestUnheldId: unheld === undefined ? null : String(unheld.id) };
   }
 
   async get(id: string): Promise<LoadedSnapshot> {
-    const row = await this.db.selectFrom('snapshots').select(['id', 'content_hash', 'root_hash', 'held', 'hold_reason', 'created_at', 'origin']).where('id', '=', id).executeTakeFirst();
+    const row = await this.db.selectFrom('snapshots').select(['id', 'content_hash', 'root_hash', 'held', 'hold_reason', 'created_at', 'origin', 'reason']).where('id', '=', id).executeTakeFirst();
     if (row === undefined) throw new SnapshotLoadError(`snapshot ${id} does not exist`);
     const used = new Map<string, Uint8Array>();
     await this.prefetch(row.root_hash, used);
@@ -65,7 +71,7 @@ export class PgSnapshotSource implements SnapshotSource {
       throw cause instanceof SnapshotLoadError ? cause : new SnapshotLoadError(`snapshot ${id} cannot be decoded: ${(cause as Error).message}`, { cause });
     }
     this.cache = used;
-    return { id: String(row.id), hash: row.content_hash, held: row.held, holdReason: row.hold_reason, desired, createdAt: new Date(row.created_at), origin: row.origin };
+    return { id: String(row.id), hash: row.content_hash, held: row.held, holdReason: row.hold_reason, desired, createdAt: new Date(row.created_at), origin: row.origin, reason: row.reason };
   }
 
   async oldestUnappliedAt(appliance: string, afterId: string | null): Promise<Date | null> {

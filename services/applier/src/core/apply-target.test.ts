@@ -43,3 +43,11 @@ test('report policy leaves out-of-band drift of the applied snapshot alone; new 
   assert.equal(mayConverge({ ...base, trigger: 'drift-correction', last: { snapshotId: '5', status: 'succeeded' } }), true);
   assert.equal(mayConverge({ ...base, driftPolicy: 'correct', last: { snapshotId: '5', status: 'succeeded' } }), true);
 });
+
+test('a held head converges to the newest unheld snapshot (a rollback target), never backwards past an approved one', () => {
+  const held = { id: '12', hash: 'h12', held: true, holdReason: 'pinned by rollback to snapshot 11', newestUnheldId: '11' };
+  assert.deepEqual(decideApplyTarget(held, '10', new Set()), { snapshotId: '11', holdToRecord: held });
+  assert.deepEqual(decideApplyTarget(held, '11', new Set(['12'])), { snapshotId: '11', holdToRecord: null });
+  const approvedLater = { ...held, id: '14', newestUnheldId: '11' };
+  assert.deepEqual(decideApplyTarget(approvedLater, '13', new Set(['14'])).snapshotId, '13', 'an approved snapshot applied after the unheld one stays');
+});

@@ -4,6 +4,8 @@ export interface SnapshotHeader {
   readonly hash: string;
   readonly held: boolean;
   readonly holdReason: string | null;
+  /** When the head is held: the newest snapshot of the chain that is not (a rollback target, say). */
+  readonly newestUnheldId?: string | null;
 }
 
 /** What the applier should converge the appliance to, and whether a new hold must be recorded. */
@@ -22,7 +24,11 @@ export interface ApplyTarget {
 export function decideApplyTarget(head: SnapshotHeader | null, lastAppliedSnapshotId: string | null, recordedHolds: ReadonlySet<string>): ApplyTarget {
   if (head === null) return { snapshotId: lastAppliedSnapshotId, holdToRecord: null };
   if (!head.held) return { snapshotId: head.id, holdToRecord: null };
-  return { snapshotId: lastAppliedSnapshotId, holdToRecord: recordedHolds.has(head.id) ? null : head };
+  // Held head: converge to the newest unheld snapshot (e.g. a rollback target appended before a pinned plan), unless
+  // what was last applied is newer still (an approved snapshot). Snapshot ids grow along the chain.
+  const unheld = head.newestUnheldId ?? null;
+  const target = unheld !== null && (lastAppliedSnapshotId === null || BigInt(unheld) > BigInt(lastAppliedSnapshotId)) ? unheld : lastAppliedSnapshotId;
+  return { snapshotId: target, holdToRecord: recordedHolds.has(head.id) ? null : head };
 }
 
 /** What started an apply cycle. */
