@@ -9,7 +9,7 @@ import { DriverRegistry, PgSnapshotSource } from '@portolan/applier';
 import { NatsEventBus, busDeclaration } from '@portolan/bus';
 import { loadFleetConfig } from '@portolan/fleet-config';
 import { HaproxyMasterClient } from '@portolan/haproxy-driver';
-import { demoCredentials, freePort, kubectlBinary, launchPipeline, testStack, type DemoAppliance, type LaunchedPipeline, type StackService } from '@portolan/infra';
+import { demoCredentials, freePort, isAlive, kubectlBinary, launchPipeline, testStack, type DemoAppliance, type LaunchedPipeline, type StackService } from '@portolan/infra';
 import { PgEpochStore, RedisLeaseClient, groupStatuses } from '@portolan/leader';
 import { createTestDatabase, type Database, type Kysely, type TestDatabase } from '@portolan/store';
 import { LoadMasterClient, VtmClient } from './appliance-clients.ts';
@@ -30,9 +30,11 @@ export interface PipelineOptions {
 export interface PipelineProcess {
   readonly name: string;
   /** The live pid, or null when it is not running. */
-  pid(): Promise<number | null>;
-  /** Sends a signal (SIGKILL, SIGSTOP, SIGCONT, ...) to the running process. */
-  signal(signal: NodeJS.Signals): Promise<void>;
+  pid(): number | null;
+  /** Sends a signal (SIGKILL, SIGSTOP, SIGCONT, ...) to the running process, synchronously. */
+  signal(signal: NodeJS.Signals): void;
+  /** Resolves once the process is gone (after a SIGKILL); rejects after 5 s. */
+  exited(): Promise<void>;
   /** Graceful stop (SIGTERM, SIGKILL after 10 s). */
   stop(): Promise<void>;
   /** Starts it again (after a stop or a kill) and waits until it answers its health check. */
@@ -128,7 +130,7 @@ interface Parts {
 function buildPipeline(p: Parts): Pipeline {
   const { launched, database } = p;
   const kubectl = kubectlBinary();
-  const processes = new Map([...launched.components].map(([name, svc]) => [name, pipelineProcess(svc, name === 'haproxy' ? path.join(launched.haproxy.dir, 'haproxy.log') : path.join(launched.layout.runDir, `${name}.log`))]));
+  const processes = new Map([...launched.components].map(([name, svc]) => [name, pipelineProcess(svc, name === 'haproxy' ? launched.haproxy.dir : launched.layout.runDir)]));
   const appliance = (logical: string): string => {
     const name = p.names.get(logical);
     if (name === undefined) throw new Error(`no appliance "${logical}" in this pipeline`);
@@ -139,7 +141,7 @@ function buildPipeline(p: Parts): Pipeline {
     if (stopped) return;
     stopped = true;
     for (const proc of processes.values()) {
-      if ((await proc.pid()) !== null) await proc.signal('SIGCONT').catch(() => {});
+      if (proc.pid() !== null) proc.signal('SIGCONT');
     }
     await launched.stop();
     p.guard.dispose();
@@ -203,24 +205,34 @@ function buildPipeline(p: Parts): Pipeline {
   };
 }
 
-function pipelineProcess(svc: StackService, logFile: string): PipelineProcess {
-  const pid = async (): Promise<number | null> => (await svc.status()).pid;
+function pipelineProcess(svc: StackService, dir: string): PipelineProcess {
+  const pidFile = path.join(dir, `${svc.name}.pid`);
+  // Read straight from the pid file (no health probe), so a signal lands within a millisecond of the decision.
+  const pidNow = (): number | null => {
+    try {
+      const pid = Number(readFileSync(pidFile, 'utf8').trim().split('\n')[0]);
+      return Number.isInteger(pid) && pid > 0 && isAlive(pid) ? pid : null;
+    } catch {
+      return null;
+    }
+  };
   return {
     name: svc.name,
-    pid,
-    async signal(signal) {
-      const p = await pid();
-      if (p === null) throw new Error(`${svc.name} is not running`);
-      process.kill(p, signal);
-      if (signal === 'SIGKILL') {
-        for (let i = 0; i < 100 && (await pid()) !== null; i++) await sleep(20);
-      }
+    pid: pidNow,
+    signal(signal) {
+      const pid = pidNow();
+      if (pid === null) throw new Error(`${svc.name} is not running`);
+      process.kill(pid, signal);
+    },
+    async exited() {
+      for (let i = 0; i < 250 && pidNow() !== null; i++) await sleep(20);
+      if (pidNow() !== null) throw new Error(`${svc.name} is still running`);
     },
     stop: () => svc.stop(),
     start: () => svc.start(),
     log: () => {
       try {
-        return readFileSync(logFile, 'utf8');
+        return readFileSync(path.join(dir, `${svc.name}.log`), 'utf8');
       } catch {
         return '';
       }
