@@ -49,7 +49,7 @@ export interface LaunchedPipeline {
   readonly endpoints: StackEndpoints;
   readonly haproxy: DemoHaproxy & { readonly statsPort: number };
   readonly appliers: readonly DemoApplier[];
-  /** Every pipeline process by name (`kube-sim`, `watcher`, `planner`, `applier-<id>`, `haproxy`, ...). */
+  /** Every pipeline process by name (`kube-sim`, `watcher`, `planner`, `applier-<id>`, `haproxy` when it runs, ...). */
   readonly components: ReadonlyMap<string, StackService>;
   /** Stops the pipeline processes and HAProxy (a private stack's data services keep running: see `portolan down`). */
   stop(): Promise<void>;
@@ -94,10 +94,11 @@ export async function launchPipeline(options: PipelineLaunchOptions): Promise<La
       haproxy = haproxyService(stack, 'haproxy'); // a handle on the stack's HAProxy (stopped with the stack)
     } else {
       endpoints = options.endpoints;
-      const binary = ensureBinaries([stackBinaries.haproxy], stack.install, log).get('haproxy')!;
-      haproxy = haproxyService(stack, binary);
+      // HAProxy is started only when an appliance uses it (a vTM-only test pipeline needs none).
+      const wanted = appliances.some((a) => a.driver === 'haproxy');
+      haproxy = haproxyService(stack, wanted ? ensureBinaries([stackBinaries.haproxy], stack.install, log).get('haproxy')! : 'haproxy');
       mkdirSync(stack.stateDir, { recursive: true });
-      await startAll([haproxy]);
+      if (wanted) await startAll([haproxy]);
     }
     const paths = haproxyPaths(stack);
     const haproxyInfo = { dir: paths.dir, masterSocket: paths.masterSocket, httpPort: stack.haproxyHttpPort, httpsPort: stack.haproxyHttpsPort, statsPort: stack.haproxyStatsPort };
@@ -106,7 +107,7 @@ export async function launchPipeline(options: PipelineLaunchOptions): Promise<La
     await startAll(inputs);
     if (options.manifests !== undefined) applyManifests(layout, options.manifests, log);
     await startAll(services);
-    const components = new Map<string, StackService>([...inputs, ...services, haproxy].map((s) => [s.name, s]));
+    const components = new Map<string, StackService>([...inputs, ...services, ...(started.includes(haproxy) || options.endpoints === undefined ? [haproxy] : [])].map((s) => [s.name, s]));
     return { layout, stack, endpoints, haproxy: haproxyInfo, appliers, components, stop };
   } catch (e) {
     await stop().catch(() => {});
