@@ -34,3 +34,11 @@ test('snapshots written as the planner\'s pieces decode to the planned state; a 
   assert.ok(source.fetchedPieces - full <= 12, `a one-endpoint change fetched ${source.fetchedPieces - full} pieces`);
   await assert.rejects(source.get('999999'), SnapshotLoadError);
 });
+
+test('a snapshot with more pieces on one trie level than Postgres takes bind parameters (10k pools × 10 endpoints, as 10k Services) loads', async () => {
+  // Every pool's members sit at the same depth, so one prefetch level holds about 84k pieces.
+  const pools = Array.from({ length: 10_000 }, (_, i) => pool(`p${i}`, Array.from({ length: 10 }, (_, j) => i * 10 + j)));
+  const id = await writeSnapshot(database.db, desiredState('edge-big', pools));
+  const loaded = await new PgSnapshotSource(database.db).get(id);
+  assert.equal(loaded.desired.pools.reduce((n, p) => n + p.members.length, 0), 100_000);
+});

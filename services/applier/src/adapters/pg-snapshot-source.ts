@@ -1,5 +1,5 @@
 import type { DesiredState } from '@portolan/desired-state';
-import type { Database, Kysely } from '@portolan/store';
+import { sql, type Database, type Kysely } from '@portolan/store';
 import type { SnapshotHeader } from '../core/apply-target.ts';
 import { joinSnapshot, pieceReferences, type PieceLookup } from '@portolan/planner';
 import { SnapshotLoadError } from '../errors.ts';
@@ -87,7 +87,9 @@ export class PgSnapshotSource implements SnapshotSource {
     while (frontier.size > 0) {
       const missing = [...frontier].filter((pid) => !this.cache.has(pid));
       for (const pid of frontier) asked.add(pid);
-      const fetched = missing.length === 0 ? [] : await this.db.selectFrom('snapshot_pieces').select(['hash', 'body']).where('hash', 'in', missing).execute();
+      // One array parameter, not one parameter per id: a level of a 10k-Service snapshot holds more pieces than the
+      // 65,535 bind parameters Postgres accepts in one statement.
+      const fetched = missing.length === 0 ? [] : await this.db.selectFrom('snapshot_pieces').select(['hash', 'body']).where(sql<boolean>`hash = any(${missing}::text[])`).execute();
       this.fetchedPieces += fetched.length;
       for (const f of fetched) this.cache.set(f.hash, new Uint8Array(f.body));
       const next = new Set<string>();
