@@ -38,6 +38,12 @@ export interface ApplianceDriver<Vendor> {
    * It keeps a one-endpoint change at a couple of calls whatever the appliance's size.
    */
   readBackChanged?(previous: Vendor, next: Vendor, signal: AbortSignal): Promise<Vendor>;
+  /**
+   * True when, after every operation of an apply succeeded, the appliance holds exactly the render (so the next
+   * change may be diffed against it without reading back). Drivers that manage objects they do not own (LoadMaster
+   * Service mode binds to a virtual service someone else created) leave it unset and are read back every time.
+   */
+  readonly renderMatchesReadBack?: boolean;
   /** Ordered, minimal operations turning `observed` into `desired`: children first on write, parents first on delete. */
   diff(desired: Vendor, observed: Vendor): readonly Operation[];
   /** Executes one operation; never throws for an appliance-side refusal (that is a result), only for bugs. */

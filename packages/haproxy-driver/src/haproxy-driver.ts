@@ -45,6 +45,8 @@ export interface HaproxyDriverOptions {
  */
 export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
   readonly kind = 'haproxy' as const;
+  /** An apply whose operations all succeeded leaves exactly the rendered bundle (files and runtime state). */
+  readonly renderMatchesReadBack = true;
   readonly runtime: HaproxyRuntimeClient;
   readonly master: HaproxyMasterClient;
   readonly #configDir: string;

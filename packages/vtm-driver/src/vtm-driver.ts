@@ -42,6 +42,8 @@ export class VtmDriverConfigError extends Error {
 /** The vTM ApplianceDriver: pure render and diff (seed 003), REST read-back of owned objects, one call per operation. */
 export class VtmDriver implements ApplianceDriver<VtmObjects> {
   readonly kind = 'vtm' as const;
+  /** Every object is ours and written whole, so after a fully successful apply the appliance holds the render. */
+  readonly renderMatchesReadBack = true;
   readonly client: VtmRestClient;
   readonly #options: VtmDriverOptions;
   /** Traffic managers of the cluster, learned on the first traffic IP group write when none are configured. */

@@ -206,7 +206,7 @@ export class Applier {
     const rendered = this.o.driver.render(snapshot.desired);
     // Hot path: a new snapshot after a fully successful apply diffs against what that apply left (targeted read-back
     // where the driver offers it). Start-up, retries, failures and the drift timer read everything back.
-    const hot = this.hotBaseline !== undefined && (trigger === 'snapshot' || trigger === 'poll') && this.last?.status === 'succeeded' && this.last.snapshotId !== snapshot.id;
+    const hot = this.o.driver.renderMatchesReadBack === true && this.hotBaseline !== undefined && (trigger === 'snapshot' || trigger === 'poll') && this.last?.status === 'succeeded' && this.last.snapshotId !== snapshot.id;
     const observed = hot
       ? this.o.driver.readBackChanged !== undefined ? await this.o.driver.readBackChanged(this.hotBaseline, rendered, signal) : this.hotBaseline
       : await this.o.driver.readBack(signal);

@@ -104,6 +104,7 @@ export function diffFake(desired: FakeObjects, observed: FakeObjects): Operation
 /** An ApplianceDriver over a FakeAppliance; certificate writes resolve their Secret first, like a real driver. */
 export class FakeApplianceDriver implements ApplianceDriver<FakeObjects> {
   readonly kind: DriverKind;
+  readonly renderMatchesReadBack = true;
   readonly appliance: FakeAppliance;
   /** Secrets resolved, by reference (the material itself is dropped at once). */
   readonly resolvedSecrets: string[] = [];
