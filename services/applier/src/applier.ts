@@ -280,7 +280,8 @@ export class Applier {
       this.o.metrics?.lastApplyTimestamp.set(recorded.finishedAt.getTime() / 1000);
     }
     await this.announce(recorded, snapshot, leadership.epoch, summary.failed, operations.length, recorded.finishedAt.getTime() - startedAt.getTime());
-    if (isAppliedStatus(recorded.status)) this.o.writeback?.afterApply(snapshot.desired, this.o.defaultAddress ?? null);
+    if (isAppliedStatus(recorded.status)) this.o.writeback?.afterApply(snapshot.desired, this.o.defaultAddress ?? null, outcomes);
+    else if (recorded.status === 'failed') this.o.writeback?.reportRefusals(snapshot.desired, outcomes);
     const retryInMs = recorded.status === 'fenced' ? null : this.scheduleRetry(summary.failed, summary.retryableFailed);
     return { kind: 'applied', snapshotId: snapshot.id, status: recorded.status, applyId: recorded.id, operations: operations.length, failed: summary.failed, retryInMs };
   }

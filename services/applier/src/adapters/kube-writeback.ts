@@ -1,6 +1,7 @@
+import type { OperationOutcome } from '@portolan/appliance-driver';
 import type { DesiredState } from '@portolan/desired-state';
 import { ingressStatusTargets, mergeLoadBalancerIngress, refKey, type IngressStatusTarget, type LoadBalancerIngress } from '../core/ingress-status.ts';
-import { conditionEvents, eventKey, fullBucket, newEvents, takeToken, clientGoRateLimit, type ObjectEventDraft, type RateLimit, type TokenBucket } from '../core/kube-write-plan.ts';
+import { conditionEvents, operationEvents, eventKey, fullBucket, newEvents, takeToken, clientGoRateLimit, type ObjectEventDraft, type RateLimit, type TokenBucket } from '../core/kube-write-plan.ts';
 import type { KubeApi } from './kube-api.ts';
 
 type Task = { kind: 'status'; target: IngressStatusTarget } | { kind: 'event'; event: ObjectEventDraft };
@@ -39,14 +40,22 @@ export class KubeWriteback {
   }
 
   /** Queues the status of every served Ingress (and clears it on Ingresses no longer served) and new Events. */
-  afterApply(desired: DesiredState, defaultAddress: string | null): void {
+  afterApply(desired: DesiredState, defaultAddress: string | null, outcomes: readonly OperationOutcome[] = []): void {
     const targets = ingressStatusTargets(desired, defaultAddress);
     const served = new Set(targets.map((t) => refKey(t.ref)));
     for (const [key, prev] of this.ours) {
       if (!served.has(key)) this.enqueue(prev.target.ref.cluster, `status:${key}`, { kind: 'status', target: { ref: prev.target.ref, entries: [] } });
     }
     for (const t of targets) this.enqueue(t.ref.cluster, `status:${refKey(t.ref)}`, { kind: 'status', target: t });
-    for (const e of newEvents(conditionEvents(desired), this.reported)) {
+    for (const e of newEvents([...conditionEvents(desired), ...operationEvents(desired, outcomes)], this.reported)) {
+      this.reported.add(eventKey(e));
+      this.enqueue(e.ref.cluster, `event:${eventKey(e)}`, { kind: 'event', event: e });
+    }
+  }
+
+  /** Queues Events for refused operations of an apply that did not land (no status is written for it). */
+  reportRefusals(desired: DesiredState, outcomes: readonly OperationOutcome[]): void {
+    for (const e of newEvents(operationEvents(desired, outcomes), this.reported)) {
       this.reported.add(eventKey(e));
       this.enqueue(e.ref.cluster, `event:${eventKey(e)}`, { kind: 'event', event: e });
     }

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { DesiredState, ObjectRef, VirtualService } from '@portolan/desired-state';
-import { conditionEvents, eventKey, fullBucket, newEvents, takeToken, clientGoRateLimit } from './kube-write-plan.ts';
+import { conditionEvents, eventKey, fullBucket, newEvents, operationEvents, takeToken, clientGoRateLimit } from './kube-write-plan.ts';
 import { ingressStatusTargets, mergeLoadBalancerIngress } from './ingress-status.ts';
 
 const ing = (name: string): ObjectRef => ({ cluster: 'c1', kind: 'Ingress', namespace: 'default', name });
@@ -60,4 +60,17 @@ test('token bucket: a burst of 10, then 5 per second (client-go defaults)', () =
     if (r.ok) later++;
   }
   assert.equal(later, 5);
+});
+
+test('a refused Service-mode binding becomes a Warning Event on its Service; other refusals and successes do not', () => {
+  const service = { cluster: 'c1', kind: 'Service' as const, namespace: 'shop', name: 'web' };
+  const desired = { appliance: 'lm', driver: 'loadmaster' as const, virtualServices: [], pools: [], certificates: [], conditions: [], bindings: [{ target: '7', service, members: [] }] };
+  const outcome = (objectType: string, objectName: string, ok: boolean) => ({
+    operation: { objectType, objectName, action: 'update' as const, payload: null, summary: '' },
+    result: ok ? { ok: true as const, detail: '' } : { ok: false as const, code: 'VirtualServiceNotFound', message: 'virtual service 7 does not exist on the LoadMaster; nothing is created', retryable: false },
+    durationMs: 1,
+  });
+  assert.deepEqual(operationEvents(desired, [outcome('binding', '7', false), outcome('realserver', '7/10.0.0.1:80', false), outcome('binding', '7', true)]), [
+    { ref: service, type: 'Warning', reason: 'VirtualServiceNotFound', message: 'appliance lm: virtual service 7 does not exist on the LoadMaster; nothing is created' },
+  ]);
 });

@@ -1,3 +1,4 @@
+import type { OperationOutcome } from '@portolan/appliance-driver';
 import type { DesiredState, ObjectRef } from '@portolan/desired-state';
 import { refKey } from './ingress-status.ts';
 
@@ -19,6 +20,22 @@ export function conditionEvents(desired: DesiredState): ObjectEventDraft[] {
   return desired.conditions
     .filter((c) => c.type === 'Rejected' || c.type === 'Warning')
     .map((c) => ({ ref: c.object, type: 'Warning', reason: c.reason, message: c.type === 'Rejected' ? `rejected by appliance ${desired.appliance}: ${c.message}` : c.message }));
+}
+
+/**
+ * Events for operations the appliance refused that concern one Kubernetes object: a Service-mode binding whose
+ * virtual service is gone (seed 000: the Service gets an Event and nothing is recreated), and a binding's other
+ * refusals. Other refused operations are recorded in the apply log and retried.
+ */
+export function operationEvents(desired: DesiredState, outcomes: readonly OperationOutcome[]): ObjectEventDraft[] {
+  const bindings = new Map(desired.bindings.map((b) => [b.target, b.service] as const));
+  const out: ObjectEventDraft[] = [];
+  for (const o of outcomes) {
+    if (o.result.ok || o.operation.objectType !== 'binding') continue;
+    const service = bindings.get(o.operation.objectName);
+    if (service !== undefined) out.push({ ref: service, type: 'Warning', reason: o.result.code, message: `appliance ${desired.appliance}: ${o.result.message}` });
+  }
+  return out;
 }
 
 /** Events not reported yet, so re-applying the same snapshot does not repeat them. */
