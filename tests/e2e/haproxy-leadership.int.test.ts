@@ -39,7 +39,7 @@ const other = (id: string): string => (id === 'edge-a' ? 'edge-b' : 'edge-a');
 
 /** Waits until HAProxy equals the head snapshot (read back, render, diff: nothing left to do). */
 async function settled(): Promise<void> {
-  await eventually('HAProxy to equal the planner output', async () => assert.deepEqual(await p.pendingOperations('edge'), []), { context });
+  await p.settled('edge');
 }
 
 async function currentLeader(): Promise<{ holder: string; epoch: number }> {

@@ -83,7 +83,7 @@ test('an Ingress default backend catches every request no rule matches; deleting
 });
 
 test('scaling a Service (editing its EndpointSlice) shifts traffic through the Runtime API with zero reloads', async () => {
-  await eventually('no pending operations', async () => assert.deepEqual(await p.pendingOperations('edge'), []), { context });
+  await p.settled('edge');
   const reloadsBefore = await p.haproxyReloads();
   const answering = async (n: number): Promise<Set<string>> => {
     const seen = new Set<string>();

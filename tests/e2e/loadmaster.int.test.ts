@@ -121,6 +121,7 @@ describe('Ingress mode', () => {
     const keeperBefore = await vsAt('10.20.0.3', 80);
     await p.kubectl(['delete', 'ingress', 'store', '-n', ns]);
     await eventually('the virtual service to be removed', async () => assert.equal(await vsAt('10.20.0.2', 80), undefined), { context });
+    await p.settled('lm'); // the rest of that apply (rules are deleted after the VS that used them)
     const all = await p.loadmaster.listVs();
     assert.deepEqual(all.filter((v) => v.MasterVSID && v.MasterVSID !== keeperBefore?.Index).map((v) => v.NickName), [], 'no orphan SubVS');
     const rules = ((await p.loadmaster.call('showrule')).MatchContentRule ?? []) as { Name: string; Pattern: string }[];
@@ -172,9 +173,7 @@ describe('Service mode', () => {
     assert.deepEqual(rsOf(await vsAt('10.20.0.1', 80)), ['10.1.2.1:8080', '10.1.2.2:8080', '10.1.2.3:8080'], 'the other binding is untouched');
   });
 
-  // Known bug (services/applier): a VirtualServiceNotFound result is not reported as a Kubernetes Event — the
-  // write-back only reports snapshot conditions, and only after noop/succeeded/partial applies (this one is 'failed').
-  test('the Service whose virtual service was deleted gets a Kubernetes Event', { todo: 'applier: VirtualServiceNotFound results (Service mode, VS deleted on the appliance) produce no Kubernetes Event' }, async () => {
+  test('the Service whose virtual service was deleted gets a Kubernetes Event', async () => {
     const event = await eventually('a Warning Event on the Service', async () => {
       const list = JSON.parse(await p.kubectl(['get', 'events', '-n', ns, '-o', 'json'])) as { items: { involvedObject: { kind: string; name: string }; type: string; reason: string; message: string }[] };
       const found = list.items.find((e) => e.involvedObject.kind === 'Service' && e.involvedObject.name === 'retired' && e.type === 'Warning');
@@ -184,11 +183,9 @@ describe('Service mode', () => {
     assert.match(`${event.reason} ${event.message}`, /VirtualService|virtual service/i);
   });
 
-  // Known bug (services/applier hot path × packages/loadmaster-driver): after a successful apply the applier diffs the
-  // next snapshot against its last render instead of a read-back when the driver has no readBackChanged. A Service-mode
-  // render holds no pre-existing virtual service (only a read-back does), so the change becomes `binding` operations
-  // refused with VirtualServiceNotFound (apply 'failed', nothing added), retried only at the 30 s backoff cap.
-  test('scaling the Service adds and removes real servers', { todo: 'applier hot path diffs Service-mode changes against the render, which has no pre-existing VS: VirtualServiceNotFound, real servers added only by the 30 s retry' }, async () => {
+  // Also a regression test: the applier once diffed Service-mode changes against its last render, which holds no
+  // pre-existing virtual service, so a change after a successful apply was refused (VirtualServiceNotFound).
+  test('scaling the Service adds and removes real servers', async () => {
     // Seed 000: the Service whose VS was deleted loses its annotation (here: is deleted), and applies succeed again.
     const lastId = (await p.db.selectFrom('applies').select((eb) => eb.fn.max('id').as('id')).executeTakeFirstOrThrow()).id ?? '0';
     await p.kubectl(['delete', 'service', 'retired', '-n', ns]);

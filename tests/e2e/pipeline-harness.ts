@@ -14,6 +14,7 @@ import { PgEpochStore, RedisLeaseClient, groupStatuses } from '@portolan/leader'
 import { createTestDatabase, type Database, type Kysely, type TestDatabase } from '@portolan/store';
 import { LoadMasterClient, VtmClient } from './appliance-clients.ts';
 import { sendRequest, type Reply, type RequestOptions } from './http-client.ts';
+import { eventually } from './eventually.ts';
 
 /** What an end-to-end test asks of its pipeline. */
 export interface PipelineOptions {
@@ -73,6 +74,8 @@ export interface Pipeline extends AsyncDisposable {
   leader(logical: string): Promise<{ holder: string | null; epoch: number | null }>;
   /** Operations that would still be needed to make the appliance equal the head snapshot (read back, render, diff). */
   pendingOperations(logical: string): Promise<readonly Operation[]>;
+  /** Waits until the head snapshot's apply is recorded and the appliance equals it (nothing pending). */
+  settled(logical: string, timeoutMs?: number): Promise<void>;
   /** The last lines of every process log (for failure messages). */
   diagnostics(): string;
   stop(): Promise<void>;
@@ -199,6 +202,16 @@ function buildPipeline(p: Parts): Pipeline {
       }
     },
     pendingOperations: (logical) => pendingOperations(launched.layout.fleetConfig, appliance(logical), database.db),
+    async settled(logical, timeoutMs = 30_000) {
+      const name = appliance(logical);
+      await eventually(`${name} to settle`, async () => {
+        const head = await database.db.selectFrom('snapshot_heads').select('snapshot_id').where('appliance', '=', name).executeTakeFirst();
+        const applied = head === undefined ? undefined : await database.db.selectFrom('applies').select('id').where('appliance', '=', name).where('snapshot_id', '=', head.snapshot_id).where('status', 'in', ['succeeded', 'noop']).executeTakeFirst();
+        if (applied === undefined) throw new Error('the head snapshot has no recorded apply yet');
+        const pending = await pendingOperations(launched.layout.fleetConfig, name, database.db);
+        if (pending.length > 0) throw new Error(`${pending.length} operations pending`);
+      }, { timeoutMs });
+    },
     diagnostics: () => [...processes.values()].map((proc) => `--- ${proc.name}\n${proc.log().trimEnd().split('\n').slice(-15).join('\n')}`).join('\n'),
     stop,
     [Symbol.asyncDispose]: stop,

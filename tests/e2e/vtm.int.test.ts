@@ -80,6 +80,7 @@ test('an Ingress becomes a virtual server on its traffic IP group, a pool per Se
 });
 
 test('scaling a Service rewrites its pool nodes_table with one write', async () => {
+  await p.settled('vtm');
   const pools = await owned('pools', 'Service/local/shop/web');
   const [name] = [...pools.keys()];
   const lastBefore = (await p.db.selectFrom('applies').select((eb) => eb.fn.max('id').as('id')).executeTakeFirstOrThrow()).id ?? '0';
