@@ -115,6 +115,8 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
       else if (op.kind === 'server' || op.kind === 'map' || op.kind === 'ssl-cert') runtimeOps.push({ index, op });
     });
     if (runtimeOps.length > 0 && !context.signal.aborted) {
+      const refused = await this.#fence(context);
+      if (refused !== null) return operations.map(() => refused);
       const reachable = await this.#followCurrentWorker().then(() => null, unavailable);
       if (reachable !== null) {
         for (const { index } of runtimeOps) results[index] = reachable;
@@ -127,7 +129,8 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
     }
     for (const [index, op] of decoded.entries()) {
       if (op === null || results[index] !== undefined) continue;
-      results[index] = context.signal.aborted ? aborted() : await this.#runOne(op, context);
+      const refused = await this.#fence(context);
+      results[index] = refused ?? (await this.#runOne(op, context));
     }
     return results.map((r) => r ?? aborted());
   }
@@ -148,7 +151,7 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
     }
     if (op.kind !== 'reload') return { ok: false, code: 'NotExecuted', message: 'runtime operation left over', retryable: true };
     const run = await runReload(
-      { configDir: this.#configDir, binary: this.#binary, runtime: this.runtime, master: this.master, reloadTimeoutMs: this.#reloadTimeoutMs },
+      { configDir: this.#configDir, binary: this.#binary, runtime: this.runtime, master: this.master, reloadTimeoutMs: this.#reloadTimeoutMs, fence: () => this.#fence(context) },
       op,
       context.secrets,
     );
@@ -167,6 +170,12 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
       this.runtime.disconnect();
       this.#workerPid = pid;
     }
+  }
+
+  /** Refuses a write once leadership is lost or a newer epoch has written here; checked before every side effect. */
+  async #fence(context: ExecutionContext): Promise<OperationResult | null> {
+    if (context.signal.aborted) return aborted();
+    return this.#checkEpoch(context.epoch);
   }
 
   /** Fencing: a write with an epoch older than one already recorded here is refused; newer epochs are recorded. */

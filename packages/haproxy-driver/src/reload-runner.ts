@@ -27,6 +27,11 @@ export interface ReloadTarget {
   readonly runtime: HaproxyRuntimeClient;
   readonly master: HaproxyMasterClient;
   readonly reloadTimeoutMs: number;
+  /**
+   * Re-checks the writer's right to write (epoch fence, leadership signal) just before each side effect: a leader
+   * paused mid-reload and resumed after a successor applied must not finish its stale reload (FM-17).
+   */
+  readonly fence?: () => Promise<OperationResult | null>;
 }
 
 /** A finished reload attempt: its result, and the new worker's pid when one took over. */
@@ -46,6 +51,8 @@ type ReloadOperation = Extract<HaproxyOperation, { kind: 'reload' }>;
  * configuration keeps serving and the next reload would load it again — and is reported as a failed result.
  */
 export async function runReload(target: ReloadTarget, op: ReloadOperation, secrets: SecretResolver): Promise<ReloadRun> {
+  const before = (await target.fence?.()) ?? null;
+  if (before !== null) return { result: before, reloaded: false, workerPid: null };
   const snapshot = await snapshotFiles(target.configDir);
   const undo = async (result: OperationResult): Promise<ReloadRun> => {
     await restoreSnapshot(target.configDir, snapshot);
@@ -55,6 +62,8 @@ export async function runReload(target: ReloadTarget, op: ReloadOperation, secre
   try {
     const prepared = await prepareReload(target, op, secrets);
     if (prepared !== null) return await undo(prepared);
+    const fenced = (await target.fence?.()) ?? null;
+    if (fenced !== null) return await undo(fenced);
     target.runtime.disconnect();
     reloadSent = true;
     const outcome = await target.master.reload(target.reloadTimeoutMs);
