@@ -77,6 +77,8 @@ export class Applier {
   private readonly safetyChecked = new Map<string, string | null>();
   private holds = new Set<string>();
   private snapshot: LoadedSnapshot | null = null;
+  /** Decoded snapshots by id: the current one and the last applied one (decoding is O(world), the check needs both). */
+  private readonly loaded = new Map<string, LoadedSnapshot>();
   private attempt = 0;
   private retryTimer: NodeJS.Timeout | null = null;
   private timers: NodeJS.Timeout[] = [];
@@ -237,7 +239,7 @@ export class Applier {
     const key = `${last.snapshotId}->${targetId}`;
     let reason = this.safetyChecked.get(key);
     if (reason === undefined) {
-      const [before, after] = [await this.o.snapshots.get(last.snapshotId), await this.load(targetId)];
+      const [before, after] = [await this.load(last.snapshotId), await this.load(targetId)];
       const verdict = after.origin === 'rollback' ? { held: false as const } : checkSafety(before.desired, after.desired, fraction, false);
       reason = verdict.held ? verdict.reasons.map((r) => `${r.reason}: ${r.message}`).join('; ') : null;
       this.safetyChecked.set(key, reason);
@@ -339,8 +341,15 @@ export class Applier {
   }
 
   private async load(id: string): Promise<LoadedSnapshot> {
-    if (this.snapshot?.id !== id) this.snapshot = await this.o.snapshots.get(id);
-    return this.snapshot;
+    let loaded = this.loaded.get(id);
+    if (loaded === undefined) {
+      loaded = await this.o.snapshots.get(id);
+      // Keep only what a later cycle asks for again: the last applied snapshot (the safety check's baseline).
+      for (const kept of this.loaded.keys()) if (kept !== this.last?.snapshotId) this.loaded.delete(kept);
+      this.loaded.set(id, loaded);
+    }
+    this.snapshot = loaded;
+    return loaded;
   }
 
   private async announce(recorded: RecordedApply, snapshot: LoadedSnapshot, epoch: number, failed: number, operations: number, durationMs: number): Promise<void> {
