@@ -10,9 +10,10 @@ const SERVICES = 50;
 
 /**
  * Applier failover on real processes with the fleet-config default lease (TTL 4 s, renew 1 s, retry 0.5 s): the
- * leading applier is stopped (SIGTERM: graceful, it releases the lease) or killed (SIGKILL: crash), and at that
- * instant an EndpointSlice changes; the figure is the time until HAProxy holds the change, written by the other
- * replica. The stopped replica is restarted as the next follower, so leadership alternates.
+ * leading applier is stopped (SIGTERM: graceful, it releases the lease; an EndpointSlice changes once it has exited)
+ * or killed (SIGKILL: crash; the EndpointSlice changes at that instant); the figure runs from the signal until
+ * HAProxy holds the change, written by the other replica. The stopped replica is restarted as the next follower,
+ * so leadership alternates.
  */
 export const failoverBench: Benchmark = {
   name: 'failover',
@@ -26,6 +27,7 @@ export const failoverBench: Benchmark = {
       p.startAll();
       await waitServed(p.httpPort, hostOf(SERVICES), probe.address, 120_000, { periodMs: 50 });
       await waitCaughtUp(p);
+      await new Promise((r) => setTimeout(r, 2000)); // no cycle in flight when the first leader is stopped
       const backends = await backendsByService(p.haproxy.runtimeSocket, SERVICES);
       const changes = new ChangeSequence(SERVICES, prng(7));
       const samples = { graceful: [] as number[], crash: [] as number[] };
@@ -65,6 +67,9 @@ async function failoverRound(p: Pipeline, kind: 'graceful' | 'crash', backends: 
     const change = changes.next();
     const t0 = performance.now();
     leaderProc.child.kill(kind === 'graceful' ? 'SIGTERM' : 'SIGKILL');
+    // A leader stopping gracefully finishes its running cycle, which may pick up a change made meanwhile: the change
+    // is made once it has exited, so only the new leader can write it. A killed leader writes nothing more.
+    if (kind === 'graceful') await leaderProc.exited;
     p.sim.objects.update(endpointSlice(change.i, change.gen));
     const t1 = await watch.waitReady(backends.get(change.i)!, change.address, 30_000, 5);
     await leaderProc.exited;

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { summarize, type Benchmark, type Figure } from '../figure.ts';
 import { SlotWatch, waitServed } from '../support/haproxy-probe.ts';
 import { createPipeline, type Pipeline } from '../support/pipeline.ts';
-import { backendsByService, burst, ChangeSequence, endpointRounds, reloadBaseline, replayVerify, structuralRounds, waitCaughtUp, type StageTimes } from '../support/pipeline-phases.ts';
+import { backendsByService, burst, ChangeSequence, coldStartStages, endpointRounds, reloadBaseline, replayVerify, structuralRounds, waitCaughtUp, type StageTimes } from '../support/pipeline-phases.ts';
 import { procSample } from '../support/processes.ts';
 import { endpointSlice, hostOf, ingress, prng, service, worldObjects, ENDPOINTS_PER_SLICE } from '../support/world.ts';
 
@@ -12,6 +12,8 @@ const SERVICES = ['watcher', 'planner', 'applier-a', 'applier-b'] as const;
 /** Rounds per phase in a full and a quick run. */
 const ROUNDS = {
   full: { endpoint: 200, structural: 3, burst: 2000, baseline: 5 },
+  /** At 10k Services every round costs seconds of reload or apply: fewer rounds, said in the figure names. */
+  large: { endpoint: 30, structural: 2, burst: 1000, baseline: 3 },
   quick: { endpoint: 20, structural: 1, burst: 300, baseline: 2 },
 };
 
@@ -33,8 +35,9 @@ export const pipelineBench: Benchmark = {
   },
 };
 
-async function measureSize(n: number, quick: boolean, log: (line: string) => void, profileDir: string | undefined): Promise<Figure[]> {
-  const rounds = quick ? ROUNDS.quick : ROUNDS.full;
+/** Every pipeline figure at one size (exported for focused runs). */
+export async function measureSize(n: number, quick: boolean, log: (line: string) => void, profileDir: string | undefined): Promise<Figure[]> {
+  const rounds = quick ? ROUNDS.quick : n >= 10_000 ? ROUNDS.large : ROUNDS.full;
   const at = `@${label(n)} Services${quick ? ' (quick)' : ''}`;
   // Service n is the probe: its one endpoint is a real echo backend, so "serving" is checked with a request.
   const objects = worldObjects(n);
@@ -57,8 +60,8 @@ async function measureSize(n: number, quick: boolean, log: (line: string) => voi
     const backendCount = await watch.backendCount();
     await watch.close();
     if (backendCount < n + 1) throw new Error(`cold start served the probe with only ${backendCount} of ${n + 1} backends`);
-    log(`cold start: ${coldSeconds.toFixed(2)} s to the probe host served (${backendCount} backends)`);
     await waitCaughtUp(p);
+    log(`cold start: ${coldSeconds.toFixed(2)} s to the probe host served (${backendCount} backends); ${await coldStartStages(p, performance.timeOrigin + t0)}`);
 
     const backends = await backendsByService(p.haproxy.runtimeSocket, n);
     const changes = new ChangeSequence(n, prng(n));

@@ -16,6 +16,10 @@ import { endpointAddress, endpointSlice, ingress, namespaceOf, service, tlsSecre
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 
+/** Runtime API poll period while waiting for a change: the resolution of the latency figures, and cheap enough
+ * (a few hundred tiny commands per second) not to slow the pipeline it observes. */
+const POLL_MS = 2;
+
 /** Which Service changes next and to which generation: a deterministic sequence that always moves an address. */
 export class ChangeSequence {
   readonly #n: number;
@@ -68,6 +72,20 @@ export async function waitCaughtUp(p: Pipeline, timeoutMs = 120_000): Promise<vo
     const last = await db.selectFrom('applies').select('snapshot_id').where('appliance', '=', p.appliance).where('status', 'in', ['succeeded', 'noop']).orderBy('id', 'desc').executeTakeFirst();
     return head !== undefined && last !== undefined && String(head.snapshot_id) === String(last.snapshot_id);
   }, timeoutMs, 5);
+}
+
+/**
+ * Where a cold start's time went, from the services' own rows, in seconds after `startedAt` (wall-clock ms): the
+ * watcher's first and last event of the initial lists, the planner's first snapshot, the leader's first apply.
+ */
+export async function coldStartStages(p: Pipeline, startedAt: number): Promise<string> {
+  const db = p.db.db;
+  const snapshot = await db.selectFrom('snapshots').select(['id', 'created_at', 'last_event_seq']).where('appliance', '=', p.appliance).orderBy('id').executeTakeFirst();
+  if (snapshot === undefined) return 'no snapshot';
+  const events = await db.selectFrom('events').select((eb) => [eb.fn.min('received_at').as('first'), eb.fn.max('received_at').as('last'), eb.fn.countAll().as('n')]).where('seq', '<=', snapshot.last_event_seq).executeTakeFirstOrThrow();
+  const apply = await db.selectFrom('applies').select(['started_at', 'finished_at']).where('appliance', '=', p.appliance).orderBy('id').executeTakeFirst();
+  const at = (d: unknown): string => (d === null || d === undefined ? '?' : ((new Date(d as string).getTime() - startedAt) / 1000).toFixed(1));
+  return `first event received ${at(events.first)} s, last of ${String(events.n)} initial messages ${at(events.last)} s, first snapshot committed ${at(snapshot.created_at)} s, first apply started ${at(apply?.started_at)} s and recorded ${at(apply?.finished_at)} s`;
 }
 
 /** Latency samples of one-endpoint changes, and the reloads HAProxy did meanwhile. */
@@ -125,7 +143,7 @@ export async function endpointRounds(p: Pipeline, backends: ReadonlyMap<number, 
       if (backend === undefined) throw new Error(`no backend known for Service ${i}`);
       const t0 = performance.now();
       p.sim.objects.update(endpointSlice(i, gen));
-      const t1 = await watch.waitReady(backend, address, 30_000);
+      const t1 = await watch.waitReady(backend, address, 120_000, POLL_MS);
       fromWrite.push(t1 - t0);
       const received = await p.db.db.selectFrom('events').select('received_at').where('kind', '=', 'EndpointSlice').where('object_key', '=', `${namespaceOf(i)}/svc-${i}-a`).orderBy('seq', 'desc').executeTakeFirst();
       if (received !== undefined) fromReceived.push(performance.timeOrigin + t1 - new Date(received.received_at).getTime());
