@@ -28,6 +28,17 @@ export interface Benchmark {
   run(options: BenchmarkOptions): Promise<readonly Figure[]>;
 }
 
+/** A benchmark that failed part-way: the figures it measured before the failure are still reported. */
+export class PartialResultError extends Error {
+  readonly code = 'BENCH_PARTIAL';
+  readonly figures: readonly Figure[];
+  constructor(message: string, figures: readonly Figure[], options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'PartialResultError';
+    this.figures = figures;
+  }
+}
+
 /** Median and p99 of samples (nearest-rank). */
 export function summarize(samples: readonly number[]): { median: number; p99: number } {
   if (samples.length === 0) throw new RangeError('no samples');

@@ -2,7 +2,7 @@
 // stack and prints one table of medians (p99 for latencies) beside goals and same-run baselines.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { round, type Benchmark, type Figure } from './figure.ts';
+import { PartialResultError, round, type Benchmark, type Figure } from './figure.ts';
 import { benchmarks } from './suites/index.ts';
 
 const args = process.argv.slice(2);
@@ -31,6 +31,7 @@ for (const b of selected) {
     figures.push(...got.map((f) => ({ ...f, name: `${b.name}: ${f.name}` })));
   } catch (e) {
     failed++;
+    if (e instanceof PartialResultError) figures.push(...e.figures.map((f) => ({ ...f, name: `${b.name}: ${f.name}` })));
     process.stderr.write(`# ${b.name} failed: ${(e as Error).stack ?? String(e)}\n`);
   }
   process.stdout.write(`#   (${((performance.now() - started) / 1000).toFixed(1)} s)\n`);

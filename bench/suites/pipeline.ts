@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { summarize, type Benchmark, type Figure } from '../figure.ts';
+import { PartialResultError, summarize, type Benchmark, type Figure } from '../figure.ts';
 import { SlotWatch, waitServed } from '../support/haproxy-probe.ts';
 import { createPipeline, type Pipeline } from '../support/pipeline.ts';
 import { backendsByService, burst, ChangeSequence, coldStartStages, endpointRounds, reloadBaseline, replayVerify, structuralRounds, waitCaughtUp, type StageTimes } from '../support/pipeline-phases.ts';
@@ -30,7 +30,13 @@ export const pipelineBench: Benchmark = {
   async run({ quick, log, profileDir }) {
     const sizes = quick ? [1000] : [1000, 10_000];
     const figures: Figure[] = [];
-    for (const n of sizes) figures.push(...(await measureSize(n, quick, log, profileDir)));
+    for (const n of sizes) {
+      try {
+        figures.push(...(await measureSize(n, quick, log, profileDir)));
+      } catch (e) {
+        throw new PartialResultError(`pipeline at ${label(n)} Services failed: ${(e as Error).message}`, figures, { cause: e });
+      }
+    }
     return figures;
   },
 };

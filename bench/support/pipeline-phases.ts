@@ -65,7 +65,7 @@ export async function backendsByService(runtimeSocket: string, n: number): Promi
 }
 
 /** Waits until the leader has recorded an apply of the appliance's head snapshot (the applier is idle). */
-export async function waitCaughtUp(p: Pipeline, timeoutMs = 120_000): Promise<void> {
+export async function waitCaughtUp(p: Pipeline, timeoutMs = 300_000): Promise<void> {
   const db = p.db.db;
   await waitUntil('the applier to apply the head snapshot', async () => {
     const head = await db.selectFrom('snapshot_heads').select('snapshot_id').where('appliance', '=', p.appliance).executeTakeFirst();
@@ -143,7 +143,7 @@ export async function endpointRounds(p: Pipeline, backends: ReadonlyMap<number, 
       if (backend === undefined) throw new Error(`no backend known for Service ${i}`);
       const t0 = performance.now();
       p.sim.objects.update(endpointSlice(i, gen));
-      const t1 = await watch.waitReady(backend, address, 120_000, POLL_MS);
+      const t1 = await watch.waitReady(backend, address, 300_000, POLL_MS);
       fromWrite.push(t1 - t0);
       const received = await p.db.db.selectFrom('events').select('received_at').where('kind', '=', 'EndpointSlice').where('object_key', '=', `${namespaceOf(i)}/svc-${i}-a`).orderBy('seq', 'desc').executeTakeFirst();
       if (received !== undefined) fromReceived.push(performance.timeOrigin + t1 - new Date(received.received_at).getTime());
