@@ -86,8 +86,11 @@ test('scaling a Service rewrites its pool nodes_table with one write', async () 
   const lastBefore = (await p.db.selectFrom('applies').select((eb) => eb.fn.max('id').as('id')).executeTakeFirstOrThrow()).id ?? '0';
   await p.apply(endpointSlice(ns, 'web', ['10.1.0.1', '10.1.0.2', '10.1.0.4'], 8080));
   await eventually('the new node', async () => assert.deepEqual(nodes((await p.vtm.get('pools', name!)) ?? undefined), ['10.1.0.1:8080', '10.1.0.2:8080', '10.1.0.4:8080']), { context });
-  const applies = await p.db.selectFrom('applies').select(['operations', 'status']).where('id', '>', lastBefore).where('status', '=', 'succeeded').execute();
-  assert.deepEqual(applies.map((a) => (a.operations as unknown[]).length), [1], 'one PUT of the pool');
+  // The node is visible on the appliance a moment before the leader commits its apply record.
+  await eventually('the apply record', async () => {
+    const applies = await p.db.selectFrom('applies').select(['operations', 'status']).where('id', '>', lastBefore).where('status', '=', 'succeeded').execute();
+    assert.deepEqual(applies.map((a) => (a.operations as unknown[]).length), [1], 'one PUT of the pool');
+  }, { context });
 });
 
 test('a virtual server deleted on the vTM is recreated and the drift is recorded', async () => {
