@@ -82,7 +82,7 @@ export async function measureSize(n: number, quick: boolean, log: (line: string)
     for (const s of SERVICES) await p.processes.get(s)?.stop('SIGTERM', 15_000);
 
     const baseline = await reloadBaseline(p, rounds.baseline);
-    const replay = await replayVerify(p);
+    const replay = await replayVerify(p, profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir, `replay-${label(n)}`)}`]);
     log(`replay --verify: ${replay.events} events, ${replay.verified} snapshots verified, ${replay.mismatches} differ`);
     if (replay.mismatches > 0) log(`WARNING: replay found ${replay.mismatches} snapshot hashes that differ`);
 

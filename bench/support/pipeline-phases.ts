@@ -246,9 +246,9 @@ function moveOneMember(desired: DesiredState, address: string): DesiredState {
 }
 
 /** `portolan replay --verify -o json` against the pipeline's archive: events, seconds and mismatches. */
-export async function replayVerify(p: Pipeline): Promise<{ events: number; seconds: number; verified: number; mismatches: number }> {
+export async function replayVerify(p: Pipeline, nodeFlags: readonly string[] = []): Promise<{ events: number; seconds: number; verified: number; mismatches: number }> {
   const cli = path.join(root, 'packages', 'cli', 'bin', 'portolan.js');
-  const { stdout } = await promisify(execFile)(process.execPath, [cli, 'replay', '--verify', '-o', 'json', '--config', p.fleetConfig], { cwd: p.dir, maxBuffer: 64 << 20, timeout: 600_000 }).catch((e: { stdout?: string; code?: number }) => {
+  const { stdout } = await promisify(execFile)(process.execPath, [...nodeFlags, cli, 'replay', '--verify', '-o', 'json', '--config', p.fleetConfig], { cwd: p.dir, maxBuffer: 64 << 20, timeout: 600_000 }).catch((e: { stdout?: string; code?: number }) => {
     // Exit code 1 means mismatches: the JSON report is still on stdout.
     if (e.code === 1 && e.stdout) return { stdout: e.stdout };
     throw e;
