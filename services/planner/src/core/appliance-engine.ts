@@ -1,3 +1,7 @@
+// Longer than the ~400-line guideline on purpose: the incremental engine's phases (groups → claims → routes →
+// defaults → TLS → virtual services → pools) share one set of indexes and one per-plan work list, and each phase
+// reads what the previous one marked. Split across files they would need those mutable indexes passed around or
+// exported, which is harder to keep correct than one class; every phase method stays short.
 import type { ObjectRef, Route } from '@portolan/desired-state';
 import { worldKeyString } from '@portolan/kube-model';
 import { allocateGroup, type ListenerSpec, type MemberOutcome } from './allocate-listeners.ts';
