@@ -1,7 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import type { CliCommand } from '../command.ts';
 import { UsageError } from '../command.ts';
+import { passwordFrom, requiredPort } from './emulator-options.ts';
 
 const usage = `Usage: portolan emulate vtm --port <p> [--host 127.0.0.1] [--user admin] (--password-file <f> | --password <p>)
                          [--state <file>] [--strict] [--https] [--machines tm-1,tm-2]
@@ -39,10 +39,8 @@ async function parse(args: readonly string[]): Promise<Parsed> {
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
-  const port = Number(values.port);
-  if (values.port === undefined || !Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError('--port <0-65535> is required');
-  if ((values.password === undefined) === (values['password-file'] === undefined)) throw new UsageError('give exactly one of --password and --password-file');
-  const password = values.password ?? (await readFile(values['password-file'] as string, 'utf8')).replace(/\r?\n$/, '');
+  const port = requiredPort(values.port);
+  const password = await passwordFrom(values.password, values['password-file']);
   const machines = values.machines.split(',').map((m) => m.trim()).filter((m) => m !== '');
   return { port, host: values.host, user: values.user, password, statePath: values.state, strict: values.strict, https: values.https, machines };
 }
