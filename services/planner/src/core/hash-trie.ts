@@ -76,7 +76,8 @@ export function buildTrie(entries: readonly TrieEntry[]): TrieNode | null {
 export function upsertTrie(node: TrieNode | null, entry: TrieEntry, depth = 0): TrieNode {
   if (node === null) return { leaf: true, entries: [entry], size: 1, id: null };
   if (node.leaf) {
-    const i = node.entries.findIndex((e) => e.sortKey === entry.sortKey);
+    let i = node.entries.length - 1;
+    while (i >= 0 && node.entries[i]!.sortKey !== entry.sortKey) i--;
     if (i >= 0) {
       if (node.entries[i]!.itemId === entry.itemId) return node;
       const entries = node.entries.slice();
@@ -123,8 +124,23 @@ export function removeFromTrie(node: TrieNode | null, sortKey: string, keyHash: 
 export function sealTrie(node: TrieNode | null, sink: PieceSink): string | null {
   if (node === null) return null;
   if (node.id !== null) return node.id;
-  // Ids are base64url (no characters JSON escapes), so this is exactly canonicalJson of the TriePiece.
-  const text = node.leaf ? `{"l":[${node.entries.map((e) => `"${e.itemId}"`).join(',')}]}` : `{"c":[${node.children.map((c) => (c === null ? 'null' : `"${sealTrie(c, sink)}"`)).join(',')}]}`;
+  // Ids are base64url (no characters JSON escapes), so this is exactly canonicalJson of the TriePiece. Built by
+  // concatenation (no intermediate arrays): this runs for every node on a changed path.
+  let text: string;
+  if (node.leaf) {
+    const entries = node.entries;
+    text = '{"l":[';
+    for (let i = 0; i < entries.length; i++) text += i === 0 ? `"${entries[i]!.itemId}"` : `,"${entries[i]!.itemId}"`;
+  } else {
+    const children = node.children;
+    text = '{"c":[';
+    for (let i = 0; i < children.length; i++) {
+      const c = children[i] ?? null;
+      const part = c === null ? 'null' : `"${sealTrie(c, sink)!}"`;
+      text += i === 0 ? part : `,${part}`;
+    }
+  }
+  text += ']}';
   node.id = pieceIdOf(text);
   sink.set(node.id, text);
   return node.id;

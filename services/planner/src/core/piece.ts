@@ -24,3 +24,27 @@ export function emitPiece(value: unknown, sink: PieceSink): string {
 export function pieceIdOf(text: string): string {
   return sha256Text(text, 'base64url');
 }
+
+const utf8 = new TextEncoder();
+
+/**
+ * The UTF-8 bytes of every piece, as views into one buffer: one allocation per commit instead of one per piece
+ * (pieces are ASCII almost always; one that is not gets its own exact encoding).
+ */
+export function pieceBytes(texts: ReadonlyMap<string, string>): Map<string, Uint8Array> {
+  let total = 0;
+  for (const text of texts.values()) total += text.length;
+  const slab = new Uint8Array(total);
+  const out = new Map<string, Uint8Array>();
+  let at = 0;
+  for (const [id, text] of texts) {
+    const r = utf8.encodeInto(text, slab.subarray(at));
+    if (r.read === text.length) {
+      out.set(id, slab.subarray(at, at + r.written));
+      at += r.written;
+    } else {
+      out.set(id, utf8.encode(text));
+    }
+  }
+  return out;
+}

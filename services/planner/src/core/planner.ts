@@ -6,6 +6,7 @@ import { ApplianceEngine } from './appliance-engine.ts';
 import { profileFromConfig, type ClusterProfile } from './appliance-profile.ts';
 import { BindingEngine } from './binding-engine.ts';
 import { serviceKey, type DirtyIngress } from './dirty-set.ts';
+import { pieceBytes } from './piece.ts';
 import { classRequestOf, isDefaultClass } from './select-ingress.ts';
 import { World, type WorldChange } from './world.ts';
 
@@ -43,8 +44,6 @@ interface Deps {
   readonly cluster: string;
   readonly secrets: readonly string[];
 }
-
-const encoder = new TextEncoder();
 
 /**
  * The planner's pure core as a state object: fold events (`applyEvent`, `applyListMarker`), then `planDirty()`
@@ -114,13 +113,7 @@ export class Planner {
       let bytes: Map<string, Uint8Array> | null = null;
       const texts = r.pieces;
       // Encoded on first use: replay only needs the root.
-      const pieces = (): Map<string, Uint8Array> => {
-        if (bytes === null) {
-          bytes = new Map();
-          for (const [id, text] of texts) bytes.set(id, encoder.encode(text));
-        }
-        return bytes;
-      };
+      const pieces = (): Map<string, Uint8Array> => (bytes ??= pieceBytes(texts));
       out.push({ appliance, root: r.root, get pieces() { return pieces(); }, get desired() { return read(); } });
     }
     return out;

@@ -67,8 +67,8 @@ interface VsState {
 interface PoolState {
   header: PoolHeader;
   readonly memberTrie: ItemTrie<PoolMember>;
-  /** The members last synced and their sort keys, index-aligned (the fast path when only states change). */
-  synced: { members: readonly PoolMember[]; keys: readonly string[] };
+  /** The members the trie holds, for the next sync's side-by-side walk (null: take the general path). */
+  synced: SyncedMembers | null;
   /** The pool piece's canonical text around the members id (keys sort as customization, members, monitor, ...). */
   text: { readonly before: string; readonly after: string } | null;
 }
@@ -76,6 +76,7 @@ interface PoolState {
 interface BindingState {
   header: Omit<ServiceBinding, 'members'>;
   readonly memberTrie: ItemTrie<PoolMember>;
+  synced: SyncedMembers | null;
 }
 
 /**
@@ -191,7 +192,7 @@ export class SnapshotEncoder {
     const { members, ...header } = pool;
     let state = this.pools.get(pool.name);
     if (state === undefined) {
-      state = { header, memberTrie: new ItemTrie(), text: null, synced: { members: [], keys: [] } };
+      state = { header, memberTrie: new ItemTrie(), text: null, synced: NOTHING_SYNCED };
       this.pools.set(pool.name, state);
     }
     if (!samePoolHeader(state.header, header)) state.text = null;
@@ -222,11 +223,11 @@ export class SnapshotEncoder {
     const { members, ...header } = b;
     let state = this.bindings.get(b.target);
     if (state === undefined) {
-      state = { header, memberTrie: new ItemTrie() };
+      state = { header, memberTrie: new ItemTrie(), synced: NOTHING_SYNCED };
       this.bindings.set(b.target, state);
     }
     state.header = header;
-    syncMembers(state.memberTrie, members, this.sink, null);
+    state.synced = syncMembers(state.memberTrie, members, this.sink, state.synced);
     this.dirtyBindings.add(b.target);
   }
 
@@ -262,7 +263,7 @@ export class SnapshotEncoder {
       if (s === undefined) continue;
       const members = s.memberTrie.seal(this.sink);
       const text = (s.text ??= splitAround(canonicalJson({ ...s.header, members: MARK })));
-      this.poolTrie.set(name, { ...s.header, members }, this.sink, `${text.before}${members === null ? 'null' : `"${members}"`}${text.after}`);
+      this.poolTrie.set(name, s.header, this.sink, `${text.before}${members === null ? 'null' : `"${members}"`}${text.after}`);
     }
     for (const target of this.dirtyBindings) {
       const s = this.bindings.get(target);
@@ -320,16 +321,62 @@ export class SnapshotEncoder {
   }
 }
 
-function syncMembers(trie: ItemTrie<PoolMember>, members: readonly PoolMember[], sink: PieceSink, synced: PoolState['synced'] | null): PoolState['synced'] {
-  const prev = synced?.members;
-  // Fast path: the same endpoints in the same order, only states (or weights, nodes) changed.
-  if (prev !== undefined && synced !== null && prev.length === members.length && prev.length === trie.items.size && members.every((m, i) => m.address === prev[i]!.address && m.port === prev[i]!.port && m.cluster === prev[i]!.cluster)) {
-    for (let i = 0; i < members.length; i++) {
-      const m = members[i]!;
-      const held = prev[i]!;
-      if (held.state !== m.state || held.weight !== m.weight || held.node !== m.node) trie.set(synced.keys[i]!, m, sink, encodeMember(m));
+/** What a member trie holds: the members last synced, in a strict order by `compareMembers`, with their sort keys. */
+interface SyncedMembers {
+  readonly members: readonly PoolMember[];
+  readonly keys: readonly string[];
+}
+
+const NOTHING_SYNCED: SyncedMembers = { members: [], keys: [] };
+
+/** Member identity order: (address, port, cluster). Only used to walk two sorted lists side by side. */
+function compareMembers(a: PoolMember, b: PoolMember): number {
+  if (a.address !== b.address) return a.address < b.address ? -1 : 1;
+  if (a.port !== b.port) return a.port - b.port;
+  if (a.cluster !== b.cluster) return a.cluster < b.cluster ? -1 : 1;
+  return 0;
+}
+
+/** Whether members are strictly ordered by identity with keys that cannot collide (no NUL in address or cluster). */
+function walkable(members: readonly PoolMember[]): boolean {
+  for (let i = 0; i < members.length; i++) {
+    const m = members[i]!;
+    if (m.address.includes('\u0000') || m.cluster.includes('\u0000')) return false;
+    if (i > 0 && compareMembers(members[i - 1]!, m) >= 0) return false;
+  }
+  return true;
+}
+
+/**
+ * Brings a member trie to `members`. Usually both lists are sorted by identity, so one side-by-side walk finds the
+ * members that left, arrived or changed, reusing the held sort keys; only those are encoded. Anything else (unsorted
+ * input, duplicate identities) takes the general path, keyed by `memberSortKey`. Returns what the trie now holds,
+ * or null when it must not be walked next time.
+ */
+function syncMembers(trie: ItemTrie<PoolMember>, members: readonly PoolMember[], sink: PieceSink, synced: SyncedMembers | null): SyncedMembers | null {
+  if (synced !== null && synced.members.length === trie.items.size && walkable(members)) {
+    const prev = synced.members;
+    const keys: string[] = new Array<string>(members.length);
+    let i = 0;
+    let j = 0;
+    while (i < prev.length || j < members.length) {
+      const c = i >= prev.length ? 1 : j >= members.length ? -1 : compareMembers(prev[i]!, members[j]!);
+      if (c < 0) {
+        trie.delete(synced.keys[i++]!);
+        continue;
+      }
+      const m = members[j]!;
+      if (c > 0) {
+        keys[j] = memberSortKey(m);
+        trie.set(keys[j]!, m, sink, encodeMember(m));
+      } else {
+        const held = prev[i++]!;
+        keys[j] = synced.keys[i - 1]!;
+        if (held.state !== m.state || held.weight !== m.weight || held.node !== m.node) trie.set(keys[j]!, m, sink, encodeMember(m));
+      }
+      j++;
     }
-    return { members, keys: synced.keys };
+    return { members, keys };
   }
   const keys = members.map(memberSortKey);
   if (keys.length !== trie.items.size || !keys.every((k) => trie.items.has(k))) {
@@ -344,7 +391,7 @@ function syncMembers(trie: ItemTrie<PoolMember>, members: readonly PoolMember[],
     if (held !== undefined && held.state === m.state && held.weight === m.weight && held.node === m.node) continue;
     trie.set(key, m, sink, encodeMember(m));
   }
-  return { members, keys };
+  return walkable(members) ? { members, keys } : null;
 }
 
 const MARK = '\u0000members\u0000';
