@@ -1,7 +1,7 @@
 // Applier: follows snapshots, diffs the appliance, pushes the difference under a fenced leader epoch, checks drift, writes Ingress status and Events.
 export { Applier, type ApplierOptions, type ApplierLogger, type CycleResult, type DriftCheckResult } from './applier.ts';
 export { createApplierMetrics, type ApplierMetrics } from './applier-metrics.ts';
-export { PgSnapshotSource, type SnapshotSource, type LoadedSnapshot, type SnapshotDecoder } from './adapters/pg-snapshot-source.ts';
+export { PgSnapshotSource, type SnapshotSource, type LoadedSnapshot } from './adapters/pg-snapshot-source.ts';
 export { PgApplyLog, type ApplyRecordInput, type RecordedApply } from './adapters/pg-apply-log.ts';
 export { ArchivedSecretResolver } from './adapters/archived-secret-resolver.ts';
 export { ApplierBus, type ApplyAnnouncement } from './adapters/bus-adapter.ts';

@@ -1,7 +1,7 @@
 import type { DesiredState } from '@portolan/desired-state';
 import { sql, type Database, type Kysely } from '@portolan/store';
 import type { SnapshotHeader } from '../core/apply-target.ts';
-import { joinSnapshot, pieceReferences, type PieceLookup } from '@portolan/planner';
+import { pieceReferences, SnapshotPieceMissingError, SnapshotReader, type PieceLookup } from '@portolan/planner';
 import { SnapshotLoadError } from '../errors.ts';
 
 /** A decoded snapshot. */
@@ -24,24 +24,20 @@ export interface SnapshotSource {
   oldestUnappliedAt(appliance: string, afterId: string | null): Promise<Date | null>;
 }
 
-/** Reassembles a desired state from a root piece id and a piece lookup (the planner's `joinSnapshot`). */
-export type SnapshotDecoder = (root: string, getPiece: PieceLookup) => DesiredState;
-
 /**
- * Reads heads, snapshot rows and the planner's content-addressed pieces. Pieces are prefetched level by level
- * (`pieceReferences`, one query per trie level) and cached by address; the cache keeps only the pieces of the
- * last decoded snapshot, so a one-endpoint change fetches the changed pool's pieces and the path to the root.
+ * Reads heads, snapshot rows and the planner's content-addressed pieces. Snapshots are decoded by an incremental
+ * `SnapshotReader`: a snapshot read after another fetches (in one query per trie level) and decodes only the pieces
+ * that differ, so a one-endpoint change costs about ten pieces whatever the world's size, and unchanged pools and
+ * virtual services keep their object identity (which lets renders and diffs skip them).
  */
 export class PgSnapshotSource implements SnapshotSource {
   private readonly db: Kysely<Database>;
-  private readonly decode: SnapshotDecoder;
-  private cache = new Map<string, Uint8Array>();
+  private readonly reader = new SnapshotReader();
   /** Pieces read from Postgres so far (a one-endpoint change should cost a handful). */
   fetchedPieces = 0;
 
-  constructor(db: Kysely<Database>, decode: SnapshotDecoder = joinSnapshot) {
+  constructor(db: Kysely<Database>) {
     this.db = db;
-    this.decode = decode;
   }
 
   async head(appliance: string): Promise<SnapshotHeader | null> {
@@ -61,16 +57,23 @@ export class PgSnapshotSource implements SnapshotSource {
   async get(id: string): Promise<LoadedSnapshot> {
     const row = await this.db.selectFrom('snapshots').select(['id', 'content_hash', 'root_hash', 'held', 'hold_reason', 'created_at', 'origin', 'reason']).where('id', '=', id).executeTakeFirst();
     if (row === undefined) throw new SnapshotLoadError(`snapshot ${id} does not exist`);
-    const used = new Map<string, Uint8Array>();
-    await this.prefetch(row.root_hash, used);
-    const lookup: PieceLookup = (pieceId) => used.get(pieceId);
+    const fetched = new Map<string, Uint8Array>();
+    const lookup: PieceLookup = (pieceId) => fetched.get(pieceId);
     let desired: DesiredState;
     try {
-      desired = this.decode(row.root_hash, lookup);
+      // A first read fetches the whole snapshot level by level from the pieces' references (one parse per piece);
+      // later reads ask the reader which pieces differ.
+      if (this.reader.current === null) await this.prefetchAll(row.root_hash, fetched);
+      for (let ids = this.reader.missing(row.root_hash, lookup); ids.length > 0; ids = this.reader.missing(row.root_hash, lookup)) {
+        const rows = await this.fetch(ids);
+        for (const r of rows) fetched.set(r.hash, new Uint8Array(r.body));
+        const absent = ids.find((pieceId) => !fetched.has(pieceId));
+        if (absent !== undefined) throw new SnapshotPieceMissingError(absent);
+      }
+      desired = this.reader.read(row.root_hash, lookup);
     } catch (cause) {
       throw cause instanceof SnapshotLoadError ? cause : new SnapshotLoadError(`snapshot ${id} cannot be decoded: ${(cause as Error).message}`, { cause });
     }
-    this.cache = used;
     return { id: String(row.id), hash: row.content_hash, held: row.held, holdReason: row.hold_reason, desired, createdAt: new Date(row.created_at), origin: row.origin, reason: row.reason };
   }
 
@@ -81,31 +84,30 @@ export class PgSnapshotSource implements SnapshotSource {
     return row?.oldest === null || row?.oldest === undefined ? null : new Date(row.oldest as Date);
   }
 
-  private async prefetch(root: string, used: Map<string, Uint8Array>): Promise<void> {
-    let frontier = new Set([root]);
-    const asked = new Set<string>();
-    while (frontier.size > 0) {
-      const missing = [...frontier].filter((pid) => !this.cache.has(pid));
-      for (const pid of frontier) asked.add(pid);
-      // One array parameter, not one parameter per id: a level of a 10k-Service snapshot holds more pieces than the
-      // 65,535 bind parameters Postgres accepts in one statement.
-      const fetched = missing.length === 0 ? [] : await this.db.selectFrom('snapshot_pieces').select(['hash', 'body']).where(sql<boolean>`hash = any(${missing}::text[])`).execute();
-      this.fetchedPieces += fetched.length;
-      for (const f of fetched) this.cache.set(f.hash, new Uint8Array(f.body));
+  private async prefetchAll(root: string, fetched: Map<string, Uint8Array>): Promise<void> {
+    for (let level = [root]; level.length > 0;) {
+      const rows = await this.fetch(level);
       const next = new Set<string>();
-      for (const pid of frontier) {
-        const body = this.cache.get(pid);
-        if (body === undefined) continue;
-        used.set(pid, body);
-        let refs: string[];
+      for (const r of rows) {
+        const body = new Uint8Array(r.body);
+        fetched.set(r.hash, body);
+        let refs: string[] = [];
         try {
           refs = pieceReferences(Buffer.from(body).toString('utf8'));
         } catch {
-          continue; // joinSnapshot reports the corrupt piece with its id
+          // the reader reports the corrupt piece with its id
         }
-        for (const ref of refs) if (!asked.has(ref)) next.add(ref);
+        for (const ref of refs) if (!fetched.has(ref)) next.add(ref);
       }
-      frontier = next;
+      level = [...next];
     }
+  }
+
+  private async fetch(ids: readonly string[]): Promise<{ hash: string; body: Buffer }[]> {
+    // One array parameter, not one parameter per id: a level of a 10k-Service snapshot holds more pieces than the
+    // 65,535 bind parameters Postgres accepts in one statement.
+    const rows = await this.db.selectFrom('snapshot_pieces').select(['hash', 'body']).where(sql<boolean>`hash = any(${ids}::text[])`).execute();
+    this.fetchedPieces += rows.length;
+    return rows;
   }
 }

@@ -1,4 +1,4 @@
-import type { DesiredState } from '@portolan/desired-state';
+import type { DesiredState, PoolMember } from '@portolan/desired-state';
 import { memberSortKey } from './canonical-order.ts';
 
 /** Why a plan is held back from the appliance. */
@@ -15,27 +15,33 @@ export type SafetyVerdict =
 /**
  * The safety hold (DESIGN.md §4): a plan that removes more than `maxRemovalFraction` of the hosts or of the
  * backend members the appliance last applied, or empties a pool that had members, is held until an operator
- * overrides it. A member that goes from active to draining is not removed. Pure; O(size of the two states).
+ * overrides it. A member that goes from active to draining is not removed. Pure; O(pools) plus the size of what
+ * changed when the two states share unchanged objects, O(size of the two states) otherwise.
  */
 export function checkSafety(lastApplied: DesiredState | null, plan: DesiredState, maxRemovalFraction: number, override: boolean): SafetyVerdict {
   const reasons: HoldReason[] = [];
   if (lastApplied !== null) {
-    const before = hostsOf(lastApplied);
-    const after = hostsOf(plan);
-    const goneHosts = [...before].filter((h) => !after.has(h));
-    if (before.size > 0 && goneHosts.length / before.size > maxRemovalFraction) {
-      reasons.push({ reason: 'TooManyHostsRemoved', message: `the plan removes ${goneHosts.length} of ${before.size} hosts (${percent(goneHosts.length, before.size)}; limit ${percent(maxRemovalFraction, 1)}), e.g. ${goneHosts.slice(0, 3).map((h) => h || '*').join(', ')}` });
+    // Unchanged arrays and objects are skipped by reference (an incrementally decoded snapshot shares them with the
+    // previous one), so a one-endpoint change costs a walk over pool references, not over every member.
+    if (lastApplied.virtualServices !== plan.virtualServices) {
+      const before = hostsOf(lastApplied);
+      const after = hostsOf(plan);
+      const goneHosts = [...before].filter((h) => !after.has(h));
+      if (before.size > 0 && goneHosts.length / before.size > maxRemovalFraction) {
+        reasons.push({ reason: 'TooManyHostsRemoved', message: `the plan removes ${goneHosts.length} of ${before.size} hosts (${percent(goneHosts.length, before.size)}; limit ${percent(maxRemovalFraction, 1)}), e.g. ${goneHosts.slice(0, 3).map((h) => h || '*').join(', ')}` });
+      }
     }
-    const m0 = membersOf(lastApplied);
-    const m1 = membersOf(plan);
-    let gone = 0;
-    for (const k of m0) if (!m1.has(k)) gone++;
-    if (m0.size > 0 && gone / m0.size > maxRemovalFraction) {
-      reasons.push({ reason: 'TooManyMembersRemoved', message: `the plan removes ${gone} of ${m0.size} backend members (${percent(gone, m0.size)}; limit ${percent(maxRemovalFraction, 1)})` });
+    const gone = goneMembers(lastApplied.pools, plan.pools, (p) => p.name) + goneMembers(lastApplied.bindings, plan.bindings, (b) => b.target);
+    const total = gone === 0 ? 0 : countMembers(lastApplied);
+    if (total > 0 && gone / total > maxRemovalFraction) {
+      reasons.push({ reason: 'TooManyMembersRemoved', message: `the plan removes ${gone} of ${total} backend members (${percent(gone, total)}; limit ${percent(maxRemovalFraction, 1)})` });
     }
-    const prevPools = new Map(lastApplied.pools.map((p) => [p.name, p.members.length] as const));
-    for (const p of plan.pools) {
-      if ((prevPools.get(p.name) ?? 0) > 0 && p.members.length === 0) reasons.push({ reason: 'PoolEmptied', message: `the plan empties pool ${p.name} (it had ${prevPools.get(p.name)} members)` });
+    if (lastApplied.pools !== plan.pools) {
+      const prevPools = new Map(lastApplied.pools.map((p) => [p.name, p] as const));
+      for (const p of plan.pools) {
+        const prev = prevPools.get(p.name);
+        if (prev !== undefined && prev !== p && prev.members.length > 0 && p.members.length === 0) reasons.push({ reason: 'PoolEmptied', message: `the plan empties pool ${p.name} (it had ${prev.members.length} members)` });
+      }
     }
   }
   if (reasons.length === 0 || override) return { held: false, overridden: override ? reasons : [] };
@@ -48,11 +54,30 @@ function hostsOf(d: DesiredState): Set<string> {
   return out;
 }
 
-function membersOf(d: DesiredState): Set<string> {
-  const out = new Set<string>();
-  for (const p of d.pools) for (const m of p.members) out.add(`${p.name}\u0000${memberSortKey(m)}`);
-  for (const b of d.bindings) for (const m of b.members) out.add(`binding\u0000${b.target}\u0000${memberSortKey(m)}`);
-  return out;
+/** Members of `before` (pools or bindings, by name) that `after` no longer has; identical entries cost nothing. */
+function goneMembers<T extends { readonly members: readonly PoolMember[] }>(before: readonly T[], after: readonly T[], nameOf: (t: T) => string): number {
+  if (before === after) return 0;
+  const next = new Map(after.map((t) => [nameOf(t), t] as const));
+  let gone = 0;
+  for (const old of before) {
+    const now = next.get(nameOf(old));
+    if (now === old) continue;
+    if (now === undefined) {
+      gone += new Set(old.members.map(memberSortKey)).size;
+      continue;
+    }
+    const kept = new Set(now.members.map(memberSortKey));
+    for (const key of new Set(old.members.map(memberSortKey))) if (!kept.has(key)) gone++;
+  }
+  return gone;
+}
+
+/** Backend members of a desired state (pools and bindings; a canonical pool lists each member once). */
+function countMembers(d: DesiredState): number {
+  let n = 0;
+  for (const p of d.pools) n += p.members.length;
+  for (const b of d.bindings) n += b.members.length;
+  return n;
 }
 
 function percent(n: number, of: number): string {

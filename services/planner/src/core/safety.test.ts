@@ -66,3 +66,15 @@ test('fail-static: a stale cluster keeps its last applied members while healthy 
   assert.deepEqual(out.pools[0]!.members.map((m) => `${m.address}@${m.cluster}`), ['10.0.0.9@east', '10.5.0.1@west', '10.5.0.2@west', '10.5.0.3@west']);
   assert.equal(applyFailStatic(applied, plan, new Set()), plan, 'no stale cluster: the plan as is');
 });
+
+test('safety hold: a plan sharing unchanged pools with the last applied state gets the verdict of an unshared copy', () => {
+  const pools = Array.from({ length: 20 }, (_, i) => pool(`p${String(i).padStart(2, '0')}`, members(5)));
+  const before = state(hosts(3), pools);
+  for (const [changed, keep] of [[[3], 0], [[1, 2, 3, 4, 5, 6, 7], 0], [[1, 2, 3, 4, 5, 6, 7], 1], [[0, 9], 5]] as const) {
+    // The plan reuses every pool object it does not change, as the incremental snapshot reader returns them.
+    const plan = { ...before, pools: pools.map((p, i) => ((changed as readonly number[]).includes(i) ? pool(p.name, members(keep)) : p)) };
+    assert.deepEqual(checkSafety(before, plan, 0.3, false), checkSafety(structuredClone(before), structuredClone(plan), 0.3, false));
+  }
+  const shared = { ...before, pools: [...pools] };
+  assert.deepEqual(checkSafety(before, shared, 0.3, false), { held: false, overridden: [] });
+});
