@@ -6,6 +6,7 @@ export { World, type WorldChange } from './core/world.ts';
 export type { WorldView } from './core/world-view.ts';
 export { profileFromConfig, VTM_CONTROLLER, type ApplianceProfile, type ClusterProfile } from './core/appliance-profile.ts';
 export { splitSnapshot, joinSnapshot, pieceReferences, type SplitSnapshot, type PieceLookup } from './core/snapshot-codec.ts';
+export { SnapshotReader } from './core/snapshot-reader.ts';
 export { SnapshotEncoder, encodeSnapshot, SNAPSHOT_LAYOUT, type EncodedSnapshot } from './core/snapshot-encoder.ts';
 export { SnapshotPieceMissingError, SnapshotCorruptError } from './core/errors.ts';
 export { checkSafety, type SafetyVerdict, type HoldReason } from './core/safety-hold.ts';
