@@ -4,7 +4,8 @@ import type { ApplianceDriver, ExecutionContext, Operation, OperationResult } fr
 import type { DesiredState } from '@portolan/desired-state';
 import type { ApplianceConfig } from '@portolan/fleet-config';
 import type { BackendSlots, HaproxyBundle } from './core/haproxy-bundle.ts';
-import { type HaproxyRenderOptions, RUNTIME_SOCKET, defaultRenderTuning, renderHaproxyBundle } from './core/render-haproxy-bundle.ts';
+import { CONFIG_FILE, HaproxyRenderer, RUNTIME_SOCKET, defaultRenderTuning } from './core/render-haproxy-bundle.ts';
+import { patchServerLines } from './core/patch-server-lines.ts';
 import { diffHaproxy } from './core/diff-haproxy.ts';
 import { withSlotChanges } from './core/diff-slots.ts';
 import { type HaproxyOperation, fromOperation } from './core/haproxy-operations.ts';
@@ -51,7 +52,7 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
   readonly master: HaproxyMasterClient;
   readonly #configDir: string;
   readonly #binary: string;
-  readonly #renderOptions: HaproxyRenderOptions;
+  readonly #renderer: HaproxyRenderer;
   readonly #reloadTimeoutMs: number;
   #observedSlots: readonly BackendSlots[] = [];
   #workerPid: number | null = null;
@@ -64,13 +65,13 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
     this.#reloadTimeoutMs = options.reloadTimeoutMs ?? 30_000;
     this.runtime = new HaproxyRuntimeClient(path.join(this.#configDir, RUNTIME_SOCKET));
     this.master = new HaproxyMasterClient(path.resolve(config.masterSocket));
-    this.#renderOptions = {
+    this.#renderer = new HaproxyRenderer({
       configDir: this.#configDir,
       defaultAddress: config.address,
       sizing: { minFreeSlots: config.minFreeSlots, slotIncrement: config.slotIncrement },
       serverHeader: options.serverHeader ?? defaultRenderTuning.serverHeader,
       hardStopAfter: options.hardStopAfter ?? defaultRenderTuning.hardStopAfter,
-    };
+    });
   }
 
   /** Reloads this driver has performed successfully (tests and benchmarks count them). */
@@ -79,7 +80,7 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
   }
 
   render(desired: DesiredState): HaproxyBundle {
-    return renderHaproxyBundle(desired, this.#renderOptions, this.#observedSlots);
+    return this.#renderer.render(desired, this.#observedSlots);
   }
 
   async readBack(signal: AbortSignal): Promise<HaproxyBundle> {
@@ -149,6 +150,7 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
       await writeBundleFilesOne(this.#configDir, op.file.path, op.file.content);
       return { ok: true, detail: `wrote ${op.file.path}` };
     }
+    if (op.kind === 'config-slots') return this.#patchConfig(op.backends);
     if (op.kind !== 'reload') return { ok: false, code: 'NotExecuted', message: 'runtime operation left over', retryable: true };
     const run = await runReload(
       { configDir: this.#configDir, binary: this.#binary, runtime: this.runtime, master: this.master, reloadTimeoutMs: this.#reloadTimeoutMs, fence: () => this.#fence(context) },
@@ -161,6 +163,18 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
       this.#observedSlots = op.backends;
     }
     return run.result;
+  }
+
+  /** Brings haproxy.cfg's server lines in line with what the Runtime API set, so a later reload keeps them. */
+  async #patchConfig(backends: readonly BackendSlots[]): Promise<OperationResult> {
+    const file = path.join(this.#configDir, CONFIG_FILE);
+    const current = await fs.readFile(file, 'utf8').catch(() => null);
+    const patched = current === null ? null : patchServerLines(current, backends);
+    if (patched === null) {
+      return { ok: false, code: 'ConfigOutOfStep', message: `${CONFIG_FILE} does not hold the server lines of ${backends.map((b) => b.name).join(', ')}; the next full apply rewrites it`, retryable: true };
+    }
+    await writeFileAtomic(file, patched);
+    return { ok: true, detail: `${CONFIG_FILE}: server lines of ${backends.length} backend(s)` };
   }
 
   /** A runtime connection opened before someone else reloaded still talks to the old worker: reconnect. */

@@ -62,11 +62,11 @@ test('scaling a pool up and down goes through the Runtime API with zero reloads,
   const worker = (await h.driver.showProc()).workers[0]?.pid;
 
   const up = await applyOk(web([pool('web', members(3))], [{ host: 'web.test', pool: 'web' }]));
-  assert.deepEqual(up, ['server', 'server', 'file']);
+  assert.deepEqual(up, ['server', 'server', 'config-slots']);
   assert.deepEqual(await answering('web.test'), new Set(['127.0.22.1', '127.0.22.2', '127.0.22.3']));
 
   const down = await applyOk(web([pool('web', members(1, 2))], [{ host: 'web.test', pool: 'web' }]));
-  assert.deepEqual(down, ['server', 'server', 'file']);
+  assert.deepEqual(down, ['server', 'server', 'config-slots']);
   assert.deepEqual(await answering('web.test'), new Set(['127.0.22.3']));
 
   assert.equal(await masterReloads(), reloads, 'HAProxy master counted no reload');
@@ -110,7 +110,7 @@ test('runtime slot state (address, drain, weight) survives a reload', async () =
   await applyOk(web([pool('web', members(1))], hosts));
   // Runtime only: a new member in a spare slot, one member draining with weight 5.
   const runtimeMembers = [member(echo.backends[0]!.address, echo.backends[0]!.port, { state: 'draining', weight: 5 }), ...members(1, 6)];
-  assert.deepEqual(await applyOk(web([pool('web', runtimeMembers)], hosts)), ['server', 'server', 'file']);
+  assert.deepEqual(await applyOk(web([pool('web', runtimeMembers)], hosts)), ['server', 'server', 'config-slots']);
   const before = parseServersState(await h.driver.runtime.command('show servers state'));
 
   const reloads = await masterReloads();

@@ -36,14 +36,14 @@ const base = renderHaproxyBundle(state(['10.0.0.1']), options);
 const cases: { name: string; next: HaproxyBundle; observed?: HaproxyBundle; want: string[] }[] = [
   { name: 'equal bundles need nothing', next: base, want: [] },
   {
-    name: 'a new member is one slot write plus the config rewrite — no reload',
+    name: 'a new member is one slot write plus its server line in haproxy.cfg — no reload',
     next: renderHaproxyBundle(state(['10.0.0.1', '10.0.0.2']), options, base.backends),
-    want: ['server http:web/s2', 'file haproxy.cfg'],
+    want: ['server http:web/s2', 'config-slots haproxy.cfg'],
   },
   {
     name: 'a removed member frees its slot — no reload',
     next: renderHaproxyBundle(state([]), options, base.backends),
-    want: ['server http:web/s1', 'file haproxy.cfg'],
+    want: ['server http:web/s1', 'config-slots haproxy.cfg'],
   },
   {
     name: 'more members than slots is structural: one reload and nothing else',

@@ -4,7 +4,7 @@ import { diffSlots } from './diff-slots.ts';
 import { configSkeleton, isSameStructure } from './config-skeleton.ts';
 import { type HaproxyOperation, toOperation } from './haproxy-operations.ts';
 import { renderMapFile } from './routing-maps.ts';
-import { CONFIG_FILE } from './render-haproxy-bundle.ts';
+import { CONFIG_FILE, configSections } from './render-haproxy-bundle.ts';
 
 /** At most this many reasons are named in a reload's summary (the rest are counted). */
 const MAX_REASONS = 6;
@@ -38,12 +38,36 @@ export function diffHaproxy(desired: HaproxyBundle, observed: HaproxyBundle): Op
     ...certificateChanges(desired, observed),
     ...mapChanges(desired, observed),
   ];
-  const observedConfig = fileContent(observed, CONFIG_FILE);
-  const desiredConfig = fileContent(desired, CONFIG_FILE);
-  if (desiredConfig !== null && desiredConfig !== observedConfig) {
-    ops.push({ kind: 'file', file: { path: CONFIG_FILE, content: desiredConfig } });
+  // Same structure: the files can differ only in server lines, which are patched in place (no full rewrite).
+  const stale = backendsWithOtherServerLines(desired, observed);
+  if (stale.length > 0) {
+    const byName = new Map(desired.backends.map((b) => [b.name, b]));
+    ops.push({ kind: 'config-slots', backends: stale.flatMap((name) => byName.get(name) ?? []) });
   }
   return ops.map(toOperation);
+}
+
+/** Backends whose server lines differ between the two configs (whose structures are known to be equal). */
+function backendsWithOtherServerLines(desired: HaproxyBundle, observed: HaproxyBundle): string[] {
+  const want = configSections(desired);
+  const have = configSections(observed);
+  const names = new Set<string>();
+  if (want !== undefined && have !== undefined && want.length === have.length) {
+    for (let i = 0; i < want.length; i++) if (want[i] !== have[i] && want[i] !== undefined && want[i]!.startsWith('backend ')) names.add(want[i]!.slice(8, want[i]!.indexOf('\n')));
+    return [...names];
+  }
+  const a = fileContent(desired, CONFIG_FILE);
+  const b = fileContent(observed, CONFIG_FILE);
+  if (a === null || a === b) return [];
+  const left = a.split('\n');
+  const right = (b ?? '').split('\n');
+  let current = '';
+  for (let i = 0; i < left.length; i++) {
+    const line = left[i]!;
+    if (line.startsWith('backend ')) current = line.slice(8);
+    if (line !== right[i] && current !== '') names.add(current);
+  }
+  return [...names];
 }
 
 /** Why the desired bundle cannot be reached through the Runtime API; empty when it can. */
@@ -52,7 +76,7 @@ export function structuralChanges(desired: HaproxyBundle, observed: HaproxyBundl
   const desiredConfig = fileContent(desired, CONFIG_FILE) ?? '';
   const observedConfig = fileContent(observed, CONFIG_FILE);
   if (observedConfig === null) reasons.push('no configuration on disk');
-  else if (!isSameStructure(desiredConfig, observedConfig)) {
+  else if (!sameSectionStructure(desired, observed) && !isSameStructure(desiredConfig, observedConfig)) {
     reasons.push(...sectionChanges(desiredConfig, observedConfig));
   }
   for (const file of desired.files) {
@@ -62,6 +86,15 @@ export function structuralChanges(desired: HaproxyBundle, observed: HaproxyBundl
   }
   // The files say what the next reload would load; the process may still run something else.
   return reasons.length > 0 ? reasons : runtimeMismatches(desired, observed);
+}
+
+/** True when both bundles come from a renderer and their sections differ only in server lines (false: unknown). */
+function sameSectionStructure(desired: HaproxyBundle, observed: HaproxyBundle): boolean {
+  const want = configSections(desired);
+  const have = configSections(observed);
+  if (want === undefined || have === undefined || want.length !== have.length) return false;
+  for (let i = 0; i < want.length; i++) if (want[i] !== have[i] && !isSameStructure(want[i]!, have[i]!)) return false;
+  return true;
 }
 
 /** Structure the running process lacks although the files on disk already describe it. */

@@ -21,7 +21,7 @@ export function diffSlots(
   const changes: SlotChange[] = [];
   for (const backend of desired) {
     const current = running.get(backend.name);
-    if (current === undefined && runningOnly) continue;
+    if (current === backend || (current === undefined && runningOnly)) continue;
     backend.slots.forEach((slot, i) => {
       const now = current?.slots[i];
       if (now === undefined && runningOnly) return;

@@ -22,6 +22,8 @@ export type HaproxyOperation =
   | { readonly kind: 'map'; readonly path: string; readonly entries: readonly MapEntry[] }
   /** Runtime API: replace a served certificate (`set ssl cert` + commit) and rewrite its PEM file. */
   | { readonly kind: 'ssl-cert'; readonly certificate: CertificateFile }
+  /** Rewrite the server lines of some backends in haproxy.cfg, as the Runtime API already set them (no reload). */
+  | { readonly kind: 'config-slots'; readonly backends: readonly BackendSlots[] }
   /** Rewrite a file without touching the running process (so a later reload sees the runtime changes). */
   | { readonly kind: 'file'; readonly file: BundleFile };
 
@@ -65,6 +67,14 @@ export function toOperation(op: HaproxyOperation): Operation {
         payload: { certificate: certificateJson(op.certificate) },
         summary: `certificate ${op.certificate.path} from secret ${op.certificate.secret.namespace}/${op.certificate.secret.name}`,
       };
+    case 'config-slots':
+      return {
+        objectType: 'config-slots',
+        objectName: 'haproxy.cfg',
+        action: 'update',
+        payload: { backends: op.backends.map((b) => ({ name: b.name, slots: b.slots.map((s) => slotJson(s)) })) },
+        summary: `haproxy.cfg: server lines of ${op.backends.length} backend(s) as set at runtime`,
+      };
     case 'file':
       return {
         objectType: 'file',
@@ -88,10 +98,7 @@ export function fromOperation(op: Operation): HaproxyOperation | null {
           reasons: array(p['reasons']).map(string),
           files: array(p['files']).map(decodeFile),
           certificates: array(p['certificates']).map(decodeCertificate),
-          backends: array(p['backends']).map((b) => {
-            const o = object(b);
-            return { name: string(o['name']), slots: array(o['slots']).map(decodeSlot) };
-          }),
+          backends: array(p['backends']).map(decodeBackend),
         };
       case 'server':
         return { kind: 'server', backend: string(p['backend']), slot: decodeSlot(p['slot']) };
@@ -106,6 +113,8 @@ export function fromOperation(op: Operation): HaproxyOperation | null {
         };
       case 'ssl-cert':
         return { kind: 'ssl-cert', certificate: decodeCertificate(p['certificate']) };
+      case 'config-slots':
+        return { kind: 'config-slots', backends: array(p['backends']).map(decodeBackend) };
       case 'file':
         return { kind: 'file', file: decodeFile(p['file']) };
       default:
@@ -143,6 +152,11 @@ function decodeSlot(value: JsonValue | undefined): ServerSlot {
   const state = string(o['state']);
   if (state !== 'ready' && state !== 'drain' && state !== 'maint') throw new TypeError('bad slot state');
   return { name: string(o['name']), address: string(o['address']), port: number(o['port']), state: state as SlotState, weight: number(o['weight']) };
+}
+
+function decodeBackend(value: JsonValue | undefined): BackendSlots {
+  const o = object(value);
+  return { name: string(o['name']), slots: array(o['slots']).map(decodeSlot) };
 }
 
 function decodeFile(value: JsonValue | undefined): BundleFile {

@@ -1,4 +1,4 @@
-import type { Certificate, DesiredState, Pool } from '@portolan/desired-state';
+import type { Certificate, DesiredState, Pool, VirtualService } from '@portolan/desired-state';
 import { ownerNote } from '@portolan/appliance-driver';
 import type { BackendSlots, BundleFile, CertificateFile, HaproxyBundle, MapContent } from './haproxy-bundle.ts';
 import { type BackendMode, backendName, fileStem, frontendName } from './haproxy-names.ts';
@@ -40,53 +40,132 @@ export function renderHaproxyBundle(
   options: HaproxyRenderOptions,
   previous: readonly BackendSlots[] = [],
 ): HaproxyBundle {
-  const pools = new Map(desired.pools.map((p) => [p.name, p]));
-  const modes = backendModes(desired);
-  const previousByName = new Map(previous.map((b) => [b.name, b]));
+  return new HaproxyRenderer(options).render(desired, previous);
+}
 
-  const backends: BackendSlots[] = [];
-  const backendTexts: string[] = [];
-  for (const [name, { pool, mode }] of [...modes.entries()].sort(byKey)) {
-    const slots = assignSlots(pool.members, previousByName.get(name), options.sizing);
-    backends.push({ name, slots });
-    backendTexts.push(renderBackend(name, mode, pool, slots, desired.appliance));
+/** The sections haproxy.cfg was joined from, for bundles made by a renderer (diffs compare them by reference). */
+const sectionsOf = new WeakMap<HaproxyBundle, readonly string[]>();
+
+/** The config sections a bundle's haproxy.cfg was joined from (header first), or undefined for a read-back bundle. */
+export function configSections(bundle: HaproxyBundle): readonly string[] | undefined {
+  return sectionsOf.get(bundle);
+}
+
+interface BackendMemo {
+  readonly pool: Pool;
+  readonly mode: BackendMode;
+  readonly previous: BackendSlots | undefined;
+  readonly slots: BackendSlots;
+  readonly text: string;
+}
+
+/**
+ * `renderHaproxyBundle` with memory: a render reuses every backend whose pool object, mode and previous slots are
+ * the ones it rendered last time, and every frontend when listeners, pool names and certificates are unchanged, so
+ * an endpoint change in a 10k-backend world re-renders one backend. The output is identical to a fresh render
+ * (a test checks it); unchanged parts keep their object identity, which lets `diffHaproxy` skip them.
+ */
+export class HaproxyRenderer {
+  readonly #options: HaproxyRenderOptions;
+  #backends = new Map<string, BackendMemo>();
+  #layout: { virtualServices: readonly VirtualService[]; poolNames: readonly string[]; order: readonly { name: string; index: number; mode: BackendMode }[] } | null = null;
+  #frontends: { virtualServices: readonly VirtualService[]; poolNames: readonly string[]; certificates: readonly Certificate[]; rendered: readonly RenderedFrontend[]; files: readonly CertificateFile[] } | null = null;
+  #fixed: readonly string[] | null = null;
+  #previous: { list: readonly BackendSlots[]; byName: Map<string, BackendSlots> } | null = null;
+
+  constructor(options: HaproxyRenderOptions) {
+    this.#options = options;
   }
 
-  const certificates = certificateFiles(desired.certificates);
-  const certByName = new Map(desired.certificates.map((c) => [c.name, c]));
-  const ctx: FrontendContext = {
-    appliance: desired.appliance,
-    configDir: options.configDir,
-    defaultAddress: options.defaultAddress,
-    serverHeader: options.serverHeader,
-    backendOf: (pool, mode) => (pools.has(pool) && modes.has(backendName(pool, mode)) ? backendName(pool, mode) : null),
-    crtListLine: (name) => {
-      const cert = certByName.get(name);
-      // An ACME certificate has no fingerprint until it is issued: nothing to serve yet.
-      if (cert === undefined || cert.fingerprint === '') return null;
-      return [absolutePath(options.configDir, certificatePath(cert.name)), ...cert.hosts].join(' ');
-    },
-  };
-  const frontends = [...desired.virtualServices]
-    .sort((a, b) => (frontendName(a.name) < frontendName(b.name) ? -1 : 1))
-    .map((vs) => renderFrontend(vs, ctx))
-    .filter((f): f is RenderedFrontend => f !== null);
+  /** Renders `desired`, placing members into the slots `previous` shows (see `renderHaproxyBundle`). */
+  render(desired: DesiredState, previous: readonly BackendSlots[] = []): HaproxyBundle {
+    const options = this.#options;
+    const previousByName = this.#previousByName(previous);
+    const order = this.#backendOrder(desired);
+    const backends: BackendSlots[] = [];
+    const backendTexts: string[] = [];
+    const memo = new Map<string, BackendMemo>();
+    for (const { name, index, mode } of order) {
+      const pool = desired.pools[index]!;
+      const before = previousByName.get(name);
+      let held = this.#backends.get(name);
+      // A backend is reused when its pool and mode are the same objects and its previous slots are what it was
+      // rendered from, or what it rendered (placing the same members into the slots they hold is a fixed point).
+      if (held === undefined || held.pool !== pool || held.mode !== mode || (held.previous !== before && held.slots !== before)) {
+        const slots = { name, slots: assignSlots(pool.members, before, options.sizing) };
+        held = { pool, mode, previous: before, slots, text: renderBackend(name, mode, pool, slots.slots, desired.appliance) };
+      }
+      memo.set(name, held);
+      backends.push(held.slots);
+      backendTexts.push(held.text);
+    }
+    this.#backends = memo;
+    const { rendered: frontends, files: certificates } = this.#renderFrontends(desired);
+    this.#fixed ??= [header(desired.appliance), globalSection(options), defaultsSection()];
+    const sections = [...this.#fixed, ...frontends.map((f) => f.text), ...backendTexts];
+    const files: BundleFile[] = [{ path: CONFIG_FILE, content: sections.join('\n') }, ...frontends.flatMap((f) => f.files)];
+    const maps: MapContent[] = frontends.flatMap((f) => f.maps);
+    const bundle: HaproxyBundle = {
+      files: files.sort(byPath),
+      backends,
+      maps: maps.sort(byPath),
+      certificates: [...certificates],
+    };
+    sectionsOf.set(bundle, sections);
+    return bundle;
+  }
 
-  const config = [
-    header(desired.appliance),
-    globalSection(options),
-    defaultsSection(),
-    ...frontends.map((f) => f.text),
-    ...backendTexts,
-  ].join('\n');
-  const files: BundleFile[] = [{ path: CONFIG_FILE, content: config }, ...frontends.flatMap((f) => f.files)];
-  const maps: MapContent[] = frontends.flatMap((f) => f.maps);
-  return {
-    files: files.sort(byPath),
-    backends,
-    maps: maps.sort(byPath),
-    certificates: certificates.filter((c) => usedBy(c, desired)),
-  };
+  #previousByName(previous: readonly BackendSlots[]): Map<string, BackendSlots> {
+    if (this.#previous?.list !== previous) this.#previous = { list: previous, byName: new Map(previous.map((b) => [b.name, b])) };
+    return this.#previous.byName;
+  }
+
+  /** Backends in name order, as (backend name, pool index, mode); recomputed only when listeners or pool names change. */
+  #backendOrder(desired: DesiredState): readonly { name: string; index: number; mode: BackendMode }[] {
+    const held = this.#layout;
+    if (held !== null && held.virtualServices === desired.virtualServices && sameNames(held.poolNames, desired.pools)) return held.order;
+    const modes = backendModes(desired);
+    const index = new Map(desired.pools.map((p, i) => [p.name, i]));
+    const order = [...modes.entries()].sort(byKey).map(([name, { pool, mode }]) => ({ name, index: index.get(pool.name)!, mode }));
+    this.#layout = { virtualServices: desired.virtualServices, poolNames: desired.pools.map((p) => p.name), order };
+    return order;
+  }
+
+  /** The frontends and the certificate files they serve; reused while listeners, pool names and certificates hold. */
+  #renderFrontends(desired: DesiredState): { readonly rendered: readonly RenderedFrontend[]; readonly files: readonly CertificateFile[] } {
+    const held = this.#frontends;
+    if (held !== null && held.virtualServices === desired.virtualServices && held.certificates === desired.certificates && sameNames(held.poolNames, desired.pools)) return held;
+    const options = this.#options;
+    const pools = new Set(desired.pools.map((p) => p.name));
+    const modes = backendModes(desired);
+    const certByName = new Map(desired.certificates.map((c) => [c.name, c]));
+    const ctx: FrontendContext = {
+      appliance: desired.appliance,
+      configDir: options.configDir,
+      defaultAddress: options.defaultAddress,
+      serverHeader: options.serverHeader,
+      backendOf: (pool, mode) => (pools.has(pool) && modes.has(backendName(pool, mode)) ? backendName(pool, mode) : null),
+      crtListLine: (name) => {
+        const cert = certByName.get(name);
+        // An ACME certificate has no fingerprint until it is issued: nothing to serve yet.
+        if (cert === undefined || cert.fingerprint === '') return null;
+        return [absolutePath(options.configDir, certificatePath(cert.name)), ...cert.hosts].join(' ');
+      },
+    };
+    const rendered = [...desired.virtualServices]
+      .sort((a, b) => (frontendName(a.name) < frontendName(b.name) ? -1 : 1))
+      .map((vs) => renderFrontend(vs, ctx))
+      .filter((f): f is RenderedFrontend => f !== null);
+    const files = certificateFiles(desired.certificates).filter((c) => usedBy(c, desired));
+    this.#frontends = { virtualServices: desired.virtualServices, certificates: desired.certificates, poolNames: desired.pools.map((p) => p.name), rendered, files };
+    return this.#frontends;
+  }
+}
+
+function sameNames(names: readonly string[], pools: readonly Pool[]): boolean {
+  if (names.length !== pools.length) return false;
+  for (let i = 0; i < names.length; i++) if (names[i] !== pools[i]!.name) return false;
+  return true;
 }
 
 /** Where a certificate's PEM lives, relative to the config directory. */
