@@ -137,3 +137,58 @@ test('property: trimming never throws and is idempotent, for every kind and any 
     { numRuns: 300 },
   );
 });
+
+const endpointArb = fc.oneof(
+  fc.record(
+    {
+      addresses: fc.oneof(fc.array(fc.constantFrom('10.0.0.1', '10.0.0.2', '10.0.0.3'), { maxLength: 2 }), fc.array(fc.jsonValue(), { maxLength: 2 })),
+      conditions: fc.oneof(fc.record({ ready: fc.boolean(), serving: fc.boolean(), terminating: fc.boolean() }, { requiredKeys: [] }), fc.jsonValue()),
+      nodeName: fc.oneof(fc.constantFrom('n1', 'n2'), fc.jsonValue()),
+      zone: fc.string(),
+    },
+    { requiredKeys: [] },
+  ),
+  fc.jsonValue(),
+);
+const sliceArb = fc.record({
+  metadata: fc.constant({ name: 's', namespace: 'ns', labels: { 'kubernetes.io/service-name': 'web' } }),
+  addressType: fc.constantFrom('IPv4', 'IPv6'),
+  endpoints: fc.oneof(fc.array(endpointArb, { maxLength: 4 }), fc.jsonValue()),
+  ports: fc.oneof(fc.array(fc.record({ name: fc.constantFrom('http', 'https'), port: fc.constantFrom(80, 8080), protocol: fc.constant('TCP') }, { requiredKeys: [] }), { maxLength: 2 }), fc.jsonValue()),
+});
+
+test('property: trimming a slice against the version it replaces gives the same object as trimming alone, sharing only equal endpoints', () => {
+  fc.assert(
+    fc.property(sliceArb, sliceArb, (before, after) => {
+      const previous = trimObject('EndpointSlice', before);
+      assert.ok(previous.ok);
+      const alone = trimObject('EndpointSlice', after);
+      const shared = trimObject('EndpointSlice', after, previous.object);
+      assert.ok(alone.ok && shared.ok);
+      assert.deepEqual(shared.object, alone.object);
+      assert.equal(JSON.stringify(shared.object), JSON.stringify(alone.object), 'same key order, so the same bytes wherever it is encoded');
+      shared.object.endpoints?.forEach((e, i) => {
+        if (previous.object.endpoints?.includes(e)) assert.deepEqual(e, alone.object.endpoints[i]);
+      });
+    }),
+    { numRuns: 500 },
+  );
+});
+
+test('a slice whose one endpoint changed keeps the other endpoint objects of the version it replaces', () => {
+  const slice = (third: string) => ({
+    metadata: { name: 's', namespace: 'ns' },
+    addressType: 'IPv4',
+    endpoints: ['10.0.0.1', '10.0.0.2', third].map((a) => ({ addresses: [a], conditions: { ready: true } })),
+    ports: [{ name: 'http', port: 8080, protocol: 'TCP' }],
+  });
+  const v1 = trimObject('EndpointSlice', slice('10.0.0.3'));
+  assert.ok(v1.ok);
+  const v2 = trimObject('EndpointSlice', slice('10.0.0.4'), v1.object);
+  assert.ok(v2.ok);
+  assert.equal(v2.object.endpoints[0], v1.object.endpoints[0]);
+  assert.equal(v2.object.endpoints[1], v1.object.endpoints[1]);
+  assert.notEqual(v2.object.endpoints[2], v1.object.endpoints[2]);
+  assert.deepEqual(v2.object.endpoints[2], { addresses: ['10.0.0.4'], conditions: { ready: true } });
+  assert.equal(v2.object.ports, v1.object.ports);
+});

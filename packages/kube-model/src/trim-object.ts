@@ -10,6 +10,7 @@ import {
   type ServicePort,
   type SliceEndpoint,
   type SlicePort,
+  type TrimmedEndpointSlice,
   type TrimmedMeta,
   type TrimmedObjectOf,
 } from './objects.ts';
@@ -33,13 +34,50 @@ const NAMESPACED: Readonly<Record<KubeKind, boolean>> = {
  * managedFields, status (except a Node's addresses and Ready condition), the last-applied annotation, and every
  * field of the wrong type. Secret plaintext is never kept: only the watcher's sealed box and fingerprint. Total:
  * never throws, whatever the input.
+ *
+ * `previous` (any trimmed object of the kind, typically the version being replaced) lets the result share the parts
+ * that trim to equal values — today an EndpointSlice's endpoints and ports — so a one-endpoint change allocates one
+ * endpoint, not the whole slice. Sharing is decided by comparing values, so the result is the same whatever is passed.
  */
-export function trimObject<K extends KubeKind>(kind: K, input: unknown): TrimResult<K> {
+export function trimObject<K extends KubeKind>(kind: K, input: unknown, previous?: TrimmedObjectOf<K>): TrimResult<K> {
   const obj = record(input);
   if (obj === undefined) return { ok: false, reason: 'NotAnObject', message: `${kind} is not a JSON object` };
   const meta = trimMeta(kind, record(obj['metadata']));
   if (meta === undefined) return { ok: false, reason: 'MissingName', message: `${kind} has no metadata.name` };
+  if (kind === 'EndpointSlice') return { ok: true, object: trimSlice(obj, meta, previous as TrimmedEndpointSlice | undefined) as TrimmedObjectOf<K> };
   return { ok: true, object: trimBody(kind, obj, meta) as TrimmedObjectOf<K> };
+}
+
+function trimSlice(obj: Record<string, unknown>, metadata: TrimmedMeta, previous: TrimmedEndpointSlice | undefined): unknown {
+  const before = previous?.endpoints;
+  const ports = list(obj['ports'], trimSlicePort);
+  return defined({
+    kind: 'EndpointSlice',
+    metadata,
+    addressType: str(obj['addressType']),
+    endpoints: before === undefined ? list(obj['endpoints'], trimEndpoint) : listAt(obj['endpoints'], (x, i) => (i < before.length && trimsTo(x, before[i]!) ? before[i]! : trimEndpoint(x))),
+    ports: ports !== undefined && previous !== undefined && samePorts(ports, previous.ports) ? previous.ports : ports,
+  });
+}
+
+/** Whether `x` trims to exactly `e` (compared field by field, nothing allocated). */
+function trimsTo(x: unknown, e: SliceEndpoint): boolean {
+  const r = record(x);
+  if (r === undefined || (typeof r['nodeName'] === 'string' ? r['nodeName'] : undefined) !== e.nodeName) return false;
+  const addresses = r['addresses'];
+  if (!Array.isArray(addresses) || addresses.length !== e.addresses.length) return false;
+  for (let i = 0; i < addresses.length; i++) if (addresses[i] !== e.addresses[i]) return false;
+  const c = record(r['conditions']);
+  const ec = e.conditions;
+  if (c === undefined || ec === undefined) return c === undefined && ec === undefined;
+  const bool = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : undefined);
+  return bool(c['ready']) === ec.ready && bool(c['serving']) === ec.serving && bool(c['terminating']) === ec.terminating;
+}
+
+function samePorts(a: readonly SlicePort[], b: readonly SlicePort[] | undefined): boolean {
+  if (b === undefined || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i]!.name !== b[i]!.name || a[i]!.port !== b[i]!.port || a[i]!.protocol !== b[i]!.protocol) return false;
+  return true;
 }
 
 function trimBody(kind: KubeKind, obj: Record<string, unknown>, metadata: TrimmedMeta): unknown {
@@ -219,6 +257,16 @@ function strMap(x: unknown): Record<string, string> | undefined {
   for (const key of Object.keys(r).sort()) {
     const v = r[key];
     if (typeof v === 'string') Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
+
+function listAt<T>(x: unknown, f: (item: unknown, index: number) => T | undefined): T[] | undefined {
+  if (!Array.isArray(x)) return undefined;
+  const out: T[] = [];
+  for (let i = 0; i < x.length; i++) {
+    const v = f(x[i], i);
+    if (v !== undefined) out.push(v);
   }
   return out;
 }

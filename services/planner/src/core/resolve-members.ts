@@ -28,14 +28,38 @@ export interface ResolveRequest {
  * draining), or in NodePort mode the Ready nodes' InternalIP × nodePort (seed 003's data path). Cost: the Service's
  * slices (and the cluster's nodes in NodePort mode), never the world.
  */
-export function resolveMembers(world: WorldView, r: ResolveRequest): Resolution {
+export function resolveMembers(world: WorldView, r: ResolveRequest, previous?: readonly PoolMember[]): Resolution {
+  const out = resolve(world, r);
+  if (previous !== undefined && previous.length > 0 && out.members.length > 0) reuseEqual(out.members as PoolMember[], previous);
+  return out;
+}
+
+/**
+ * Puts the previous resolution's member objects in place of equal new ones (both lists are in (address, port)
+ * order), so the state kept after a one-endpoint change is one new member, not a whole pool's worth. Only
+ * value-equal members are swapped: the result is the same whatever `previous` holds.
+ */
+function reuseEqual(members: PoolMember[], previous: readonly PoolMember[]): void {
+  let j = 0;
+  for (let i = 0; i < members.length && j < previous.length; i++) {
+    const m = members[i]!;
+    while (j < previous.length && (previous[j]!.address < m.address || (previous[j]!.address === m.address && previous[j]!.port < m.port))) j++;
+    const p = previous[j];
+    if (p !== undefined && p.address === m.address && p.port === m.port && p.state === m.state && p.weight === m.weight && p.cluster === m.cluster && p.node === m.node) {
+      members[i] = p;
+      j++;
+    }
+  }
+}
+
+function resolve(world: WorldView, r: ResolveRequest): Resolution {
   const svc = world.service(r.cluster, r.namespace, r.service);
   const where = `Service ${r.namespace}/${r.service} in cluster ${r.cluster}`;
   if (svc === undefined) return { members: [], issues: [issue('ServiceNotFound', `${where} does not exist`)] };
   if (svc.spec.type === 'ExternalName') return { members: [], issues: [issue('ExternalNameService', `${where} is of type ExternalName; it has no endpoints to balance`)] };
   const sp = (svc.spec.ports ?? []).find((p) => (typeof r.port === 'number' ? p.port === r.port : p.name === r.port));
   if (sp === undefined) return { members: [], issues: [issue('ServicePortNotFound', `${where} has no port ${r.port}`)] };
-  const slices = [...world.slicesOfService(r.cluster, r.namespace, r.service)];
+  const slices = world.slicesOfService(r.cluster, r.namespace, r.service);
   if (r.mode === 'endpoints') return { members: endpointMembers(slices, sp, r), issues: [] };
   return nodePortMembers(world, svc, sp, slices, r, where);
 }
@@ -49,6 +73,16 @@ function endpointState(c: { ready?: boolean; serving?: boolean; terminating?: bo
 
 function rank(m: PoolMember): number {
   return m.state === 'active' ? 0 : 1;
+}
+
+function byEndpoint(a: PoolMember, b: PoolMember): number {
+  return a.address < b.address ? -1 : a.address > b.address ? 1 : a.port - b.port || rank(a) - rank(b) || (a.node < b.node ? -1 : a.node > b.node ? 1 : 0);
+}
+
+/** Whether members are already in `byEndpoint` order (slices usually list endpoints sorted): then no sort runs. */
+function sorted(members: readonly PoolMember[]): boolean {
+  for (let i = 1; i < members.length; i++) if (byEndpoint(members[i - 1]!, members[i]!) > 0) return false;
+  return true;
 }
 
 function endpointMembers(slices: readonly TrimmedEndpointSlice[], sp: ServicePort, r: ResolveRequest): PoolMember[] {
@@ -69,7 +103,7 @@ function endpointMembers(slices: readonly TrimmedEndpointSlice[], sp: ServicePor
   // (address, port) order is the canonical member order for one cluster. The same endpoint can sit in two slices
   // while they are rebalanced: sorting puts the most available view (then the lower node name) first, and only
   // that one is kept, so the result never depends on the order slices arrived in.
-  out.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : a.port - b.port || rank(a) - rank(b) || (a.node < b.node ? -1 : a.node > b.node ? 1 : 0)));
+  if (!sorted(out)) out.sort(byEndpoint);
   let w = 0;
   for (let i = 0; i < out.length; i++) {
     const m = out[i]!;

@@ -372,7 +372,7 @@ function syncMembers(trie: ItemTrie<PoolMember>, members: readonly PoolMember[],
       } else {
         const held = prev[i++]!;
         keys[j] = synced.keys[i - 1]!;
-        if (held.state !== m.state || held.weight !== m.weight || held.node !== m.node) trie.set(keys[j]!, m, sink, encodeMember(m));
+        if (held !== m && (held.state !== m.state || held.weight !== m.weight || held.node !== m.node)) trie.set(keys[j]!, m, sink, encodeMember(m));
       }
       j++;
     }

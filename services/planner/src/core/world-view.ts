@@ -9,7 +9,8 @@ export interface WorldView {
   ingressClasses(cluster: string): ReadonlyMap<string, TrimmedIngressClass>;
   services(cluster: string): Iterable<TrimmedService>;
   service(cluster: string, namespace: string, name: string): TrimmedService | undefined;
-  slicesOfService(cluster: string, namespace: string, service: string): Iterable<TrimmedEndpointSlice>;
+  /** The live EndpointSlices of one Service (a fresh array: resolving members reads it on every endpoint change). */
+  slicesOfService(cluster: string, namespace: string, service: string): readonly TrimmedEndpointSlice[];
   secret(cluster: string, namespace: string, name: string): TrimmedSecret | undefined;
   nodes(cluster: string): Iterable<TrimmedNode>;
 }

@@ -49,7 +49,7 @@ export class World implements WorldView {
 
   /** Folds one watch event; returns the effective change, or null when it changes nothing. */
   apply(event: KubeWatchEvent): WorldChange | null {
-    const trimmed = trimObject(event.kind, event.object);
+    const trimmed = trimObject(event.kind, event.object, event.kind === 'EndpointSlice' ? this.previousOf(event) : undefined);
     if (!trimmed.ok) return null;
     const obj = trimmed.object;
     const { namespace, name } = obj.metadata;
@@ -66,6 +66,17 @@ export class World implements WorldView {
     const after = deleted ? null : obj;
     if (prev !== undefined && prev.object !== null && after !== null && rv === '' && canonicalJson(prev.object) === canonicalJson(after)) return null;
     return this.store(event.cluster, event.kind, key, { rv, object: after }, prev?.object ?? null);
+  }
+
+  /**
+   * The stored version of the object an event names, read from its raw metadata: a hint that lets trimming share the
+   * unchanged endpoints of a slice (trimObject compares values, so a wrong or missing hint changes nothing but speed).
+   */
+  private previousOf(event: KubeWatchEvent): TrimmedEndpointSlice | undefined {
+    const meta = (event.object as { metadata?: { namespace?: unknown; name?: unknown } } | null)?.metadata;
+    if (typeof meta?.name !== 'string') return undefined;
+    const namespace = typeof meta.namespace === 'string' ? meta.namespace : '';
+    return (this.clusters.get(event.cluster)?.kinds.get('EndpointSlice')?.entries.get(objectKey(namespace, meta.name))?.object ?? undefined) as TrimmedEndpointSlice | undefined;
   }
 
   /**
@@ -202,15 +213,17 @@ export class World implements WorldView {
     return this.get(cluster, 'Service', namespace, name);
   }
 
-  *slicesOfService(cluster: string, namespace: string, service: string): Iterable<TrimmedEndpointSlice> {
+  slicesOfService(cluster: string, namespace: string, service: string): TrimmedEndpointSlice[] {
     const cs = this.clusters.get(cluster);
     const keys = cs?.slicesByService.get(`${namespace}/${service}`);
-    if (cs === undefined || keys === undefined) return;
+    const out: TrimmedEndpointSlice[] = [];
+    if (cs === undefined || keys === undefined) return out;
     const entries = cs.kinds.get('EndpointSlice')!.entries;
     for (const k of keys) {
       const o = entries.get(k)?.object;
-      if (o) yield o as TrimmedEndpointSlice;
+      if (o) out.push(o as TrimmedEndpointSlice);
     }
+    return out;
   }
 
   secret(cluster: string, namespace: string, name: string): TrimmedSecret | undefined {
