@@ -11,7 +11,7 @@ import { testStack } from '@portolan/infra';
 import { createLoadMasterDriver, type LoadMasterDriver } from '@portolan/loadmaster-driver';
 import { startLoadMasterEmulator, type LoadMasterEmulator } from '@portolan/loadmaster-emulator';
 import { PgPlannerStore, splitSnapshot } from '@portolan/planner';
-import { createTestDatabase, type TestDatabase } from '@portolan/store';
+import { createTestDatabase, readValueTree, type TestDatabase } from '@portolan/store';
 import type { CommandIo } from './adapters/command-io.ts';
 import { auditCommands } from './commands/index.ts';
 import type { ReplayReport } from './core/replay-report.ts';
@@ -101,11 +101,11 @@ test('replay apply rebuilds a LoadMaster configuration of an earlier time on ano
 
     // Read the target back independently: it holds the two-member web pool of that time, not today's four.
     const recorded = await tdb.db.selectFrom('applies').select('observed_after_hash').where('snapshot_id', '=', first.snapshot).executeTakeFirstOrThrow();
-    const piece = await tdb.db.selectFrom('snapshot_pieces').select('body').where('hash', '=', recorded.observed_after_hash!).executeTakeFirstOrThrow();
+    const stored = await readValueTree(tdb.db, recorded.observed_after_hash!);
     const reader = await createLoadMasterDriver({ ...config.appliances[0]!, loadmaster: { ...config.appliances[0]!.loadmaster!, url: target.url } });
     const readBack = await reader.readBack(AbortSignal.timeout(30_000));
     await reader.close();
-    assert.equal(comparableState('loadmaster', readBack), comparableState('loadmaster', JSON.parse(piece.body.toString('utf8'))));
+    assert.equal(comparableState('loadmaster', readBack), comparableState('loadmaster', stored));
     const servers = JSON.stringify(readBack.virtualServices);
     assert.ok(servers.includes('10.0.0.2') && !servers.includes('10.0.0.3'));
   } finally {

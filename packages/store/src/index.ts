@@ -3,3 +3,4 @@ export { openDatabase, migrateToLatest, MigrationError } from './database.ts';
 export { createTestDatabase, type TestDatabase } from './test-database.ts';
 export { sql, type Kysely, type Transaction } from 'kysely';
 export { isPinned, readPin, readPins, pinHoldReason, type SnapshotPin } from './snapshot-pins.ts';
+export { readValueTree } from './value-tree-store.ts';

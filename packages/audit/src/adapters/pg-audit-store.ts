@@ -1,5 +1,5 @@
 import type { KubeKind } from '@portolan/desired-state';
-import { readPin, sql, type Database, type Kysely, type SnapshotPin } from '@portolan/store';
+import { readPin, readValueTree, sql, type Database, type Kysely, type SnapshotPin } from '@portolan/store';
 import { decodeArchivedChange, type ArchivedChange, type ObjectChange } from '../core/archived-change.ts';
 import type { ApplyRecord, DriftRecord, SnapshotRecord } from '../core/history-report.ts';
 
@@ -139,10 +139,9 @@ export class PgAuditStore {
     return [...newest.values()].filter((c): c is ObjectChange => c.type === 'event' && c.event !== 'DELETED' && c.service === service);
   }
 
-  /** A stored piece parsed as JSON; null when absent. */
+  /** A stored read-back (a value tree, or a plain JSON piece); null when absent. */
   async pieceJson(hash: string): Promise<unknown> {
-    const row = await this.db.selectFrom('snapshot_pieces').select('body').where('hash', '=', hash).executeTakeFirst();
-    return row === undefined ? null : (JSON.parse(Buffer.from(row.body).toString('utf8')) as unknown);
+    return readValueTree(this.db, hash);
   }
 
   /** The appliance's rollback pin; null when planning is not pinned. */

@@ -1,5 +1,6 @@
 import type { Operation, OperationOutcome } from '@portolan/appliance-driver';
-import { canonicalJson, sha256Text } from '@portolan/desired-state';
+import { ValueTreeEncoder } from '@portolan/desired-state';
+import { readValueTree } from '@portolan/store';
 import { StaleEpochError } from '@portolan/leader';
 import type { Database, Kysely } from '@portolan/store';
 import type { ApplyStatus } from '../core/apply-outcome.ts';
@@ -42,6 +43,8 @@ export type EpochFence = (trx: Kysely<Database>) => Promise<void>;
  */
 export class PgApplyLog {
   private readonly db: Kysely<Database>;
+  /** Read-backs are stored as value trees: one that shares most objects with the last one stores only what changed. */
+  private readonly trees = new ValueTreeEncoder();
 
   constructor(db: Kysely<Database>) {
     this.db = db;
@@ -50,29 +53,37 @@ export class PgApplyLog {
   /** Records an apply under the fence; returns the stored id and status (`fenced` when the epoch was stale). */
   async recordApply(input: ApplyRecordInput, fence: EpochFence): Promise<RecordedApply> {
     try {
-      return await this.db.transaction().execute(async (trx) => {
+      let stored: number | null = null;
+      const recorded = await this.db.transaction().execute(async (trx) => {
         await fence(trx);
-        const observedAfterHash = input.observedAfter === null ? null : await this.putPiece(input.observedAfter, trx);
+        let observedAfterHash: string | null = null;
+        if (input.observedAfter !== null) {
+          const tree = this.trees.encode(input.observedAfter);
+          await this.putPieces(tree.pieces, trx);
+          observedAfterHash = tree.root;
+          stored = tree.gen;
+        }
         return this.insert(trx, input, input.status, observedAfterHash, input.reason);
       });
+      if (stored !== null) this.trees.confirm(stored);
+      return recorded;
     } catch (e) {
       if (!(e instanceof StaleEpochError)) throw e;
       return this.insert(this.db, { ...input, outcomes: input.outcomes }, 'fenced', null, e.message);
     }
   }
 
-  /** Stores a JSON value as a content-addressed piece (same addressing as snapshot pieces); returns its id. */
-  async putPiece(value: unknown, executor: Kysely<Database> = this.db): Promise<string> {
-    const body = canonicalJson(value);
-    const hash = sha256Text(body, 'base64url');
-    await executor.insertInto('snapshot_pieces').values({ hash, body: Buffer.from(body) }).onConflict((oc) => oc.column('hash').doNothing()).execute();
-    return hash;
+  private async putPieces(pieces: ReadonlyMap<string, string>, executor: Kysely<Database>): Promise<void> {
+    const rows = [...pieces].map(([hash, text]) => ({ hash, body: Buffer.from(text) }));
+    // Bounded batches: one statement's bind parameters are limited (a first record of a large appliance has many pieces).
+    for (let i = 0; i < rows.length; i += 5000) {
+      await executor.insertInto('snapshot_pieces').values(rows.slice(i, i + 5000)).onConflict((oc) => oc.column('hash').doNothing()).execute();
+    }
   }
 
-  /** Reads a piece stored by `putPiece`; null when absent. */
+  /** Reads a read-back stored with an apply (a value tree of pieces, or one plain piece for older records); null when absent. */
   async getPiece(hash: string): Promise<unknown> {
-    const row = await this.db.selectFrom('snapshot_pieces').select('body').where('hash', '=', hash).executeTakeFirst();
-    return row === undefined ? null : (JSON.parse(Buffer.from(row.body).toString('utf8')) as unknown);
+    return readValueTree(this.db, hash);
   }
 
   /** The last apply that may have reached the appliance (not fenced, not a hold). */

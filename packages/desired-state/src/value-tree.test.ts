@@ -1,0 +1,61 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { canonicalJson } from './canonical-json.ts';
+import { ValueTreeEncoder, decodeValueTree, treeReferences } from './value-tree.ts';
+
+function store(): { pieces: Map<string, string>; put(e: { pieces: Map<string, string> }): number } {
+  const pieces = new Map<string, string>();
+  return { pieces, put: (e) => { let bytes = 0; for (const [id, t] of e.pieces) if (!pieces.has(id)) { pieces.set(id, t); bytes += t.length; } return bytes; } };
+}
+
+test('property: any JSON value decodes back to itself (long strings, long arrays, $-keys included)', () => {
+  const json = fc.letrec((tie) => ({
+    value: fc.oneof({ depthSize: 'small' }, fc.string(), fc.integer(), fc.boolean(), fc.constant(null), fc.array(tie('value'), { maxLength: 100 }), fc.dictionary(fc.oneof(fc.string(), fc.constantFrom('$ref', '$cat', '$obj', '$tree')), tie('value'), { maxKeys: 4 }),
+      fc.array(fc.constantFrom('backend a\n', '    server s1 1.2.3.4:80\n', 'x'.repeat(700)), { minLength: 0, maxLength: 60 }).map((parts) => parts.join(''))),
+  })).value;
+  fc.assert(fc.property(json, (value) => {
+    const s = store();
+    const e = new ValueTreeEncoder().encode(value);
+    s.put(e);
+    assert.equal(canonicalJson(decodeValueTree(s.pieces.get(e.root)!, (id) => s.pieces.get(id))), canonicalJson(value));
+  }), { numRuns: 300 });
+});
+
+test('a value sharing most objects with one stored before stores only the changed pieces, and references are listed for level-by-level fetches', () => {
+  const backends = Array.from({ length: 5000 }, (_, i) => ({ name: `b${i}`, slots: [{ name: 's1', address: `10.0.${i >> 8}.${i & 255}`, port: 80 }] }));
+  const config = backends.map((b) => `backend ${b.name}\n    server s1 ${b.slots[0]!.address}:80\n`).join('');
+  const enc = new ValueTreeEncoder();
+  const s = store();
+  const first = enc.encode({ files: [{ path: 'haproxy.cfg', content: config }], backends });
+  const full = s.put(first);
+  enc.confirm(first.gen);
+  const moved = backends.map((b, i) => (i === 1234 ? { name: b.name, slots: [{ name: 's1', address: '10.9.9.9', port: 80 }] } : b));
+  const second = enc.encode({ files: [{ path: 'haproxy.cfg', content: config.replace('10.0.4.210:80', '10.9.9.9:80') }], backends: moved });
+  const delta = s.put(second);
+  assert.ok(full > 300_000 && delta < 16_000, `first ${full} bytes, then ${delta} bytes`);
+  const decoded = decodeValueTree(s.pieces.get(second.root)!, (id) => s.pieces.get(id)) as { backends: unknown[] };
+  assert.equal(canonicalJson(decoded), canonicalJson({ files: [{ path: 'haproxy.cfg', content: config.replace('10.0.4.210:80', '10.9.9.9:80') }], backends: moved }));
+  const reachable = new Set<string>();
+  for (let level = [second.root]; level.length > 0;) {
+    const next: string[] = [];
+    for (const id of level) if (!reachable.has(id)) { reachable.add(id); next.push(...treeReferences(s.pieces.get(id)!)); }
+    level = next;
+  }
+  assert.ok([...reachable].every((id) => s.pieces.has(id)) && reachable.size > 100, `${reachable.size} pieces reachable`);
+});
+
+test('pieces of an encode that was never confirmed (its transaction failed) are emitted again', () => {
+  const enc = new ValueTreeEncoder();
+  const value = { list: Array.from({ length: 200 }, (_, i) => ({ i, pad: 'p'.repeat(40) })) };
+  const lost = enc.encode(value);
+  const again = enc.encode(value);
+  assert.equal(again.root, lost.root);
+  assert.deepEqual([...again.pieces.keys()].sort(), [...lost.pieces.keys()].sort(), 'everything is emitted again');
+  enc.confirm(again.gen);
+  assert.deepEqual([...enc.encode(value).pieces.keys()], [again.root], 'once stored, only the root is new');
+});
+
+test('a plain JSON piece (records written before trees) decodes as itself', () => {
+  assert.deepEqual(decodeValueTree('{"files":[],"backends":[]}', () => undefined), { files: [], backends: [] });
+});

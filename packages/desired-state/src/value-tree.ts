@@ -1,0 +1,208 @@
+import { canonicalJson, compareCodeUnits } from './canonical-json.ts';
+import { sha256Text } from './content-hash.ts';
+
+/**
+ * A JSON value stored as a tree of content-addressed pieces, so that storing a value that differs a little from
+ * one stored before writes only the pieces that differ (an appliance read-back after a one-endpoint change).
+ *
+ * The root piece is `{"$tree":1,"value":E}` where E is the value's canonical JSON with large parts replaced:
+ * `{"$ref":id}` (a piece holding an encoded value) and `{"$cat":[id…]}` (a long array or string, the
+ * concatenation of its chunk pieces: encoded JSON arrays, JSON strings split at line boundaries, or again
+ * `{"$cat":…}` groups, so no list of ids grows past about 64). An original object whose only key starts with `$`
+ * is escaped as `{"$obj":…}`.
+ * Chunk boundaries depend only on content, so an insertion moves few chunks. Ids are base64url SHA-256 of the
+ * piece text, like snapshot pieces; a value that is not a tree (older records) decodes as itself.
+ */
+
+/** Where new pieces go: id → piece text. */
+export type TreeSink = Map<string, string>;
+
+const INLINE_MAX = 512;
+const ARRAY_CHUNKING_MIN = 64;
+const STRING_CHUNKING_MIN = 8192;
+const STRING_CHUNK_MIN = 2048;
+
+interface Fragment {
+  readonly text: string;
+  /** The encoder generation that emitted the pieces this fragment refers to. */
+  readonly gen: number;
+}
+
+/**
+ * Encodes values as piece trees, remembering (by object identity, so values must not be mutated after encoding)
+ * what it encoded before: encoding a value that shares most objects with an earlier one costs the changed parts.
+ * Pieces remembered from an encode are reused only after `confirm(gen)` says that encode's pieces were stored.
+ */
+export class ValueTreeEncoder {
+  #objects = new WeakMap<object, Fragment>();
+  #strings = new Map<string, Fragment>();
+  /** Generations whose pieces are not known to be stored (their fragments are not reused). */
+  #pending = new Set<number>();
+  #gen = 0;
+
+  /** Encodes `value`; returns the root id, the pieces to store, and the generation to confirm once stored. */
+  encode(value: unknown): { readonly root: string; readonly pieces: TreeSink; readonly gen: number } {
+    const gen = ++this.#gen;
+    this.#pending.add(gen);
+    const pieces: TreeSink = new Map();
+    const text = `{"$tree":1,"value":${this.#fragment(value, gen, pieces)}}`;
+    const root = sha256Text(text, 'base64url');
+    pieces.set(root, text);
+    return { root, pieces, gen };
+  }
+
+  /** Marks an encode's pieces as stored, so later encodes may refer to them instead of emitting them again. */
+  confirm(gen: number): void {
+    this.#pending.delete(gen);
+    // Long strings are remembered by content: keep only those of the newest stored generation.
+    for (const [s, f] of this.#strings) if (f.gen !== gen) this.#strings.delete(s);
+  }
+
+  #usable(f: Fragment | undefined, gen: number): f is Fragment {
+    return f !== undefined && (f.gen === gen || !this.#pending.has(f.gen));
+  }
+
+  #fragment(value: unknown, gen: number, sink: TreeSink): string {
+    if (value === null || typeof value !== 'object') {
+      if (typeof value === 'string' && value.length >= STRING_CHUNKING_MIN) return this.#longString(value, gen, sink);
+      return canonicalJson(value);
+    }
+    const held = this.#objects.get(value);
+    if (this.#usable(held, gen)) return held.text;
+    let text: string;
+    if (Array.isArray(value)) {
+      const parts = value.map((v) => this.#fragment(v, gen, sink));
+      text = parts.length >= ARRAY_CHUNKING_MIN ? chunkedArray(parts, sink) : `[${parts.join(',')}]`;
+    } else {
+      const o = value as Record<string, unknown>;
+      const keys = Object.keys(o).filter((k) => o[k] !== undefined).sort(compareCodeUnits);
+      text = `{${keys.map((k) => `${JSON.stringify(k)}:${this.#fragment(o[k], gen, sink)}`).join(',')}}`;
+      if (keys.length === 1 && keys[0]!.startsWith('$')) text = `{"$obj":${text}}`;
+    }
+    if (text.length > INLINE_MAX) text = ref(text, sink);
+    this.#objects.set(value, { text, gen });
+    return text;
+  }
+
+  #longString(s: string, gen: number, sink: TreeSink): string {
+    const held = this.#strings.get(s);
+    if (this.#usable(held, gen)) return held.text;
+    const text = concatenation(splitLines(s).map((chunk) => emit(JSON.stringify(chunk), sink)), sink);
+    this.#strings.set(s, { text, gen });
+    return text;
+  }
+}
+
+function ref(text: string, sink: TreeSink): string {
+  return `{"$ref":"${emit(text, sink)}"}`;
+}
+
+/** Emits a piece; returns its id. */
+function emit(text: string, sink: TreeSink): string {
+  const id = sha256Text(text, 'base64url');
+  sink.set(id, text);
+  return id;
+}
+
+/** Groups items at content-defined boundaries (about 32 per group): an insertion moves one boundary at most. */
+function groups<T>(items: readonly T[], key: (item: T) => string): T[][] {
+  const out: T[][] = [];
+  let start = 0;
+  for (let i = 0; i < items.length; i++) {
+    if (i === items.length - 1 || (fnv(key(items[i]!)) & 31) === 0) {
+      out.push(items.slice(start, i + 1));
+      start = i + 1;
+    }
+  }
+  return out;
+}
+
+/** The `$cat` fragment over chunk pieces, grouping the ids level by level until one list is short. */
+function concatenation(chunkIds: readonly string[], sink: TreeSink): string {
+  let ids = chunkIds;
+  while (ids.length > ARRAY_CHUNKING_MIN) ids = groups(ids, (id) => id).map((g) => emit(`{"$cat":[${g.map((id) => `"${id}"`).join(',')}]}`, sink));
+  return `{"$cat":[${ids.map((id) => `"${id}"`).join(',')}]}`;
+}
+
+/** Splits encoded array elements into chunk pieces at content-defined boundaries. */
+function chunkedArray(parts: readonly string[], sink: TreeSink): string {
+  return concatenation(groups(parts, (p) => p).map((g) => emit(`[${g.join(',')}]`, sink)), sink);
+}
+
+/** Splits text before lines that start a new section (no leading blank), once a chunk holds enough characters. */
+function splitLines(s: string): string[] {
+  const out: string[] = [];
+  let start = 0;
+  let at = s.indexOf('\n', start + STRING_CHUNK_MIN);
+  while (at >= 0 && at + 1 < s.length) {
+    const next = s.charCodeAt(at + 1);
+    if (next !== 32 && next !== 9 && next !== 10) {
+      out.push(s.slice(start, at + 1));
+      start = at + 1;
+      at = s.indexOf('\n', start + STRING_CHUNK_MIN);
+    } else {
+      at = s.indexOf('\n', at + 1);
+    }
+  }
+  out.push(s.slice(start));
+  return out;
+}
+
+function fnv(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/** Looks a piece's text up by id (undefined: not stored). */
+export type TreeLookup = (id: string) => string | undefined;
+
+/** The piece ids a tree piece refers to (for stores that fetch level by level); none for a plain value. */
+export function treeReferences(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(/\{"\$ref":"([A-Za-z0-9_-]+)"\}|\{"\$cat":\[((?:"[A-Za-z0-9_-]+",?)*)\]\}/g)) {
+    if (m[1] !== undefined) out.push(m[1]);
+    else for (const id of (m[2] ?? '').split(',')) if (id !== '') out.push(id.slice(1, -1));
+  }
+  return out;
+}
+
+/** Decodes a value stored by `ValueTreeEncoder` (or any plain JSON piece). Throws when a piece is missing or corrupt. */
+export function decodeValueTree(rootText: string, lookup: TreeLookup): unknown {
+  const root = JSON.parse(rootText) as unknown;
+  if (!isTree(root)) return root;
+  const piece = (id: string): unknown => {
+    const text = lookup(id);
+    if (text === undefined) throw new Error(`value tree piece ${id} is missing`);
+    if (sha256Text(text, 'base64url') !== id) throw new Error(`value tree piece ${id} does not match its address`);
+    return JSON.parse(text) as unknown;
+  };
+  const expand = (v: unknown): unknown => {
+    if (v === null || typeof v !== 'object') return v;
+    if (Array.isArray(v)) return v.map(expand);
+    const o = v as Record<string, unknown>;
+    const keys = Object.keys(o);
+    if (keys.length === 1) {
+      if (typeof o['$ref'] === 'string') return expand(piece(o['$ref']));
+      if (Array.isArray(o['$cat'])) return concatenated(o['$cat'] as string[]);
+      if (o['$obj'] !== undefined) return Object.fromEntries(Object.entries(o['$obj'] as object).map(([k, x]) => [k, expand(x)]));
+    }
+    return Object.fromEntries(keys.map((k) => [k, expand(o[k])]));
+  };
+  function concatenated(ids: readonly string[]): unknown {
+    const parts = ids.map((id) => {
+      const p = piece(id);
+      if (typeof p === 'string') return p;
+      if (Array.isArray(p)) return p.map(expand);
+      const inner = (p as Record<string, unknown>)['$cat'];
+      if (!Array.isArray(inner)) throw new Error(`value tree piece ${id} is not a chunk`);
+      return concatenated(inner as string[]);
+    });
+    return typeof parts[0] === 'string' ? parts.join('') : (parts as unknown[][]).flat();
+  }
+  return expand(root.value);
+}
+
+function isTree(v: unknown): v is { $tree: 1; value: unknown } {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && (v as Record<string, unknown>)['$tree'] === 1 && 'value' in v && Object.keys(v).length === 2;
+}
