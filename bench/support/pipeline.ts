@@ -69,7 +69,7 @@ export async function createPipeline(o: PipelineOptions): Promise<Pipeline> {
   const appliance = `bench-${id}`;
   const stream = `BENCH_${id.toUpperCase()}`;
   const dir = mkdtempSync(path.join(tmpdir(), 'portolan-bench-'));
-  const cleanups: (() => Promise<unknown>)[] = [async () => rmSync(dir, { recursive: true, force: true })];
+  const cleanups: (() => Promise<unknown>)[] = [async () => (process.env["PORTOLAN_BENCH_KEEP"] ? undefined : rmSync(dir, { recursive: true, force: true }))];
   const cleanup = async (): Promise<void> => {
     for (const c of cleanups.reverse()) await c().catch(() => undefined);
   };

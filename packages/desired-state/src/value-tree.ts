@@ -22,8 +22,17 @@ const ARRAY_CHUNKING_MIN = 64;
 const STRING_CHUNKING_MIN = 8192;
 const STRING_CHUNK_MIN = 2048;
 
+/**
+ * Long strings a producer already holds as parts (haproxy.cfg as its sections): `textParts.set(object, {key, parts})`
+ * says `object[key]` is `parts.join('')`. The encoder then stores one piece per distinct part, found by reference
+ * in later encodes, instead of scanning and hashing the whole text again.
+ */
+export const textParts = new WeakMap<object, { readonly key: string; readonly parts: readonly string[] }>();
+
 interface Fragment {
   readonly text: string;
+  /** Whether an array chunk ends after this element (content-defined, from the text). */
+  readonly boundary: boolean;
   /** The encoder generation that emitted the pieces this fragment refers to. */
   readonly gen: number;
 }
@@ -36,6 +45,11 @@ interface Fragment {
 export class ValueTreeEncoder {
   #objects = new WeakMap<object, Fragment>();
   #strings = new Map<string, Fragment>();
+  #parts = new Map<string, Fragment>();
+  /** Chunk and group pieces by their text: an array that changed in one element rebuilds its chunk texts, not their hashes. */
+  #chunks = new Map<string, Fragment>();
+  /** Array chunks by their first element: the elements and the chunk's piece id. */
+  #runs = new WeakMap<object, { readonly values: readonly unknown[]; readonly fragment: Fragment }>();
   /** Generations whose pieces are not known to be stored (their fragments are not reused). */
   #pending = new Set<number>();
   #gen = 0;
@@ -71,24 +85,82 @@ export class ValueTreeEncoder {
     if (this.#usable(held, gen)) return held.text;
     let text: string;
     if (Array.isArray(value)) {
-      const parts = value.map((v) => this.#fragment(v, gen, sink));
-      text = parts.length >= ARRAY_CHUNKING_MIN ? chunkedArray(parts, sink) : `[${parts.join(',')}]`;
+      text = value.length >= ARRAY_CHUNKING_MIN ? this.#chunkedArray(value, gen, sink) : `[${value.map((v) => this.#fragment(v, gen, sink)).join(',')}]`;
     } else {
       const o = value as Record<string, unknown>;
       const keys = Object.keys(o).filter((k) => o[k] !== undefined).sort(compareCodeUnits);
-      text = `{${keys.map((k) => `${JSON.stringify(k)}:${this.#fragment(o[k], gen, sink)}`).join(',')}}`;
+      const split = textParts.get(o);
+      const field = (k: string): string => (split?.key === k ? this.#partsOf(split.parts, gen, sink) : this.#fragment(o[k], gen, sink));
+      text = `{${keys.map((k) => `${JSON.stringify(k)}:${field(k)}`).join(',')}}`;
       if (keys.length === 1 && keys[0]!.startsWith('$')) text = `{"$obj":${text}}`;
     }
     if (text.length > INLINE_MAX) text = ref(text, sink);
-    this.#objects.set(value, { text, gen });
+    this.#objects.set(value, { text, gen, boundary: (fnv(text) & 31) === 0 });
     return text;
+  }
+
+  #partsOf(parts: readonly string[], gen: number, sink: TreeSink): string {
+    if (this.#parts.size > 4 * parts.length + 1024) this.#parts.clear();
+    const ids = parts.map((part) => {
+      const held = this.#parts.get(part);
+      if (this.#usable(held, gen)) return held.text;
+      const id = emit(JSON.stringify(part), sink);
+      this.#parts.set(part, { text: id, gen, boundary: false });
+      return id;
+    });
+    return this.#concatenation(ids, gen, sink);
+  }
+
+  /** Emits a chunk or group piece unless an earlier stored encode emitted the same text. */
+  #chunk(text: string, gen: number, sink: TreeSink): string {
+    const held = this.#chunks.get(text);
+    if (this.#usable(held, gen)) return held.text;
+    const id = emit(text, sink);
+    this.#chunks.set(text, { text: id, gen, boundary: false });
+    return id;
+  }
+
+  /** The `$cat` fragment over chunk pieces, grouping the ids level by level until one list is short. */
+  #concatenation(chunkIds: readonly string[], gen: number, sink: TreeSink): string {
+    let ids = chunkIds;
+    while (ids.length > ARRAY_CHUNKING_MIN) ids = groups(ids, (id) => id).map((g) => this.#chunk(`{"$cat":[${g.map((id) => `"${id}"`).join(',')}]}`, gen, sink));
+    return `{"$cat":[${ids.map((id) => `"${id}"`).join(',')}]}`;
+  }
+
+  /**
+   * Splits an array into chunk pieces at content-defined boundaries (about 32 elements each). A chunk whose
+   * elements are the very objects of a chunk stored before is found by reference, without encoding it again.
+   */
+  #chunkedArray(values: readonly unknown[], gen: number, sink: TreeSink): string {
+    if (this.#chunks.size > 1 << 16) this.#chunks.clear();
+    const ids: string[] = [];
+    let start = 0;
+    for (let i = 0; i < values.length; i++) {
+      const v = values[i];
+      const held = typeof v === 'object' && v !== null ? this.#objects.get(v) : undefined;
+      const boundary = this.#usable(held, gen) ? held.boundary : (fnv(this.#fragment(v, gen, sink)) & 31) === 0;
+      if (!boundary && i !== values.length - 1) continue;
+      ids.push(this.#chunkOf(values, start, i + 1, gen, sink));
+      start = i + 1;
+    }
+    return this.#concatenation(ids, gen, sink);
+  }
+
+  #chunkOf(values: readonly unknown[], from: number, to: number, gen: number, sink: TreeSink): string {
+    const first = values[from];
+    const known = typeof first === 'object' && first !== null ? this.#runs.get(first) : undefined;
+    if (known !== undefined && this.#usable(known.fragment, gen) && known.values.length === to - from && known.values.every((v, k) => v === values[from + k])) return known.fragment.text;
+    const slice = values.slice(from, to);
+    const id = this.#chunk(`[${slice.map((v) => this.#fragment(v, gen, sink)).join(',')}]`, gen, sink);
+    if (typeof first === 'object' && first !== null) this.#runs.set(first, { values: slice, fragment: { text: id, gen, boundary: false } });
+    return id;
   }
 
   #longString(s: string, gen: number, sink: TreeSink): string {
     const held = this.#strings.get(s);
     if (this.#usable(held, gen)) return held.text;
-    const text = concatenation(splitLines(s).map((chunk) => emit(JSON.stringify(chunk), sink)), sink);
-    this.#strings.set(s, { text, gen });
+    const text = this.#concatenation(splitLines(s).map((chunk) => this.#chunk(JSON.stringify(chunk), gen, sink)), gen, sink);
+    this.#strings.set(s, { text, gen, boundary: false });
     return text;
   }
 }
@@ -115,18 +187,6 @@ function groups<T>(items: readonly T[], key: (item: T) => string): T[][] {
     }
   }
   return out;
-}
-
-/** The `$cat` fragment over chunk pieces, grouping the ids level by level until one list is short. */
-function concatenation(chunkIds: readonly string[], sink: TreeSink): string {
-  let ids = chunkIds;
-  while (ids.length > ARRAY_CHUNKING_MIN) ids = groups(ids, (id) => id).map((g) => emit(`{"$cat":[${g.map((id) => `"${id}"`).join(',')}]}`, sink));
-  return `{"$cat":[${ids.map((id) => `"${id}"`).join(',')}]}`;
-}
-
-/** Splits encoded array elements into chunk pieces at content-defined boundaries. */
-function chunkedArray(parts: readonly string[], sink: TreeSink): string {
-  return concatenation(groups(parts, (p) => p).map((g) => emit(`[${g.join(',')}]`, sink)), sink);
 }
 
 /** Splits text before lines that start a new section (no leading blank), once a chunk holds enough characters. */

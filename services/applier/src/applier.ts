@@ -103,7 +103,10 @@ export class Applier {
     await this.init();
     await this.pollHead();
     const signal = this.stopController.signal;
-    this.o.bus?.followSnapshots(() => this.trigger('snapshot'), signal);
+    this.o.bus?.followSnapshots((_id, pieces) => {
+      if (pieces !== undefined && pieces.size > 0) this.o.snapshots.offer?.(pieces);
+      this.trigger('snapshot');
+    }, signal);
     this.timers.push(setInterval(() => void this.pollHead(), this.o.pollMs ?? 2000));
     this.timers.push(setInterval(() => void this.checkDrift().catch((e: unknown) => this.logger.error({ err: e }, 'drift check failed')), this.o.drift.intervalMs));
     this.trigger('start');

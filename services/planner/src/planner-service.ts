@@ -201,6 +201,7 @@ export class PlannerService {
       const msg = create(SnapshotCommittedSchema, {
         appliance: s.appliance, snapshotId: BigInt(ids[i]!), contentHash: s.contentHash, lastEventSeq: BigInt(s.lastEventSeq),
         fleetConfigHash: s.fleetConfigHash, plannerVersion: s.plannerVersion, createdAt: timestampFromMs(Date.now()), held: s.held, holdReason: s.holdReason ?? '',
+        newPieces: piecesHint(s.pieces),
       });
       await this.o.bus.publish(planSubject(s.appliance), toBinary(SnapshotCommittedSchema, msg), { msgId: `snap:${s.appliance}:${ids[i]}` }).catch((e: unknown) => {
         // Appliers also poll the heads: a lost notification delays an apply, never loses it.
@@ -208,6 +209,15 @@ export class PlannerService {
       });
     }
   }
+}
+
+/** Pieces small enough to ride along with the notification (a one-endpoint change); none when the snapshot is large. */
+const PIECES_HINT_MAX_BYTES = 64 * 1024;
+
+function piecesHint(pieces: ReadonlyMap<string, Uint8Array>): Record<string, Uint8Array> {
+  let bytes = 0;
+  for (const body of pieces.values()) bytes += body.length;
+  return bytes > PIECES_HINT_MAX_BYTES ? {} : Object.fromEntries(pieces);
 }
 
 function archived(m: BusMessage, input: PlannerInput): ArchivedEvent {

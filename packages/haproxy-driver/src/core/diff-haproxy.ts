@@ -1,5 +1,5 @@
 import type { Operation } from '@portolan/appliance-driver';
-import type { HaproxyBundle, MapContent } from './haproxy-bundle.ts';
+import type { BackendSlots, HaproxyBundle, MapContent } from './haproxy-bundle.ts';
 import { diffSlots } from './diff-slots.ts';
 import { configSkeleton, isSameStructure } from './config-skeleton.ts';
 import { type HaproxyOperation, toOperation } from './haproxy-operations.ts';
@@ -41,8 +41,8 @@ export function diffHaproxy(desired: HaproxyBundle, observed: HaproxyBundle): Op
   // Same structure: the files can differ only in server lines, which are patched in place (no full rewrite).
   const stale = backendsWithOtherServerLines(desired, observed);
   if (stale.length > 0) {
-    const byName = new Map(desired.backends.map((b) => [b.name, b]));
-    ops.push({ kind: 'config-slots', backends: stale.flatMap((name) => byName.get(name) ?? []) });
+    const wanted = new Set(stale);
+    ops.push({ kind: 'config-slots', backends: desired.backends.filter((b) => wanted.has(b.name)) });
   }
   return ops.map(toOperation);
 }
@@ -73,11 +73,11 @@ function backendsWithOtherServerLines(desired: HaproxyBundle, observed: HaproxyB
 /** Why the desired bundle cannot be reached through the Runtime API; empty when it can. */
 export function structuralChanges(desired: HaproxyBundle, observed: HaproxyBundle): string[] {
   const reasons: string[] = [];
-  const desiredConfig = fileContent(desired, CONFIG_FILE) ?? '';
-  const observedConfig = fileContent(observed, CONFIG_FILE);
-  if (observedConfig === null) reasons.push('no configuration on disk');
-  else if (!sameSectionStructure(desired, observed) && !isSameStructure(desiredConfig, observedConfig)) {
-    reasons.push(...sectionChanges(desiredConfig, observedConfig));
+  if (!sameSectionStructure(desired, observed)) {
+    const desiredConfig = fileContent(desired, CONFIG_FILE) ?? '';
+    const observedConfig = fileContent(observed, CONFIG_FILE);
+    if (observedConfig === null) reasons.push('no configuration on disk');
+    else if (!isSameStructure(desiredConfig, observedConfig)) reasons.push(...sectionChanges(desiredConfig, observedConfig));
   }
   for (const file of desired.files) {
     if (file.path.startsWith('crt-lists/') && fileContent(observed, file.path) !== file.content) {
@@ -100,6 +100,29 @@ function sameSectionStructure(desired: HaproxyBundle, observed: HaproxyBundle): 
 /** Structure the running process lacks although the files on disk already describe it. */
 function runtimeMismatches(desired: HaproxyBundle, observed: HaproxyBundle): string[] {
   const reasons: string[] = [];
+  if (!sameBackendShapes(desired.backends, observed.backends)) reasons.push(...backendMismatches(desired, observed));
+  const loadedMaps = new Set(observed.maps.map((m) => m.path));
+  for (const map of desired.maps) if (!loadedMaps.has(map.path)) reasons.push(`map ${map.path} not loaded`);
+  const loadedCerts = new Set(observed.certificates.map((c) => c.path));
+  for (const cert of desired.certificates) {
+    if (!loadedCerts.has(cert.path)) reasons.push(`certificate ${cert.path} not loaded`);
+  }
+  return reasons;
+}
+
+/** Same backends in the same order with the same slot counts (checked by position; objects shared are skipped). */
+function sameBackendShapes(desired: readonly BackendSlots[], observed: readonly BackendSlots[]): boolean {
+  if (desired.length !== observed.length) return false;
+  for (let i = 0; i < desired.length; i++) {
+    const d = desired[i]!;
+    const o = observed[i]!;
+    if (d !== o && (d.name !== o.name || d.slots.length !== o.slots.length)) return false;
+  }
+  return true;
+}
+
+function backendMismatches(desired: HaproxyBundle, observed: HaproxyBundle): string[] {
+  const reasons: string[] = [];
   const running = new Map(observed.backends.map((b) => [b.name, b]));
   for (const backend of desired.backends) {
     const current = running.get(backend.name);
@@ -111,12 +134,6 @@ function runtimeMismatches(desired: HaproxyBundle, observed: HaproxyBundle): str
   const wanted = new Set(desired.backends.map((b) => b.name));
   for (const backend of observed.backends) {
     if (!wanted.has(backend.name)) reasons.push(`backend ${backend.name} still running`);
-  }
-  const loadedMaps = new Set(observed.maps.map((m) => m.path));
-  for (const map of desired.maps) if (!loadedMaps.has(map.path)) reasons.push(`map ${map.path} not loaded`);
-  const loadedCerts = new Set(observed.certificates.map((c) => c.path));
-  for (const cert of desired.certificates) {
-    if (!loadedCerts.has(cert.path)) reasons.push(`certificate ${cert.path} not loaded`);
   }
   return reasons;
 }
@@ -136,6 +153,7 @@ function mapChanges(desired: HaproxyBundle, observed: HaproxyBundle): HaproxyOpe
 }
 
 function sameEntries(a: MapContent, b: MapContent | undefined): boolean {
+  if (a === b) return true;
   if (b === undefined || a.entries.length !== b.entries.length) return false;
   return a.entries.every(([k, v], i) => b.entries[i]?.[0] === k && b.entries[i]?.[1] === v);
 }

@@ -17,10 +17,12 @@ export function diffSlots(
   observed: readonly BackendSlots[],
   runningOnly = false,
 ): SlotChange[] {
-  const running = new Map(observed.map((b) => [b.name, b]));
+  let running: Map<string, BackendSlots> | null = null;
   const changes: SlotChange[] = [];
-  for (const backend of desired) {
-    const current = running.get(backend.name);
+  for (const [position, backend] of desired.entries()) {
+    // Both lists are usually in the same order: look by position first, by name only when that fails.
+    const atPosition = observed[position];
+    const current = atPosition?.name === backend.name ? atPosition : (running ??= new Map(observed.map((b) => [b.name, b]))).get(backend.name);
     if (current === backend || (current === undefined && runningOnly)) continue;
     backend.slots.forEach((slot, i) => {
       const now = current?.slots[i];

@@ -1,4 +1,4 @@
-import type { Certificate, DesiredState, Pool, VirtualService } from '@portolan/desired-state';
+import { textParts, type Certificate, type DesiredState, type Pool, type VirtualService } from '@portolan/desired-state';
 import { ownerNote } from '@portolan/appliance-driver';
 import type { BackendSlots, BundleFile, CertificateFile, HaproxyBundle, MapContent } from './haproxy-bundle.ts';
 import { type BackendMode, backendName, fileStem, frontendName } from './haproxy-names.ts';
@@ -67,7 +67,7 @@ interface BackendMemo {
  */
 export class HaproxyRenderer {
   readonly #options: HaproxyRenderOptions;
-  #backends = new Map<string, BackendMemo>();
+  readonly #backends = new Map<string, BackendMemo>();
   #layout: { virtualServices: readonly VirtualService[]; poolNames: readonly string[]; order: readonly { name: string; index: number; mode: BackendMode }[] } | null = null;
   #frontends: { virtualServices: readonly VirtualService[]; poolNames: readonly string[]; certificates: readonly Certificate[]; rendered: readonly RenderedFrontend[]; files: readonly CertificateFile[] } | null = null;
   #fixed: readonly string[] | null = null;
@@ -80,30 +80,30 @@ export class HaproxyRenderer {
   /** Renders `desired`, placing members into the slots `previous` shows (see `renderHaproxyBundle`). */
   render(desired: DesiredState, previous: readonly BackendSlots[] = []): HaproxyBundle {
     const options = this.#options;
-    const previousByName = this.#previousByName(previous);
+    const previousOf = this.#previousLookup(previous);
     const order = this.#backendOrder(desired);
-    const backends: BackendSlots[] = [];
-    const backendTexts: string[] = [];
-    const memo = new Map<string, BackendMemo>();
-    for (const { name, index, mode } of order) {
+    const backends: BackendSlots[] = new Array<BackendSlots>(order.length);
+    const backendTexts: string[] = new Array<string>(order.length);
+    for (let i = 0; i < order.length; i++) {
+      const { name, index, mode } = order[i]!;
       const pool = desired.pools[index]!;
-      const before = previousByName.get(name);
+      const before = previousOf(name, i);
       let held = this.#backends.get(name);
       // A backend is reused when its pool and mode are the same objects and its previous slots are what it was
       // rendered from, or what it rendered (placing the same members into the slots they hold is a fixed point).
       if (held === undefined || held.pool !== pool || held.mode !== mode || (held.previous !== before && held.slots !== before)) {
         const slots = { name, slots: assignSlots(pool.members, before, options.sizing) };
         held = { pool, mode, previous: before, slots, text: renderBackend(name, mode, pool, slots.slots, desired.appliance) };
+        this.#backends.set(name, held);
       }
-      memo.set(name, held);
-      backends.push(held.slots);
-      backendTexts.push(held.text);
+      backends[i] = held.slots;
+      backendTexts[i] = held.text;
     }
-    this.#backends = memo;
     const { rendered: frontends, files: certificates } = this.#renderFrontends(desired);
     this.#fixed ??= [header(desired.appliance), globalSection(options), defaultsSection()];
     const sections = [...this.#fixed, ...frontends.map((f) => f.text), ...backendTexts];
-    const files: BundleFile[] = [{ path: CONFIG_FILE, content: sections.join('\n') }, ...frontends.flatMap((f) => f.files)];
+    const config = lazyConfigFile(sections);
+    const files: BundleFile[] = [config, ...frontends.flatMap((f) => f.files)];
     const maps: MapContent[] = frontends.flatMap((f) => f.maps);
     const bundle: HaproxyBundle = {
       files: files.sort(byPath),
@@ -115,9 +115,14 @@ export class HaproxyRenderer {
     return bundle;
   }
 
-  #previousByName(previous: readonly BackendSlots[]): Map<string, BackendSlots> {
-    if (this.#previous?.list !== previous) this.#previous = { list: previous, byName: new Map(previous.map((b) => [b.name, b])) };
-    return this.#previous.byName;
+  /** The previous slots of a backend: by position when both lists are in the same order (the usual case), else by name. */
+  #previousLookup(previous: readonly BackendSlots[]): (name: string, position: number) => BackendSlots | undefined {
+    return (name, position) => {
+      const at = previous[position];
+      if (at?.name === name) return at;
+      if (this.#previous?.list !== previous) this.#previous = { list: previous, byName: new Map(previous.map((b) => [b.name, b])) };
+      return this.#previous.byName.get(name);
+    };
   }
 
   /** Backends in name order, as (backend name, pool index, mode); recomputed only when listeners or pool names change. */
@@ -128,6 +133,8 @@ export class HaproxyRenderer {
     const index = new Map(desired.pools.map((p, i) => [p.name, i]));
     const order = [...modes.entries()].sort(byKey).map(([name, { pool, mode }]) => ({ name, index: index.get(pool.name)!, mode }));
     this.#layout = { virtualServices: desired.virtualServices, poolNames: desired.pools.map((p) => p.name), order };
+    const names = new Set(order.map((o) => o.name));
+    for (const name of this.#backends.keys()) if (!names.has(name)) this.#backends.delete(name);
     return order;
   }
 
@@ -160,6 +167,18 @@ export class HaproxyRenderer {
     this.#frontends = { virtualServices: desired.virtualServices, certificates: desired.certificates, poolNames: desired.pools.map((p) => p.name), rendered, files };
     return this.#frontends;
   }
+}
+
+/**
+ * haproxy.cfg as a bundle file whose text is joined from its sections only when someone reads it (a reload, a
+ * read-back comparison); an incremental diff compares sections and the apply log stores them as parts.
+ */
+function lazyConfigFile(sections: readonly string[]): BundleFile {
+  let content: string | null = null;
+  const file = { path: CONFIG_FILE } as BundleFile;
+  Object.defineProperty(file, 'content', { enumerable: true, get: () => (content ??= sections.join('\n')) });
+  textParts.set(file, { key: 'content', parts: sections.flatMap((section, i) => (i === 0 ? [section] : ['\n', section])) });
+  return file;
 }
 
 function sameNames(names: readonly string[], pools: readonly Pool[]): boolean {

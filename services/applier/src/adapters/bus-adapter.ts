@@ -60,14 +60,18 @@ export class ApplierBus {
     await this.bus.publish(driftSubject(this.appliance), toBinary(DriftObservedSchema, msg), { msgId: `drift:${this.appliance}:${observationId}` });
   }
 
-  /** Calls `onSnapshot` with the snapshot id of every SnapshotCommitted on `plan.<appliance>` until `signal` aborts. */
-  followSnapshots(onSnapshot: (snapshotId: string) => void, signal: AbortSignal): void {
+  /**
+   * Calls `onSnapshot` with the snapshot id of every SnapshotCommitted on `plan.<appliance>` until `signal` aborts,
+   * with the new pieces the planner attached (unverified: the snapshot reader checks each against its id).
+   */
+  followSnapshots(onSnapshot: (snapshotId: string, pieces?: ReadonlyMap<string, Uint8Array>) => void, signal: AbortSignal): void {
     const sub = this.bus.connection.subscribe(this.bus.subject(planSubject(this.appliance)));
     signal.addEventListener('abort', () => sub.unsubscribe(), { once: true });
     void (async () => {
       for await (const m of sub) {
         try {
-          onSnapshot(String(fromBinary(SnapshotCommittedSchema, m.data).snapshotId));
+          const committed = fromBinary(SnapshotCommittedSchema, m.data);
+          onSnapshot(String(committed.snapshotId), new Map(Object.entries(committed.newPieces)));
         } catch {
           // A message we cannot decode still says "something changed": the head poll reads the truth.
           onSnapshot('');

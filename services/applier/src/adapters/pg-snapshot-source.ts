@@ -14,12 +14,16 @@ export interface LoadedSnapshot extends SnapshotHeader {
   readonly reason?: string | null;
 }
 
+type SnapshotRow = { id: string; content_hash: string; root_hash: string; held: boolean; hold_reason: string | null; created_at: Date; origin: string; reason: string | null };
+
 /** Where the applier reads snapshots from (Postgres in production; the planner writes them). */
 export interface SnapshotSource {
   /** The appliance's head snapshot, or null before the first plan. */
   head(appliance: string): Promise<SnapshotHeader | null>;
   /** One snapshot, decoded. */
   get(id: string): Promise<LoadedSnapshot>;
+  /** Pieces announced with a new snapshot (unverified hints: the reader checks each against its id). */
+  offer?(pieces: ReadonlyMap<string, Uint8Array>): void;
   /** Creation time of the oldest snapshot newer than `afterId` that is not held (null: none). */
   oldestUnappliedAt(appliance: string, afterId: string | null): Promise<Date | null>;
 }
@@ -33,6 +37,10 @@ export interface SnapshotSource {
 export class PgSnapshotSource implements SnapshotSource {
   private readonly db: Kysely<Database>;
   private readonly reader = new SnapshotReader();
+  /** Pieces announced on the bus, used before asking Postgres (bounded; dropped once a read has used them). */
+  private offered = new Map<string, Uint8Array>();
+  /** Snapshot rows seen by the last head queries, so `get` of the head needs no second query. */
+  private readonly rows = new Map<string, SnapshotRow>();
   /** Pieces read from Postgres so far (a one-endpoint change should cost a handful). */
   fetchedPieces = 0;
 
@@ -40,14 +48,21 @@ export class PgSnapshotSource implements SnapshotSource {
     this.db = db;
   }
 
+  offer(pieces: ReadonlyMap<string, Uint8Array>): void {
+    if (this.offered.size > 4096) this.offered.clear();
+    for (const [id, body] of pieces) this.offered.set(id, body);
+  }
+
   async head(appliance: string): Promise<SnapshotHeader | null> {
     const row = await this.db
       .selectFrom('snapshot_heads as h')
       .innerJoin('snapshots as s', 's.id', 'h.snapshot_id')
-      .select(['s.id', 's.content_hash', 's.held', 's.hold_reason'])
+      .select(['s.id', 's.content_hash', 's.root_hash', 's.held', 's.hold_reason', 's.created_at', 's.origin', 's.reason'])
       .where('h.appliance', '=', appliance)
       .executeTakeFirst();
     if (row === undefined) return null;
+    if (this.rows.size > 16) this.rows.clear();
+    this.rows.set(String(row.id), row);
     const header = { id: String(row.id), hash: row.content_hash, held: row.held, holdReason: row.hold_reason };
     if (!row.held) return header;
     const unheld = await this.db.selectFrom('snapshots').select('id').where('appliance', '=', appliance).where('held', '=', false).orderBy('id', 'desc').limit(1).executeTakeFirst();
@@ -55,10 +70,13 @@ export class PgSnapshotSource implements SnapshotSource {
   }
 
   async get(id: string): Promise<LoadedSnapshot> {
-    const row = await this.db.selectFrom('snapshots').select(['id', 'content_hash', 'root_hash', 'held', 'hold_reason', 'created_at', 'origin', 'reason']).where('id', '=', id).executeTakeFirst();
+    // A snapshot row never changes once written except its hold flag, which the head query has just read.
+    const row = this.rows.get(id) ?? (await this.db.selectFrom('snapshots').select(['id', 'content_hash', 'root_hash', 'held', 'hold_reason', 'created_at', 'origin', 'reason']).where('id', '=', id).executeTakeFirst());
     if (row === undefined) throw new SnapshotLoadError(`snapshot ${id} does not exist`);
+    this.rows.delete(id);
     const fetched = new Map<string, Uint8Array>();
-    const lookup: PieceLookup = (pieceId) => fetched.get(pieceId);
+    const offered = this.offered;
+    const lookup: PieceLookup = (pieceId) => fetched.get(pieceId) ?? offered.get(pieceId);
     let desired: DesiredState;
     try {
       // A first read fetches the whole snapshot level by level from the pieces' references (one parse per piece);
@@ -71,6 +89,7 @@ export class PgSnapshotSource implements SnapshotSource {
         if (absent !== undefined) throw new SnapshotPieceMissingError(absent);
       }
       desired = this.reader.read(row.root_hash, lookup);
+      this.offered = new Map();
     } catch (cause) {
       throw cause instanceof SnapshotLoadError ? cause : new SnapshotLoadError(`snapshot ${id} cannot be decoded: ${(cause as Error).message}`, { cause });
     }

@@ -70,6 +70,15 @@ export declare type SnapshotCommitted = Message<"portolan.v1.SnapshotCommitted">
    * @generated from field: string hold_reason = 10;
    */
   holdReason: string;
+
+  /**
+   * The snapshot's pieces that are new since its parent (piece id -> canonical JSON bytes), when they are few
+   * (a one-endpoint change: a few KB); empty otherwise. A hint that saves appliers a store round trip per trie
+   * level: each piece is verified against its id, and anything not here is read from Postgres.
+   *
+   * @generated from field: map<string, bytes> new_pieces = 11;
+   */
+  newPieces: { [key: string]: Uint8Array };
 };
 
 /**
