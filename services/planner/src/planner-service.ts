@@ -167,7 +167,7 @@ export class PlannerService {
         const desired = this.planner.desiredState(appliance);
         if (desired === null) continue;
         const full = encodeSnapshot(desired);
-        out.push({ appliance, root: full.root, pieces: new Map([...full.pieces].map(([id, text]) => [id, new TextEncoder().encode(text)])) });
+        out.push({ appliance, root: full.root, pieces: full.bytes });
         continue;
       }
       const plan = dirty.get(appliance);

@@ -1,6 +1,5 @@
 import { sha256Text } from '@portolan/desired-state';
 import type { PieceSink } from './piece.ts';
-import { pieceIdOf } from './piece.ts';
 
 /**
  * A canonical, persistent hash trie of (sortKey → item piece id), stored as content-addressed pieces. Its shape is
@@ -141,8 +140,7 @@ export function sealTrie(node: TrieNode | null, sink: PieceSink): string | null 
     }
   }
   text += ']}';
-  node.id = pieceIdOf(text);
-  sink.set(node.id, text);
+  node.id = sink.add(text);
   return node.id;
 }
 

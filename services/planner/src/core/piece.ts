@@ -9,42 +9,79 @@ export interface Piece {
   readonly text: string;
 }
 
-/** Where new pieces go while encoding: id → canonical JSON text. */
-export type PieceSink = Map<string, string>;
-
-/** Encodes a value as a piece and records it in the sink. */
-export function emitPiece(value: unknown, sink: PieceSink): string {
-  const text = canonicalJson(value);
-  const id = sha256Text(text, 'base64url');
-  sink.set(id, text);
-  return id;
-}
-
 /** The content address of text that is already canonical JSON. */
 export function pieceIdOf(text: string): string {
   return sha256Text(text, 'base64url');
 }
 
 const utf8 = new TextEncoder();
+/** Bytes per arena chunk: a one-endpoint change writes ~2 KB, so one chunk serves dozens of commits. */
+const CHUNK = 64 * 1024;
 
 /**
- * The UTF-8 bytes of every piece, as views into one buffer: one allocation per commit instead of one per piece
- * (pieces are ASCII almost always; one that is not gets its own exact encoding).
+ * Where piece bytes are written: views into shared chunks, one allocation per many pieces. Written bytes are never
+ * overwritten, so a view stays valid for as long as its holder keeps it (it keeps its chunk alive too).
  */
-export function pieceBytes(texts: ReadonlyMap<string, string>): Map<string, Uint8Array> {
-  let total = 0;
-  for (const text of texts.values()) total += text.length;
-  const slab = new Uint8Array(total);
-  const out = new Map<string, Uint8Array>();
-  let at = 0;
-  for (const [id, text] of texts) {
-    const r = utf8.encodeInto(text, slab.subarray(at));
-    if (r.read === text.length) {
-      out.set(id, slab.subarray(at, at + r.written));
-      at += r.written;
-    } else {
-      out.set(id, utf8.encode(text));
+export class ByteArena {
+  private chunk = new Uint8Array(0);
+  private at = 0;
+
+  /** The UTF-8 bytes of `text`: a view into the arena when the text is ASCII (pieces almost always are). */
+  encode(text: string): Uint8Array {
+    const n = text.length;
+    if (this.chunk.length - this.at < n) {
+      this.chunk = new Uint8Array(Math.max(CHUNK, n));
+      this.at = 0;
     }
+    const view = this.chunk.subarray(this.at, this.at + n);
+    const r = utf8.encodeInto(text, view);
+    // All of it read into exactly n bytes means every character was ASCII; otherwise encode it on its own.
+    if (r.read !== n || r.written !== n) return utf8.encode(text);
+    this.at += n;
+    return view;
   }
-  return out;
+}
+
+/**
+ * Where new pieces go while encoding: each piece's canonical JSON text and its UTF-8 bytes, by id. The id is hashed
+ * from the bytes, so the text is converted to UTF-8 once for both the address and the store.
+ */
+export class PieceSink {
+  readonly texts = new Map<string, string>();
+  readonly bytes = new Map<string, Uint8Array>();
+  private readonly arena: ByteArena;
+
+  constructor(arena: ByteArena = new ByteArena()) {
+    this.arena = arena;
+  }
+
+  private pendingId = '';
+  private pendingText = '';
+  private pendingBytes: Uint8Array = new Uint8Array(0);
+
+  /** Records a piece given as canonical JSON text; returns its id. */
+  add(text: string): string {
+    const id = this.address(text);
+    this.keep();
+    return id;
+  }
+
+  /** The id of a piece, without recording it yet: `keep()` records it (callers skip pieces they already hold). */
+  address(text: string): string {
+    this.pendingText = text;
+    this.pendingBytes = this.arena.encode(text);
+    this.pendingId = sha256Text(this.pendingBytes, 'base64url');
+    return this.pendingId;
+  }
+
+  /** Records the piece last passed to `address`. */
+  keep(): void {
+    this.texts.set(this.pendingId, this.pendingText);
+    this.bytes.set(this.pendingId, this.pendingBytes);
+  }
+}
+
+/** Encodes a value as a piece and records it in the sink. */
+export function emitPiece(value: unknown, sink: PieceSink): string {
+  return sink.add(canonicalJson(value));
 }

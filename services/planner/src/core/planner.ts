@@ -6,7 +6,6 @@ import { ApplianceEngine } from './appliance-engine.ts';
 import { profileFromConfig, type ClusterProfile } from './appliance-profile.ts';
 import { BindingEngine } from './binding-engine.ts';
 import { serviceKey, type DirtyIngress } from './dirty-set.ts';
-import { pieceBytes } from './piece.ts';
 import { classRequestOf, isDefaultClass } from './select-ingress.ts';
 import { World, type WorldChange } from './world.ts';
 
@@ -110,11 +109,7 @@ export class Planner {
         if (version !== this.version) throw new StalePlanError(appliance);
         return engine.encoder.toDesiredState();
       };
-      let bytes: Map<string, Uint8Array> | null = null;
-      const texts = r.pieces;
-      // Encoded on first use: replay only needs the root.
-      const pieces = (): Map<string, Uint8Array> => (bytes ??= pieceBytes(texts));
-      out.push({ appliance, root: r.root, get pieces() { return pieces(); }, get desired() { return read(); } });
+      out.push({ appliance, root: r.root, pieces: r.bytes, get desired() { return read(); } });
     }
     return out;
   }

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { Pool, PoolMember } from '@portolan/desired-state';
-import { pieceBytes, pieceIdOf } from './piece.ts';
+import { ByteArena, PieceSink, pieceIdOf } from './piece.ts';
 import { SnapshotEncoder } from './snapshot-encoder.ts';
 
 const memberArb: fc.Arbitrary<PoolMember> = fc.record({
@@ -33,9 +33,10 @@ test('property: after any history of member lists, the incremental encoding equa
       for (const [name, members] of steps) {
         incremental.setPool(pool(name, members));
         current.set(name, members);
-        const { root, pieces } = incremental.commit();
+        const { root, pieces, bytes } = incremental.commit();
         for (const [id, text] of pieces) {
           assert.equal(pieceIdOf(text), id);
+          assert.equal(new TextDecoder().decode(bytes.get(id)), text);
           stored.set(id, text);
         }
         const fresh = new SnapshotEncoder('lb', 'haproxy');
@@ -49,14 +50,25 @@ test('property: after any history of member lists, the incremental encoding equa
   );
 });
 
-test('piece bytes are the UTF-8 encoding of each piece, ASCII or not', () => {
-  const texts = new Map([
-    ['a', '{"host":"shop.example.com"}'],
-    ['b', '{"message":"Zertifikat für hôte — ✓ 🚀"}'],
-    ['c', '{"n":1}'],
-    ['d', ''],
-  ]);
-  const bytes = pieceBytes(texts);
-  assert.deepEqual([...bytes.keys()], [...texts.keys()]);
-  for (const [id, text] of texts) assert.deepEqual([...bytes.get(id)!], [...new TextEncoder().encode(text)], id);
+test('a piece\'s bytes are the UTF-8 encoding of its text and its id the hash of its text, ASCII or not', () => {
+  const texts = ['{"host":"shop.example.com"}', '{"message":"Zertifikat für hôte — ✓ 🚀"}', '{"n":1}', '', 'x'.repeat(70_000)];
+  const sink = new PieceSink(new ByteArena());
+  const ids = texts.map((t) => sink.add(t));
+  texts.forEach((text, i) => {
+    assert.equal(ids[i], pieceIdOf(text));
+    assert.equal(sink.texts.get(ids[i]!), text);
+    assert.deepEqual([...sink.bytes.get(ids[i]!)!], [...new TextEncoder().encode(text)], `piece ${i}`);
+  });
+});
+
+test('a piece addressed but not kept is not recorded; bytes already handed out stay intact as more pieces are written', () => {
+  const arena = new ByteArena();
+  const first = new PieceSink(arena);
+  first.add('{"a":1}');
+  const held = first.bytes.get(pieceIdOf('{"a":1}'))!;
+  const second = new PieceSink(arena);
+  second.address('{"b":2}');
+  for (let i = 0; i < 5000; i++) second.add(`{"i":${i}}`);
+  assert.equal(second.texts.has(pieceIdOf('{"b":2}')), false);
+  assert.equal(new TextDecoder().decode(held), '{"a":1}');
 });

@@ -2,7 +2,7 @@ import type { Certificate, DesiredState, DriverKind, ObjectCondition, ObjectRef,
 import { canonicalJson, compareCodeUnits } from '@portolan/desired-state';
 import { conditionSortKey, memberSortKey, orderCertificates, refKey, routeSortKey } from './canonical-order.ts';
 import { keyHashOf, removeFromTrie, sealTrie, upsertTrie, type TrieNode } from './hash-trie.ts';
-import { pieceIdOf, type PieceSink } from './piece.ts';
+import { ByteArena, PieceSink } from './piece.ts';
 
 /** Version of the snapshot piece layout; part of the root, so a layout change changes every hash visibly. */
 export const SNAPSHOT_LAYOUT = 1;
@@ -10,7 +10,10 @@ export const SNAPSHOT_LAYOUT = 1;
 /** What one commit produced: the root piece id (the snapshot's content hash) and the pieces new since the last commit. */
 export interface EncodedSnapshot {
   readonly root: string;
+  /** New pieces as canonical JSON text, by id. */
   readonly pieces: ReadonlyMap<string, string>;
+  /** The same pieces as UTF-8 bytes (what the store writes), by id. */
+  readonly bytes: ReadonlyMap<string, Uint8Array>;
 }
 
 /** A VS without its three lists, which live in sub-tries. */
@@ -26,10 +29,10 @@ class ItemTrie<T> {
 
   set(sortKey: string, value: T, sink: PieceSink, encoded?: string): void {
     const text = encoded ?? canonicalJson(value);
-    const id = pieceIdOf(text);
+    const id = sink.address(text);
     const held = this.items.get(sortKey);
     if (held?.id === id) return;
-    sink.set(id, text);
+    sink.keep();
     const keyHash = held?.keyHash ?? keyHashOf(sortKey);
     this.items.set(sortKey, { value, id, keyHash });
     this.root = upsertTrie(this.root, { sortKey, keyHash, itemId: id });
@@ -88,7 +91,8 @@ interface BindingState {
 export class SnapshotEncoder {
   readonly appliance: string;
   readonly driver: DriverKind;
-  private sink: PieceSink = new Map();
+  private readonly arena = new ByteArena();
+  private sink = new PieceSink(this.arena);
   private readonly vsTrie = new ItemTrie<unknown>();
   private readonly poolTrie = new ItemTrie<unknown>();
   private readonly certTrie = new ItemTrie<Certificate>();
@@ -249,9 +253,9 @@ export class SnapshotEncoder {
   commit(): EncodedSnapshot & { readonly changed: boolean } {
     const clean = !this.vsTrie.dirty && !this.poolTrie.dirty && !this.certTrie.dirty && !this.bindingTrie.dirty && !this.conditionTrie.dirty;
     if (this.lastRoot !== null && this.dirtyVs.size + this.dirtyPools.size + this.dirtyBindings.size === 0 && clean) {
-      const pieces = this.sink;
-      this.sink = new Map();
-      return { root: this.lastRoot, pieces, changed: false };
+      const sink = this.sink;
+      this.sink = new PieceSink(this.arena);
+      return { root: this.lastRoot, pieces: sink.texts, bytes: sink.bytes, changed: false };
     }
     for (const name of this.dirtyVs) {
       const s = this.vs.get(name);
@@ -275,13 +279,12 @@ export class SnapshotEncoder {
     const ref = (id: string | null): string => (id === null ? 'null' : `"${id}"`);
     // canonicalJson of {appliance, bindings, certificates, conditions, driver, layout, pools, virtualServices}, by hand.
     const rootText = `{"appliance":${JSON.stringify(this.appliance)},"bindings":${ref(this.bindingTrie.seal(this.sink))},"certificates":${ref(this.certTrie.seal(this.sink))},"conditions":${ref(this.conditionTrie.seal(this.sink))},"driver":${JSON.stringify(this.driver)},"layout":${SNAPSHOT_LAYOUT},"pools":${ref(this.poolTrie.seal(this.sink))},"virtualServices":${ref(this.vsTrie.seal(this.sink))}}`;
-    const root = pieceIdOf(rootText);
-    this.sink.set(root, rootText);
-    const pieces = this.sink;
-    this.sink = new Map();
+    const root = this.sink.add(rootText);
+    const sink = this.sink;
+    this.sink = new PieceSink(this.arena);
     const changed = root !== this.lastRoot;
     this.lastRoot = root;
-    return { root, pieces, changed };
+    return { root, pieces: sink.texts, bytes: sink.bytes, changed };
   }
 
   /** The root of the last commit (null before the first). */

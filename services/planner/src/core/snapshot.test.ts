@@ -8,6 +8,7 @@ import { buildTrie, keyHashOf, removeFromTrie, sealTrie, upsertTrie, type TrieNo
 import { joinSnapshot, pieceReferences, splitSnapshot } from './snapshot-codec.ts';
 import { SnapshotCorruptError, SnapshotPieceMissingError } from './errors.ts';
 import { Planner } from './planner.ts';
+import { PieceSink } from './piece.ts';
 
 test('property: the hash trie\'s pieces depend only on its final entries, not on the insert/delete history', () => {
   fc.assert(
@@ -23,10 +24,10 @@ test('property: the hash trie\'s pieces depend only on its final entries, not on
           root = upsertTrie(root, { sortKey, keyHash: keyHashOf(sortKey), itemId: `v${v}` });
           final.set(sortKey, `v${v}`);
         }
-        if (k % 7 === 0) sealTrie(root, new Map());
+        if (k % 7 === 0) sealTrie(root, new PieceSink());
       }
       const fresh = buildTrie([...final].map(([sortKey, itemId]) => ({ sortKey, keyHash: keyHashOf(sortKey), itemId })));
-      assert.equal(sealTrie(root, new Map()), sealTrie(fresh, new Map()));
+      assert.equal(sealTrie(root, new PieceSink()), sealTrie(fresh, new PieceSink()));
     }),
     { numRuns: 300 },
   );
