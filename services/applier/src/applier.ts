@@ -321,6 +321,8 @@ export class Applier {
     const baseline = this.baseline ?? driver.render((await this.load(this.last.snapshotId)).desired);
     const observed = await driver.readBack(leadership.signal);
     const report = describeDrift(driver.diff(baseline, observed), driver.diff(observed, baseline));
+    // Ingress statuses are re-read on the same period (applies skip them when listeners did not change).
+    if (isAppliedStatus(this.last.status)) this.o.writeback?.afterApply((await this.load(this.last.snapshotId)).desired, this.o.defaultAddress ?? null, [], true);
     if (report === null) return { kind: 'clean' };
     const action = driftAction(this.o.drift.policy);
     const observationId = await this.o.log.recordDrift(this.o.appliance, this.last.snapshotId, report, action);

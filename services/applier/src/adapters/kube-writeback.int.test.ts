@@ -65,9 +65,13 @@ test('status merge on real objects keeps other writers, and a second identical a
   assert.deepEqual(lbOf('ing-blog'), [{ ip: '127.0.0.1' }, { ip: '192.0.2.50' }]);
   assert.equal(writeback.counters.statusWrites, 2);
   const eventsBefore = sim.objects.list('v1', 'Event', 'default').length;
+  const requestsBefore = requests.length;
   writeback.afterApply(desired, '127.0.0.1');
   await writeback.settled();
-  assert.equal(writeback.counters.statusWrites, 2, 'status already right: read, no write');
+  assert.equal(requests.length, requestsBefore, 'same listeners and conditions: not even a read');
+  writeback.afterApply(desired, '127.0.0.1', [], true);
+  await writeback.settled();
+  assert.equal(writeback.counters.statusWrites, 2, 'a recheck finds the status already right: read, no write');
   assert.equal(writeback.counters.statusSkipped, 2);
   assert.equal(sim.objects.list('v1', 'Event', 'default').length, eventsBefore, 'the same condition is reported once');
   // The Ingress stops being served by this appliance: our entry is removed, the other writer's stays.

@@ -31,6 +31,7 @@ export class KubeWriteback {
   private readonly reported = new Set<string>();
   private readonly ours = new Map<string, { target: IngressStatusTarget }>();
   private closed = false;
+  private lastInputs: { virtualServices: DesiredState['virtualServices']; conditions: DesiredState['conditions']; defaultAddress: string | null } | null = null;
 
   constructor(options: { apiFor: (cluster: string) => KubeApi | null; reportingInstance: string; limit?: RateLimit; onError?: (e: unknown) => void }) {
     this.apiFor = options.apiFor;
@@ -39,8 +40,17 @@ export class KubeWriteback {
     this.onError = options.onError ?? (() => {});
   }
 
-  /** Queues the status of every served Ingress (and clears it on Ingresses no longer served) and new Events. */
-  afterApply(desired: DesiredState, defaultAddress: string | null, outcomes: readonly OperationOutcome[] = []): void {
+  /**
+   * Queues the status of every served Ingress (and clears it on Ingresses no longer served) and new Events. Skipped
+   * when listeners and conditions are the same arrays as last time and nothing failed (an endpoint change), unless
+   * `recheck` (the drift timer re-reads every status, so an edit by someone else is put right within its period).
+   */
+  afterApply(desired: DesiredState, defaultAddress: string | null, outcomes: readonly OperationOutcome[] = [], recheck = false): void {
+    // Statuses follow the listeners and Events the conditions: when both are the very arrays of the last call (an
+    // incrementally read snapshot after an endpoint change) and nothing failed, there is nothing new to write.
+    const last = this.lastInputs;
+    this.lastInputs = { virtualServices: desired.virtualServices, conditions: desired.conditions, defaultAddress };
+    if (!recheck && last !== null && last.virtualServices === desired.virtualServices && last.conditions === desired.conditions && last.defaultAddress === defaultAddress && outcomes.every((o) => o.result.ok)) return;
     const targets = ingressStatusTargets(desired, defaultAddress);
     const served = new Set(targets.map((t) => refKey(t.ref)));
     for (const [key, prev] of this.ours) {
