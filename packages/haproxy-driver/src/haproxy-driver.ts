@@ -107,18 +107,20 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
   async executeAll(operations: readonly Operation[], context: ExecutionContext): Promise<readonly OperationResult[]> {
     // Not `new Array(n)`: map() skips the holes of a sparse array.
     const results: (OperationResult | undefined)[] = operations.map(() => undefined);
-    const fence = await this.#checkEpoch(context.epoch);
-    if (fence !== null) return operations.map(() => fence);
     const decoded = operations.map((op) => fromOperation(op));
     const runtimeOps: IndexedRuntimeOperation[] = [];
     decoded.forEach((op, index) => {
       if (op === null) results[index] = { ok: false, code: 'UnknownOperation', message: `not a HAProxy operation: ${operations[index]?.objectType}`, retryable: false };
       else if (op.kind === 'server' || op.kind === 'map' || op.kind === 'ssl-cert') runtimeOps.push({ index, op });
     });
-    if (runtimeOps.length > 0 && !context.signal.aborted) {
-      const refused = await this.#fence(context);
-      if (refused !== null) return operations.map(() => refused);
-      const reachable = await this.#followCurrentWorker().then(() => null, unavailable);
+    // The epoch fence and the "which worker runs now" question are independent reads: ask both at once.
+    const [fence, reachable] = await Promise.all([
+      this.#checkEpoch(context.epoch),
+      runtimeOps.length > 0 ? this.#followCurrentWorker().then(() => null, unavailable) : Promise.resolve(null),
+    ]);
+    if (fence !== null) return operations.map(() => fence);
+    if (runtimeOps.length > 0) {
+      if (context.signal.aborted) return operations.map(() => aborted());
       if (reachable !== null) {
         for (const { index } of runtimeOps) results[index] = reachable;
         return results.map((r) => r ?? reachable);
