@@ -1,4 +1,4 @@
-import type { DesiredState, PoolMember } from '@portolan/desired-state';
+import type { DesiredState, Pool, PoolMember } from '@portolan/desired-state';
 import { memberSortKey } from './canonical-order.ts';
 
 /** Why a plan is held back from the appliance. */
@@ -37,9 +37,11 @@ export function checkSafety(lastApplied: DesiredState | null, plan: DesiredState
       reasons.push({ reason: 'TooManyMembersRemoved', message: `the plan removes ${gone} of ${total} backend members (${percent(gone, total)}; limit ${percent(maxRemovalFraction, 1)})` });
     }
     if (lastApplied.pools !== plan.pools) {
-      const prevPools = new Map(lastApplied.pools.map((p) => [p.name, p] as const));
-      for (const p of plan.pools) {
-        const prev = prevPools.get(p.name);
+      let prevPools: Map<string, Pool> | null = null;
+      for (const [i, p] of plan.pools.entries()) {
+        const at = lastApplied.pools[i];
+        if (at === p) continue;
+        const prev = at?.name === p.name ? at : (prevPools ??= new Map(lastApplied.pools.map((q) => [q.name, q] as const))).get(p.name);
         if (prev !== undefined && prev !== p && prev.members.length > 0 && p.members.length === 0) reasons.push({ reason: 'PoolEmptied', message: `the plan empties pool ${p.name} (it had ${prev.members.length} members)` });
       }
     }
@@ -57,10 +59,12 @@ function hostsOf(d: DesiredState): Set<string> {
 /** Members of `before` (pools or bindings, by name) that `after` no longer has; identical entries cost nothing. */
 function goneMembers<T extends { readonly members: readonly PoolMember[] }>(before: readonly T[], after: readonly T[], nameOf: (t: T) => string): number {
   if (before === after) return 0;
-  const next = new Map(after.map((t) => [nameOf(t), t] as const));
+  let next: Map<string, T> | null = null;
   let gone = 0;
-  for (const old of before) {
-    const now = next.get(nameOf(old));
+  for (const [i, old] of before.entries()) {
+    // Both lists are sorted by name: look by position first (the usual case), by name when that fails.
+    const at = after[i];
+    const now = at === old || (at !== undefined && nameOf(at) === nameOf(old)) ? at : (next ??= new Map(after.map((t) => [nameOf(t), t] as const))).get(nameOf(old));
     if (now === old) continue;
     if (now === undefined) {
       gone += new Set(old.members.map(memberSortKey)).size;
