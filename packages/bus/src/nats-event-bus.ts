@@ -36,11 +36,15 @@ export class NatsEventBus {
     this.declaration = declaration;
   }
 
-  /** Connects (reconnecting forever), then creates or updates the stream and its durable consumers. */
-  static async open(url: string, declaration: BusDeclaration, options: { name?: string; timeoutMs?: number } = {}): Promise<NatsEventBus> {
+  /**
+   * Connects (reconnecting forever), then creates or updates the stream and its durable consumers.
+   * `noAsyncTraces` spares the client three stack-capturing Errors per request (a high-rate publisher's main
+   * garbage); failures then carry the client's own stack only.
+   */
+  static async open(url: string, declaration: BusDeclaration, options: { name?: string; timeoutMs?: number; noAsyncTraces?: boolean } = {}): Promise<NatsEventBus> {
     let nc: NatsConnection;
     try {
-      nc = await connect({ servers: url, name: options.name ?? 'portolan', maxReconnectAttempts: -1, reconnectTimeWait: 250, timeout: options.timeoutMs ?? 5000 });
+      nc = await connect({ servers: url, name: options.name ?? 'portolan', maxReconnectAttempts: -1, reconnectTimeWait: 250, timeout: options.timeoutMs ?? 5000, noAsyncTraces: options.noAsyncTraces ?? false });
     } catch (cause) {
       throw new BusError('BUS_CONNECT_FAILED', `cannot connect to NATS at ${url}`, { cause });
     }

@@ -1,7 +1,10 @@
-// Benchmark (not a test): `node services/watcher/bench/watcher-throughput.ts [--services 10000] [--endpoints-per-slice 10]`.
-// Loads 10k Services and 10k EndpointSlices (100k endpoints) into the simulator, runs the real watcher process
-// (main.ts) against it and a private nats-server, and reports events/s for the initial sync and for endpoint churn,
-// plus the watcher's RSS (goal ≤ 150 MiB).
+// Benchmark (not a test): `node services/watcher/bench/watcher-throughput.ts [--services 10000] [--endpoints-per-slice 10]
+// [--churn 5000] [--node-flags "..."]`. Loads 10k Services and 10k EndpointSlices (100k endpoints) into the simulator,
+// runs the real watcher process (`node main.ts`, which re-execs itself into the tuned runtime exactly as `portolan up`,
+// docker-compose and `portolan watch` run it) against it and a private nats-server, and reports events/s (wall and
+// per watcher CPU-second) for the initial sync and for endpoint churn, plus the watcher's RSS and its kernel
+// high-water mark VmHWM (goal ≤ 150 MiB). `PORTOLAN_WATCHER_RUNTIME=plain` in the environment measures the untuned
+// process for comparison; `--node-flags` are given to Node before main.ts (they override the tuned flags).
 import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -66,7 +69,8 @@ secrets: { keyFile: fleet.key }
   await waitFor('initial sync published', async () => ((await metric('watch_published_total{kind="endpointslice",type="event"')) + (await metric('watch_published_total{kind="service",type="event"')) >= objects && (await metric('watch_publish_pending_messages')) === 0 ? true : undefined), 600_000, 200);
   const syncSeconds = (performance.now() - started) / 1000;
   const afterSync = await rss(pid);
-  log(`initial sync: ${objects} events in ${syncSeconds.toFixed(1)} s = ${Math.round(objects / syncSeconds)} events/s (includes process start); RSS ${mib(afterSync.rss)} MiB`);
+  const syncCpu = afterSync.cpuSeconds;
+  log(`initial sync: ${objects} events in ${syncSeconds.toFixed(1)} s = ${Math.round(objects / syncSeconds)} events/s (includes process start); watcher CPU ${syncCpu.toFixed(2)} s = ${Math.round(objects / syncCpu)} events per CPU-second; RSS ${mib(afterSync.rss)} MiB`);
 
   const before = await metric('watch_published_total{kind="endpointslice",type="event"');
   const churnStart = performance.now();
@@ -76,10 +80,17 @@ secrets: { keyFile: fleet.key }
   clearInterval(sampler);
   const end = await rss(pid);
   peakRss = Math.max(peakRss, end.rss);
-  log(`churn: ${churn} EndpointSlice updates published in ${churnSeconds.toFixed(2)} s = ${Math.round(churn / churnSeconds)} events/s (simulator writes in the same window)`);
+  const churnCpu = end.cpuSeconds - afterSync.cpuSeconds;
+  log(`churn: ${churn} EndpointSlice updates published in ${churnSeconds.toFixed(2)} s = ${Math.round(churn / churnSeconds)} events/s (simulator writes in the same window); watcher CPU ${churnCpu.toFixed(2)} s = ${Math.round(churn / churnCpu)} events per CPU-second`);
   log(`watcher V8 heap used ${mib(await metric('nodejs_heap_size_used_bytes'))} MiB of ${mib(await metric('nodejs_heap_size_total_bytes'))} MiB; external ${mib(await metric('nodejs_external_memory_bytes'))} MiB`);
-  log(`watcher RSS: now ${mib(end.rss)} MiB, peak sampled ${mib(peakRss)} MiB, kernel high-water mark ${mib(end.hwm)} MiB (goal ≤ 150 MiB)`);
-  process.stdout.write(`${JSON.stringify({ services, endpoints: services * perSlice, syncEventsPerSecond: Math.round(objects / syncSeconds), churnEventsPerSecond: Math.round(churn / churnSeconds), rssMiB: mib(end.rss), peakRssMiB: mib(Math.max(peakRss, end.hwm)) })}\n`);
+  log(`watcher RSS: now ${mib(end.rss)} MiB, peak sampled ${mib(peakRss)} MiB, kernel high-water mark VmHWM ${mib(end.hwm)} MiB (goal ≤ 150 MiB)`);
+  log(`watcher process: ${end.cmdline}`);
+  process.stdout.write(`${JSON.stringify({
+    services, endpoints: services * perSlice,
+    syncEventsPerSecond: Math.round(objects / syncSeconds), syncEventsPerCpuSecond: Math.round(objects / syncCpu),
+    churnEventsPerSecond: Math.round(churn / churnSeconds), churnEventsPerCpuSecond: Math.round(churn / churnCpu),
+    rssMiB: mib(end.rss), vmHwmMiB: mib(end.hwm), peakRssMiB: mib(Math.max(peakRss, end.hwm)),
+  })}\n`);
 } finally {
   if (child !== undefined && child.exitCode === null) {
     const exited = new Promise((r) => child!.once('exit', r));
@@ -91,10 +102,14 @@ secrets: { keyFile: fleet.key }
   await rm(dir, { recursive: true, force: true });
 }
 
-async function rss(pid: number): Promise<{ rss: number; hwm: number }> {
+/** RSS, VmHWM, CPU seconds (user + system, clock ticks of 1/100 s) and command line of a process. */
+async function rss(pid: number): Promise<{ rss: number; hwm: number; cpuSeconds: number; cmdline: string }> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   const kb = (field: string): number => Number(/\s(\d+) kB/.exec(status.split('\n').find((l) => l.startsWith(field)) ?? '')?.[1] ?? 0) * 1024;
-  return { rss: kb('VmRSS:'), hwm: kb('VmHWM:') };
+  // Fields after the command name (which may contain spaces): utime and stime are the 12th and 13th.
+  const stat = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+  const cmdline = (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split('\0').filter((a) => a !== '').map((a) => path.relative(root, a).startsWith('..') ? path.basename(a) : path.relative(root, a)).join(' ');
+  return { rss: kb('VmRSS:'), hwm: kb('VmHWM:'), cpuSeconds: (Number(stat[11]) + Number(stat[12])) / 100, cmdline };
 }
 
 function mib(bytes: number): number {

@@ -5,4 +5,5 @@ export { KubeApiClient, KubeApiError, type KubeEndpoint } from './adapters/kube-
 export { BusPublisher, type PublishTarget, type BusPublisherOptions } from './adapters/bus-publisher.ts';
 export { natsConnectivity } from './adapters/nats-connectivity.ts';
 export { runWatcher, parseWatcherArgs, WatcherArgsError, watcherUsage, type WatcherArgs } from './run-watcher.ts';
+export { execTunedWatcher, watcherMainPath, WATCHER_NODE_FLAGS } from './runtime-tuning.ts';
 export * from './core/index.ts';

@@ -1,15 +1,16 @@
 // The watcher process as an operator runs it: `node src/main.ts --config <fleet.yaml> --cluster <name>`, with
-// /healthz, /readyz and /metrics, the server version check, and a clean stop on SIGTERM.
+// /healthz, /readyz and /metrics, the server version check, the tuned runtime, and a clean stop on SIGTERM.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startKubeSim } from '@portolan/kube-sim';
 import { startPrivateNats } from './testing/private-nats.ts';
 import { waitFor } from './testing/watcher-harness.ts';
 import { ingress, namespace } from './testing/sample-objects.ts';
+import { WATCHER_NODE_FLAGS } from './runtime-tuning.ts';
 
 const root = path.resolve(import.meta.dirname, '..', '..', '..');
 const node = path.join(root, 'node_modules', '.bin', 'node');
@@ -57,6 +58,10 @@ test('main.ts serves health, readiness and metrics, logs an error for Kubernetes
     assert.match(metrics, /watch_objects\{kind="Ingress",service="watcher"\} 1/);
     assert.match(metrics, /watch_publish_latency_seconds_bucket/);
     assert.match(metrics, /watch_relists_total\{kind="Ingress",reason="initial",service="watcher"\} 1/);
+    // The process the operator started (same pid) now runs with the memory flags: it replaced itself.
+    const cmdline = (await readFile(`/proc/${child.pid}/cmdline`, 'utf8')).split('\0');
+    for (const flag of WATCHER_NODE_FLAGS) assert.ok(cmdline.includes(flag), `${flag} in ${cmdline.join(' ')}`);
+    assert.ok(cmdline.indexOf(WATCHER_NODE_FLAGS[0]!) < cmdline.findIndex((a) => a.endsWith('main.ts')), 'flags come before the entry point');
 
     const exited = new Promise<number | null>((r) => child!.once('exit', (code) => r(code)));
     child.kill('SIGTERM');

@@ -64,7 +64,7 @@ export async function runWatcher(args: WatcherArgs, logger: Logger = createLogge
   const tracing = startTracing('watcher');
   const registry = createMetricsRegistry('watcher');
   const client = await KubeApiClient.fromKubeconfig({ ...(cluster.kubeconfig === undefined ? {} : { kubeconfig: cluster.kubeconfig }), ...(cluster.context === undefined ? {} : { context: cluster.context }), env: process.env });
-  const bus = await NatsEventBus.open(config.bus.url, busDeclaration({ stream: config.bus.stream, replicas: config.bus.replicas, maxPayloadBytes: config.bus.maxPayloadBytes, subjectPrefix: config.bus.subjectPrefix }), { name: `watcher-${cluster.name}` });
+  const bus = await NatsEventBus.open(config.bus.url, busDeclaration({ stream: config.bus.stream, replicas: config.bus.replicas, maxPayloadBytes: config.bus.maxPayloadBytes, subjectPrefix: config.bus.subjectPrefix }), { name: `watcher-${cluster.name}`, noAsyncTraces: true });
   const link = natsConnectivity(bus, (up) => logger[up ? 'info' : 'warn']({ bus: config.bus.url }, up ? 'NATS connection restored' : 'NATS connection lost: holding events'));
   const serverMax = bus.connection.info?.max_payload ?? config.bus.maxPayloadBytes;
   const watcher = ClusterWatcher.start({

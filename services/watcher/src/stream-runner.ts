@@ -145,11 +145,9 @@ export class StreamRunner {
     let continueToken: string | undefined;
     let resourceVersion = '';
     do {
-      const path = streamRequestPath(this.stream, { type: 'list', limit: this.deps.listPageSize, ...(continueToken === undefined ? {} : { continueToken }) });
-      const page = decodeListPage(await this.deps.client.getJson(path, { agent: this.agent, signal: this.signal }));
-      if (!page.ok) throw new GarbledError(page.detail);
+      const page = await this.listPage(continueToken, seen, generation);
       this.dispatch({ type: 'alive' });
-      for (const item of page.items) await this.listItem(item, seen, generation);
+      for (const m of page.messages) await this.emit(m);
       continueToken = page.continueToken;
       resourceVersion = page.resourceVersion;
     } while (continueToken !== undefined);
@@ -158,20 +156,37 @@ export class StreamRunner {
     return this.dispatch({ type: 'listed', resourceVersion }) ?? { type: 'list' };
   }
 
-  private async listItem(item: unknown, seen: Set<string>, generation: bigint): Promise<void> {
+  /**
+   * Fetches one list page and turns it into messages at once, so the decoded page (several times the size of its
+   * trimmed objects) is garbage before the publisher's backpressure makes this stream wait: waiting on a page kept
+   * it alive long enough to be promoted to the old generation, which is what made the heap grow during a sync.
+   */
+  private async listPage(continueToken: string | undefined, seen: Set<string>, generation: bigint): Promise<{ messages: OutboundMessage[]; continueToken: string | undefined; resourceVersion: string }> {
+    const path = streamRequestPath(this.stream, { type: 'list', limit: this.deps.listPageSize, ...(continueToken === undefined ? {} : { continueToken }) });
+    const page = decodeListPage(await this.deps.client.getJson(path, { agent: this.agent, signal: this.signal }));
+    if (!page.ok) throw new GarbledError(page.detail);
+    const messages: OutboundMessage[] = [];
+    for (const item of page.items) {
+      const m = this.listItem(item, seen, generation);
+      if (m !== null) messages.push(m);
+    }
+    return { messages, continueToken: page.continueToken, resourceVersion: page.resourceVersion };
+  }
+
+  private listItem(item: unknown, seen: Set<string>, generation: bigint): OutboundMessage | null {
     const kind = this.stream.kind;
     const p = prepareObject(kind.kind, item, { maxObjectBytes: this.deps.maxObjectBytes, seal: this.deps.seal });
     if (!p.ok) {
       // One undecodable list item must not block the others: count it and go on (a watch event would force a relist).
       this.deps.metrics.decodeErrors.inc({ kind: kind.kind });
       this.deps.logger.error({ stream: this.stream.id, reason: p.reason }, 'list item skipped: cannot decode');
-      return;
+      return null;
     }
     seen.add(objectKey(p.identity.namespace, p.identity.name));
     const change = this.deps.tracker.ledger.observeListItem(p.identity);
-    if (change === null) return;
+    if (change === null) return null;
     if (p.omittedReason !== '') this.deps.onTooLarge(kind.kind, p.identity, p.omittedReason);
-    await this.emit(kubeEventMessage(this.deps.cluster, kind, change, p.identity, p.bytes, { generation, observedAtMs: this.deps.now(), omittedReason: p.omittedReason }));
+    return kubeEventMessage(this.deps.cluster, kind, change, p.identity, p.bytes, { generation, observedAtMs: this.deps.now(), omittedReason: p.omittedReason });
   }
 
   private async finishList(resourceVersion: string, seen: ReadonlySet<string>, generation: bigint): Promise<void> {

@@ -14,7 +14,7 @@ export const watch: CliCommand = {
   summary: 'watch one cluster and publish its changes to NATS JetStream',
   usage,
   async run(args) {
-    const { parseWatcherArgs, runWatcher, WatcherArgsError } = await import('@portolan/watcher');
+    const { parseWatcherArgs, runWatcher, WatcherArgsError, execTunedWatcher, watcherMainPath } = await import('@portolan/watcher');
     let parsed;
     try {
       parsed = parseWatcherArgs(args);
@@ -22,6 +22,9 @@ export const watch: CliCommand = {
       if (e instanceof WatcherArgsError) throw new UsageError(e.message);
       throw e;
     }
+    // Becomes the watcher process itself (same pid, memory-tuned runtime) where the platform allows it; otherwise
+    // it runs in this process below.
+    execTunedWatcher(watcherMainPath, args);
     let running;
     try {
       running = await runWatcher(parsed);
