@@ -6,7 +6,7 @@ import type { JsonObject, JsonValue } from '@portolan/desired-state';
  */
 export type Schema =
   | { readonly type: 'object'; readonly properties: Readonly<Record<string, Schema>>; readonly required?: readonly string[] }
-  | { readonly type: 'string'; readonly maxLength: number; readonly pattern?: RegExp; readonly enum?: readonly string[] }
+  | { readonly type: 'string'; readonly maxLength: number; readonly pattern?: RegExp; readonly enum?: readonly string[]; readonly regex?: true }
   | { readonly type: 'integer'; readonly min: number; readonly max: number }
   | { readonly type: 'boolean' }
   | { readonly type: 'array'; readonly items: Schema; readonly maxItems: number };
@@ -21,6 +21,7 @@ export function checkSchema(value: JsonValue, schema: Schema, path = '$'): strin
       if (value.length > schema.maxLength) return `${path}: longer than ${schema.maxLength} characters`;
       if (schema.enum !== undefined && !schema.enum.includes(value)) return `${path}: must be one of ${schema.enum.join(', ')}`;
       if (schema.pattern !== undefined && !schema.pattern.test(value)) return `${path}: has a disallowed format`;
+      if (schema.regex === true) return regexProblem(value, path);
       return null;
     case 'integer':
       if (typeof value !== 'number' || !Number.isInteger(value)) return `${path}: must be an integer`;
@@ -36,6 +37,19 @@ export function checkSchema(value: JsonValue, schema: Schema, path = '$'): strin
         if (problem !== null) return problem;
       }
       return null;
+  }
+}
+
+/**
+ * A regular expression the appliance will compile (HAProxy and vTM use PCRE): one that does not even compile here
+ * would break the appliance's whole configuration for everyone (FM-23), so it is refused on its object instead.
+ */
+function regexProblem(value: string, path: string): string | null {
+  try {
+    new RegExp(value);
+    return null;
+  } catch (e) {
+    return `${path}: is not a valid regular expression (${(e as Error).message.replace(/^Invalid regular expression: /, '').slice(0, 120)})`;
   }
 }
 
@@ -56,6 +70,8 @@ function checkObject(value: JsonValue, schema: Extract<Schema, { type: 'object' 
 export const s = {
   obj: (properties: Record<string, Schema>, required?: readonly string[]): Schema => ({ type: 'object', properties, ...(required ? { required } : {}) }),
   str: (maxLength: number, pattern?: RegExp): Schema => ({ type: 'string', maxLength, ...(pattern ? { pattern } : {}) }),
+  /** A printable string that must compile as a regular expression. */
+  regex: (maxLength: number): Schema => ({ type: 'string', maxLength, pattern: /^[\x20-\x7e]*$/, regex: true }),
   oneOf: (...values: string[]): Schema => ({ type: 'string', maxLength: 64, enum: values }),
   int: (min: number, max: number): Schema => ({ type: 'integer', min, max }),
   bool: { type: 'boolean' } as Schema,

@@ -98,6 +98,17 @@ const TABLE: { name: string; objects: Record<string, unknown>[]; appliance?: Par
     want: ['Rejected c1/default/a InvalidAnnotationJson'],
   },
   {
+    name: 'a monitor status pattern the appliance cannot compile rejects that Ingress only (FM-23); the others are planned',
+    objects: [ing('a', { [`${P}/monitor`]: '{"type":"http","expectStatus":"(["}' }), ing('b', {}, { created: 1, host: 'b.example.com' })],
+    want: [
+      'vs default~80 http default owners=c1/default/b',
+      '  b.example.com/ Prefix -> default~web~80 (c1/default/b)',
+      'pool default~web~80 [10.1.0.1:8080@c1]',
+      'Rejected c1/default/a InvalidAnnotationJson',
+      'Accepted c1/default/b Planned',
+    ],
+  },
+  {
     name: 'the HAProxy section\'s ports are the listener ports',
     objects: [ing('a', {}), ing('b', {}, { tls: true, created: 1, host: 'b.example.com' })],
     appliance: { haproxy: { configDir: 'd', masterSocket: 's', httpPort: 8080, httpsPort: 8443 } } as Partial<ApplianceConfig>,
