@@ -4,6 +4,7 @@ export { KubeSimRejectedError, UnknownKindError, type ObjectRef, ObjectsApi } fr
 export { FaultController, type RequestFailure, type ApiVerb, type WatchTarget } from './server/fault-controller.ts';
 export { createCertificateAuthority, issueServerCertificate, type PemKeyPair, type CertificateAuthority } from './server/certificates.ts';
 export { StateFileError } from './server/state-file.ts';
+export { startFaultProxy, type FaultProxy } from './testing/fault-proxy.ts';
 export type { RequestLogEntry } from './server/kube-sim-server.ts';
 export type { ChangeLogEntry, ObjectStore } from './store/object-store.ts';
 export type { PatchType } from './store/object-writer.ts';

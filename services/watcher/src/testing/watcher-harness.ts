@@ -5,14 +5,13 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { busDeclaration, NatsEventBus, type BusDeclaration } from '@portolan/bus';
-import { startKubeSim, type KubeSim, type KubeSimOptions } from '@portolan/kube-sim';
+import { startFaultProxy, startKubeSim, type FaultProxy, type KubeSim, type KubeSimOptions } from '@portolan/kube-sim';
 import { fromBinary, KubeEventSchema, KubeListMarkerSchema, WatcherHeartbeatSchema, KubeEventType, type MessageShape } from '@portolan/proto';
 import { fleetKeyFromBytes } from '@portolan/secret-envelope';
 import { createLogger, createMetricsRegistry, startTracing, type Registry } from '@portolan/telemetry';
 import { KubeApiClient } from '../adapters/kube-api-client.ts';
 import { natsConnectivity } from '../adapters/nats-connectivity.ts';
 import { ClusterWatcher, type ClusterWatcherOptions } from '../cluster-watcher.ts';
-import { startCountingProxy, type CountingProxy } from './counting-proxy.ts';
 import { WATCHED_KINDS, type StreamTiming, type WatchedKind } from '../core/index.ts';
 
 /** One message read back from the stream, decoded. */
@@ -81,8 +80,8 @@ export interface WatcherHarness {
   readonly sim: KubeSim;
   readonly bus: NatsEventBus;
   readonly client: KubeApiClient;
-  /** The connection counter between watcher and simulator, when asked for. */
-  readonly proxy: CountingProxy | null;
+  /** The fault proxy between watcher and simulator (connection counts, blackhole), when asked for. */
+  readonly proxy: FaultProxy | null;
   /** The metrics registry of the current watcher (each start gets a fresh one). */
   registry: Registry;
   watcher: ClusterWatcher;
@@ -102,7 +101,7 @@ export interface HarnessOptions {
   readonly maxPayloadBytes?: number;
   /** Do not start the watcher yet (seed the simulator first). */
   readonly deferStart?: boolean;
-  /** Put a connection-counting TCP proxy between the watcher and the simulator. */
+  /** Put the simulator's fault proxy (counts connections, can blackhole them) between the watcher and the simulator. */
   readonly countConnections?: boolean;
 }
 
@@ -112,7 +111,7 @@ export async function startHarness(options: HarnessOptions): Promise<WatcherHarn
   const dir = await mkdtemp(path.join(tmpdir(), 'portolan-watcher-'));
   const sim = await startKubeSim({ bookmarkIntervalMs: 500, compactIntervalMs: 0, ...options.sim });
   const kubeconfig = path.join(dir, 'kubeconfig');
-  const proxy = options.countConnections === true ? await startCountingProxy(sim.port) : null;
+  const proxy = options.countConnections === true ? await startFaultProxy(sim.port) : null;
   await writeFile(kubeconfig, proxy === null ? sim.kubeconfigYaml() : sim.kubeconfigYaml().replace(sim.url, `https://127.0.0.1:${proxy.port}`), { mode: 0o600 });
   const client = await KubeApiClient.fromKubeconfig({ kubeconfig });
   const bus = await NatsEventBus.open(options.natsUrl, scopedDeclaration(cluster, options.maxPayloadBytes), { name: `test-${cluster}` });
