@@ -2,6 +2,8 @@
 // against the simulator's change log; each stream holds at most one socket; lists happen only for real reasons.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import v8 from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { testStack } from '@portolan/infra';
 import { KubeEventType } from '@portolan/proto';
 import { watchedKind } from './core/index.ts';
@@ -11,6 +13,16 @@ import { ingress, namespace, endpointSlice } from './testing/sample-objects.ts';
 const ROUNDS = 500; // two streams: 1000 forced watch restarts
 
 const eventKey = (type: string, uid: string, rv: string): string => `${type} ${uid}@${rv}`;
+const WARM_UP_ROUNDS = 50; // JIT, pools and first-use caches settle before the heap baseline
+
+/** Heap in use after full collections (the test process: watcher, simulator and bus client together). */
+function settledHeapBytes(): number {
+  v8.setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  gc();
+  gc();
+  return process.memoryUsage().heapUsed;
+}
 
 test('FM-3: 1000 forced watch restarts lose no event and keep one socket per watch', async () => {
   const { natsUrl } = await testStack();
@@ -41,6 +53,18 @@ test('FM-3: 1000 forced watch restarts lose no event and keep one socket per wat
     assert.ok(records.length > 0);
     assert.ok(h.proxy!.maxOpen <= 2, `at most one socket per watch (2 streams), saw ${h.proxy!.maxOpen} open at once over ${h.proxy!.total} connections`);
     assert.equal(await metricValue(h.registry, 'watch_relists_total'), 2, 'restarts resume from the resourceVersion: no list beyond the initial ones');
+
+    // Heap: another 1000 restarts with no changes, so that the simulator's growing object store and change log
+    // (the changes above) do not count against the watcher.
+    let heapBase = 0;
+    for (let round = 0; round < ROUNDS + WARM_UP_ROUNDS; round++) {
+      if (round === WARM_UP_ROUNDS) heapBase = settledHeapBytes();
+      await waitFor('both watches re-established', () => (h.sim.faults.openWatches === 2 ? true : undefined), 5_000, 1);
+      h.sim.faults.endWatches();
+    }
+    await waitFor('both watches re-established', () => (h.sim.faults.openWatches === 2 ? true : undefined), 5_000, 1);
+    const growth = (settledHeapBytes() - heapBase) / heapBase;
+    assert.ok(growth < 0.1, `heap growth over ${2 * ROUNDS} restarts: ${(growth * 100).toFixed(1)}% of ${(heapBase / 1048576).toFixed(1)} MiB (FM-3: under 10%)`);
   } finally {
     await h.close();
   }
