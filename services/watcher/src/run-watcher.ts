@@ -5,6 +5,7 @@ import { loadFleetConfig } from '@portolan/fleet-config';
 import { loadFleetKey } from '@portolan/secret-envelope';
 import { createLogger, createMetricsRegistry, startHealthServer, startTracing, type Logger } from '@portolan/telemetry';
 import { KubeApiClient } from './adapters/kube-api-client.ts';
+import { JetStreamAckTarget } from './adapters/jetstream-ack-target.ts';
 import { natsConnectivity } from './adapters/nats-connectivity.ts';
 import { ClusterWatcher } from './cluster-watcher.ts';
 
@@ -66,6 +67,7 @@ export async function runWatcher(args: WatcherArgs, logger: Logger = createLogge
   const client = await KubeApiClient.fromKubeconfig({ ...(cluster.kubeconfig === undefined ? {} : { kubeconfig: cluster.kubeconfig }), ...(cluster.context === undefined ? {} : { context: cluster.context }), env: process.env });
   const bus = await NatsEventBus.open(config.bus.url, busDeclaration({ stream: config.bus.stream, replicas: config.bus.replicas, maxPayloadBytes: config.bus.maxPayloadBytes, subjectPrefix: config.bus.subjectPrefix }), { name: `watcher-${cluster.name}`, noAsyncTraces: true });
   const link = natsConnectivity(bus, (up) => logger[up ? 'info' : 'warn']({ bus: config.bus.url }, up ? 'NATS connection restored' : 'NATS connection lost: holding events'));
+  const acks = new JetStreamAckTarget(bus);
   const serverMax = bus.connection.info?.max_payload ?? config.bus.maxPayloadBytes;
   const watcher = ClusterWatcher.start({
     cluster: cluster.name,
@@ -74,7 +76,7 @@ export async function runWatcher(args: WatcherArgs, logger: Logger = createLogge
     timing: { stallMs: cluster.watch.stallSeconds * 1000, relistMs: cluster.watch.relistSeconds * 1000, watchTimeoutSeconds: cluster.watch.watchTimeoutSeconds },
     heartbeatMs: cluster.watch.heartbeatSeconds * 1000,
     client,
-    bus,
+    bus: acks,
     busConnected: link.connected,
     maxMessageBytes: Math.min(serverMax, config.bus.maxPayloadBytes),
     fleetKey,
@@ -97,6 +99,7 @@ export async function runWatcher(args: WatcherArgs, logger: Logger = createLogge
     stop: async () => {
       await watcher.stop({ flush: false });
       await health.close();
+      acks.close();
       await bus.close();
       await tracing.shutdown();
     },

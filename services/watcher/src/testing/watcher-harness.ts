@@ -10,6 +10,7 @@ import { fromBinary, KubeEventSchema, KubeListMarkerSchema, WatcherHeartbeatSche
 import { fleetKeyFromBytes } from '@portolan/secret-envelope';
 import { createLogger, createMetricsRegistry, startTracing, type Registry } from '@portolan/telemetry';
 import { KubeApiClient } from '../adapters/kube-api-client.ts';
+import { JetStreamAckTarget } from '../adapters/jetstream-ack-target.ts';
 import { natsConnectivity } from '../adapters/nats-connectivity.ts';
 import { ClusterWatcher, type ClusterWatcherOptions } from '../cluster-watcher.ts';
 import { WATCHED_KINDS, type StreamTiming, type WatchedKind } from '../core/index.ts';
@@ -115,6 +116,7 @@ export async function startHarness(options: HarnessOptions): Promise<WatcherHarn
   await writeFile(kubeconfig, proxy === null ? sim.kubeconfigYaml() : sim.kubeconfigYaml().replace(sim.url, `https://127.0.0.1:${proxy.port}`), { mode: 0o600 });
   const client = await KubeApiClient.fromKubeconfig({ kubeconfig });
   const bus = await NatsEventBus.open(options.natsUrl, scopedDeclaration(cluster, options.maxPayloadBytes), { name: `test-${cluster}` });
+  const acks = new JetStreamAckTarget(bus);
   const link = natsConnectivity(bus);
   const registry = createMetricsRegistry('watcher-test');
   const tracing = startTracing('watcher-test');
@@ -122,7 +124,7 @@ export async function startHarness(options: HarnessOptions): Promise<WatcherHarn
   const base: ClusterWatcherOptions = {
     cluster, namespaces: 'all-except-kube-system', secretLabelSelector: '',
     timing: { stallMs: 3_000, relistMs: 600_000, watchTimeoutSeconds: 300, ...options.timing },
-    heartbeatMs: 1_000, client, bus, busConnected: link.connected, maxMessageBytes: options.maxPayloadBytes ?? 1 << 20,
+    heartbeatMs: 1_000, client, bus: acks, busConnected: link.connected, maxMessageBytes: options.maxPayloadBytes ?? 1 << 20,
     fleetKey: fleetKeyFromBytes(new Uint8Array(32).fill(7), 'test'), registry, logger, tracer: tracing.tracer, watcherId: `test-${cluster}`,
     kinds: options.kinds ?? WATCHED_KINDS, ...options.watcher,
   };
@@ -137,6 +139,7 @@ export async function startHarness(options: HarnessOptions): Promise<WatcherHarn
     read: () => readStream(bus),
     async close() {
       await harness.watcher?.stop();
+      acks.close();
       await bus.jsm.streams.delete(bus.declaration.kube.name).catch(() => undefined);
       await bus.jsm.streams.delete(bus.declaration.pipeline.name).catch(() => undefined);
       await bus.close();
