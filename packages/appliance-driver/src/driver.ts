@@ -29,8 +29,11 @@ export interface ApplianceDriver<Vendor> {
   readonly kind: DesiredState['driver'];
   /** Renders the neutral desired state into the vendor objects this driver would own. */
   render(desired: DesiredState): Vendor;
-  /** Reads back the objects this driver owns (and the ownership marks that prove it). */
-  readBack(signal: AbortSignal): Promise<Vendor>;
+  /**
+   * Reads back the objects this driver owns (and the ownership marks that prove it). With `remember: false` the
+   * driver does not update what it remembers of the appliance (a drift check reading beside an apply).
+   */
+  readBack(signal: AbortSignal, options?: { readonly remember?: boolean }): Promise<Vendor>;
   /**
    * Optional targeted read-back for incremental applies: reads only the objects that differ between two renders
    * and returns `previous` with those objects replaced by what the appliance holds (absent ones removed). The

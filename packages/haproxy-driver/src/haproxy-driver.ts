@@ -83,11 +83,11 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
     return this.#renderer.render(desired, this.#observedSlots);
   }
 
-  async readBack(signal: AbortSignal): Promise<HaproxyBundle> {
+  async readBack(signal: AbortSignal, options: { readonly remember?: boolean } = {}): Promise<HaproxyBundle> {
     signal.throwIfAborted();
     await this.#followCurrentWorker();
     const observed = await readBackHaproxy(this.#configDir, this.runtime);
-    this.#observedSlots = observed.backends;
+    if (options.remember !== false) this.#observedSlots = observed.backends;
     return observed;
   }
 

@@ -231,6 +231,29 @@ test('drift is recorded with before and after and corrected (policy correct)', a
   }
 });
 
+test('a slow drift read-back does not hold up an apply, and one crossed by an apply is not compared (no false drift)', async () => {
+  const h = await harness({ policy: 'correct' });
+  try {
+    await writeSnapshot(database.db, desiredState(h.appliance, [pool('web', [1, 2])]));
+    await h.applier.reconcile('snapshot');
+    let release: () => void = () => undefined;
+    h.driver.readBackGate = new Promise<void>((resolve) => (release = resolve));
+    const drift = h.applier.checkDrift();
+    // While the drift read-back is still out, a new snapshot is applied at once (the read-back does not block it).
+    await writeSnapshot(database.db, desiredState(h.appliance, [pool('web', [1, 2, 3])]));
+    const applied = await h.applier.reconcile('snapshot');
+    assert.equal(applied.kind, 'applied');
+    h.driver.readBackGate = null;
+    release();
+    // The read-back shows the appliance before that apply: comparing it would report drift that is not there.
+    assert.equal((await drift).kind, 'superseded');
+    assert.equal((await database.db.selectFrom('drift_observations').selectAll().where('appliance', '=', h.appliance).execute()).length, 0);
+    assert.equal((await h.applier.checkDrift()).kind, 'clean');
+  } finally {
+    await h.close();
+  }
+});
+
 test('drift under policy report is recorded and left alone until the next snapshot', async () => {
   const h = await harness({ policy: 'report' });
   try {

@@ -53,7 +53,7 @@ export type CycleResult =
 
 /** What one drift check found. */
 export type DriftCheckResult =
-  | { readonly kind: 'follower' | 'no-baseline' | 'clean' }
+  | { readonly kind: 'follower' | 'no-baseline' | 'clean' | 'superseded' }
   | { readonly kind: 'drift'; readonly report: DriftReport; readonly action: 'corrected' | 'reported'; readonly observationId: string };
 
 const silent: ApplierLogger = { info: () => {}, warn: () => {}, error: () => {} };
@@ -85,6 +85,8 @@ export class Applier {
   private lastHeadId: string | null = null;
   private termEpoch: number | null = null;
   private lastPollOkAt: number | null = null;
+  /** Applies started so far: a drift read-back taken across one is stale and is not compared. */
+  private appliesStarted = 0;
 
   constructor(options: ApplierOptions) {
     this.o = options;
@@ -160,9 +162,17 @@ export class Applier {
     return run;
   }
 
-  /** Compares the appliance with the read-back after the last apply; records, publishes and corrects or reports. */
-  checkDrift(): Promise<DriftCheckResult> {
-    return this.serial(() => this.driftOnce());
+  /**
+   * Compares the appliance with the read-back after the last apply; records, publishes and corrects or reports.
+   * The read-back (the slow part on a large appliance) runs beside apply cycles, so a change arriving meanwhile is
+   * not delayed; the comparison runs in turn, and is skipped when an apply happened while reading.
+   */
+  async checkDrift(): Promise<DriftCheckResult> {
+    const leadership = this.o.leadership();
+    if (leadership === null) return { kind: 'follower' };
+    const generation = this.appliesStarted;
+    const observed = await this.o.driver.readBack(leadership.signal, { remember: false });
+    return this.serial(() => (this.appliesStarted === generation ? this.driftOnce(observed) : Promise.resolve({ kind: 'superseded' as const })));
   }
 
   private serial<T>(fn: () => Promise<T>): Promise<T> {
@@ -253,6 +263,7 @@ export class Applier {
 
   private async apply(leadership: Leadership, snapshot: LoadedSnapshot, operations: readonly Operation[], observed: unknown, rendered: unknown, trigger: ApplyTrigger): Promise<CycleResult> {
     const startedAt = new Date();
+    this.appliesStarted++;
     let fenced = false;
     if (operations.length > 0) {
       try {
@@ -312,14 +323,13 @@ export class Applier {
     return outcomes;
   }
 
-  private async driftOnce(): Promise<DriftCheckResult> {
+  private async driftOnce(observed: unknown): Promise<DriftCheckResult> {
     const leadership = this.o.leadership();
     if (leadership === null) return { kind: 'follower' };
     await this.syncTerm(leadership);
     if (this.last === null) return { kind: 'no-baseline' };
     const driver = this.o.driver;
     const baseline = this.baseline ?? driver.render((await this.load(this.last.snapshotId)).desired);
-    const observed = await driver.readBack(leadership.signal);
     const report = describeDrift(driver.diff(baseline, observed), driver.diff(observed, baseline));
     // Ingress statuses are re-read on the same period (applies skip them when listeners did not change).
     if (isAppliedStatus(this.last.status)) this.o.writeback?.afterApply((await this.load(this.last.snapshotId)).desired, this.o.defaultAddress ?? null, [], true);

@@ -118,9 +118,14 @@ export class FakeApplianceDriver implements ApplianceDriver<FakeObjects> {
     return renderFake(desired);
   }
 
+  /** When set, every read-back takes its snapshot of the appliance at once, then waits for this before answering. */
+  readBackGate: Promise<void> | null = null;
+
   async readBack(_signal: AbortSignal): Promise<FakeObjects> {
     this.appliance.readBacks++;
-    return Object.fromEntries([...this.appliance.objects].map(([k, v]) => [k, structuredClone(v)]));
+    const taken = Object.fromEntries([...this.appliance.objects].map(([k, v]) => [k, structuredClone(v)]));
+    if (this.readBackGate !== null) await this.readBackGate;
+    return taken;
   }
 
   diff(desired: FakeObjects, observed: FakeObjects): readonly Operation[] {
