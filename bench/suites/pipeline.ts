@@ -124,7 +124,10 @@ export async function measureSize(n: number, quick: boolean, log: (line: string)
 function stageLine(stages: readonly StageTimes[]): string {
   if (stages.length === 0) return 'n/a';
   const m = (k: keyof StageTimes): string => summarize(stages.map((s) => s[k])).median.toFixed(0);
-  return `event received → snapshot committed ${m('plan')}, → apply started ${m('pickUp')}, → seen in HAProxy ${m('apply')}, → apply recorded ${m('record')}`;
+  const total = (s: StageTimes): number => s.plan + s.pickUp + s.apply;
+  // The slowest rounds, stage by stage: where a p99 comes from.
+  const slowest = [...stages].sort((a, b) => total(b) - total(a)).slice(0, 3).map((s) => `${s.plan}/${s.pickUp}/${s.apply}`).join(', ');
+  return `event received → snapshot committed ${m('plan')}, → apply started ${m('pickUp')}, → seen in HAProxy ${m('apply')}, → apply recorded ${m('record')}; slowest rounds (committed/started/seen, ms): ${slowest}`;
 }
 
 function latency(ms: readonly number[]): { value: number; p99: number } {
