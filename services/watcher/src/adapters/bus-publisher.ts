@@ -1,6 +1,6 @@
-import { toBinary, KubeEventSchema, KubeListMarkerSchema } from '@portolan/proto';
+import { fromBinary, toBinary, KubeEventSchema, KubeListMarkerSchema } from '@portolan/proto';
 import { context, trace, injectTraceHeaders, type Tracer } from '@portolan/telemetry';
-import { backoffDelayMs, type OutboundMessage } from '../core/index.ts';
+import { backoffDelayMs, encodeKubeEvent, type OutboundMessage } from '../core/index.ts';
 
 /** The part of NatsEventBus the publisher needs (an interface so the bus can be swapped in benchmarks). */
 export interface PublishTarget {
@@ -22,14 +22,17 @@ export interface BusPublisherOptions {
   readonly random: () => number;
   /** False while the NATS connection is down: retries wait instead of piling up in the client's buffer. */
   readonly connected: () => boolean;
-  readonly onPublished?: (m: OutboundMessage, latencySeconds: number, duplicate: boolean) => void;
-  readonly onRetry?: (m: OutboundMessage, error: unknown, attempt: number) => void;
+  readonly onPublished?: (m: MessageHead, latencySeconds: number, duplicate: boolean) => void;
+  readonly onRetry?: (m: MessageHead, error: unknown, attempt: number) => void;
   /** A message the broker refuses for its size: returns the replacement to publish instead (an omitted stub). */
   readonly onTooLarge: (m: OutboundMessage) => OutboundMessage;
 }
 
+/** What the publisher keeps of a message besides its encoded bytes (the decoded message is not held). */
+export type MessageHead = Pick<OutboundMessage, 'type' | 'subject' | 'msgId' | 'orderKey'>;
+
 interface Pending {
-  message: OutboundMessage;
+  message: MessageHead;
   data: Uint8Array;
   readonly enqueuedAt: number;
   attempt: number;
@@ -75,7 +78,7 @@ export class BusPublisher {
   async enqueue(message: OutboundMessage): Promise<void> {
     while (!this.closed && !this.hasRoom()) await new Promise<void>((r) => this.roomWaiters.push(r));
     const data = encode(message);
-    this.queue.push({ message, data, enqueuedAt: performance.now(), attempt: 0 });
+    this.queue.push({ message: head(message), data, enqueuedAt: performance.now(), attempt: 0 });
     this.pendingBytes += data.length;
     this.pump();
   }
@@ -124,8 +127,9 @@ export class BusPublisher {
       } catch (e) {
         item.attempt++;
         this.options.onRetry?.(item.message, e, item.attempt);
-        if (isTooLarge(e) && item.message.type === 'event' && item.message.message.omittedReason === '') {
-          this.replace(item, this.options.onTooLarge(item.message));
+        const event = item.message.type === 'event' && isTooLarge(e) ? fromBinary(KubeEventSchema, item.data) : undefined;
+        if (event !== undefined && event.omittedReason === '') {
+          this.replace(item, this.options.onTooLarge({ ...item.message, type: 'event', message: event }));
           continue;
         }
         if (isStreamMissing(e)) await this.reprovision();
@@ -155,7 +159,7 @@ export class BusPublisher {
   private replace(item: Pending, message: OutboundMessage): void {
     const data = encode(message);
     this.pendingBytes += data.length - item.data.length;
-    item.message = message;
+    item.message = head(message);
     item.data = data;
   }
 
@@ -178,7 +182,11 @@ export class BusPublisher {
 }
 
 function encode(m: OutboundMessage): Uint8Array {
-  return m.type === 'event' ? toBinary(KubeEventSchema, m.message) : toBinary(KubeListMarkerSchema, m.message);
+  return m.type === 'event' ? encodeKubeEvent(m.message) : toBinary(KubeListMarkerSchema, m.message);
+}
+
+function head(m: OutboundMessage): MessageHead {
+  return { type: m.type, subject: m.subject, msgId: m.msgId, orderKey: m.orderKey };
 }
 
 function chain(e: unknown): string {

@@ -1,6 +1,6 @@
 import {
-  create, timestampFromMs, KubeEventSchema, KubeListMarkerSchema, WatcherHeartbeatSchema, KindFreshnessSchema, KubeEventType,
-  type MessageShape,
+  create, timestampFromMs, KubeListMarkerSchema, WatcherHeartbeatSchema, KindFreshnessSchema, KubeEventType,
+  type KubeEventSchema, type MessageShape,
 } from '@portolan/proto';
 import { kubeEventMsgId, kubeEventSubject, kubeListMarkerMsgId, kubeListMarkerSubject, heartbeatSubject } from '@portolan/bus';
 import { objectKey } from '@portolan/kube-model';
@@ -32,10 +32,11 @@ export function kubeEventMessage(cluster: string, kind: WatchedKind, type: Watch
     subject: kubeEventSubject(cluster, kind.token),
     msgId: kubeEventMsgId(cluster, o.uid, o.resourceVersion, type),
     orderKey: `${kind.token}/${objectKey(o.namespace, o.name)}`,
-    message: create(KubeEventSchema, {
-      cluster, kind: kind.protoKind, namespace: o.namespace, name: o.name, uid: o.uid, resourceVersion: o.resourceVersion,
+    // A plain message literal (what `create` would return, without its generic field loop: one per event).
+    message: {
+      $typeName: 'portolan.v1.KubeEvent', cluster, kind: kind.protoKind, namespace: o.namespace, name: o.name, uid: o.uid, resourceVersion: o.resourceVersion,
       type: EVENT_TYPES[type], object, listGeneration: extra.generation, observedAt: timestampFromMs(extra.observedAtMs), omittedReason: extra.omittedReason,
-    }),
+    },
   };
 }
 

@@ -5,6 +5,7 @@ export { initialStreamState, advanceStream, checkStreamClock, type StreamState, 
 export { ObjectLedger, type LedgerEntry, type ObservedObject, type ListItemChange } from './object-ledger.ts';
 export { chunkListMarkerKeys, MARKER_FIXED_BYTES } from './list-marker-chunks.ts';
 export { prepareObject, tombstoneBytes, metadataOf, type PreparedObject, type SealSecretData } from './prepare-object.ts';
+export { encodeKubeEvent, type KubeEventShape } from './kube-event-encoding.ts';
 export { kubeEventMessage, listMarkerMessages, heartbeatMessage, type OutboundMessage, type WatchEventType } from './bus-messages.ts';
 export { kindFreshness, readiness, liveness, type KindFreshness } from './kind-freshness.ts';
 export { checkServerVersion, MIN_KUBERNETES, type ServerVersionCheck } from './server-version.ts';
