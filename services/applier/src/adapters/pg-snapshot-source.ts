@@ -1,7 +1,7 @@
 import type { DesiredState } from '@portolan/desired-state';
 import { sql, type Database, type Kysely } from '@portolan/store';
 import type { SnapshotHeader } from '../core/apply-target.ts';
-import { pieceReferences, SnapshotPieceMissingError, SnapshotReader, type PieceLookup } from '@portolan/planner';
+import { SnapshotPieceMissingError, SnapshotReader, type PieceLookup } from '@portolan/planner';
 import { SnapshotLoadError } from '../errors.ts';
 
 /** A decoded snapshot. */
@@ -110,13 +110,9 @@ export class PgSnapshotSource implements SnapshotSource {
       for (const r of rows) {
         const body = new Uint8Array(r.body);
         fetched.set(r.hash, body);
-        let refs: string[] = [];
-        try {
-          refs = pieceReferences(Buffer.from(body).toString('utf8'));
-        } catch {
-          // the reader reports the corrupt piece with its id
-        }
-        for (const ref of refs) if (!fetched.has(ref)) next.add(ref);
+        // Verified and parsed once, here; the read that follows uses the parsed piece. A corrupt piece throws
+        // SnapshotCorruptError naming it.
+        for (const ref of this.reader.admit(r.hash, body)) if (!fetched.has(ref)) next.add(ref);
       }
       level = [...next];
     }

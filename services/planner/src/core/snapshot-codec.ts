@@ -105,7 +105,11 @@ function nullableId(x: unknown): string | null {
  * level with batched queries before calling `joinSnapshot`.
  */
 export function pieceReferences(text: string): string[] {
-  const v = JSON.parse(text) as unknown;
+  return referencesOf(JSON.parse(text) as unknown);
+}
+
+/** `pieceReferences` of a piece already parsed. */
+export function referencesOf(v: unknown): string[] {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return [];
   const o = v as Record<string, unknown>;
   if (Array.isArray(o['l'])) return o['l'].filter((x): x is string => typeof x === 'string');

@@ -2,7 +2,7 @@ import type { Certificate, DesiredState, ObjectCondition, ObjectRef, Pool, PoolM
 import { memberSortKey, orderCertificates, refKey, routeSortKey } from './canonical-order.ts';
 import { SnapshotCorruptError, SnapshotPieceMissingError } from './errors.ts';
 import { pieceIdOf } from './piece.ts';
-import type { PieceLookup } from './snapshot-codec.ts';
+import { referencesOf, type PieceLookup } from './snapshot-codec.ts';
 import { SNAPSHOT_LAYOUT } from './snapshot-encoder.ts';
 import { TrieView, type ItemDecoder, type PieceSource } from './trie-view.ts';
 
@@ -45,6 +45,19 @@ export class SnapshotReader {
   /** The root of the last snapshot read (null before the first). */
   get current(): string | null {
     return this.root;
+  }
+
+  /**
+   * Takes one fetched piece ahead of a read (verified and parsed once, kept for the next `read`) and returns the
+   * ids it refers to, so a store can fetch a whole snapshot level by level without parsing anything twice.
+   */
+  admit(id: string, raw: Uint8Array | string): string[] {
+    let value = this.scratch.get(id);
+    if (value === undefined) {
+      value = parsePiece(id, raw);
+      this.scratch.set(id, value);
+    }
+    return referencesOf(value);
   }
 
   /** Piece ids `read(root, …)` needs that `lookup` does not provide yet (empty: `read` will succeed). */
