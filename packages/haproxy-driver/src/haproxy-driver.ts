@@ -56,6 +56,8 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
   readonly #reloadTimeoutMs: number;
   #observedSlots: readonly BackendSlots[] = [];
   #workerPid: number | null = null;
+  /** The haproxy.cfg text this driver last wrote by a server-line patch, and the file's identity right after. */
+  #lastConfig: { readonly text: string; readonly size: number; readonly mtimeMs: number; readonly ino: number } | null = null;
   #reloads = 0;
 
   constructor(options: HaproxyDriverOptions) {
@@ -170,13 +172,24 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
   /** Brings haproxy.cfg's server lines in line with what the Runtime API set, so a later reload keeps them. */
   async #patchConfig(backends: readonly BackendSlots[]): Promise<OperationResult> {
     const file = path.join(this.#configDir, CONFIG_FILE);
-    const current = await fs.readFile(file, 'utf8').catch(() => null);
+    const current = await this.#readConfig(file);
     const patched = current === null ? null : patchServerLines(current, backends);
     if (patched === null) {
       return { ok: false, code: 'ConfigOutOfStep', message: `${CONFIG_FILE} does not hold the server lines of ${backends.map((b) => b.name).join(', ')}; the next full apply rewrites it`, retryable: true };
     }
     await writeFileAtomic(file, patched);
+    const stat = await fs.stat(file).catch(() => null);
+    this.#lastConfig = stat === null ? null : { text: patched, size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino };
     return { ok: true, detail: `${CONFIG_FILE}: server lines of ${backends.length} backend(s)` };
+  }
+
+  /** haproxy.cfg as on disk: the text this driver last wrote when the file is still that one (same inode, size, mtime). */
+  async #readConfig(file: string): Promise<string | null> {
+    const stat = await fs.stat(file).catch(() => null);
+    if (stat === null) return null;
+    const held = this.#lastConfig;
+    if (held !== null && held.ino === stat.ino && held.size === stat.size && held.mtimeMs === stat.mtimeMs) return held.text;
+    return fs.readFile(file, 'utf8').catch(() => null);
   }
 
   /** A runtime connection opened before someone else reloaded still talks to the old worker: reconnect. */
