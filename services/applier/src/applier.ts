@@ -204,7 +204,12 @@ export class Applier {
   }
 
   private async cycle(trigger: ApplyTrigger): Promise<CycleResult> {
-    await this.syncTerm(this.o.leadership());
+    const term = this.o.leadership();
+    await this.syncTerm(term);
+    // The epoch check every write needs is one store round trip: start it now, beside the head read, load, render
+    // and diff, and wait for it just before the first write.
+    const epochCheck = term === null ? null : { epoch: term.epoch, stale: term.assertEpochCurrent().then(() => false, (e: unknown) => (e instanceof StaleEpochError ? true : Promise.reject(e))) };
+    epochCheck?.stale.catch(() => undefined);
     const head = await this.o.snapshots.head(this.o.appliance);
     this.lastHeadId = head?.id ?? null;
     let target = decideApplyTarget(head, this.last?.snapshotId ?? null, this.holds);
@@ -237,7 +242,7 @@ export class Applier {
     if (operations.length > 0 && !mayConverge({ trigger, targetId: snapshot.id, last: this.last, driftPolicy: this.o.drift.policy })) {
       return { kind: 'in-sync', snapshotId: snapshot.id, pending: operations.length };
     }
-    return this.apply(leadership, snapshot, operations, observed, rendered, trigger);
+    return this.apply(leadership, snapshot, operations, observed, rendered, trigger, epochCheck?.epoch === leadership.epoch ? epochCheck.stale : null);
   }
 
   /**
@@ -261,13 +266,14 @@ export class Applier {
     return { id: targetId, hash: (await this.load(targetId)).hash, held: true, holdReason: reason };
   }
 
-  private async apply(leadership: Leadership, snapshot: LoadedSnapshot, operations: readonly Operation[], observed: unknown, rendered: unknown, trigger: ApplyTrigger): Promise<CycleResult> {
+  private async apply(leadership: Leadership, snapshot: LoadedSnapshot, operations: readonly Operation[], observed: unknown, rendered: unknown, trigger: ApplyTrigger, staleEpoch: Promise<boolean> | null = null): Promise<CycleResult> {
     const startedAt = new Date();
     this.appliesStarted++;
     let fenced = false;
     if (operations.length > 0) {
       try {
-        await leadership.assertEpochCurrent();
+        if (staleEpoch !== null) fenced = await staleEpoch;
+        else await leadership.assertEpochCurrent();
       } catch (e) {
         if (!(e instanceof StaleEpochError)) throw e;
         fenced = true;
