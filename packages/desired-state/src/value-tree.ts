@@ -18,6 +18,7 @@ import { sha256Text } from './content-hash.ts';
 export type TreeSink = Map<string, string>;
 
 const INLINE_MAX = 512;
+const REMEMBER_MIN = 128;
 const ARRAY_CHUNKING_MIN = 64;
 const STRING_CHUNKING_MIN = 8192;
 const STRING_CHUNK_MIN = 2048;
@@ -94,8 +95,11 @@ export class ValueTreeEncoder {
       text = `{${keys.map((k) => `${JSON.stringify(k)}:${field(k)}`).join(',')}}`;
       if (keys.length === 1 && keys[0]!.startsWith('$')) text = `{"$obj":${text}}`;
     }
-    if (text.length > INLINE_MAX) text = ref(text, sink);
-    this.#objects.set(value, { text, gen, boundary: (fnv(text) & 31) === 0 });
+    const large = text.length > INLINE_MAX;
+    if (large) text = ref(text, sink);
+    // Small plain objects are not remembered (their parent is): 160k slot objects would cost more than re-encoding.
+    // Anything that stands for pieces (a reference, a chunked array or string) is, however short its text.
+    if (large || text.length >= REMEMBER_MIN || text.includes('{"$')) this.#objects.set(value, { text, gen, boundary: (fnv(text) & 31) === 0 });
     return text;
   }
 
