@@ -1,5 +1,5 @@
 import { fromBinary, toBinary, KubeEventSchema, KubeListMarkerSchema } from '@portolan/proto';
-import { context, trace, injectTraceHeaders, type Tracer } from '@portolan/telemetry';
+import { trace, type Span, type Tracer } from '@portolan/telemetry';
 import { backoffDelayMs, encodeKubeEvent, type OutboundMessage } from '../core/index.ts';
 
 /** The part of NatsEventBus the publisher needs (an interface so the bus can be swapped in benchmarks). */
@@ -144,7 +144,7 @@ export class BusPublisher {
     const m = item.message;
     const span = this.options.tracer.startSpan('watcher.publish', { attributes: { 'messaging.destination': m.subject, 'messaging.message.id': m.msgId, 'portolan.object': m.orderKey } });
     try {
-      const headers = injectTraceHeaders(trace.setSpan(context.active(), span));
+      const headers = traceHeaders(span);
       const ack = await this.options.target.publish(m.subject, item.data, { msgId: m.msgId, headers, timeoutMs: this.options.publishTimeoutMs });
       span.setAttribute('messaging.duplicate', ack.duplicate);
       return ack.duplicate;
@@ -187,6 +187,18 @@ function encode(m: OutboundMessage): Uint8Array {
 
 function head(m: OutboundMessage): MessageHead {
   return { type: m.type, subject: m.subject, msgId: m.msgId, orderKey: m.orderKey };
+}
+
+/**
+ * The W3C trace context of `span` as message headers: what the global propagator writes for it, without making a
+ * context for the span first (a copied context map per message).
+ */
+function traceHeaders(span: Span): Record<string, string> {
+  const sc = span.spanContext();
+  if (!trace.isSpanContextValid(sc)) return {};
+  const traceparent = `00-${sc.traceId}-${sc.spanId}-0${Number(sc.traceFlags || 0).toString(16)}`;
+  const state = sc.traceState?.serialize() ?? '';
+  return state === '' ? { traceparent } : { traceparent, tracestate: state };
 }
 
 function chain(e: unknown): string {

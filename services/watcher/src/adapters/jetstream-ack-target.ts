@@ -1,4 +1,5 @@
-import { createInbox, headers as natsHeaders, type Msg, type NatsConnection, type Subscription } from '@nats-io/nats-core';
+import { createInbox, type Msg, type NatsConnection, type Subscription } from '@nats-io/nats-core';
+import { WireHeaders } from './wire-headers.ts';
 import type { NatsEventBus } from '@portolan/bus';
 import type { PublishTarget } from './bus-publisher.ts';
 
@@ -53,11 +54,10 @@ export class JetStreamAckTarget implements PublishTarget {
   /** Publishes with `msgId` as `Nats-Msg-Id` and resolves with the stream's ack (rejects on error or after `timeoutMs`). */
   publish(subject: string, data: Uint8Array, options: { msgId: string; headers?: Readonly<Record<string, string>>; timeoutMs?: number }): Promise<{ duplicate: boolean }> {
     const token = (this.next++).toString(36);
-    const hdrs = natsHeaders();
-    hdrs.set('Nats-Msg-Id', options.msgId);
-    if (options.headers !== undefined) for (const k in options.headers) hdrs.set(k, options.headers[k]!);
     const { promise, resolve, reject } = Promise.withResolvers<{ duplicate: boolean }>();
     try {
+      const hdrs = new WireHeaders([['Nats-Msg-Id', options.msgId]]);
+      if (options.headers !== undefined) for (const k in options.headers) hdrs.append(k, options.headers[k]!);
       this.nc.publish(this.bus.subject(subject), data, { reply: `${this.inbox}.${token}`, headers: hdrs });
     } catch (cause) {
       return Promise.reject(new JetStreamPublishError('JETSTREAM_PUBLISH_REFUSED', `publish to ${subject} failed: ${(cause as Error).message}`, { cause }));

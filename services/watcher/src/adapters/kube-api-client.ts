@@ -100,13 +100,15 @@ export class KubeApiClient {
 }
 
 async function readJson(res: http.IncomingMessage, path: string): Promise<unknown> {
-  const chunks: Buffer[] = [];
+  // Decoded chunk by chunk: each socket buffer is garbage at once, instead of a list page's worth of buffers living
+  // until the answer is complete (long enough to be promoted, and to fragment the malloc heap) plus a copy of them.
+  res.setEncoding('utf8');
+  let text = '';
   try {
-    for await (const c of res as AsyncIterable<Buffer>) chunks.push(c);
+    for await (const c of res as AsyncIterable<string>) text += c;
   } catch (cause) {
     throw new KubeApiError(0, 'TransportError', `reading ${path.split('?')[0]}: ${(cause as Error).message}`, { cause });
   }
-  const text = Buffer.concat(chunks).toString('utf8');
   let body: unknown;
   try {
     body = JSON.parse(text);

@@ -68,6 +68,7 @@ function varint(w: Writer, n: number): void {
 }
 
 function bigVarint(w: Writer, n: bigint): void {
+  if (n >= 0n && n <= 9_007_199_254_740_991n) return varint(w, Number(n)); // no BigInt arithmetic (it allocates)
   // Negative int64 values are written as ten-byte two's complement, as protobuf does.
   let v = BigInt.asUintN(64, n);
   while (v > 0x7fn) {
@@ -90,7 +91,12 @@ function writeString(w: Writer, field: number, s: string): void {
   tag(w, field, 2);
   const length = utf8Length(s);
   varint(w, length);
-  utf8.encodeInto(s, w.buf.subarray(w.pos, w.pos + length));
+  if (length === s.length) {
+    // ASCII (names, uids, versions): copied code unit by code unit, without a view per string.
+    for (let i = 0; i < length; i++) w.buf[w.pos + i] = s.charCodeAt(i);
+  } else {
+    utf8.encodeInto(s, w.buf.subarray(w.pos, w.pos + length));
+  }
   w.pos += length;
 }
 
