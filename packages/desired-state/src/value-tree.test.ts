@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { canonicalJson } from './canonical-json.ts';
-import { ValueTreeEncoder, decodeValueTree, treeReferences } from './value-tree.ts';
+import { ValueTreeEncoder, decodeValueTree, textParts, treeReferences } from './value-tree.ts';
 
 function store(): { pieces: Map<string, string>; put(e: { pieces: Map<string, string> }): number } {
   const pieces = new Map<string, string>();
@@ -58,4 +58,23 @@ test('pieces of an encode that was never confirmed (its transaction failed) are 
 
 test('a plain JSON piece (records written before trees) decodes as itself', () => {
   assert.deepEqual(decodeValueTree('{"files":[],"backends":[]}', () => undefined), { files: [], backends: [] });
+});
+
+test('a string registered as parts and a separator is stored part by part and decodes to the joined text', () => {
+  const sections = Array.from({ length: 3000 }, (_, i) => `backend b${i}\n    server s1 10.0.0.${i % 250}:80\n`);
+  const file = { path: 'haproxy.cfg', content: sections.join('\n') };
+  textParts.set(file, { key: 'content', parts: sections, separator: '\n' });
+  const enc = new ValueTreeEncoder();
+  const s = store();
+  const first = enc.encode({ files: [file] });
+  s.put(first);
+  enc.confirm(first.gen);
+  assert.equal(canonicalJson(decodeValueTree(s.pieces.get(first.root)!, (id) => s.pieces.get(id))), canonicalJson({ files: [file] }));
+  const changed = sections.map((x, i) => (i === 7 ? 'backend b7\n    server s1 10.9.9.9:80\n' : x));
+  const next = { path: 'haproxy.cfg', content: changed.join('\n') };
+  textParts.set(next, { key: 'content', parts: changed, separator: '\n' });
+  const second = enc.encode({ files: [next] });
+  const delta = s.put(second);
+  assert.ok(delta < 10_000, `one section and the lists above it (${delta} bytes of ${file.content.length})`);
+  assert.equal((decodeValueTree(s.pieces.get(second.root)!, (id) => s.pieces.get(id)) as { files: { content: string }[] }).files[0]!.content, changed.join('\n'));
 });

@@ -24,11 +24,11 @@ const STRING_CHUNKING_MIN = 8192;
 const STRING_CHUNK_MIN = 2048;
 
 /**
- * Long strings a producer already holds as parts (haproxy.cfg as its sections): `textParts.set(object, {key, parts})`
- * says `object[key]` is `parts.join('')`. The encoder then stores one piece per distinct part, found by reference
+ * Long strings a producer already holds as parts (haproxy.cfg as its sections): `textParts.set(object, {key, parts,
+ * separator})` says `object[key]` is `parts.join(separator)`. The encoder then stores one piece per distinct part, found by reference
  * in later encodes, instead of scanning and hashing the whole text again.
  */
-export const textParts = new WeakMap<object, { readonly key: string; readonly parts: readonly string[] }>();
+export const textParts = new WeakMap<object, { readonly key: string; readonly parts: readonly string[]; readonly separator?: string }>();
 
 interface Fragment {
   readonly text: string;
@@ -91,7 +91,7 @@ export class ValueTreeEncoder {
       const o = value as Record<string, unknown>;
       const keys = Object.keys(o).filter((k) => o[k] !== undefined).sort(compareCodeUnits);
       const split = textParts.get(o);
-      const field = (k: string): string => (split?.key === k ? this.#partsOf(split.parts, gen, sink) : this.#fragment(o[k], gen, sink));
+      const field = (k: string): string => (split?.key === k ? this.#partsOf(split.parts, split.separator ?? '', gen, sink) : this.#fragment(o[k], gen, sink));
       text = `{${keys.map((k) => `${JSON.stringify(k)}:${field(k)}`).join(',')}}`;
       if (keys.length === 1 && keys[0]!.startsWith('$')) text = `{"$obj":${text}}`;
     }
@@ -103,15 +103,22 @@ export class ValueTreeEncoder {
     return text;
   }
 
-  #partsOf(parts: readonly string[], gen: number, sink: TreeSink): string {
+  /** A string given as parts joined by a separator: one piece per distinct part (and one for the separator). */
+  #partsOf(parts: readonly string[], separator: string, gen: number, sink: TreeSink): string {
     if (this.#parts.size > 4 * parts.length + 1024) this.#parts.clear();
-    const ids = parts.map((part) => {
+    const idOf = (part: string): string => {
       const held = this.#parts.get(part);
       if (this.#usable(held, gen)) return held.text;
       const id = emit(JSON.stringify(part), sink);
       this.#parts.set(part, { text: id, gen, boundary: false });
       return id;
-    });
+    };
+    const between = separator === '' ? null : idOf(separator);
+    const ids: string[] = [];
+    for (const [i, part] of parts.entries()) {
+      if (i > 0 && between !== null) ids.push(between);
+      ids.push(idOf(part));
+    }
     return this.#concatenation(ids, gen, sink);
   }
 

@@ -41,21 +41,23 @@ export function diffHaproxy(desired: HaproxyBundle, observed: HaproxyBundle): Op
   // Same structure: the files can differ only in server lines, which are patched in place (no full rewrite).
   const stale = backendsWithOtherServerLines(desired, observed);
   if (stale.length > 0) {
-    const wanted = new Set(stale);
-    ops.push({ kind: 'config-slots', backends: desired.backends.filter((b) => wanted.has(b.name)) });
+    ops.push({ kind: 'config-slots', backends: stale });
   }
   return ops.map(toOperation);
 }
 
 /** Backends whose server lines differ between the two configs (whose structures are known to be equal). */
-function backendsWithOtherServerLines(desired: HaproxyBundle, observed: HaproxyBundle): string[] {
+function backendsWithOtherServerLines(desired: HaproxyBundle, observed: HaproxyBundle): BackendSlots[] {
   const want = configSections(desired);
   const have = configSections(observed);
-  const names = new Set<string>();
   if (want !== undefined && have !== undefined && want.length === have.length) {
-    for (let i = 0; i < want.length; i++) if (want[i] !== have[i] && want[i] !== undefined && want[i]!.startsWith('backend ')) names.add(want[i]!.slice(8, want[i]!.indexOf('\n')));
-    return [...names];
+    // Backend sections are the last ones, in the order of `backends`.
+    const first = want.length - desired.backends.length;
+    const out: BackendSlots[] = [];
+    for (let i = first; i < want.length; i++) if (want[i] !== have[i]) out.push(desired.backends[i - first]!);
+    return out;
   }
+  const names = new Set<string>();
   const a = fileContent(desired, CONFIG_FILE);
   const b = fileContent(observed, CONFIG_FILE);
   if (a === null || a === b) return [];
@@ -67,7 +69,7 @@ function backendsWithOtherServerLines(desired: HaproxyBundle, observed: HaproxyB
     if (line.startsWith('backend ')) current = line.slice(8);
     if (line !== right[i] && current !== '') names.add(current);
   }
-  return [...names];
+  return desired.backends.filter((backend) => names.has(backend.name));
 }
 
 /** Why the desired bundle cannot be reached through the Runtime API; empty when it can. */

@@ -19,7 +19,8 @@ export function diffSlots(
 ): SlotChange[] {
   let running: Map<string, BackendSlots> | null = null;
   const changes: SlotChange[] = [];
-  for (const [position, backend] of desired.entries()) {
+  for (let position = 0; position < desired.length; position++) {
+    const backend = desired[position]!;
     // Both lists are usually in the same order: look by position first, by name only when that fails.
     const atPosition = observed[position];
     const current = atPosition?.name === backend.name ? atPosition : (running ??= new Map(observed.map((b) => [b.name, b]))).get(backend.name);

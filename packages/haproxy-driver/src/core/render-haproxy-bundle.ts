@@ -177,7 +177,7 @@ function lazyConfigFile(sections: readonly string[]): BundleFile {
   let content: string | null = null;
   const file = { path: CONFIG_FILE } as BundleFile;
   Object.defineProperty(file, 'content', { enumerable: true, get: () => (content ??= sections.join('\n')) });
-  textParts.set(file, { key: 'content', parts: sections.flatMap((section, i) => (i === 0 ? [section] : ['\n', section])) });
+  textParts.set(file, { key: 'content', parts: sections, separator: '\n' });
   return file;
 }
 
