@@ -82,7 +82,7 @@ secrets: { keyFile: fleet.key }
   peakRss = Math.max(peakRss, end.rss);
   const churnCpu = end.cpuSeconds - afterSync.cpuSeconds;
   log(`churn: ${churn} EndpointSlice updates published in ${churnSeconds.toFixed(2)} s = ${Math.round(churn / churnSeconds)} events/s (simulator writes in the same window); watcher CPU ${churnCpu.toFixed(2)} s = ${Math.round(churn / churnCpu)} events per CPU-second`);
-  log(`watcher V8 heap used ${mib(await metric('nodejs_heap_size_used_bytes'))} MiB of ${mib(await metric('nodejs_heap_size_total_bytes'))} MiB; external ${mib(await metric('nodejs_external_memory_bytes'))} MiB`);
+  log(`watcher V8 heap used ${mib(await metric('nodejs_heap_size_used_bytes'))} MiB of ${mib(await metric('nodejs_heap_size_total_bytes'))} MiB; external ${mib(await metric('nodejs_external_memory_bytes'))} MiB; heap governor collections ${await metric('watch_heap_collections_total')}`);
   log(`watcher RSS: now ${mib(end.rss)} MiB, peak sampled ${mib(peakRss)} MiB, kernel high-water mark VmHWM ${mib(end.hwm)} MiB (goal ≤ 150 MiB)`);
   log(`watcher process: ${end.cmdline}`);
   process.stdout.write(`${JSON.stringify({

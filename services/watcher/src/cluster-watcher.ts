@@ -73,9 +73,9 @@ export class ClusterWatcher {
     this.recorder = new KubeEventRecorder(options.client);
     this.publisher = new BusPublisher({
       target: options.bus,
-      maxPendingMessages: options.maxPendingMessages ?? 2_000,
-      maxPendingBytes: options.maxPendingBytes ?? 16 * 1024 * 1024,
-      maxInFlight: options.maxInFlight ?? 256,
+      maxPendingMessages: options.maxPendingMessages ?? 128,
+      maxPendingBytes: options.maxPendingBytes ?? 4 * 1024 * 1024,
+      maxInFlight: options.maxInFlight ?? 64,
       publishTimeoutMs: options.publishTimeoutMs ?? 5_000,
       tracer: options.tracer,
       random,
@@ -98,7 +98,7 @@ export class ClusterWatcher {
       client: options.client,
       tracker: this.trackers.find((t) => t.kind === stream.kind)!,
       timing: options.timing,
-      listPageSize: options.listPageSize ?? 500,
+      listPageSize: options.listPageSize ?? 100,
       maxObjectBytes,
       maxMessageBytes: options.maxMessageBytes,
       seal: (data) => sealSecretData(options.fleetKey, data),

@@ -7,12 +7,14 @@ import path from 'node:path';
 /**
  * V8 flags the watcher runs with (measured with bench/watcher-throughput.ts, 10k Services and 100k endpoints).
  * The default young generation (here up to 2 × 64 MiB semi-spaces) is sized for allocation throughput, not for a
- * daemon: it alone kept ~128 MiB resident. Without a bound the old generation grew to 3× its live size during a
- * sync; 128 MiB is ~3× the live heap at 20k objects (the ledger costs ~0.3 KiB per object, the modules ~25 MiB),
- * so V8 collects instead of growing. A much larger cluster needs more: flags given to Node before main.ts
- * (`node --max-old-space-size=512 main.ts`) come after these and win.
+ * daemon: it alone kept ~128 MiB resident; 2 MiB semi-spaces measured lower peaks than 4 or 1. The live heap at
+ * 20k objects is ~28 MiB (modules ~23 MiB, the ledger ~0.25 KiB per object); 128 MiB of old space is a ceiling
+ * far above it, not a target: the heap governor (adapters/heap-governor.ts, which needs `--expose-gc`) keeps
+ * the garbage above the live heap under 6 MiB, where V8 alone let it reach 20-40 MiB during a sync. A much
+ * larger cluster needs a higher ceiling: flags given to Node before main.ts (`node --max-old-space-size=512
+ * main.ts`) come after these and win.
  */
-export const WATCHER_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=4', '--max-old-space-size=128'];
+export const WATCHER_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=2', '--max-old-space-size=128', '--expose-gc'];
 
 /** Environment variable marking the tuned process (`tuned`), or opting out of the re-exec (`plain`). */
 export const WATCHER_RUNTIME_ENV = 'PORTOLAN_WATCHER_RUNTIME';

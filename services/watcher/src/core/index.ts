@@ -10,3 +10,4 @@ export { kubeEventMessage, listMarkerMessages, heartbeatMessage, type OutboundMe
 export { kindFreshness, readiness, liveness, type KindFreshness } from './kind-freshness.ts';
 export { checkServerVersion, MIN_KUBERNETES, type ServerVersionCheck } from './server-version.ts';
 export { decodeWatchLine, decodeListPage, LineSplitter, type WatchLine, type ListPage } from './watch-line.ts';
+export { heapBudgetStep, type HeapBudgetState, type HeapBudgetStep } from './heap-budget.ts';
