@@ -42,7 +42,7 @@ const NAMESPACED: Readonly<Record<KubeKind, boolean>> = {
 export function trimObject<K extends KubeKind>(kind: K, input: unknown, previous?: TrimmedObjectOf<K>): TrimResult<K> {
   const obj = record(input);
   if (obj === undefined) return { ok: false, reason: 'NotAnObject', message: `${kind} is not a JSON object` };
-  const meta = trimMeta(kind, record(obj['metadata']));
+  const meta = trimMeta(kind, record(obj['metadata']), (previous as { metadata?: TrimmedMeta } | undefined)?.metadata);
   if (meta === undefined) return { ok: false, reason: 'MissingName', message: `${kind} has no metadata.name` };
   if (kind === 'EndpointSlice') return { ok: true, object: trimSlice(obj, meta, previous as TrimmedEndpointSlice | undefined) as TrimmedObjectOf<K> };
   return { ok: true, object: trimBody(kind, obj, meta) as TrimmedObjectOf<K> };
@@ -50,14 +50,13 @@ export function trimObject<K extends KubeKind>(kind: K, input: unknown, previous
 
 function trimSlice(obj: Record<string, unknown>, metadata: TrimmedMeta, previous: TrimmedEndpointSlice | undefined): unknown {
   const before = previous?.endpoints;
-  const ports = list(obj['ports'], trimSlicePort);
-  return defined({
-    kind: 'EndpointSlice',
-    metadata,
-    addressType: str(obj['addressType']),
-    endpoints: before === undefined ? list(obj['endpoints'], trimEndpoint) : listAt(obj['endpoints'], (x, i) => (i < before.length && trimsTo(x, before[i]!) ? before[i]! : trimEndpoint(x))),
-    ports: ports !== undefined && previous !== undefined && samePorts(ports, previous.ports) ? previous.ports : ports,
-  });
+  const trimmedPorts = list(obj['ports'], trimSlicePort);
+  const addressType = str(obj['addressType']);
+  const endpoints = before === undefined ? list(obj['endpoints'], trimEndpoint) : listAt(obj['endpoints'], (x, i) => (i < before.length && trimsTo(x, before[i]!) ? before[i]! : trimEndpoint(x)));
+  const ports = trimmedPorts !== undefined && previous !== undefined && samePorts(trimmedPorts, previous.ports) ? previous.ports : trimmedPorts;
+  // The usual slice has every field: one literal (the same keys, in the same order, as `defined` gives).
+  if (addressType !== undefined && endpoints !== undefined && ports !== undefined) return { kind: 'EndpointSlice', metadata, addressType, endpoints, ports };
+  return defined({ kind: 'EndpointSlice', metadata, addressType, endpoints, ports });
 }
 
 /** Whether `x` trims to exactly `e` (compared field by field, nothing allocated). */
@@ -70,8 +69,11 @@ function trimsTo(x: unknown, e: SliceEndpoint): boolean {
   const c = record(r['conditions']);
   const ec = e.conditions;
   if (c === undefined || ec === undefined) return c === undefined && ec === undefined;
-  const bool = (v: unknown): boolean | undefined => (typeof v === 'boolean' ? v : undefined);
   return bool(c['ready']) === ec.ready && bool(c['serving']) === ec.serving && bool(c['terminating']) === ec.terminating;
+}
+
+function bool(v: unknown): boolean | undefined {
+  return typeof v === 'boolean' ? v : undefined;
 }
 
 function samePorts(a: readonly SlicePort[], b: readonly SlicePort[] | undefined): boolean {
@@ -104,35 +106,47 @@ function trimBody(kind: KubeKind, obj: Record<string, unknown>, metadata: Trimme
   }
 }
 
-function trimMeta(kind: KubeKind, m: Record<string, unknown> | undefined): TrimmedMeta | undefined {
+function trimMeta(kind: KubeKind, m: Record<string, unknown> | undefined, previous?: TrimmedMeta): TrimmedMeta | undefined {
   const name = str(m?.['name']);
   if (m === undefined || name === undefined || name === '') return undefined;
-  let labels = strMap(m['labels']);
-  let annotations = strMap(m['annotations']);
-  if (annotations !== undefined && LAST_APPLIED_ANNOTATION in annotations) {
-    const { [LAST_APPLIED_ANNOTATION]: _dropped, ...rest } = annotations;
-    annotations = rest;
-  }
+  let labels: Record<string, string> | undefined;
+  let annotations: Record<string, string> | undefined;
   if (kind === 'EndpointSlice') {
-    const service = labels?.[SERVICE_NAME_LABEL];
-    labels = service === undefined ? undefined : { [SERVICE_NAME_LABEL]: service };
-    annotations = undefined;
+    labels = sliceLabels(m['labels'], previous?.labels);
+  } else if (kind !== 'Node') {
+    labels = strMap(m['labels']);
+    annotations = strMap(m['annotations']);
+    if (annotations !== undefined && LAST_APPLIED_ANNOTATION in annotations) {
+      const { [LAST_APPLIED_ANNOTATION]: _dropped, ...rest } = annotations;
+      annotations = rest;
+    }
   }
-  if (kind === 'Node') {
-    labels = undefined;
-    annotations = undefined;
-  }
-  return defined({
-    name,
-    namespace: NAMESPACED[kind] ? (str(m['namespace']) ?? '') : '',
-    uid: str(m['uid']),
-    resourceVersion: str(m['resourceVersion']),
-    generation: int(m['generation']),
-    creationTimestamp: str(m['creationTimestamp']),
-    deletionTimestamp: str(m['deletionTimestamp']),
-    labels: labels === undefined || Object.keys(labels).length === 0 ? undefined : labels,
-    annotations: annotations === undefined || Object.keys(annotations).length === 0 ? undefined : annotations,
-  });
+  // Built field by field in a fixed order, leaving out what is absent (what `defined` would give, without its
+  // generic keyed stores: metadata is trimmed for every event).
+  const out: { -readonly [K in keyof TrimmedMeta]: TrimmedMeta[K] } = { name, namespace: NAMESPACED[kind] ? (str(m['namespace']) ?? '') : '' };
+  const uid = str(m['uid']);
+  if (uid !== undefined) out.uid = uid;
+  const resourceVersion = str(m['resourceVersion']);
+  if (resourceVersion !== undefined) out.resourceVersion = resourceVersion;
+  const generation = int(m['generation']);
+  if (generation !== undefined) out.generation = generation;
+  const creationTimestamp = str(m['creationTimestamp']);
+  if (creationTimestamp !== undefined) out.creationTimestamp = creationTimestamp;
+  const deletionTimestamp = str(m['deletionTimestamp']);
+  if (deletionTimestamp !== undefined) out.deletionTimestamp = deletionTimestamp;
+  if (labels !== undefined && Object.keys(labels).length > 0) out.labels = labels;
+  if (annotations !== undefined && Object.keys(annotations).length > 0) out.annotations = annotations;
+  return out;
+}
+
+/** An EndpointSlice keeps only its service-name label (the previous version's labels object when it is the same). */
+function sliceLabels(x: unknown, previous: Readonly<Record<string, string>> | undefined): Record<string, string> | undefined {
+  const r = record(x);
+  if (r === undefined || !Object.prototype.propertyIsEnumerable.call(r, SERVICE_NAME_LABEL)) return undefined;
+  const service = r[SERVICE_NAME_LABEL];
+  if (typeof service !== 'string') return undefined;
+  if (previous !== undefined && previous[SERVICE_NAME_LABEL] === service && Object.keys(previous).length === 1) return previous as Record<string, string>;
+  return { [SERVICE_NAME_LABEL]: service };
 }
 
 function trimIngressSpec(spec: Record<string, unknown>): unknown {

@@ -39,7 +39,16 @@ class Work {
 
   /** Empties every list, so one Work serves every plan (no per-event allocation of a dozen collections). */
   clear(): void {
-    for (const s of [this.groups, this.reclaim, this.routeBuckets, this.defaults, this.tls, this.vs, this.owners, this.certs, this.pools, this.conditions]) if (s.size > 0) s.clear();
+    if (this.groups.size > 0) this.groups.clear();
+    if (this.reclaim.size > 0) this.reclaim.clear();
+    if (this.routeBuckets.size > 0) this.routeBuckets.clear();
+    if (this.defaults.size > 0) this.defaults.clear();
+    if (this.tls.size > 0) this.tls.clear();
+    if (this.vs.size > 0) this.vs.clear();
+    if (this.owners.size > 0) this.owners.clear();
+    if (this.certs.size > 0) this.certs.clear();
+    if (this.pools.size > 0) this.pools.clear();
+    if (this.conditions.size > 0) this.conditions.clear();
     if (this.reresolve.size > 0) this.reresolve.clear();
   }
 }
@@ -94,7 +103,7 @@ export class ApplianceEngine {
   private readonly index = new ClaimIndex();
   private readonly specs = new Map<string, { spec: PoolSpec; refs: number }>();
   /** Per pool: the spec it was resolved with and its members per cluster. */
-  private readonly resolutions = new Map<string, { spec: PoolSpec; per: Map<string, Resolution> }>();
+  private readonly resolutions = new Map<string, { spec: PoolSpec; readonly per: Map<string, Resolution> }>();
   private readonly poolsByService = new Map<string, Set<string>>();
   private readonly poolsByCluster = new Map<string, Set<string>>();
   private readonly work = new Work();
@@ -364,7 +373,8 @@ export class ApplianceEngine {
       if (prev === undefined) this.indexPool(pool, c, spec);
     }
     const sorted = per.size === 1 ? per : new Map([...per.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)));
-    this.resolutions.set(pool, { spec, per: sorted });
+    if (held !== undefined && held.per === sorted) held.spec = spec;
+    else this.resolutions.set(pool, { spec, per: sorted });
     this.encoder.setPool(buildPool(spec, this.profile, sorted));
   }
 

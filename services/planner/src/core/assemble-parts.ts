@@ -12,14 +12,16 @@ import type { TlsClaim } from './route-claims.ts';
 export function buildPool(spec: PoolSpec, profile: ApplianceProfile, perCluster: ReadonlyMap<string, Resolution>): Pool {
   const members: PoolMember[] = [];
   const services: ObjectRef[] = [];
+  // One cluster's resolution is already sorted and is used as is (no copy); several need a merge.
+  let only: readonly PoolMember[] | null = null;
   for (const [cluster, r] of perCluster) {
-    members.push(...r.members);
+    if (perCluster.size === 1) only = r.members;
+    else members.push(...r.members);
     services.push({ cluster, kind: 'Service', namespace: spec.namespace, name: spec.service });
   }
   return {
     name: spec.name,
-    // One cluster's resolution is already sorted; several need a merge.
-    members: perCluster.size === 1 ? members : sortMembers(members),
+    members: only ?? sortMembers(members),
     monitor: spec.settings.monitor ?? profile.defaultMonitor,
     persistence: spec.settings.persistence,
     tlsToBackend: spec.settings.tlsToBackend,

@@ -43,7 +43,8 @@ export function keyHashOf(sortKey: string): string {
 }
 
 function digit(keyHash: string, depth: number): number {
-  const nibble = parseInt(keyHash[depth >> 1] ?? '0', 16);
+  const c = keyHash.charCodeAt(depth >> 1);
+  const nibble = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : c >= 65 && c <= 70 ? c - 55 : 0;
   return (depth & 1) === 0 ? nibble >> 2 : nibble & 3;
 }
 

@@ -15,49 +15,76 @@ export function pieceIdOf(text: string): string {
 }
 
 const utf8 = new TextEncoder();
+const utf8Decoder = new TextDecoder();
 /** Bytes per arena chunk: a one-endpoint change writes ~2 KB, so one chunk serves dozens of commits. */
 const CHUNK = 64 * 1024;
 
 /**
  * Where piece bytes are written: views into shared chunks, one allocation per many pieces. Written bytes are never
- * overwritten, so a view stays valid for as long as its holder keeps it (it keeps its chunk alive too).
+ * overwritten, so a view stays valid for as long as its holder keeps it (it keeps its chunk alive too). A piece is
+ * either encoded from text (`encode`) or written directly as ASCII (`reserve`, `ascii`, `byte`, `take`).
  */
 export class ByteArena {
   private chunk = new Uint8Array(0);
+  /** Start of the piece being written. */
   private at = 0;
+  /** Write position. */
+  private pos = 0;
 
   /** The UTF-8 bytes of `text`: a view into the arena when the text is ASCII (pieces almost always are). */
   encode(text: string): Uint8Array {
     const n = text.length;
-    if (this.chunk.length - this.at < n) {
-      this.chunk = new Uint8Array(Math.max(CHUNK, n));
-      this.at = 0;
-    }
+    this.reserve(n);
     const view = this.chunk.subarray(this.at, this.at + n);
     const r = utf8.encodeInto(text, view);
     // All of it read into exactly n bytes means every character was ASCII; otherwise encode it on its own.
     if (r.read !== n || r.written !== n) return utf8.encode(text);
-    this.at += n;
+    this.at = this.pos = this.at + n;
+    return view;
+  }
+
+  /** Starts a piece of at most `n` bytes (written with `ascii` and `byte`, ended by `take`). */
+  reserve(n: number): void {
+    if (this.chunk.length - this.at >= n) return;
+    this.chunk = new Uint8Array(Math.max(CHUNK, n));
+    this.at = this.pos = 0;
+  }
+
+  /** Appends a string known to be ASCII (ids, JSON punctuation). */
+  ascii(s: string): void {
+    const chunk = this.chunk;
+    let p = this.pos;
+    for (let i = 0; i < s.length; i++) chunk[p++] = s.charCodeAt(i);
+    this.pos = p;
+  }
+
+  /** Appends one byte. */
+  byte(b: number): void {
+    this.chunk[this.pos++] = b;
+  }
+
+  /** Ends the piece being written; returns its bytes. */
+  take(): Uint8Array {
+    const view = this.chunk.subarray(this.at, this.pos);
+    this.at = this.pos;
     return view;
   }
 }
 
 /**
- * Where new pieces go while encoding: each piece's canonical JSON text and its UTF-8 bytes, by id. The id is hashed
- * from the bytes, so the text is converted to UTF-8 once for both the address and the store.
+ * Where new pieces go while encoding: each piece's UTF-8 bytes by id (its text is decoded only when asked for). The
+ * id is hashed from the bytes, so a piece is converted to UTF-8 once for both its address and the store.
  */
 export class PieceSink {
-  readonly texts = new Map<string, string>();
   readonly bytes = new Map<string, Uint8Array>();
-  private readonly arena: ByteArena;
+  readonly arena: ByteArena;
+  private pendingId = '';
+  private pendingBytes: Uint8Array = new Uint8Array(0);
+  private decoded: Map<string, string> | null = null;
 
   constructor(arena: ByteArena = new ByteArena()) {
     this.arena = arena;
   }
-
-  private pendingId = '';
-  private pendingText = '';
-  private pendingBytes: Uint8Array = new Uint8Array(0);
 
   /** Records a piece given as canonical JSON text; returns its id. */
   add(text: string): string {
@@ -66,9 +93,15 @@ export class PieceSink {
     return id;
   }
 
+  /** Records a piece already written to the arena (`arena.take()`); returns its id. */
+  addBytes(bytes: Uint8Array): string {
+    const id = sha256Text(bytes, 'base64url');
+    this.bytes.set(id, bytes);
+    return id;
+  }
+
   /** The id of a piece, without recording it yet: `keep()` records it (callers skip pieces they already hold). */
   address(text: string): string {
-    this.pendingText = text;
     this.pendingBytes = this.arena.encode(text);
     this.pendingId = sha256Text(this.pendingBytes, 'base64url');
     return this.pendingId;
@@ -76,8 +109,16 @@ export class PieceSink {
 
   /** Records the piece last passed to `address`. */
   keep(): void {
-    this.texts.set(this.pendingId, this.pendingText);
     this.bytes.set(this.pendingId, this.pendingBytes);
+  }
+
+  /** The pieces as canonical JSON text, by id (decoded on first use; for from-scratch encodings and tests). */
+  get texts(): ReadonlyMap<string, string> {
+    if (this.decoded === null || this.decoded.size !== this.bytes.size) {
+      this.decoded = new Map();
+      for (const [id, b] of this.bytes) this.decoded.set(id, utf8Decoder.decode(b));
+    }
+    return this.decoded;
   }
 }
 

@@ -144,12 +144,13 @@ export class Planner {
       case 'Service':
         this.dirtyServices.add(serviceKey(c.cluster, c.namespace, c.name));
         break;
-      case 'EndpointSlice':
-        for (const o of [c.before, c.after]) {
-          const svc = o?.metadata.labels?.[SERVICE_NAME_LABEL];
-          if (svc !== undefined) this.dirtyServices.add(serviceKey(c.cluster, c.namespace, svc));
-        }
+      case 'EndpointSlice': {
+        const before = c.before?.metadata.labels?.[SERVICE_NAME_LABEL];
+        const after = c.after?.metadata.labels?.[SERVICE_NAME_LABEL];
+        if (before !== undefined) this.dirtyServices.add(serviceKey(c.cluster, c.namespace, before));
+        if (after !== undefined && after !== before) this.dirtyServices.add(serviceKey(c.cluster, c.namespace, after));
         break;
+      }
       case 'Node':
         this.dirtyNodes.add(c.cluster);
         break;

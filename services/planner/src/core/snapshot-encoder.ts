@@ -10,7 +10,7 @@ export const SNAPSHOT_LAYOUT = 1;
 /** What one commit produced: the root piece id (the snapshot's content hash) and the pieces new since the last commit. */
 export interface EncodedSnapshot {
   readonly root: string;
-  /** New pieces as canonical JSON text, by id. */
+  /** New pieces as canonical JSON text, by id (decoded from `bytes` on first use). */
   readonly pieces: ReadonlyMap<string, string>;
   /** The same pieces as UTF-8 bytes (what the store writes), by id. */
   readonly bytes: ReadonlyMap<string, Uint8Array>;
@@ -23,8 +23,8 @@ type PoolHeader = Omit<Pool, 'members'>;
 /** A keyed set of items stored as a trie; remembers item ids so unchanged items cost nothing. */
 class ItemTrie<T> {
   root: TrieNode | null = null;
-  /** Items by sort key, with their piece id and position hash (hashed once per key, not per change). */
-  readonly items = new Map<string, { value: T; id: string; keyHash: string }>();
+  /** Items by sort key, with their piece id and position hash (hashed once per key, not per change); updated in place. */
+  readonly items = new Map<string, { value: T; id: string; readonly keyHash: string }>();
   dirty = false;
 
   set(sortKey: string, value: T, sink: PieceSink, encoded?: string): void {
@@ -33,8 +33,15 @@ class ItemTrie<T> {
     const held = this.items.get(sortKey);
     if (held?.id === id) return;
     sink.keep();
-    const keyHash = held?.keyHash ?? keyHashOf(sortKey);
-    this.items.set(sortKey, { value, id, keyHash });
+    let keyHash: string;
+    if (held === undefined) {
+      keyHash = keyHashOf(sortKey);
+      this.items.set(sortKey, { value, id, keyHash });
+    } else {
+      keyHash = held.keyHash;
+      held.value = value;
+      held.id = id;
+    }
     this.root = upsertTrie(this.root, { sortKey, keyHash, itemId: id });
     this.dirty = true;
   }
@@ -106,9 +113,14 @@ export class SnapshotEncoder {
   private readonly dirtyBindings = new Set<string>();
   private lastRoot: string | null = null;
 
+  private readonly applianceJson: string;
+  private readonly driverJson: string;
+
   constructor(appliance: string, driver: DriverKind) {
     this.appliance = appliance;
     this.driver = driver;
+    this.applianceJson = JSON.stringify(appliance);
+    this.driverJson = JSON.stringify(driver);
   }
 
   /** Sets a whole virtual service (lists are diffed against what is stored). */
@@ -199,8 +211,11 @@ export class SnapshotEncoder {
       state = { header, memberTrie: new ItemTrie(), text: null, synced: NOTHING_SYNCED };
       this.pools.set(pool.name, state);
     }
-    if (!samePoolHeader(state.header, header)) state.text = null;
-    state.header = header;
+    // An equal header is kept: the new one (rebuilt on every endpoint change) is then garbage at once.
+    if (!samePoolHeader(state.header, header)) {
+      state.text = null;
+      state.header = header;
+    }
     state.synced = syncMembers(state.memberTrie, members, this.sink, state.synced);
     this.dirtyPools.add(pool.name);
   }
@@ -255,7 +270,7 @@ export class SnapshotEncoder {
     if (this.lastRoot !== null && this.dirtyVs.size + this.dirtyPools.size + this.dirtyBindings.size === 0 && clean) {
       const sink = this.sink;
       this.sink = new PieceSink(this.arena);
-      return { root: this.lastRoot, pieces: sink.texts, bytes: sink.bytes, changed: false };
+      return { root: this.lastRoot, get pieces() { return sink.texts; }, bytes: sink.bytes, changed: false };
     }
     for (const name of this.dirtyVs) {
       const s = this.vs.get(name);
@@ -278,13 +293,13 @@ export class SnapshotEncoder {
     this.dirtyBindings.clear();
     const ref = (id: string | null): string => (id === null ? 'null' : `"${id}"`);
     // canonicalJson of {appliance, bindings, certificates, conditions, driver, layout, pools, virtualServices}, by hand.
-    const rootText = `{"appliance":${JSON.stringify(this.appliance)},"bindings":${ref(this.bindingTrie.seal(this.sink))},"certificates":${ref(this.certTrie.seal(this.sink))},"conditions":${ref(this.conditionTrie.seal(this.sink))},"driver":${JSON.stringify(this.driver)},"layout":${SNAPSHOT_LAYOUT},"pools":${ref(this.poolTrie.seal(this.sink))},"virtualServices":${ref(this.vsTrie.seal(this.sink))}}`;
+    const rootText = `{"appliance":${this.applianceJson},"bindings":${ref(this.bindingTrie.seal(this.sink))},"certificates":${ref(this.certTrie.seal(this.sink))},"conditions":${ref(this.conditionTrie.seal(this.sink))},"driver":${this.driverJson},"layout":${SNAPSHOT_LAYOUT},"pools":${ref(this.poolTrie.seal(this.sink))},"virtualServices":${ref(this.vsTrie.seal(this.sink))}}`;
     const root = this.sink.add(rootText);
     const sink = this.sink;
     this.sink = new PieceSink(this.arena);
     const changed = root !== this.lastRoot;
     this.lastRoot = root;
-    return { root, pieces: sink.texts, bytes: sink.bytes, changed };
+    return { root, get pieces() { return sink.texts; }, bytes: sink.bytes, changed };
   }
 
   /** The root of the last commit (null before the first). */
@@ -412,7 +427,10 @@ function samePoolHeader(a: PoolHeader, b: PoolHeader): boolean {
   if (a.name !== b.name || a.tlsToBackend !== b.tlsToBackend || a.services.length !== b.services.length) return false;
   const sameSettings = (a.monitor === b.monitor && a.persistence === b.persistence && a.customization === b.customization) || canonicalJson([a.monitor, a.persistence, a.customization]) === canonicalJson([b.monitor, b.persistence, b.customization]);
   if (!sameSettings) return false;
-  return a.services.every((r, i) => refKey(r) === refKey(b.services[i]!));
+  return a.services.every((r, i) => {
+    const o = b.services[i]!;
+    return r.cluster === o.cluster && r.kind === o.kind && r.namespace === o.namespace && r.name === o.name;
+  });
 }
 
 /** canonicalJson of a PoolMember, written out (members are the hottest items); equal to canonicalJson(m). */
