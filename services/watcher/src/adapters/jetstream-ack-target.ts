@@ -22,6 +22,9 @@ interface AwaitedAck {
 
 const utf8 = new TextDecoder();
 
+/** How long a publish may wait for others to share its socket write. */
+const BATCH_MS = 1;
+
 /**
  * Publishes to JetStream with one shared reply subscription: each publish carries its own reply subject
  * (`<inbox>.<n>`) and the ack (or the broker's 503 "no responders" status, or an API error) settles it. This is
@@ -36,6 +39,8 @@ export class JetStreamAckTarget implements PublishTarget {
   private readonly awaited = new Map<string, AwaitedAck>();
   private readonly sub: Subscription;
   private readonly sweeper: NodeJS.Timeout;
+  private readonly outbox: { token: string; subject: string; data: Uint8Array; headers: WireHeaders }[] = [];
+  private sending: NodeJS.Timeout | null = null;
   private next = 0;
 
   constructor(bus: NatsEventBus) {
@@ -51,19 +56,40 @@ export class JetStreamAckTarget implements PublishTarget {
     return this.awaited.size;
   }
 
-  /** Publishes with `msgId` as `Nats-Msg-Id` and resolves with the stream's ack (rejects on error or after `timeoutMs`). */
+  /**
+   * Publishes with `msgId` as `Nats-Msg-Id` and resolves with the stream's ack (rejects on error or after
+   * `timeoutMs`). Publishes made within `BATCH_MS` are handed to the client together, so they leave in one socket
+   * write: the client writes once per microtask turn, and watch events arrive one per socket read, so a write per
+   * message cost a sixth of the watcher's CPU under churn.
+   */
   publish(subject: string, data: Uint8Array, options: { msgId: string; headers?: Readonly<Record<string, string>>; timeoutMs?: number }): Promise<{ duplicate: boolean }> {
-    const token = (this.next++).toString(36);
-    const { promise, resolve, reject } = Promise.withResolvers<{ duplicate: boolean }>();
+    let headers: WireHeaders;
     try {
-      const hdrs = new WireHeaders([['Nats-Msg-Id', options.msgId]]);
-      if (options.headers !== undefined) for (const k in options.headers) hdrs.append(k, options.headers[k]!);
-      this.nc.publish(this.bus.subject(subject), data, { reply: `${this.inbox}.${token}`, headers: hdrs });
+      headers = new WireHeaders([['Nats-Msg-Id', options.msgId]]);
+      if (options.headers !== undefined) for (const k in options.headers) headers.append(k, options.headers[k]!);
     } catch (cause) {
       return Promise.reject(new JetStreamPublishError('JETSTREAM_PUBLISH_REFUSED', `publish to ${subject} failed: ${(cause as Error).message}`, { cause }));
     }
+    const token = (this.next++).toString(36);
+    const { promise, resolve, reject } = Promise.withResolvers<{ duplicate: boolean }>();
     this.awaited.set(token, { subject, deadline: performance.now() + (options.timeoutMs ?? 5_000), resolve, reject });
+    this.outbox.push({ token, subject, data, headers });
+    this.sending ??= setTimeout(() => this.send(), BATCH_MS);
     return promise;
+  }
+
+  private send(): void {
+    this.sending = null;
+    const batch = this.outbox.splice(0);
+    for (const o of batch) {
+      try {
+        this.nc.publish(this.bus.subject(o.subject), o.data, { reply: `${this.inbox}.${o.token}`, headers: o.headers });
+      } catch (cause) {
+        const a = this.awaited.get(o.token);
+        this.awaited.delete(o.token);
+        a?.reject(new JetStreamPublishError('JETSTREAM_PUBLISH_REFUSED', `publish to ${o.subject} failed: ${(cause as Error).message}`, { cause }));
+      }
+    }
   }
 
   /** Recreates the streams after the broker lost them (FM-8). */
@@ -74,6 +100,9 @@ export class JetStreamAckTarget implements PublishTarget {
   /** Stops listening for acks; acks still awaited fail. */
   close(): void {
     clearInterval(this.sweeper);
+    if (this.sending !== null) clearTimeout(this.sending);
+    this.sending = null;
+    this.outbox.length = 0;
     this.sub.unsubscribe();
     this.fail((a) => new JetStreamPublishError('JETSTREAM_CLOSED', `publish to ${a.subject}: closed before its ack`), () => true);
   }
