@@ -92,7 +92,7 @@ export class PgPlannerStore {
           .insertInto('events')
           .values(batch.events.map((e) => ({
             seq: e.seq, subject: e.subject, msg_id: e.msgId, cluster: e.cluster, kind: e.kind, object_key: e.objectKey,
-            event_type: e.eventType, payload: Buffer.from(e.payload), received_at: e.receivedAt, trace_id: e.traceId,
+            event_type: e.eventType, payload: asBuffer(e.payload), received_at: e.receivedAt, trace_id: e.traceId,
           })))
           .onConflict((c) => c.column('seq').doNothing())
           .execute();
@@ -119,7 +119,7 @@ export class PgPlannerStore {
   }
 
   private async appendSnapshot(tx: Transaction<Database>, s: NewSnapshot): Promise<string> {
-    const pieces = [...s.pieces].map(([hash, body]) => ({ hash, body: Buffer.from(body) }));
+    const pieces = [...s.pieces].map(([hash, body]) => ({ hash, body: asBuffer(body) }));
     for (let i = 0; i < pieces.length; i += 500) {
       await tx.insertInto('snapshot_pieces').values(pieces.slice(i, i + 500)).onConflict((c) => c.column('hash').doNothing()).execute();
     }
@@ -164,4 +164,9 @@ export class PgPlannerStore {
     const row = await this.db.selectFrom('snapshot_pieces').select('body').where('hash', '=', hash).executeTakeFirst();
     return row?.body ?? null;
   }
+}
+
+/** A Buffer over the same bytes (no copy): piece bytes are views into the encoder's arena, payloads the bus's. */
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }

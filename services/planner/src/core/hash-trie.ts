@@ -84,7 +84,14 @@ export function upsertTrie(node: TrieNode | null, entry: TrieEntry, depth = 0): 
       entries[i] = entry;
       return { leaf: true, entries, size: node.size, id: null };
     }
-    return build([...node.entries, entry], depth)!;
+    if (node.entries.length >= LEAF_MAX && depth < MAX_DEPTH) return build([...node.entries, entry], depth)!;
+    // Still a leaf: copy with the entry inserted at its sorted place (no sort).
+    let at = 0;
+    while (at < node.entries.length && node.entries[at]!.sortKey < entry.sortKey) at++;
+    const entries = node.entries.slice(0, at);
+    entries.push(entry);
+    for (let k = at; k < node.entries.length; k++) entries.push(node.entries[k]!);
+    return { leaf: true, entries, size: entries.length, id: null };
   }
   const d = digit(entry.keyHash, depth);
   const before = node.children[d] ?? null;
@@ -99,8 +106,11 @@ export function upsertTrie(node: TrieNode | null, entry: TrieEntry, depth = 0): 
 export function removeFromTrie(node: TrieNode | null, sortKey: string, keyHash: string, depth = 0): TrieNode | null {
   if (node === null) return null;
   if (node.leaf) {
-    const entries = node.entries.filter((e) => e.sortKey !== sortKey);
-    if (entries.length === node.entries.length) return node;
+    let at = 0;
+    while (at < node.entries.length && node.entries[at]!.sortKey !== sortKey) at++;
+    if (at === node.entries.length) return node;
+    const entries = node.entries.slice(0, at);
+    for (let k = at + 1; k < node.entries.length; k++) entries.push(node.entries[k]!);
     return entries.length === 0 ? null : { leaf: true, entries, size: entries.length, id: null };
   }
   const d = digit(keyHash, depth);

@@ -54,14 +54,13 @@ function reuseEqual(members: PoolMember[], previous: readonly PoolMember[]): voi
 
 function resolve(world: WorldView, r: ResolveRequest): Resolution {
   const svc = world.service(r.cluster, r.namespace, r.service);
-  const where = `Service ${r.namespace}/${r.service} in cluster ${r.cluster}`;
-  if (svc === undefined) return { members: [], issues: [issue('ServiceNotFound', `${where} does not exist`)] };
-  if (svc.spec.type === 'ExternalName') return { members: [], issues: [issue('ExternalNameService', `${where} is of type ExternalName; it has no endpoints to balance`)] };
+  if (svc === undefined) return { members: [], issues: [issue('ServiceNotFound', `${whereOf(r)} does not exist`)] };
+  if (svc.spec.type === 'ExternalName') return { members: [], issues: [issue('ExternalNameService', `${whereOf(r)} is of type ExternalName; it has no endpoints to balance`)] };
   const sp = (svc.spec.ports ?? []).find((p) => (typeof r.port === 'number' ? p.port === r.port : p.name === r.port));
-  if (sp === undefined) return { members: [], issues: [issue('ServicePortNotFound', `${where} has no port ${r.port}`)] };
+  if (sp === undefined) return { members: [], issues: [issue('ServicePortNotFound', `${whereOf(r)} has no port ${r.port}`)] };
   const slices = world.slicesOfService(r.cluster, r.namespace, r.service);
   if (r.mode === 'endpoints') return { members: endpointMembers(slices, sp, r), issues: [] };
-  return nodePortMembers(world, svc, sp, slices, r, where);
+  return nodePortMembers(world, svc, sp, slices, r, whereOf(r));
 }
 
 function endpointState(c: { ready?: boolean; serving?: boolean; terminating?: boolean } | undefined): MemberState | null {
@@ -113,6 +112,11 @@ function endpointMembers(slices: readonly TrimmedEndpointSlice[], sp: ServicePor
   }
   out.length = w;
   return out;
+}
+
+/** How issues name the Service (built only when there is an issue to report). */
+function whereOf(r: ResolveRequest): string {
+  return `Service ${r.namespace}/${r.service} in cluster ${r.cluster}`;
 }
 
 function nodePortMembers(world: WorldView, svc: TrimmedService, sp: ServicePort, slices: readonly TrimmedEndpointSlice[], r: ResolveRequest, where: string): Resolution {

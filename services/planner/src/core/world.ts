@@ -65,7 +65,7 @@ export class World implements WorldView {
     }
     const after = deleted ? null : obj;
     if (prev !== undefined && prev.object !== null && after !== null && rv === '' && canonicalJson(prev.object) === canonicalJson(after)) return null;
-    return this.store(event.cluster, event.kind, key, { rv, object: after }, prev?.object ?? null);
+    return this.store(event.cluster, event.kind, key, { rv, object: after }, prev?.object ?? null, obj.metadata);
   }
 
   /**
@@ -118,13 +118,13 @@ export class World implements WorldView {
     return changes;
   }
 
-  private store(cluster: string, kind: KubeKind, key: string, entry: Entry | null, before: TrimmedObject | null): WorldChange | null {
+  private store(cluster: string, kind: KubeKind, key: string, entry: Entry | null, before: TrimmedObject | null, id: { namespace: string; name: string } = parseObjectKey(key)): WorldChange | null {
     const cs = this.cluster(cluster);
     const ks = this.kind(cluster, kind);
     if (entry === null) ks.entries.delete(key);
     else ks.entries.set(key, entry);
     const after = entry?.object ?? null;
-    const { namespace, name } = parseObjectKey(key);
+    const { namespace, name } = id;
     if (kind === 'EndpointSlice') this.indexSlice(cs, key, before as TrimmedEndpointSlice | null, after as TrimmedEndpointSlice | null);
     if (kind === 'IngressClass') cs.classes = null;
     if (before === null && after === null) return null;
