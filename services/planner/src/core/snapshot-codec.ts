@@ -34,18 +34,7 @@ export function joinSnapshot(root: string, getPiece: PieceLookup): DesiredState 
   const read = (id: string): unknown => {
     const raw = getPiece(id);
     if (raw === undefined) throw new SnapshotPieceMissingError(id);
-    let text: string;
-    try {
-      text = typeof raw === 'string' ? raw : decoder.decode(raw);
-    } catch (cause) {
-      throw new SnapshotCorruptError(id, 'not UTF-8', { cause });
-    }
-    if (pieceIdOf(text) !== id) throw new SnapshotCorruptError(id, 'content does not match its address');
-    try {
-      return JSON.parse(text);
-    } catch (cause) {
-      throw new SnapshotCorruptError(id, 'not JSON', { cause });
-    }
+    return parsePiece(id, raw);
   };
   const top = read(root) as Record<string, unknown>;
   if (top['layout'] !== SNAPSHOT_LAYOUT) throw new SnapshotCorruptError(root, `unknown layout ${String(top['layout'])}`);
@@ -64,6 +53,22 @@ export function joinSnapshot(root: string, getPiece: PieceLookup): DesiredState 
     .sort((a, b) => compareCodeUnits(refKey(a[0]!.object), refKey(b[0]!.object)))
     .flat();
   return { appliance: String(top['appliance']), driver: top['driver'] as DesiredState['driver'], virtualServices, pools, certificates, bindings, conditions };
+}
+
+/** A stored piece verified against its content address and parsed; SnapshotCorruptError when it is not what its id says. */
+export function parsePiece(id: string, raw: Uint8Array | string): unknown {
+  let text: string;
+  try {
+    text = typeof raw === 'string' ? raw : decoder.decode(raw);
+  } catch (cause) {
+    throw new SnapshotCorruptError(id, 'not UTF-8', { cause });
+  }
+  if (pieceIdOf(text) !== id) throw new SnapshotCorruptError(id, 'content does not match its address');
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (cause) {
+    throw new SnapshotCorruptError(id, 'not JSON', { cause });
+  }
 }
 
 function joinVirtualService(raw: Record<string, unknown>, items: <T>(trie: unknown) => T[]): VirtualService {

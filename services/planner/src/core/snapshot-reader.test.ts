@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { canonicalJson } from '@portolan/desired-state';
 import * as f from '../testing/fixtures.ts';
+import { bigWorld } from '../testing/big-world.ts';
 import { eventsOf, historyArb, PROPERTY_FLEET } from '../testing/world-arbitrary.ts';
 import { joinSnapshot, splitSnapshot } from './snapshot-codec.ts';
 import { SnapshotCorruptError, SnapshotPieceMissingError } from './errors.ts';
@@ -50,17 +51,6 @@ test('property: reading a sequence of snapshots incrementally gives exactly what
     { numRuns: 60 },
   );
 });
-
-function bigWorld(services: number): Planner {
-  const p = new Planner(f.fleet([{ name: 'c1' }], [f.appliance('lb', 'haproxy')]));
-  p.applyEvent(f.added('c1', f.ingressClass('portolan', 'portolan.dev/ingress-controller'))[0]!);
-  for (let i = 0; i < services; i++) {
-    const eps: f.Ep[] = Array.from({ length: 10 }, (_, j) => [`10.${(i >> 8) & 255}.${i & 255}.${j + 1}`]);
-    for (const e of f.added('c1', f.service(`svc-${i}`, [['http', 80]]), f.slice(`svc-${i}-a`, `svc-${i}`, 'http', 8080, eps), f.ingress({ name: `ing-${i}`, rules: [f.rule(`h${i}.example.com`, ['/', 'Prefix', `svc-${i}`, 'http'])] }))) p.applyEvent(e);
-  }
-  p.planDirty();
-  return p;
-}
 
 test('a one-endpoint change at 2,000 Services fetches a handful of pieces and keeps every other object identical', () => {
   const p = bigWorld(2000);

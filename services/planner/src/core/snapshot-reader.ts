@@ -1,8 +1,7 @@
 import type { Certificate, DesiredState, ObjectCondition, ObjectRef, Pool, PoolMember, Route, ServiceBinding, VirtualService } from '@portolan/desired-state';
 import { memberSortKey, orderCertificates, refKey, routeSortKey } from './canonical-order.ts';
 import { SnapshotCorruptError, SnapshotPieceMissingError } from './errors.ts';
-import { pieceIdOf } from './piece.ts';
-import { referencesOf, type PieceLookup } from './snapshot-codec.ts';
+import { parsePiece, referencesOf, type PieceLookup } from './snapshot-codec.ts';
 import { SNAPSHOT_LAYOUT } from './snapshot-encoder.ts';
 import { TrieView, type ItemDecoder, type PieceSource } from './trie-view.ts';
 
@@ -16,7 +15,6 @@ interface VsViews {
   ordered: { readonly from: readonly OwnerPair[]; readonly owners: readonly ObjectRef[] } | null;
 }
 
-const decoder = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * Decodes a sequence of snapshots incrementally: the same result as `joinSnapshot` (deep-equal, every piece
@@ -185,21 +183,6 @@ function orderOwners(pairs: readonly OwnerPair[]): ObjectRef[] {
   const out: ObjectRef[] = [];
   for (let cur = next.get(null); cur !== undefined && out.length < pairs.length; cur = next.get(refKey(cur))) out.push(cur);
   return out;
-}
-
-function parsePiece(id: string, raw: Uint8Array | string): unknown {
-  let text: string;
-  try {
-    text = typeof raw === 'string' ? raw : decoder.decode(raw);
-  } catch (cause) {
-    throw new SnapshotCorruptError(id, 'not UTF-8', { cause });
-  }
-  if (pieceIdOf(text) !== id) throw new SnapshotCorruptError(id, 'content does not match its address');
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (cause) {
-    throw new SnapshotCorruptError(id, 'not JSON', { cause });
-  }
 }
 
 function idOf(x: unknown): string | null {

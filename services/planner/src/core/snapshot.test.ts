@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { canonicalJson } from '@portolan/desired-state';
 import * as f from '../testing/fixtures.ts';
+import { bigWorld } from '../testing/big-world.ts';
 import { eventsOf, historyArb, PROPERTY_FLEET } from '../testing/world-arbitrary.ts';
 import { buildTrie, keyHashOf, removeFromTrie, sealTrie, upsertTrie, type TrieNode } from './hash-trie.ts';
 import { joinSnapshot, pieceReferences, splitSnapshot } from './snapshot-codec.ts';
@@ -53,18 +54,6 @@ test('property: split then join gives back the same desired state, for every app
     { numRuns: 60 },
   );
 });
-
-function bigWorld(services: number) {
-  const cfg = f.fleet([{ name: 'c1' }], [f.appliance('lb', 'haproxy')]);
-  const p = new Planner(cfg);
-  p.applyEvent(f.added('c1', f.ingressClass('portolan', 'portolan.dev/ingress-controller'))[0]!);
-  for (let i = 0; i < services; i++) {
-    const eps: f.Ep[] = Array.from({ length: 10 }, (_, j) => [`10.${(i >> 8) & 255}.${i & 255}.${j + 1}`]);
-    for (const e of f.added('c1', f.service(`svc-${i}`, [['http', 80]]), f.slice(`svc-${i}-a`, `svc-${i}`, 'http', 8080, eps), f.ingress({ name: `ing-${i}`, rules: [f.rule(`h${i}.example.com`, ['/', 'Prefix', `svc-${i}`, 'http'])] }))) p.applyEvent(e);
-  }
-  p.planDirty();
-  return p;
-}
 
 for (const services of [300, 3000]) {
   test(`structural sharing: a one-endpoint change at ${services} Services stores at most 4 KB (one pool, its trie paths, the root)`, () => {
