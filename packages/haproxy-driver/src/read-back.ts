@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { BackendSlots, CertificateFile, HaproxyBundle, MapContent } from './core/haproxy-bundle.ts';
-import { parseServersState } from './core/parse-servers-state.ts';
+import { parseServersStateRows, serversStateBackends, type ServersStateRows } from './core/parse-servers-state.ts';
 import { parseMapEntries, parseMapList } from './core/parse-show-map.ts';
 import type { HaproxyRuntimeClient } from './adapters/haproxy-runtime-client.ts';
 import { readBundleFiles, readCertificateIndex } from './adapters/haproxy-config-files.ts';
@@ -16,7 +16,13 @@ export async function readBackHaproxy(configDir: string, runtime: HaproxyRuntime
     runtime.execute(['show servers state', 'show map', 'show ssl cert']),
     readCertificateIndex(configDir),
   ]);
-  const backends: BackendSlots[] = parseServersState(serversState);
+  // 10k backends answer with ~160k rows: parse them in slices so the caller's other work (an apply) is not held up.
+  const rows: ServersStateRows = new Map();
+  for (let at = 0; at < serversState.length; ) {
+    at = parseServersStateRows(serversState, at, 10_000, rows);
+    if (at < serversState.length) await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  const backends: BackendSlots[] = serversStateBackends(rows);
 
   const loadedMaps = new Map<string, string>();
   for (const map of parseMapList(mapList)) {

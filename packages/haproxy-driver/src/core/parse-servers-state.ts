@@ -14,19 +14,36 @@ const INHERITED_DRAIN = 0x10;
  * Columns: be_id be_name srv_id srv_name srv_addr srv_op_state srv_admin_state srv_uweight … srv_port (19th).
  */
 export function parseServersState(text: string): BackendSlots[] {
-  const byBackend = new Map<string, { index: number; slot: ServerSlot }[]>();
-  let start = 0;
-  while (start < text.length) {
-    let end = text.indexOf('\n', start);
+  const rows: ServersStateRows = new Map();
+  for (let at = 0; at < text.length; ) at = parseServersStateRows(text, at, Number.POSITIVE_INFINITY, rows);
+  return serversStateBackends(rows);
+}
+
+/** Slots collected so far by backend (see `parseServersStateRows`). */
+export type ServersStateRows = Map<string, { index: number; slot: ServerSlot }[]>;
+
+/**
+ * Parses at most `maxRows` lines of `show servers state` from `start` into `rows`; returns where to go on. Lets a
+ * caller parse a 160k-line answer in slices and keep its event loop responsive in between.
+ */
+export function parseServersStateRows(text: string, start: number, maxRows: number, rows: ServersStateRows): number {
+  let at = start;
+  for (let n = 0; n < maxRows && at < text.length; n++) {
+    let end = text.indexOf('\n', at);
     if (end < 0) end = text.length;
-    const row = text.charCodeAt(start) === HASH ? null : parseRow(text, start, end);
-    start = end + 1;
+    const row = text.charCodeAt(at) === HASH ? null : parseRow(text, at, end);
+    at = end + 1;
     if (row === null) continue;
-    const slots = byBackend.get(row.backend) ?? [];
+    const slots = rows.get(row.backend) ?? [];
     slots.push({ index: row.index, slot: row.slot });
-    byBackend.set(row.backend, slots);
+    rows.set(row.backend, slots);
   }
-  return [...byBackend.entries()]
+  return at;
+}
+
+/** The backends of parsed rows, sorted by name, slots in slot order. */
+export function serversStateBackends(rows: ServersStateRows): BackendSlots[] {
+  return [...rows.entries()]
     .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
     .map(([name, slots]) => ({ name, slots: slots.sort((a, b) => a.index - b.index).map((s) => s.slot) }));
 }
