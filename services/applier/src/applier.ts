@@ -47,7 +47,7 @@ export interface ApplierOptions {
 /** What one apply cycle did. */
 export type CycleResult =
   | { readonly kind: 'idle' }
-  | { readonly kind: 'follower'; readonly pending: number }
+  | { readonly kind: 'follower'; readonly snapshotId: string }
   | { readonly kind: 'in-sync'; readonly snapshotId: string; readonly pending: number }
   | { readonly kind: 'applied'; readonly snapshotId: string; readonly status: ApplyStatus; readonly applyId: string; readonly operations: number; readonly failed: number; readonly retryInMs: number | null };
 
@@ -62,7 +62,7 @@ const silent: ApplierLogger = { info: () => {}, warn: () => {}, error: () => {} 
  * Follows an appliance's snapshots and, while this replica leads, converges the appliance to them: read back,
  * render, diff, send only the difference, record every outcome under the fencing epoch, retry failures with
  * capped jittered backoff, check drift periodically, then write Ingress status and Events. Cycles run one at a
- * time; followers run the same read-back and diff (their view stays warm) but never write or record.
+ * time; followers decode and render every snapshot (their view stays warm) but never read back, write or record.
  */
 export class Applier {
   private readonly o: ApplierOptions;
@@ -224,6 +224,10 @@ export class Applier {
     const leadership = this.o.leadership();
     const signal = leadership?.signal ?? this.stopController.signal;
     const rendered = this.o.driver.render(snapshot.desired);
+    // A follower keeps its decoded snapshot and its render warm for a quick takeover, and nothing more: reading the
+    // appliance back on every snapshot would cost a large appliance's read-back (about a second of CPU at 10k
+    // backends) on the cores the leader needs. Its first cycle as leader reads everything back.
+    if (leadership === null || !leadership.isValid()) return { kind: 'follower', snapshotId: snapshot.id };
     // Hot path: a new snapshot after a fully successful apply diffs against what that apply left (targeted read-back
     // where the driver offers it). Start-up, retries, failures and the drift timer read everything back.
     const hot = this.o.driver.renderMatchesReadBack === true && this.hotBaseline !== undefined && (trigger === 'snapshot' || trigger === 'poll') && this.last?.status === 'succeeded' && this.last.snapshotId !== snapshot.id;
@@ -233,7 +237,6 @@ export class Applier {
     const operations = this.o.driver.diff(rendered, observed);
     if (operations.length === 0) this.hotBaseline = rendered;
     this.o.metrics?.pendingOperations.set(operations.length);
-    if (leadership === null || !leadership.isValid()) return { kind: 'follower', pending: operations.length };
     const fresh = this.last === null || this.last.snapshotId !== snapshot.id;
     if (operations.length === 0 && !fresh && this.last?.status !== 'partial' && this.last?.status !== 'failed') {
       this.clearRetry();
