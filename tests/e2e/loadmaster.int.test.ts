@@ -72,14 +72,15 @@ describe('Ingress mode', () => {
       annotations: { 'kemp.ax/vsip': '10.20.0.2', 'kemp.ax/vsport': '80' },
       rules: [{ host: 'shop.example.com', paths: [{ path: '/', type: 'Prefix', service: 'web' }, { path: '/api', type: 'Prefix', service: 'api' }] }],
     }));
-    const vs = await eventually('the virtual service', async () => {
+    // The apply creates the SubVSs before their real servers: wait for the whole virtual service, not its first half.
+    const vs = await eventually('the virtual service with its SubVSs and real servers', async () => {
       const v = await vsAt('10.20.0.2', 80);
       assert.equal(v?.SubVS?.length, 2);
+      const subs = (await p.loadmaster.listVs()).filter((s) => s.MasterVSID === v!.Index);
+      assert.deepEqual(subs.map(rsOf).sort(), [['10.1.0.1:8080', '10.1.0.2:8080'], ['10.1.0.3:8080']]);
       return v!;
     }, { context });
     assert.match(vs.NickName ?? '', /^ptl_lm-/, 'marked as owned');
-    const subs = (await p.loadmaster.listVs()).filter((v) => v.MasterVSID === vs.Index);
-    assert.deepEqual(subs.map(rsOf).sort(), [['10.1.0.1:8080', '10.1.0.2:8080'], ['10.1.0.3:8080']]);
     assert.deepEqual(await route('10.20.0.2', 80, 'shop.example.com', '/api'), ['10.1.0.3:8080']);
     assert.deepEqual(await route('10.20.0.2', 80, 'shop.example.com', '/api/v1/items'), ['10.1.0.3:8080']);
     assert.deepEqual(await route('10.20.0.2', 80, 'SHOP.example.com', '/cart'), ['10.1.0.1:8080', '10.1.0.2:8080']);
