@@ -296,6 +296,8 @@ export class Applier {
       startedAt, finishedAt: new Date(), traceId: null,
     }, (trx) => leadership.assertEpochCurrent(trx));
     for (const o of outcomes) this.o.metrics?.operations.inc({ result: o.result.ok ? 'ok' : 'failed' });
+    const refused = outcomes.filter((o) => !o.result.ok).slice(0, 5).map((o) => ({ object: `${o.operation.objectType}/${o.operation.objectName}`, code: o.result.ok ? '' : o.result.code, message: o.result.ok ? '' : o.result.message.slice(0, 500) }));
+    if (refused.length > 0) this.logger.warn({ snapshot: snapshot.id, failed: summary.failed, refused }, 'operations failed');
     this.o.metrics?.applies.inc({ status: recorded.status });
     if (recorded.status === 'fenced') {
       this.logger.warn({ epoch: leadership.epoch, snapshot: snapshot.id }, 'apply fenced: a newer epoch exists, nothing further sent');
