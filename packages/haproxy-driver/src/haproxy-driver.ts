@@ -56,6 +56,8 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
   readonly #reloadTimeoutMs: number;
   #observedSlots: readonly BackendSlots[] = [];
   #workerPid: number | null = null;
+  /** The last bundle `render` returned (its objects are what the next render can reuse). */
+  #lastRender: HaproxyBundle | null = null;
   /** The haproxy.cfg text this driver last wrote by a server-line patch, and the file's identity right after. */
   #lastConfig: { readonly text: string; readonly size: number; readonly mtimeMs: number; readonly ino: number } | null = null;
   #reloads = 0;
@@ -82,7 +84,9 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
   }
 
   render(desired: DesiredState): HaproxyBundle {
-    return this.#renderer.render(desired, this.#observedSlots);
+    const bundle = this.#renderer.render(desired, this.#observedSlots);
+    this.#lastRender = bundle;
+    return bundle;
   }
 
   async readBack(signal: AbortSignal, options: { readonly remember?: boolean } = {}): Promise<HaproxyBundle> {
@@ -164,7 +168,9 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
     if (run.reloaded) {
       this.#reloads += 1;
       this.#workerPid = run.workerPid;
-      this.#observedSlots = op.backends;
+      // Keep the render's own slot objects when the reload carried exactly them: the next render then reuses every
+      // backend (and the apply log every stored piece) instead of re-rendering 10k backends once after each reload.
+      this.#observedSlots = sameSlots(this.#lastRender?.backends, op.backends) ? this.#lastRender!.backends : op.backends;
     }
     return run.result;
   }
@@ -222,6 +228,15 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
 async function writeBundleFilesOne(configDir: string, rel: string, content: string): Promise<void> {
   if (rel.includes('..')) throw new Error(`refusing to write outside the config directory: ${rel}`);
   await writeFileAtomic(path.join(configDir, rel), content);
+}
+
+/** Whether two slot lists hold the same backends and slots (by value). */
+function sameSlots(a: readonly BackendSlots[] | undefined, b: readonly BackendSlots[]): boolean {
+  if (a === undefined || a.length !== b.length) return false;
+  return a.every((x, i) => {
+    const y = b[i]!;
+    return x.name === y.name && x.slots.length === y.slots.length && x.slots.every((s, k) => { const t = y.slots[k]!; return s.name === t.name && s.address === t.address && s.port === t.port && s.state === t.state && s.weight === t.weight; });
+  });
 }
 
 /** A failed result for "HAProxy cannot be reached"; anything else is a bug and is rethrown. */
