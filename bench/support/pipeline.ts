@@ -3,13 +3,12 @@
 // and Redis, and the real watcher, planner and applier processes (their main.ts, as `portolan up` runs them).
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { busDeclaration, NatsEventBus } from '@portolan/bus';
 import { startEchoBackends, type EchoBackends } from '@portolan/echo-backend';
 import { startHaproxy, type RunningHaproxy } from '@portolan/haproxy-driver';
-import { testStack } from '@portolan/infra';
+import { freePort, testStack } from '@portolan/infra';
 import { startKubeSim, type KubeObject, type KubeSim } from '@portolan/kube-sim';
 import { createTestDatabase, type TestDatabase } from '@portolan/store';
 import { startService, tail, type ServiceProcess } from './processes.ts';
@@ -49,18 +48,6 @@ export interface Pipeline extends AsyncDisposable {
   /** The last log lines of every service, for error messages. */
   logs(): string;
   stop(): Promise<void>;
-}
-
-/** A free TCP port on 127.0.0.1. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /** Builds everything except the services (start them with `startAll`, so a cold start can be timed). */

@@ -8,20 +8,10 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { daemonService } from './services/daemon-service.ts';
 import { StackServiceError } from './errors.ts';
+import { freePort } from './process-control.ts';
 
 const run = promisify(execFile);
 const cli = path.resolve(import.meta.dirname, '..', '..', 'packages', 'cli', 'bin', 'portolan.js');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 test('`portolan stack up`, `status` and `down` on private ports: all four services healthy, then stopped', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'portolan-stack-'));

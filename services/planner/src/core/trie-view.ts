@@ -40,11 +40,6 @@ export class TrieView<T> {
     this.keyOf = keyOf;
   }
 
-  /** The items in sort-key order (the same array object while nothing changes). */
-  values(): readonly T[] {
-    return this.sorted;
-  }
-
   /**
    * Prepares the move to `newRoot`: undefined while pieces are missing (they are recorded by `pieces`), else a
    * thunk that commits and returns the new sorted items. `onDrop` sees each item that leaves, at commit.
