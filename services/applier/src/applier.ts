@@ -1,11 +1,12 @@
 import type { DesiredState } from '@portolan/desired-state';
-import type { ApplianceDriver, ExecutionContext, Operation, OperationOutcome, OperationResult, SecretResolver } from '@portolan/appliance-driver';
+import type { ApplianceDriver, Operation, SecretResolver } from '@portolan/appliance-driver';
 import { StaleEpochError, type Leadership } from '@portolan/leader';
 import type { ApplierBus } from './adapters/bus-adapter.ts';
 import type { KubeWriteback } from './adapters/kube-writeback.ts';
 import type { PgApplyLog, RecordedApply } from './adapters/pg-apply-log.ts';
 import type { LoadedSnapshot, SnapshotSource } from './adapters/pg-snapshot-source.ts';
 import type { ApplierMetrics } from './applier-metrics.ts';
+import { executeOperations } from './execute-operations.ts';
 import { isAppliedStatus, summarizeApply, type ApplyStatus } from './core/apply-outcome.ts';
 import { decideApplyTarget, mayConverge, type ApplyTrigger, type SnapshotHeader } from './core/apply-target.ts';
 import { describeDrift, driftAction, type DriftPolicy, type DriftReport } from './core/drift-report.ts';
@@ -282,7 +283,7 @@ export class Applier {
         fenced = true;
       }
     }
-    const outcomes = fenced ? [] : await this.execute(leadership, operations);
+    const outcomes = fenced ? [] : await executeOperations(this.o.driver, leadership, this.o.secrets, operations);
     fenced ||= outcomes.length < operations.length;
     const summary = summarizeApply(operations.length, outcomes, fenced);
     // After a fully successful apply the appliance holds the render (every write was acknowledged); otherwise read it back.
@@ -311,27 +312,6 @@ export class Applier {
     else if (recorded.status === 'failed') this.o.writeback?.reportRefusals(snapshot.desired, outcomes);
     const retryInMs = recorded.status === 'fenced' ? null : this.scheduleRetry(summary.failed, summary.retryableFailed);
     return { kind: 'applied', snapshotId: snapshot.id, status: recorded.status, applyId: recorded.id, operations: operations.length, failed: summary.failed, retryInMs };
-  }
-
-  /** Sends operations in order; a failure of one does not stop the others; leadership loss stops sending. */
-  private async execute(leadership: Leadership, operations: readonly Operation[]): Promise<OperationOutcome[]> {
-    const context: ExecutionContext = { epoch: leadership.epoch, secrets: this.o.secrets, signal: leadership.signal };
-    const driver = this.o.driver;
-    if (driver.executeAll !== undefined) {
-      if (!leadership.isValid()) return [];
-      const t0 = performance.now();
-      const results = await driver.executeAll(operations, context).catch((e: unknown) => operations.map(() => thrown(e)));
-      const each = (performance.now() - t0) / Math.max(1, results.length);
-      return results.map((result, i) => ({ operation: operations[i]!, result, durationMs: each }));
-    }
-    const outcomes: OperationOutcome[] = [];
-    for (const operation of operations) {
-      if (!leadership.isValid()) break;
-      const t0 = performance.now();
-      const result = await driver.execute(operation, context).catch((e: unknown) => thrown(e));
-      outcomes.push({ operation, result, durationMs: performance.now() - t0 });
-    }
-    return outcomes;
   }
 
   private async driftOnce(observed: unknown): Promise<DriftCheckResult> {
@@ -406,8 +386,4 @@ export class Applier {
     if (this.retryTimer !== null) clearTimeout(this.retryTimer);
     this.retryTimer = null;
   }
-}
-
-function thrown(e: unknown): OperationResult {
-  return { ok: false, code: 'DRIVER_THREW', message: e instanceof Error ? e.message : String(e), retryable: true };
 }
