@@ -1,7 +1,8 @@
 import type { Certificate, DesiredState, DriverKind, ObjectCondition, ObjectRef, Pool, PoolMember, Route, ServiceBinding, VirtualService } from '@portolan/desired-state';
 import { canonicalJson, compareCodeUnits } from '@portolan/desired-state';
-import { conditionSortKey, memberSortKey, orderCertificates, refKey, routeSortKey } from './canonical-order.ts';
-import { keyHashOf, removeFromTrie, sealTrie, upsertTrie, type TrieNode } from './hash-trie.ts';
+import { conditionSortKey, orderCertificates, refKey, routeSortKey } from './canonical-order.ts';
+import { ItemTrie } from './item-trie.ts';
+import { NOTHING_SYNCED, syncMembers, type SyncedMembers } from './member-sync.ts';
 import { ByteArena, PieceSink } from './piece.ts';
 
 /** Version of the snapshot piece layout; part of the root, so a layout change changes every hash visibly. */
@@ -19,50 +20,6 @@ export interface EncodedSnapshot {
 /** A VS without its three lists, which live in sub-tries. */
 type VsHeader = Omit<VirtualService, 'owners' | 'certificates' | 'routes'>;
 type PoolHeader = Omit<Pool, 'members'>;
-
-/** A keyed set of items stored as a trie; remembers item ids so unchanged items cost nothing. */
-class ItemTrie<T> {
-  root: TrieNode | null = null;
-  /** Items by sort key, with their piece id and position hash (hashed once per key, not per change); updated in place. */
-  readonly items = new Map<string, { value: T; id: string; readonly keyHash: string }>();
-  dirty = false;
-
-  set(sortKey: string, value: T, sink: PieceSink, encoded?: string): void {
-    const text = encoded ?? canonicalJson(value);
-    const id = sink.address(text);
-    const held = this.items.get(sortKey);
-    if (held?.id === id) return;
-    sink.keep();
-    let keyHash: string;
-    if (held === undefined) {
-      keyHash = keyHashOf(sortKey);
-      this.items.set(sortKey, { value, id, keyHash });
-    } else {
-      keyHash = held.keyHash;
-      held.value = value;
-      held.id = id;
-    }
-    this.root = upsertTrie(this.root, { sortKey, keyHash, itemId: id });
-    this.dirty = true;
-  }
-
-  delete(sortKey: string): void {
-    const held = this.items.get(sortKey);
-    if (held === undefined) return;
-    this.items.delete(sortKey);
-    this.root = removeFromTrie(this.root, sortKey, held.keyHash);
-    this.dirty = true;
-  }
-
-  seal(sink: PieceSink): string | null {
-    this.dirty = false;
-    return sealTrie(this.root, sink);
-  }
-
-  sortedValues(): T[] {
-    return [...this.items.entries()].sort((a, b) => compareCodeUnits(a[0], b[0])).map(([, v]) => v.value);
-  }
-}
 
 interface VsState {
   header: VsHeader;
@@ -339,79 +296,6 @@ export class SnapshotEncoder {
   }
 }
 
-/** What a member trie holds: the members last synced, in a strict order by `compareMembers`, with their sort keys. */
-interface SyncedMembers {
-  readonly members: readonly PoolMember[];
-  readonly keys: readonly string[];
-}
-
-const NOTHING_SYNCED: SyncedMembers = { members: [], keys: [] };
-
-/** Member identity order: (address, port, cluster). Only used to walk two sorted lists side by side. */
-function compareMembers(a: PoolMember, b: PoolMember): number {
-  if (a.address !== b.address) return a.address < b.address ? -1 : 1;
-  if (a.port !== b.port) return a.port - b.port;
-  if (a.cluster !== b.cluster) return a.cluster < b.cluster ? -1 : 1;
-  return 0;
-}
-
-/** Whether members are strictly ordered by identity with keys that cannot collide (no NUL in address or cluster). */
-function walkable(members: readonly PoolMember[]): boolean {
-  for (let i = 0; i < members.length; i++) {
-    const m = members[i]!;
-    if (m.address.includes('\u0000') || m.cluster.includes('\u0000')) return false;
-    if (i > 0 && compareMembers(members[i - 1]!, m) >= 0) return false;
-  }
-  return true;
-}
-
-/**
- * Brings a member trie to `members`. Usually both lists are sorted by identity, so one side-by-side walk finds the
- * members that left, arrived or changed, reusing the held sort keys; only those are encoded. Anything else (unsorted
- * input, duplicate identities) takes the general path, keyed by `memberSortKey`. Returns what the trie now holds,
- * or null when it must not be walked next time.
- */
-function syncMembers(trie: ItemTrie<PoolMember>, members: readonly PoolMember[], sink: PieceSink, synced: SyncedMembers | null): SyncedMembers | null {
-  if (synced !== null && synced.members.length === trie.items.size && walkable(members)) {
-    const prev = synced.members;
-    const keys: string[] = new Array<string>(members.length);
-    let i = 0;
-    let j = 0;
-    while (i < prev.length || j < members.length) {
-      const c = i >= prev.length ? 1 : j >= members.length ? -1 : compareMembers(prev[i]!, members[j]!);
-      if (c < 0) {
-        trie.delete(synced.keys[i++]!);
-        continue;
-      }
-      const m = members[j]!;
-      if (c > 0) {
-        keys[j] = memberSortKey(m);
-        trie.set(keys[j]!, m, sink, encodeMember(m));
-      } else {
-        const held = prev[i++]!;
-        keys[j] = synced.keys[i - 1]!;
-        if (held !== m && (held.state !== m.state || held.weight !== m.weight || held.node !== m.node)) trie.set(keys[j]!, m, sink, encodeMember(m));
-      }
-      j++;
-    }
-    return { members, keys };
-  }
-  const keys = members.map(memberSortKey);
-  if (keys.length !== trie.items.size || !keys.every((k) => trie.items.has(k))) {
-    const wanted = new Set(keys);
-    for (const key of [...trie.items.keys()]) if (!wanted.has(key)) trie.delete(key);
-  }
-  for (let i = 0; i < members.length; i++) {
-    const key = keys[i]!;
-    const m = members[i]!;
-    const held = trie.items.get(key)?.value;
-    // Most members of a changed pool are unchanged: compare fields before paying for encoding and hashing.
-    if (held !== undefined && held.state === m.state && held.weight === m.weight && held.node === m.node) continue;
-    trie.set(key, m, sink, encodeMember(m));
-  }
-  return walkable(members) ? { members, keys } : null;
-}
-
 const MARK = '\u0000members\u0000';
 
 /** Splits a canonical encoding at the (unique) marker placed where the members id goes. */
@@ -431,11 +315,6 @@ function samePoolHeader(a: PoolHeader, b: PoolHeader): boolean {
     const o = b.services[i]!;
     return r.cluster === o.cluster && r.kind === o.kind && r.namespace === o.namespace && r.name === o.name;
   });
-}
-
-/** canonicalJson of a PoolMember, written out (members are the hottest items); equal to canonicalJson(m). */
-function encodeMember(m: PoolMember): string {
-  return `{"address":${JSON.stringify(m.address)},"cluster":${JSON.stringify(m.cluster)},"node":${JSON.stringify(m.node)},"port":${m.port},"state":"${m.state}","weight":${m.weight}}`;
 }
 
 /** Encodes a whole desired state from scratch: the same pieces an incremental encoder reaching this state emits. */

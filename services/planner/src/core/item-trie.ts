@@ -1,0 +1,47 @@
+import { canonicalJson, compareCodeUnits } from '@portolan/desired-state';
+import { keyHashOf, removeFromTrie, sealTrie, upsertTrie, type TrieNode } from './hash-trie.ts';
+import type { PieceSink } from './piece.ts';
+
+/** A keyed set of items stored as a trie; remembers item ids so unchanged items cost nothing. */
+export class ItemTrie<T> {
+  root: TrieNode | null = null;
+  /** Items by sort key, with their piece id and position hash (hashed once per key, not per change); updated in place. */
+  readonly items = new Map<string, { value: T; id: string; readonly keyHash: string }>();
+  dirty = false;
+
+  set(sortKey: string, value: T, sink: PieceSink, encoded?: string): void {
+    const text = encoded ?? canonicalJson(value);
+    const id = sink.address(text);
+    const held = this.items.get(sortKey);
+    if (held?.id === id) return;
+    sink.keep();
+    let keyHash: string;
+    if (held === undefined) {
+      keyHash = keyHashOf(sortKey);
+      this.items.set(sortKey, { value, id, keyHash });
+    } else {
+      keyHash = held.keyHash;
+      held.value = value;
+      held.id = id;
+    }
+    this.root = upsertTrie(this.root, { sortKey, keyHash, itemId: id });
+    this.dirty = true;
+  }
+
+  delete(sortKey: string): void {
+    const held = this.items.get(sortKey);
+    if (held === undefined) return;
+    this.items.delete(sortKey);
+    this.root = removeFromTrie(this.root, sortKey, held.keyHash);
+    this.dirty = true;
+  }
+
+  seal(sink: PieceSink): string | null {
+    this.dirty = false;
+    return sealTrie(this.root, sink);
+  }
+
+  sortedValues(): T[] {
+    return [...this.items.entries()].sort((a, b) => compareCodeUnits(a[0], b[0])).map(([, v]) => v.value);
+  }
+}

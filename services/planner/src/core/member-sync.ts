@@ -1,0 +1,82 @@
+import type { PoolMember } from '@portolan/desired-state';
+import { memberSortKey } from './canonical-order.ts';
+import type { ItemTrie } from './item-trie.ts';
+import type { PieceSink } from './piece.ts';
+
+/** What a member trie holds: the members last synced, in a strict order by `compareMembers`, with their sort keys. */
+export interface SyncedMembers {
+  readonly members: readonly PoolMember[];
+  readonly keys: readonly string[];
+}
+
+export const NOTHING_SYNCED: SyncedMembers = { members: [], keys: [] };
+
+/** Member identity order: (address, port, cluster). Only used to walk two sorted lists side by side. */
+function compareMembers(a: PoolMember, b: PoolMember): number {
+  if (a.address !== b.address) return a.address < b.address ? -1 : 1;
+  if (a.port !== b.port) return a.port - b.port;
+  if (a.cluster !== b.cluster) return a.cluster < b.cluster ? -1 : 1;
+  return 0;
+}
+
+/** Whether members are strictly ordered by identity with keys that cannot collide (no NUL in address or cluster). */
+function walkable(members: readonly PoolMember[]): boolean {
+  for (let i = 0; i < members.length; i++) {
+    const m = members[i]!;
+    if (m.address.includes('\u0000') || m.cluster.includes('\u0000')) return false;
+    if (i > 0 && compareMembers(members[i - 1]!, m) >= 0) return false;
+  }
+  return true;
+}
+
+/**
+ * Brings a member trie to `members`. Usually both lists are sorted by identity, so one side-by-side walk finds the
+ * members that left, arrived or changed, reusing the held sort keys; only those are encoded. Anything else (unsorted
+ * input, duplicate identities) takes the general path, keyed by `memberSortKey`. Returns what the trie now holds,
+ * or null when it must not be walked next time.
+ */
+export function syncMembers(trie: ItemTrie<PoolMember>, members: readonly PoolMember[], sink: PieceSink, synced: SyncedMembers | null): SyncedMembers | null {
+  if (synced !== null && synced.members.length === trie.items.size && walkable(members)) {
+    const prev = synced.members;
+    const keys: string[] = new Array<string>(members.length);
+    let i = 0;
+    let j = 0;
+    while (i < prev.length || j < members.length) {
+      const c = i >= prev.length ? 1 : j >= members.length ? -1 : compareMembers(prev[i]!, members[j]!);
+      if (c < 0) {
+        trie.delete(synced.keys[i++]!);
+        continue;
+      }
+      const m = members[j]!;
+      if (c > 0) {
+        keys[j] = memberSortKey(m);
+        trie.set(keys[j]!, m, sink, encodeMember(m));
+      } else {
+        const held = prev[i++]!;
+        keys[j] = synced.keys[i - 1]!;
+        if (held !== m && (held.state !== m.state || held.weight !== m.weight || held.node !== m.node)) trie.set(keys[j]!, m, sink, encodeMember(m));
+      }
+      j++;
+    }
+    return { members, keys };
+  }
+  const keys = members.map(memberSortKey);
+  if (keys.length !== trie.items.size || !keys.every((k) => trie.items.has(k))) {
+    const wanted = new Set(keys);
+    for (const key of [...trie.items.keys()]) if (!wanted.has(key)) trie.delete(key);
+  }
+  for (let i = 0; i < members.length; i++) {
+    const key = keys[i]!;
+    const m = members[i]!;
+    const held = trie.items.get(key)?.value;
+    // Most members of a changed pool are unchanged: compare fields before paying for encoding and hashing.
+    if (held !== undefined && held.state === m.state && held.weight === m.weight && held.node === m.node) continue;
+    trie.set(key, m, sink, encodeMember(m));
+  }
+  return walkable(members) ? { members, keys } : null;
+}
+
+/** canonicalJson of a PoolMember, written out (members are the hottest items); equal to canonicalJson(m). */
+function encodeMember(m: PoolMember): string {
+  return `{"address":${JSON.stringify(m.address)},"cluster":${JSON.stringify(m.cluster)},"node":${JSON.stringify(m.node)},"port":${m.port},"state":"${m.state}","weight":${m.weight}}`;
+}
