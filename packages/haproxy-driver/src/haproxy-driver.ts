@@ -6,6 +6,7 @@ import type { ApplianceConfig } from '@portolan/fleet-config';
 import type { BackendSlots, HaproxyBundle } from './core/haproxy-bundle.ts';
 import { CONFIG_FILE, HaproxyRenderer, RUNTIME_SOCKET, defaultRenderTuning } from './core/render-haproxy-bundle.ts';
 import { patchServerLines } from './core/patch-server-lines.ts';
+import { isSameSlot } from './core/assign-slots.ts';
 import { diffHaproxy } from './core/diff-haproxy.ts';
 import { withSlotChanges } from './core/diff-slots.ts';
 import { type HaproxyOperation, fromOperation } from './core/haproxy-operations.ts';
@@ -230,12 +231,12 @@ async function writeBundleFilesOne(configDir: string, rel: string, content: stri
   await writeFileAtomic(path.join(configDir, rel), content);
 }
 
-/** Whether two slot lists hold the same backends and slots (by value). */
+/** Whether two slot lists hold the same backends and slots (as `diffSlots` compares them). */
 function sameSlots(a: readonly BackendSlots[] | undefined, b: readonly BackendSlots[]): boolean {
   if (a === undefined || a.length !== b.length) return false;
   return a.every((x, i) => {
     const y = b[i]!;
-    return x.name === y.name && x.slots.length === y.slots.length && x.slots.every((s, k) => { const t = y.slots[k]!; return s.name === t.name && s.address === t.address && s.port === t.port && s.state === t.state && s.weight === t.weight; });
+    return x.name === y.name && x.slots.length === y.slots.length && x.slots.every((s, k) => s.name === y.slots[k]!.name && isSameSlot(s, y.slots[k]!));
   });
 }
 
