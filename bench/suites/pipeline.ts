@@ -2,7 +2,7 @@ import path from 'node:path';
 import { PartialResultError, summarize, type Benchmark, type Figure } from '../figure.ts';
 import { SlotWatch, waitServed } from '../support/haproxy-probe.ts';
 import { createPipeline, type Pipeline } from '../support/pipeline.ts';
-import { backendsByService, burst, ChangeSequence, coldStartStages, endpointRounds, reloadBaseline, replayVerify, structuralRounds, waitCaughtUp, type StageTimes } from '../support/pipeline-phases.ts';
+import { applyPhaseLine, backendsByService, burst, logOffsets, ChangeSequence, coldStartStages, endpointRounds, reloadBaseline, replayVerify, structuralRounds, waitCaughtUp, type StageTimes } from '../support/pipeline-phases.ts';
 import { procSample } from '../support/processes.ts';
 import { endpointSlice, hostOf, ingress, prng, service, worldObjects, ENDPOINTS_PER_SLICE } from '../support/world.ts';
 
@@ -71,8 +71,10 @@ export async function measureSize(n: number, quick: boolean, log: (line: string)
 
     const backends = await backendsByService(p.haproxy.runtimeSocket, n);
     const changes = new ChangeSequence(n, prng(n));
+    const offsets = logOffsets(p);
     const ep = await endpointRounds(p, backends, changes, rounds.endpoint);
     log(`endpoint changes: ${ep.fromReceived.length} rounds, ${ep.reloads} reloads; median stages (ms, from the services' own rows): ${stageLine(ep.stages)}`);
+    log(`endpoint changes, the leader's apply cycles: ${applyPhaseLine(p, offsets)}`);
     const host = await structuralRounds(p, n + 1, rounds.structural, false);
     const tls = await structuralRounds(p, n + 1 + rounds.structural, rounds.structural, true);
     log(`structural: ${host.reloads + tls.reloads} reloads for ${2 * rounds.structural} changes`);

@@ -1,6 +1,7 @@
 // Measurement phases on a running pipeline (bench/support/pipeline.ts): endpoint changes, structural changes, a burst
 // for CPU cost, the same endpoint change applied by a reload, and `portolan replay --verify`.
 import { execFile } from 'node:child_process';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { ArchivedSecretResolver, PgSnapshotSource } from '@portolan/applier';
@@ -255,4 +256,38 @@ export async function replayVerify(p: Pipeline, nodeFlags: readonly string[] = [
   });
   const report = JSON.parse(stdout) as { events: number; seconds: number; verified: number; mismatches: unknown[] };
   return { events: report.events, seconds: report.seconds, verified: report.verified, mismatches: report.mismatches.length };
+}
+
+/** Where each applier's log ends now: pass to `applyPhaseLine` to read only the cycles after this point. */
+export function logOffsets(p: Pipeline): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const [name, proc] of p.processes) if (name.startsWith('applier')) out.set(name, statSync(proc.logFile).size);
+  return out;
+}
+
+/**
+ * The leader's apply cycles logged since `from` (its "apply recorded" lines, operations sent), phase by phase:
+ * median milliseconds per phase, then the slowest cycles' phases — where an applier-side p99 comes from.
+ */
+export function applyPhaseLine(p: Pipeline, from: ReadonlyMap<string, number>): string {
+  const cycles: { ms: Record<string, number>; totalMs: number }[] = [];
+  for (const [name, offset] of from) {
+    const file = p.processes.get(name)?.logFile;
+    if (file === undefined) continue;
+    for (const line of readFileSync(file).subarray(offset).toString('utf8').split('\n')) {
+      if (!line.includes('"apply recorded"')) continue;
+      try {
+        const entry = JSON.parse(line) as { operations?: number; ms?: Record<string, number>; totalMs?: number };
+        if ((entry.operations ?? 0) > 0 && entry.ms !== undefined) cycles.push({ ms: entry.ms, totalMs: entry.totalMs ?? 0 });
+      } catch {
+        // not a log entry of ours
+      }
+    }
+  }
+  if (cycles.length === 0) return 'no apply cycles logged';
+  const names = [...new Set(cycles.flatMap((c) => Object.keys(c.ms)))];
+  const median = (xs: number[]): number => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+  const medians = names.map((k) => `${k} ${median(cycles.map((c) => c.ms[k] ?? 0)).toFixed(1)}`).join(', ');
+  const slowest = [...cycles].sort((a, b) => b.totalMs - a.totalMs).slice(0, 3).map((c) => `${c.totalMs.toFixed(0)} ms (${Object.entries(c.ms).filter(([, v]) => v >= 1).map(([k, v]) => `${k} ${v}`).join(', ')})`).join('; ');
+  return `${cycles.length} cycles; median ms: ${medians}; slowest: ${slowest}`;
 }

@@ -1,4 +1,4 @@
-import { Counter, Gauge, type Registry } from '@portolan/telemetry';
+import { Counter, Gauge, Histogram, type Registry } from '@portolan/telemetry';
 
 /** The applier's Prometheus metrics (FM-19: alarm on no leader and on the age of the oldest unapplied snapshot). */
 export interface ApplierMetrics {
@@ -10,6 +10,8 @@ export interface ApplierMetrics {
   readonly operations: Counter;
   readonly applies: Counter;
   readonly drift: Counter;
+  /** Seconds per phase of recorded apply cycles (CyclePhases: queued, head, safety, load, render, read-back, diff, epoch, send, record, announce). */
+  readonly cyclePhases: Histogram<'phase'>;
 }
 
 /** Registers the applier metrics on a registry; `lastApplyAt` feeds the age gauge at scrape time. */
@@ -33,5 +35,9 @@ export function createApplierMetrics(registry: Registry, lastApplyAt: () => numb
     operations: new Counter({ name: 'portolan_applier_operations_total', help: 'Operations sent to the appliance, by result.', labelNames: ['result'], registers }),
     applies: new Counter({ name: 'portolan_applier_applies_total', help: 'Recorded applies, by status.', labelNames: ['status'], registers }),
     drift: new Counter({ name: 'portolan_applier_drift_total', help: 'Drift observations, by action.', labelNames: ['action'], registers }),
+    cyclePhases: new Histogram({
+      name: 'portolan_applier_cycle_phase_seconds', help: 'Time per phase of recorded apply cycles, from the trigger (queued) to the announcement.', labelNames: ['phase'], registers,
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5],
+    }),
   };
 }

@@ -1,61 +1,18 @@
 import type { DesiredState } from '@portolan/desired-state';
-import type { ApplianceDriver, Operation, SecretResolver } from '@portolan/appliance-driver';
+import type { Operation } from '@portolan/appliance-driver';
 import { StaleEpochError, type Leadership } from '@portolan/leader';
-import type { ApplierBus } from './adapters/bus-adapter.ts';
-import type { KubeWriteback } from './adapters/kube-writeback.ts';
-import type { PgApplyLog, RecordedApply } from './adapters/pg-apply-log.ts';
-import type { LoadedSnapshot, SnapshotSource } from './adapters/pg-snapshot-source.ts';
-import type { ApplierMetrics } from './applier-metrics.ts';
+import type { RecordedApply } from './adapters/pg-apply-log.ts';
+import type { LoadedSnapshot } from './adapters/pg-snapshot-source.ts';
+import type { ApplierLogger, ApplierOptions, CycleResult, DriftCheckResult } from './applier-options.ts';
 import { executeOperations } from './execute-operations.ts';
-import { isAppliedStatus, summarizeApply, type ApplyStatus } from './core/apply-outcome.ts';
+import { isAppliedStatus, summarizeApply } from './core/apply-outcome.ts';
+import { CyclePhases } from './core/cycle-phases.ts';
 import { decideApplyTarget, mayConverge, type ApplyTrigger, type SnapshotHeader } from './core/apply-target.ts';
-import { describeDrift, driftAction, type DriftPolicy, type DriftReport } from './core/drift-report.ts';
-import { defaultRetryPolicy, nextRetryDelayMs, type RetryPolicy } from './core/retry-schedule.ts';
+import { describeDrift, driftAction } from './core/drift-report.ts';
+import { defaultRetryPolicy, nextRetryDelayMs } from './core/retry-schedule.ts';
 import { checkSafety } from '@portolan/planner';
 
-/** The minimal logger the applier needs (pino's Logger fits). */
-export interface ApplierLogger {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
-
-/** Everything an Applier is wired with (main.ts builds the real ones; tests pass fakes for the appliance only). */
-export interface ApplierOptions {
-  readonly appliance: string;
-  readonly replicaId: string;
-  readonly driver: ApplianceDriver<unknown>;
-  readonly snapshots: SnapshotSource;
-  readonly log: PgApplyLog;
-  /** The current leadership term that may act, or null (LeaderElector.current). */
-  readonly leadership: () => Leadership | null;
-  readonly secrets: SecretResolver;
-  readonly drift: { readonly intervalMs: number; readonly policy: DriftPolicy };
-  /** The safety hold (DESIGN §4): a snapshot removing more than this fraction of hosts or members vs the last applied one is held. */
-  readonly safety?: { readonly maxRemovalFraction: number };
-  readonly bus?: ApplierBus | null;
-  readonly writeback?: KubeWriteback | null;
-  /** Address written into Ingress status for listeners on the profile's default address. */
-  readonly defaultAddress?: string | null;
-  readonly retry?: RetryPolicy;
-  /** Head poll period: the backstop when a plan.<appliance> message is missed. */
-  readonly pollMs?: number;
-  readonly metrics?: ApplierMetrics | null;
-  readonly logger?: ApplierLogger;
-  readonly random?: () => number;
-}
-
-/** What one apply cycle did. */
-export type CycleResult =
-  | { readonly kind: 'idle' }
-  | { readonly kind: 'follower'; readonly snapshotId: string }
-  | { readonly kind: 'in-sync'; readonly snapshotId: string; readonly pending: number }
-  | { readonly kind: 'applied'; readonly snapshotId: string; readonly status: ApplyStatus; readonly applyId: string; readonly operations: number; readonly failed: number; readonly retryInMs: number | null };
-
-/** What one drift check found. */
-export type DriftCheckResult =
-  | { readonly kind: 'follower' | 'no-baseline' | 'clean' | 'superseded' }
-  | { readonly kind: 'drift'; readonly report: DriftReport; readonly action: 'corrected' | 'reported'; readonly observationId: string };
+export type { ApplierLogger, ApplierOptions, CycleResult, DriftCheckResult } from './applier-options.ts';
 
 const silent: ApplierLogger = { info: () => {}, warn: () => {}, error: () => {} };
 
@@ -88,6 +45,8 @@ export class Applier {
   private lastPollOkAt: number | null = null;
   /** Applies started so far: a drift read-back taken across one is stale and is not compared. */
   private appliesStarted = 0;
+  /** When the queued cycle was first asked for (its phases start there: time spent queued counts). */
+  private queuedAt = 0;
 
   constructor(options: ApplierOptions) {
     this.o = options;
@@ -149,10 +108,13 @@ export class Applier {
   /** Queues one apply cycle (coalesced with one already waiting); errors are logged and retried. */
   reconcile(trigger: ApplyTrigger): Promise<CycleResult> {
     if (this.queued !== null) return this.queued;
+    this.queuedAt = performance.now();
     const run = this.serial(async () => {
       this.queued = null;
+      const phases = new CyclePhases(() => performance.now(), this.queuedAt);
+      phases.mark('queued');
       try {
-        return await this.cycle(trigger);
+        return await this.cycle(trigger, phases);
       } catch (e) {
         this.logger.error({ err: e, trigger }, 'apply cycle failed');
         this.scheduleRetry(1, 1);
@@ -204,7 +166,7 @@ export class Applier {
     this.termEpoch = leadership.epoch;
   }
 
-  private async cycle(trigger: ApplyTrigger): Promise<CycleResult> {
+  private async cycle(trigger: ApplyTrigger, phases = new CyclePhases(() => performance.now())): Promise<CycleResult> {
     const term = this.o.leadership();
     await this.syncTerm(term);
     // The epoch check every write needs is one store round trip: start it now, beside the head read, load, render
@@ -214,17 +176,21 @@ export class Applier {
     const head = await this.o.snapshots.head(this.o.appliance);
     this.lastHeadId = head?.id ?? null;
     let target = decideApplyTarget(head, this.last?.snapshotId ?? null, this.holds);
+    phases.mark('head');
     if (target.holdToRecord !== null) await this.recordHold(target.holdToRecord);
     const unsafe = await this.safetyHold(target.snapshotId);
+    phases.mark('safety');
     if (unsafe !== null) {
       if (!this.holds.has(unsafe.id)) await this.recordHold(unsafe);
       target = { snapshotId: this.last?.snapshotId ?? null, holdToRecord: null };
     }
     if (target.snapshotId === null) return { kind: 'idle' };
     const snapshot = await this.load(target.snapshotId);
+    phases.mark('load');
     const leadership = this.o.leadership();
     const signal = leadership?.signal ?? this.stopController.signal;
     const rendered = this.o.driver.render(snapshot.desired);
+    phases.mark('render');
     // A follower keeps its decoded snapshot and its render warm for a quick takeover, and nothing more: reading the
     // appliance back on every snapshot would cost a large appliance's read-back (about a second of CPU at 10k
     // backends) on the cores the leader needs. Its first cycle as leader reads everything back.
@@ -235,7 +201,9 @@ export class Applier {
     const observed = hot
       ? this.o.driver.readBackChanged !== undefined ? await this.o.driver.readBackChanged(this.hotBaseline, rendered, signal) : this.hotBaseline
       : await this.o.driver.readBack(signal);
+    phases.mark('read-back');
     const operations = this.o.driver.diff(rendered, observed);
+    phases.mark('diff');
     if (operations.length === 0) this.hotBaseline = rendered;
     this.o.metrics?.pendingOperations.set(operations.length);
     const fresh = this.last === null || this.last.snapshotId !== snapshot.id;
@@ -246,7 +214,7 @@ export class Applier {
     if (operations.length > 0 && !mayConverge({ trigger, targetId: snapshot.id, last: this.last, driftPolicy: this.o.drift.policy })) {
       return { kind: 'in-sync', snapshotId: snapshot.id, pending: operations.length };
     }
-    return this.apply(leadership, snapshot, operations, observed, rendered, trigger, epochCheck?.epoch === leadership.epoch ? epochCheck.stale : null);
+    return this.apply(leadership, snapshot, operations, observed, rendered, trigger, phases, epochCheck?.epoch === leadership.epoch ? epochCheck.stale : null);
   }
 
   /**
@@ -270,7 +238,7 @@ export class Applier {
     return { id: targetId, hash: (await this.load(targetId)).hash, held: true, holdReason: reason };
   }
 
-  private async apply(leadership: Leadership, snapshot: LoadedSnapshot, operations: readonly Operation[], observed: unknown, rendered: unknown, trigger: ApplyTrigger, staleEpoch: Promise<boolean> | null = null): Promise<CycleResult> {
+  private async apply(leadership: Leadership, snapshot: LoadedSnapshot, operations: readonly Operation[], observed: unknown, rendered: unknown, trigger: ApplyTrigger, phases: CyclePhases, staleEpoch: Promise<boolean> | null = null): Promise<CycleResult> {
     const startedAt = new Date();
     this.appliesStarted++;
     let fenced = false;
@@ -283,19 +251,23 @@ export class Applier {
         fenced = true;
       }
     }
+    phases.mark('epoch');
     const outcomes = fenced ? [] : await executeOperations(this.o.driver, leadership, this.o.secrets, operations);
+    phases.mark('send');
     fenced ||= outcomes.length < operations.length;
     const summary = summarizeApply(operations.length, outcomes, fenced);
     // After a fully successful apply the appliance holds the render (every write was acknowledged); otherwise read it back.
     const allOk = !fenced && summary.failed === 0;
     const observedAfter = operations.length === 0 ? observed : allOk ? rendered : await this.o.driver.readBack(leadership.signal).catch(() => null);
     this.hotBaseline = allOk ? rendered : undefined;
+    phases.mark('read-back');
     const recorded = await this.o.log.recordApply({
       appliance: this.o.appliance, snapshotId: snapshot.id, epoch: leadership.epoch, leaderId: this.o.replicaId,
       trigger: trigger === 'drift-correction' ? 'drift-correction' : trigger === 'retry' ? 'retry' : snapshot.origin === 'rollback' ? 'rollback' : 'snapshot',
       status: summary.status, operations, outcomes, observedAfter, reason: fenced ? 'leadership or epoch lost before every operation was sent' : snapshot.origin === 'rollback' ? (snapshot.reason ?? null) : null,
       startedAt, finishedAt: new Date(), traceId: null,
     }, (trx) => leadership.assertEpochCurrent(trx));
+    phases.mark('record');
     for (const o of outcomes) this.o.metrics?.operations.inc({ result: o.result.ok ? 'ok' : 'failed' });
     const refused = outcomes.filter((o) => !o.result.ok).slice(0, 5).map((o) => ({ object: `${o.operation.objectType}/${o.operation.objectName}`, code: o.result.ok ? '' : o.result.code, message: o.result.ok ? '' : o.result.message.slice(0, 500) }));
     if (refused.length > 0) this.logger.warn({ snapshot: snapshot.id, failed: summary.failed, refused }, 'operations failed');
@@ -308,6 +280,9 @@ export class Applier {
       this.o.metrics?.lastApplyTimestamp.set(recorded.finishedAt.getTime() / 1000);
     }
     await this.announce(recorded, snapshot, leadership.epoch, summary.failed, operations.length, recorded.finishedAt.getTime() - startedAt.getTime());
+    phases.mark('announce');
+    for (const [phase, seconds] of phases.seconds()) this.o.metrics?.cyclePhases.observe({ phase }, seconds);
+    this.logger.info({ snapshot: snapshot.id, status: recorded.status, operations: operations.length, ms: phases.toObject(), totalMs: Math.round(phases.totalMs * 10) / 10 }, 'apply recorded');
     if (isAppliedStatus(recorded.status)) this.o.writeback?.afterApply(snapshot.desired, this.o.defaultAddress ?? null, outcomes);
     else if (recorded.status === 'failed') this.o.writeback?.reportRefusals(snapshot.desired, outcomes);
     const retryInMs = recorded.status === 'fenced' ? null : this.scheduleRetry(summary.failed, summary.retryableFailed);

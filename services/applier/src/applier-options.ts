@@ -1,0 +1,55 @@
+// What an Applier is wired with and what its cycles return.
+import type { ApplianceDriver, SecretResolver } from '@portolan/appliance-driver';
+import type { Leadership } from '@portolan/leader';
+import type { ApplierBus } from './adapters/bus-adapter.ts';
+import type { KubeWriteback } from './adapters/kube-writeback.ts';
+import type { PgApplyLog } from './adapters/pg-apply-log.ts';
+import type { SnapshotSource } from './adapters/pg-snapshot-source.ts';
+import type { ApplierMetrics } from './applier-metrics.ts';
+import type { ApplyStatus } from './core/apply-outcome.ts';
+import type { DriftPolicy, DriftReport } from './core/drift-report.ts';
+import type { RetryPolicy } from './core/retry-schedule.ts';
+
+/** The minimal logger the applier needs (pino's Logger fits). */
+export interface ApplierLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+/** Everything an Applier is wired with (main.ts builds the real ones; tests pass fakes for the appliance only). */
+export interface ApplierOptions {
+  readonly appliance: string;
+  readonly replicaId: string;
+  readonly driver: ApplianceDriver<unknown>;
+  readonly snapshots: SnapshotSource;
+  readonly log: PgApplyLog;
+  /** The current leadership term that may act, or null (LeaderElector.current). */
+  readonly leadership: () => Leadership | null;
+  readonly secrets: SecretResolver;
+  readonly drift: { readonly intervalMs: number; readonly policy: DriftPolicy };
+  /** The safety hold (DESIGN §4): a snapshot removing more than this fraction of hosts or members vs the last applied one is held. */
+  readonly safety?: { readonly maxRemovalFraction: number };
+  readonly bus?: ApplierBus | null;
+  readonly writeback?: KubeWriteback | null;
+  /** Address written into Ingress status for listeners on the profile's default address. */
+  readonly defaultAddress?: string | null;
+  readonly retry?: RetryPolicy;
+  /** Head poll period: the backstop when a plan.<appliance> message is missed. */
+  readonly pollMs?: number;
+  readonly metrics?: ApplierMetrics | null;
+  readonly logger?: ApplierLogger;
+  readonly random?: () => number;
+}
+
+/** What one apply cycle did. */
+export type CycleResult =
+  | { readonly kind: 'idle' }
+  | { readonly kind: 'follower'; readonly snapshotId: string }
+  | { readonly kind: 'in-sync'; readonly snapshotId: string; readonly pending: number }
+  | { readonly kind: 'applied'; readonly snapshotId: string; readonly status: ApplyStatus; readonly applyId: string; readonly operations: number; readonly failed: number; readonly retryInMs: number | null };
+
+/** What one drift check found. */
+export type DriftCheckResult =
+  | { readonly kind: 'follower' | 'no-baseline' | 'clean' | 'superseded' }
+  | { readonly kind: 'drift'; readonly report: DriftReport; readonly action: 'corrected' | 'reported'; readonly observationId: string };
