@@ -19,6 +19,8 @@ export interface ExecutionContext {
   readonly secrets: SecretResolver;
   /** Aborted when leadership is lost: a runner must stop issuing writes at once. */
   readonly signal: AbortSignal;
+  /** Called as a step of sending ends (e.g. "fence", "runtime", "files"), for the caller's phase timings; optional. */
+  readonly phase?: (name: string) => void;
 }
 
 /**

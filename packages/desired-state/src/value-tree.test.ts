@@ -78,3 +78,16 @@ test('a string registered as parts and a separator is stored part by part and de
   assert.ok(delta < 10_000, `one section and the lists above it (${delta} bytes of ${file.content.length})`);
   assert.equal((decodeValueTree(s.pieces.get(second.root)!, (id) => s.pieces.get(id)) as { files: { content: string }[] }).files[0]!.content, changed.join('\n'));
 });
+
+test('a text given as parts is never read through its property (a lazy getter that joins the text stays unjoined)', () => {
+  const sections = Array.from({ length: 200 }, (_, i) => `backend b${i}\n    server s1 10.0.0.${i % 250}:80\n`);
+  let joins = 0;
+  const file = { path: 'haproxy.cfg' } as { path: string; content: string };
+  Object.defineProperty(file, 'content', { enumerable: true, get: () => (joins++, sections.join('\n')) });
+  textParts.set(file, { key: 'content', parts: sections, separator: '\n' });
+  const s = store();
+  const e = new ValueTreeEncoder().encode({ files: [file] });
+  s.put(e);
+  assert.equal(joins, 0, 'encoding did not join the text');
+  assert.equal((decodeValueTree(s.pieces.get(e.root)!, (id) => s.pieces.get(id)) as { files: { content: string }[] }).files[0]!.content, sections.join('\n'));
+});

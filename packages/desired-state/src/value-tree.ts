@@ -51,6 +51,8 @@ export class ValueTreeEncoder {
   #chunks = new Map<string, Fragment>();
   /** Array chunks by their first element: the elements and the chunk's piece id. */
   #runs = new WeakMap<object, { readonly values: readonly unknown[]; readonly fragment: Fragment }>();
+  /** Group boundaries by piece id (`#endsGroup`). */
+  #boundaries = new Map<string, boolean>();
   /** Generations whose pieces are not known to be stored (their fragments are not reused). */
   #pending = new Set<number>();
   #gen = 0;
@@ -89,8 +91,9 @@ export class ValueTreeEncoder {
       text = value.length >= ARRAY_CHUNKING_MIN ? this.#chunkedArray(value, gen, sink) : `[${value.map((v) => this.#fragment(v, gen, sink)).join(',')}]`;
     } else {
       const o = value as Record<string, unknown>;
-      const keys = Object.keys(o).filter((k) => o[k] !== undefined).sort(compareCodeUnits);
       const split = textParts.get(o);
+      // The parts' key is not read: its value may be a getter that joins a multi-megabyte text on first read.
+      const keys = Object.keys(o).filter((k) => k === split?.key || o[k] !== undefined).sort(compareCodeUnits);
       const field = (k: string): string => (split?.key === k ? this.#partsOf(split.parts, split.separator ?? '', gen, sink) : this.#fragment(o[k], gen, sink));
       text = `{${keys.map((k) => `${JSON.stringify(k)}:${field(k)}`).join(',')}}`;
       if (keys.length === 1 && keys[0]!.startsWith('$')) text = `{"$obj":${text}}`;
@@ -134,7 +137,7 @@ export class ValueTreeEncoder {
   /** The `$cat` fragment over chunk pieces, grouping the ids level by level until one list is short. */
   #concatenation(chunkIds: readonly string[], gen: number, sink: TreeSink): string {
     let ids = chunkIds;
-    while (ids.length > ARRAY_CHUNKING_MIN) ids = groups(ids, (id) => id).map((g) => this.#chunk(`{"$cat":[${g.map((id) => `"${id}"`).join(',')}]}`, gen, sink));
+    while (ids.length > ARRAY_CHUNKING_MIN) ids = groups(ids, (id) => this.#endsGroup(id)).map((g) => this.#chunk(`{"$cat":[${g.map((id) => `"${id}"`).join(',')}]}`, gen, sink));
     return `{"$cat":[${ids.map((id) => `"${id}"`).join(',')}]}`;
   }
 
@@ -167,6 +170,17 @@ export class ValueTreeEncoder {
     return id;
   }
 
+  /** Whether a group of ids ends after `id` (content-defined); remembered, as the same ids recur in every encode. */
+  #endsGroup(id: string): boolean {
+    let b = this.#boundaries.get(id);
+    if (b === undefined) {
+      if (this.#boundaries.size > 1 << 17) this.#boundaries.clear();
+      b = (fnv(id) & 31) === 0;
+      this.#boundaries.set(id, b);
+    }
+    return b;
+  }
+
   #longString(s: string, gen: number, sink: TreeSink): string {
     const held = this.#strings.get(s);
     if (this.#usable(held, gen)) return held.text;
@@ -188,11 +202,11 @@ function emit(text: string, sink: TreeSink): string {
 }
 
 /** Groups items at content-defined boundaries (about 32 per group): an insertion moves one boundary at most. */
-function groups<T>(items: readonly T[], key: (item: T) => string): T[][] {
+function groups<T>(items: readonly T[], endsGroup: (item: T) => boolean): T[][] {
   const out: T[][] = [];
   let start = 0;
   for (let i = 0; i < items.length; i++) {
-    if (i === items.length - 1 || (fnv(key(items[i]!)) & 31) === 0) {
+    if (i === items.length - 1 || endsGroup(items[i]!)) {
       out.push(items.slice(start, i + 1));
       start = i + 1;
     }

@@ -125,6 +125,7 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
       this.#checkEpoch(context.epoch),
       runtimeOps.length > 0 ? this.#followCurrentWorker().then(() => null, unavailable) : Promise.resolve(null),
     ]);
+    context.phase?.('fence');
     if (fence !== null) return operations.map(() => fence);
     if (runtimeOps.length > 0) {
       if (context.signal.aborted) return operations.map(() => aborted());
@@ -136,11 +137,13 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
       for (const [index, result] of done) results[index] = result;
       const applied = runtimeOps.flatMap(({ index, op }) => (op.kind === 'server' && results[index]?.ok === true ? [op] : []));
       this.#observedSlots = withSlotChanges(this.#observedSlots, applied);
+      context.phase?.('runtime');
     }
     for (const [index, op] of decoded.entries()) {
       if (op === null || results[index] !== undefined) continue;
       const refused = await this.#fence(context);
       results[index] = refused ?? (await this.#runOne(op, context));
+      context.phase?.(op.kind);
     }
     return results.map((r) => r ?? aborted());
   }

@@ -37,6 +37,12 @@ export interface ApplierOptions {
   readonly retry?: RetryPolicy;
   /** Head poll period: the backstop when a plan.<appliance> message is missed. */
   readonly pollMs?: number;
+  /**
+   * How long a follower waits after a snapshot notification before decoding it (default 250 ms; notifications
+   * meanwhile coalesce). A follower only keeps its view warm for a takeover: doing it at once would compete with
+   * the leader for the same cores exactly when the leader is on a change's critical path.
+   */
+  readonly followerDelayMs?: number;
   readonly metrics?: ApplierMetrics | null;
   readonly logger?: ApplierLogger;
   readonly random?: () => number;

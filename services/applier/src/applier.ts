@@ -39,6 +39,7 @@ export class Applier {
   private readonly loaded = new Map<string, LoadedSnapshot>();
   private attempt = 0;
   private retryTimer: NodeJS.Timeout | null = null;
+  private followerTimer: NodeJS.Timeout | null = null;
   private timers: NodeJS.Timeout[] = [];
   private lastHeadId: string | null = null;
   private termEpoch: number | null = null;
@@ -67,7 +68,7 @@ export class Applier {
     const signal = this.stopController.signal;
     this.o.bus?.followSnapshots((_id, pieces) => {
       if (pieces !== undefined && pieces.size > 0) this.o.snapshots.offer?.(pieces);
-      this.trigger('snapshot');
+      this.onSnapshot();
     }, signal);
     this.timers.push(setInterval(() => void this.pollHead(), this.o.pollMs ?? 2000));
     this.timers.push(setInterval(() => void this.checkDrift().catch((e: unknown) => this.logger.error({ err: e }, 'drift check failed')), this.o.drift.intervalMs));
@@ -79,11 +80,24 @@ export class Applier {
     void this.reconcile(reason).catch(() => undefined);
   }
 
+  /** A snapshot notification: the leader's cycle starts now; a follower's a little later, coalesced (followerDelayMs). */
+  private onSnapshot(): void {
+    if (this.o.leadership() !== null) {
+      this.trigger('snapshot');
+      return;
+    }
+    this.followerTimer ??= setTimeout(() => {
+      this.followerTimer = null;
+      this.trigger('snapshot');
+    }, this.o.followerDelayMs ?? 250);
+  }
+
   /** Stops timers and waits for the running cycle. */
   async stop(): Promise<void> {
     this.stopController.abort();
     for (const t of this.timers) clearInterval(t);
     if (this.retryTimer !== null) clearTimeout(this.retryTimer);
+    if (this.followerTimer !== null) clearTimeout(this.followerTimer);
     await this.chain.catch(() => undefined);
   }
 
@@ -178,7 +192,8 @@ export class Applier {
     let target = decideApplyTarget(head, this.last?.snapshotId ?? null, this.holds);
     phases.mark('head');
     if (target.holdToRecord !== null) await this.recordHold(target.holdToRecord);
-    const unsafe = await this.safetyHold(target.snapshotId);
+    // The hold is the leader's verdict; a follower that takes over decides it in its first cycle as leader.
+    const unsafe = term === null ? null : await this.safetyHold(target.snapshotId);
     phases.mark('safety');
     if (unsafe !== null) {
       if (!this.holds.has(unsafe.id)) await this.recordHold(unsafe);
@@ -252,7 +267,7 @@ export class Applier {
       }
     }
     phases.mark('epoch');
-    const outcomes = fenced ? [] : await executeOperations(this.o.driver, leadership, this.o.secrets, operations);
+    const outcomes = fenced ? [] : await executeOperations(this.o.driver, leadership, this.o.secrets, operations, (name) => phases.mark(`send:${name}`));
     phases.mark('send');
     fenced ||= outcomes.length < operations.length;
     const summary = summarizeApply(operations.length, outcomes, fenced);
