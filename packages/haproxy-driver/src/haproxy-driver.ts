@@ -4,7 +4,7 @@ import type { ApplianceDriver, ExecutionContext, Operation, OperationResult } fr
 import type { DesiredState } from '@portolan/desired-state';
 import type { ApplianceConfig } from '@portolan/fleet-config';
 import type { BackendSlots, HaproxyBundle } from './core/haproxy-bundle.ts';
-import { CONFIG_FILE, HaproxyRenderer, RUNTIME_SOCKET, defaultRenderTuning } from './core/render-haproxy-bundle.ts';
+import { CONFIG_FILE, HaproxyRenderer, RUNTIME_SOCKET, configSections, defaultRenderTuning } from './core/render-haproxy-bundle.ts';
 import { patchServerLines } from './core/patch-server-lines.ts';
 import { isSameSlot } from './core/assign-slots.ts';
 import { diffHaproxy } from './core/diff-haproxy.ts';
@@ -14,6 +14,7 @@ import type { ProcStatus } from './core/parse-show-proc.ts';
 import { HaproxyMasterClient } from './adapters/haproxy-master-client.ts';
 import { HaproxyRuntimeClient } from './adapters/haproxy-runtime-client.ts';
 import { EPOCH_FILE, writeFileAtomic } from './adapters/haproxy-config-files.ts';
+import { ConfigImage } from './adapters/config-image.ts';
 import { readBackHaproxy } from './read-back.ts';
 import { type IndexedRuntimeOperation, runRuntimeOperations } from './runtime-batch.ts';
 import { runReload } from './reload-runner.ts';
@@ -59,8 +60,8 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
   #workerPid: number | null = null;
   /** The last bundle `render` returned (its objects are what the next render can reuse). */
   #lastRender: HaproxyBundle | null = null;
-  /** The haproxy.cfg text this driver last wrote by a server-line patch, and the file's identity right after. */
-  #lastConfig: { readonly text: string; readonly size: number; readonly mtimeMs: number; readonly ino: number } | null = null;
+  /** haproxy.cfg as this driver last wrote it by a server-line patch (valid while the file is still that one). */
+  #image: ConfigImage | null = null;
   #reloads = 0;
 
   constructor(options: HaproxyDriverOptions) {
@@ -179,27 +180,36 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
     return run.result;
   }
 
-  /** Brings haproxy.cfg's server lines in line with what the Runtime API set, so a later reload keeps them. */
+  /**
+   * Brings haproxy.cfg's server lines in line with what the Runtime API set, so a later reload keeps them. Usually
+   * the file is the last render's sections as this driver wrote them and the new render differs in exactly these
+   * backends: the render's sections are written, re-encoding only the changed ones. Otherwise the text is patched.
+   */
   async #patchConfig(backends: readonly BackendSlots[]): Promise<OperationResult> {
     const file = path.join(this.#configDir, CONFIG_FILE);
-    const current = await this.#readConfig(file);
+    const done: OperationResult = { ok: true, detail: `${CONFIG_FILE}: server lines of ${backends.length} backend(s)` };
+    const image = this.#image !== null && (await this.#image.isOnDisk(file)) ? this.#image : null;
+    const render = this.#lastRender;
+    const sections = render === null ? undefined : configSections(render);
+    if (image !== null && render !== null && sections !== undefined && onlyTheseBackendsDiffer(image.sections, sections, render.backends, backends)) {
+      this.#image = await ConfigImage.write(file, sections, image);
+      return done;
+    }
+    const current = image?.text ?? (await fs.readFile(file, 'utf8').catch(() => null));
     const patched = current === null ? null : patchServerLines(current, backends);
     if (patched === null) {
+      this.#image = null;
       return { ok: false, code: 'ConfigOutOfStep', message: `${CONFIG_FILE} does not hold the server lines of ${backends.map((b) => b.name).join(', ')}; the next full apply rewrites it`, retryable: true };
     }
-    await writeFileAtomic(file, patched);
-    const stat = await fs.stat(file).catch(() => null);
-    this.#lastConfig = stat === null ? null : { text: patched, size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino };
-    return { ok: true, detail: `${CONFIG_FILE}: server lines of ${backends.length} backend(s)` };
-  }
-
-  /** haproxy.cfg as on disk: the text this driver last wrote when the file is still that one (same inode, size, mtime). */
-  async #readConfig(file: string): Promise<string | null> {
-    const stat = await fs.stat(file).catch(() => null);
-    if (stat === null) return null;
-    const held = this.#lastConfig;
-    if (held !== null && held.ino === stat.ino && held.size === stat.size && held.mtimeMs === stat.mtimeMs) return held.text;
-    return fs.readFile(file, 'utf8').catch(() => null);
+    // Write it as the render's sections when that is what it now says, so the next patch takes the short way.
+    if (sections !== undefined && patched === sections.join('\n')) {
+      this.#image = await ConfigImage.write(file, sections);
+    } else {
+      await writeFileAtomic(file, patched);
+      const stat = await fs.stat(file).catch(() => null);
+      this.#image = stat === null ? null : ConfigImage.ofText(patched, stat);
+    }
+    return done;
   }
 
   /** A runtime connection opened before someone else reloaded still talks to the old worker: reconnect. */
@@ -232,6 +242,23 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
 async function writeBundleFilesOne(configDir: string, rel: string, content: string): Promise<void> {
   if (rel.includes('..')) throw new Error(`refusing to write outside the config directory: ${rel}`);
   await writeFileAtomic(path.join(configDir, rel), content);
+}
+
+/**
+ * Whether the file's sections and the render's differ only in backend sections of `patched` whose slots the render
+ * holds as the operation says (backend sections come last, in the render's backend order).
+ */
+function onlyTheseBackendsDiffer(onDisk: readonly string[], rendered: readonly string[], renderedBackends: readonly BackendSlots[], patched: readonly BackendSlots[]): boolean {
+  if (onDisk.length !== rendered.length || rendered.length < renderedBackends.length) return false;
+  const wanted = new Map(patched.map((b) => [b.name, b] as const));
+  const first = rendered.length - renderedBackends.length;
+  for (let i = 0; i < rendered.length; i++) {
+    if (onDisk[i] === rendered[i]) continue;
+    const backend = i >= first ? renderedBackends[i - first] : undefined;
+    const want = backend === undefined ? undefined : wanted.get(backend.name);
+    if (backend === undefined || want === undefined || !sameSlots([backend], [want])) return false;
+  }
+  return true;
 }
 
 /** Whether two slot lists hold the same backends and slots (as `diffSlots` compares them). */

@@ -158,6 +158,28 @@ test('members keep their slots when the caller diffs against the last applied bu
   assert.deepEqual(await answering('web.test', 4), new Set(['127.0.22.2']));
 });
 
+test('endpoint changes keep haproxy.cfg equal to the render byte for byte, and a file someone else changed is patched, not overwritten', async () => {
+  const hosts = [{ host: 'web.test', pool: 'web' }];
+  const context = { epoch: 1, secrets: h.secrets, signal: new AbortController().signal };
+  const cfg = path.join(h.dir, 'haproxy.cfg');
+  await applyOk(web([pool('web', members(1))], hosts));
+  let previous = h.driver.render(web([pool('web', members(1))], hosts));
+  for (const next of [members(2), members(3), members(2, 1), members(1, 2)]) {
+    const rendered = h.driver.render(web([pool('web', next)], hosts));
+    const ops = h.driver.diff(rendered, previous);
+    assert.ok(ops.some((o) => o.objectType === 'config-slots'), 'an endpoint-only change');
+    assert.ok((await h.driver.executeAll(ops, context)).every((r) => r.ok));
+    assert.equal(fs.readFileSync(cfg, 'utf8'), rendered.files.find((f) => f.path === 'haproxy.cfg')!.content, 'the file is the render');
+    previous = rendered;
+  }
+  fs.appendFileSync(cfg, '# an operator was here\n');
+  const rendered = h.driver.render(web([pool('web', members(2))], hosts));
+  assert.ok((await h.driver.executeAll(h.driver.diff(rendered, previous), context)).every((r) => r.ok));
+  const text = fs.readFileSync(cfg, 'utf8');
+  assert.ok(text.endsWith('# an operator was here\n'), 'the foreign line is kept (drift detection reports it)');
+  assert.equal(text.replace('# an operator was here\n', ''), rendered.files.find((f) => f.path === 'haproxy.cfg')!.content, 'the server lines are patched');
+});
+
 test('health checks from the pool monitor keep traffic off a member that does not answer', async () => {
   const deadPort = await freePort();
   const monitored = pool('web', [...members(1), member('127.0.22.99', deadPort)], {
