@@ -66,8 +66,9 @@ export class Applier {
     await this.init();
     await this.pollHead();
     const signal = this.stopController.signal;
-    this.o.bus?.followSnapshots((_id, pieces) => {
+    this.o.bus?.followSnapshots((_id, pieces, header) => {
       if (pieces !== undefined && pieces.size > 0) this.o.snapshots.offer?.(pieces);
+      if (header !== undefined) this.o.snapshots.offerHead?.(header);
       this.onSnapshot();
     }, signal);
     this.timers.push(setInterval(() => void this.pollHead(), this.o.pollMs ?? 2000));
@@ -160,7 +161,7 @@ export class Applier {
 
   private async pollHead(): Promise<void> {
     try {
-      const head = await this.o.snapshots.head(this.o.appliance);
+      const head = await this.o.snapshots.head(this.o.appliance, { fresh: true });
       // Followers learn what the leader applied from the log (for the age metric, not for acting).
       if (this.o.leadership() === null) this.last = await this.o.log.lastApplied(this.o.appliance);
       const lastId = this.last?.snapshotId ?? null;

@@ -30,6 +30,14 @@ export interface ApplyAnnouncement {
   readonly finishedAt: Date;
 }
 
+/** A snapshot's header as the planner announced it (planner snapshots: origin 'plan', root = content hash). */
+export interface AnnouncedSnapshot {
+  readonly id: string;
+  readonly hash: string;
+  readonly held: boolean;
+  readonly createdAt: Date;
+}
+
 /** Publishes ApplyRecorded and DriftObserved, and follows SnapshotCommitted for one appliance. */
 export class ApplierBus {
   private readonly bus: NatsEventBus;
@@ -62,16 +70,18 @@ export class ApplierBus {
 
   /**
    * Calls `onSnapshot` with the snapshot id of every SnapshotCommitted on `plan.<appliance>` until `signal` aborts,
-   * with the new pieces the planner attached (unverified: the snapshot reader checks each against its id).
+   * with the new pieces the planner attached (unverified: the snapshot reader checks each against its id) and the
+   * snapshot's header as announced.
    */
-  followSnapshots(onSnapshot: (snapshotId: string, pieces?: ReadonlyMap<string, Uint8Array>) => void, signal: AbortSignal): void {
+  followSnapshots(onSnapshot: (snapshotId: string, pieces?: ReadonlyMap<string, Uint8Array>, header?: AnnouncedSnapshot) => void, signal: AbortSignal): void {
     const sub = this.bus.connection.subscribe(this.bus.subject(planSubject(this.appliance)));
     signal.addEventListener('abort', () => sub.unsubscribe(), { once: true });
     void (async () => {
       for await (const m of sub) {
         try {
           const committed = fromBinary(SnapshotCommittedSchema, m.data);
-          onSnapshot(String(committed.snapshotId), new Map(Object.entries(committed.newPieces)));
+          const createdAt = committed.createdAt === undefined ? new Date() : new Date(Number(committed.createdAt.seconds) * 1000 + Math.floor(committed.createdAt.nanos / 1e6));
+          onSnapshot(String(committed.snapshotId), new Map(Object.entries(committed.newPieces)), { id: String(committed.snapshotId), hash: committed.contentHash, held: committed.held, createdAt });
         } catch {
           // A message we cannot decode still says "something changed": the head poll reads the truth.
           onSnapshot('');

@@ -35,6 +35,35 @@ test('snapshots written as the planner\'s pieces decode to the planned state; a 
   await assert.rejects(source.get('999999'), SnapshotLoadError);
 });
 
+test('an announced head newer than any answered spares the head query; an older, held or fresh one goes to Postgres', async () => {
+  const pools = [pool('a', [1, 2])];
+  const id1 = await writeSnapshot(database.db, desiredState('edge-ann', pools));
+  const source = new PgSnapshotSource(database.db);
+  assert.equal((await source.head('edge-ann'))?.id, id1);
+  assert.equal(source.headQueries, 1);
+  const s2 = desiredState('edge-ann', [pool('a', [1, 3])]);
+  const id2 = await writeSnapshot(database.db, s2);
+  const hash2 = (await source.head('edge-ann', { fresh: true }))!.hash;
+  assert.equal(source.headQueries, 2);
+  const id3 = await writeSnapshot(database.db, desiredState('edge-ann', [pool('a', [1, 4])]));
+  const hash3 = (await new PgSnapshotSource(database.db).head('edge-ann'))!.hash;
+  source.offerHead({ id: id3, hash: hash3, held: false, createdAt: new Date() });
+  assert.deepEqual(await source.head('edge-ann'), { id: id3, hash: hash3, held: false, holdReason: null });
+  assert.equal(source.headQueries, 2, 'answered from the announcement');
+  assert.equal((await source.get(id3)).hash, hash3);
+  // An announcement older than what was answered (a late message) is not believed.
+  source.offerHead({ id: id2, hash: hash2, held: false, createdAt: new Date() });
+  assert.equal((await source.head('edge-ann'))?.id, id3);
+  assert.equal(source.headQueries, 3);
+  // A held one needs the newest unheld id: the query answers.
+  const id4 = await writeSnapshot(database.db, desiredState('edge-ann', [pool('a', [1, 5])]), { held: true, holdReason: 'test' });
+  source.offerHead({ id: id4, hash: 'x', held: true, createdAt: new Date() });
+  const held = await source.head('edge-ann');
+  assert.equal(held?.id, id4);
+  assert.equal(held?.held, true);
+  assert.equal(source.headQueries, 4);
+});
+
 test('a snapshot with more pieces on one trie level than Postgres takes bind parameters (10k pools × 10 endpoints, as 10k Services) loads', async () => {
   // Every pool's members sit at the same depth, so one prefetch level holds about 84k pieces.
   const pools = Array.from({ length: 10_000 }, (_, i) => pool(`p${i}`, Array.from({ length: 10 }, (_, j) => i * 10 + j)));

@@ -18,12 +18,14 @@ type SnapshotRow = { id: string; content_hash: string; root_hash: string; held: 
 
 /** Where the applier reads snapshots from (Postgres in production; the planner writes them). */
 export interface SnapshotSource {
-  /** The appliance's head snapshot, or null before the first plan. */
-  head(appliance: string): Promise<SnapshotHeader | null>;
+  /** The appliance's head snapshot, or null before the first plan; `fresh` asks the store even after an announcement. */
+  head(appliance: string, options?: { readonly fresh?: boolean }): Promise<SnapshotHeader | null>;
   /** One snapshot, decoded. */
   get(id: string): Promise<LoadedSnapshot>;
   /** Pieces announced with a new snapshot (unverified hints: the reader checks each against its id). */
   offer?(pieces: ReadonlyMap<string, Uint8Array>): void;
+  /** A planner snapshot announced on the bus (committed before it was announced): the next `head` may answer with it. */
+  offerHead?(announced: { readonly id: string; readonly hash: string; readonly held: boolean; readonly createdAt: Date }): void;
   /** Creation time of the oldest snapshot newer than `afterId` that is not held (null: none). */
   oldestUnappliedAt(appliance: string, afterId: string | null): Promise<Date | null>;
 }
@@ -43,6 +45,11 @@ export class PgSnapshotSource implements SnapshotSource {
   private readonly rows = new Map<string, SnapshotRow>();
   /** Pieces read from Postgres so far (a one-endpoint change should cost a handful). */
   fetchedPieces = 0;
+  /** The newest head announced on the bus and not yet answered, and the newest head id answered so far. */
+  private announced: SnapshotRow | null = null;
+  private newestHeadId: bigint | null = null;
+  /** Head queries sent to Postgres (announced heads spare them on the hot path). */
+  headQueries = 0;
 
   constructor(db: Kysely<Database>) {
     this.db = db;
@@ -53,7 +60,26 @@ export class PgSnapshotSource implements SnapshotSource {
     for (const [id, body] of pieces) this.offered.set(id, body);
   }
 
-  async head(appliance: string): Promise<SnapshotHeader | null> {
+  offerHead(a: { readonly id: string; readonly hash: string; readonly held: boolean; readonly createdAt: Date }): void {
+    // A held snapshot's header needs the newest unheld id: those go through the query.
+    if (a.held || (this.announced !== null && BigInt(this.announced.id) >= BigInt(a.id))) return;
+    this.announced = { id: a.id, content_hash: a.hash, root_hash: a.hash, held: false, hold_reason: null, created_at: a.createdAt, origin: 'plan', reason: null };
+  }
+
+  /**
+   * The head: an announced planner snapshot newer than any head answered before (the planner announces only after
+   * commit, and ids grow along the chain), else the row Postgres holds. The head poll asks Postgres regardless of
+   * announcements, so a missed or reordered one costs at most one poll period.
+   */
+  async head(appliance: string, options: { readonly fresh?: boolean } = {}): Promise<SnapshotHeader | null> {
+    const announced = options.fresh === true ? null : this.announced;
+    if (options.fresh !== true) this.announced = null;
+    if (announced !== null && (this.newestHeadId === null || BigInt(announced.id) > this.newestHeadId)) {
+      this.newestHeadId = BigInt(announced.id);
+      this.rows.set(announced.id, announced);
+      return { id: announced.id, hash: announced.content_hash, held: false, holdReason: null };
+    }
+    this.headQueries++;
     const row = await this.db
       .selectFrom('snapshot_heads as h')
       .innerJoin('snapshots as s', 's.id', 'h.snapshot_id')
@@ -63,6 +89,7 @@ export class PgSnapshotSource implements SnapshotSource {
     if (row === undefined) return null;
     if (this.rows.size > 16) this.rows.clear();
     this.rows.set(String(row.id), row);
+    if (this.newestHeadId === null || BigInt(row.id) > this.newestHeadId) this.newestHeadId = BigInt(row.id);
     const header = { id: String(row.id), hash: row.content_hash, held: row.held, holdReason: row.hold_reason };
     if (!row.held) return header;
     const unheld = await this.db.selectFrom('snapshots').select('id').where('appliance', '=', appliance).where('held', '=', false).orderBy('id', 'desc').limit(1).executeTakeFirst();
