@@ -37,6 +37,9 @@ test('a stale position or head writes nothing at all (HeadMovedError), so events
     // A batch whose snapshot extends a parent that is no longer the head also writes nothing, events included.
     await store.commit({ fromPosition: 1, toPosition: 2, events: [event(2)], snapshots: [snapshot('h2', first!, 2)] });
     await assert.rejects(store.commit({ fromPosition: 2, toPosition: 3, events: [event(3)], snapshots: [snapshot('h3', first!, 3)] }), HeadMovedError);
+    // A stale position with the right head (a planner that lost the consumer race) writes nothing either.
+    const head = (await store.heads()).get('edge')!.snapshotId;
+    await assert.rejects(store.commit({ fromPosition: 1, toPosition: 3, events: [event(3)], snapshots: [snapshot('h3', head, 3)] }), HeadMovedError);
     assert.equal(await store.position(), 2);
     assert.deepEqual((await collect(store.archive(0))).map((e) => e.seq), [1, 2]);
     const chain = await tdb.db.selectFrom('snapshots').select(['content_hash', 'parent_id']).orderBy('id').execute();
