@@ -130,28 +130,51 @@ export function removeFromTrie(node: TrieNode | null, sortKey: string, keyHash: 
   return { leaf: false, children, size, id: null };
 }
 
+const QUOTE = 0x22;
+const COMMA = 0x2c;
+
 /** Hashes every unsealed node (bottom-up), emitting its piece; returns the root id (null for an empty trie). */
 export function sealTrie(node: TrieNode | null, sink: PieceSink): string | null {
   if (node === null) return null;
   if (node.id !== null) return node.id;
-  // Ids are base64url (no characters JSON escapes), so this is exactly canonicalJson of the TriePiece. Built by
-  // concatenation (no intermediate arrays): this runs for every node on a changed path.
-  let text: string;
+  // Ids are base64url (ASCII, nothing JSON escapes), so these bytes are exactly canonicalJson of the TriePiece,
+  // written straight into the arena (no string building, no UTF-8 encoding): this runs for every node on a changed
+  // path. Children are sealed first: the arena writes one piece at a time.
+  const arena = sink.arena;
   if (node.leaf) {
     const entries = node.entries;
-    text = '{"l":[';
-    for (let i = 0; i < entries.length; i++) text += i === 0 ? `"${entries[i]!.itemId}"` : `,"${entries[i]!.itemId}"`;
+    let n = 8;
+    for (let i = 0; i < entries.length; i++) n += entries[i]!.itemId.length + 3;
+    arena.reserve(n);
+    arena.ascii('{"l":[');
+    for (let i = 0; i < entries.length; i++) {
+      if (i > 0) arena.byte(COMMA);
+      arena.byte(QUOTE);
+      arena.ascii(entries[i]!.itemId);
+      arena.byte(QUOTE);
+    }
   } else {
     const children = node.children;
-    text = '{"c":[';
+    let n = 8;
     for (let i = 0; i < children.length; i++) {
       const c = children[i] ?? null;
-      const part = c === null ? 'null' : `"${sealTrie(c, sink)!}"`;
-      text += i === 0 ? part : `,${part}`;
+      n += c === null ? 5 : sealTrie(c, sink)!.length + 3;
+    }
+    arena.reserve(n);
+    arena.ascii('{"c":[');
+    for (let i = 0; i < children.length; i++) {
+      if (i > 0) arena.byte(COMMA);
+      const c = children[i] ?? null;
+      if (c === null) arena.ascii('null');
+      else {
+        arena.byte(QUOTE);
+        arena.ascii(c.id!);
+        arena.byte(QUOTE);
+      }
     }
   }
-  text += ']}';
-  node.id = sink.add(text);
+  arena.ascii(']}');
+  node.id = sink.addBytes(arena.take());
   return node.id;
 }
 

@@ -9,7 +9,8 @@ export class ItemTrie<T> {
   readonly items = new Map<string, { value: T; id: string; readonly keyHash: string }>();
   dirty = false;
 
-  set(sortKey: string, value: T, sink: PieceSink, encoded?: string): void {
+  /** Sets one item; `encoded` is its canonical JSON (text, or bytes just taken from the sink's arena) when known. */
+  set(sortKey: string, value: T, sink: PieceSink, encoded?: string | Uint8Array): void {
     const text = encoded ?? canonicalJson(value);
     const id = sink.address(text);
     const held = this.items.get(sortKey);

@@ -58,6 +58,12 @@ export class ByteArena {
     this.pos = p;
   }
 
+  /** Appends bytes (e.g. UTF-8 encoded once and kept by the caller). */
+  bytes(b: Uint8Array): void {
+    this.chunk.set(b, this.pos);
+    this.pos += b.length;
+  }
+
   /** Appends one byte. */
   byte(b: number): void {
     this.chunk[this.pos++] = b;
@@ -100,9 +106,12 @@ export class PieceSink {
     return id;
   }
 
-  /** The id of a piece, without recording it yet: `keep()` records it (callers skip pieces they already hold). */
-  address(text: string): string {
-    this.pendingBytes = this.arena.encode(text);
+  /**
+   * The id of a piece (canonical JSON text, or its bytes already written to the arena), without recording it yet:
+   * `keep()` records it (callers skip pieces they already hold).
+   */
+  address(text: string | Uint8Array): string {
+    this.pendingBytes = typeof text === 'string' ? this.arena.encode(text) : text;
     this.pendingId = sha256Text(this.pendingBytes, 'base64url');
     return this.pendingId;
   }

@@ -36,8 +36,8 @@ interface PoolState {
   readonly memberTrie: ItemTrie<PoolMember>;
   /** The members the trie holds, for the next sync's side-by-side walk (null: take the general path). */
   synced: SyncedMembers | null;
-  /** The pool piece's canonical text around the members id (keys sort as customization, members, monitor, ...). */
-  text: { readonly before: string; readonly after: string } | null;
+  /** The pool piece's canonical UTF-8 bytes around the members id (keys sort as customization, members, monitor, ...). */
+  text: { readonly before: Uint8Array; readonly after: Uint8Array } | null;
 }
 
 interface BindingState {
@@ -177,6 +177,14 @@ export class SnapshotEncoder {
     this.dirtyPools.add(pool.name);
   }
 
+  /** Replaces the members of a pool whose header is unchanged (the pool must exist). */
+  setPoolMembers(name: string, members: readonly PoolMember[]): void {
+    const state = this.pools.get(name);
+    if (state === undefined) throw new Error(`SnapshotEncoder: pool ${name} does not exist (bug: set the whole pool first)`);
+    state.synced = syncMembers(state.memberTrie, members, this.sink, state.synced);
+    this.dirtyPools.add(name);
+  }
+
   /** Deletes a pool. */
   deletePool(name: string): void {
     if (!this.pools.delete(name)) return;
@@ -227,7 +235,7 @@ export class SnapshotEncoder {
     if (this.lastRoot !== null && this.dirtyVs.size + this.dirtyPools.size + this.dirtyBindings.size === 0 && clean) {
       const sink = this.sink;
       this.sink = new PieceSink(this.arena);
-      return { root: this.lastRoot, get pieces() { return sink.texts; }, bytes: sink.bytes, changed: false };
+      return new Committed(this.lastRoot, sink, false);
     }
     for (const name of this.dirtyVs) {
       const s = this.vs.get(name);
@@ -239,7 +247,7 @@ export class SnapshotEncoder {
       if (s === undefined) continue;
       const members = s.memberTrie.seal(this.sink);
       const text = (s.text ??= splitAround(canonicalJson({ ...s.header, members: MARK })));
-      this.poolTrie.set(name, s.header, this.sink, `${text.before}${members === null ? 'null' : `"${members}"`}${text.after}`);
+      this.poolTrie.set(name, s.header, this.sink, this.spliceId(text.before, members, text.after));
     }
     for (const target of this.dirtyBindings) {
       const s = this.bindings.get(target);
@@ -248,15 +256,19 @@ export class SnapshotEncoder {
     this.dirtyVs.clear();
     this.dirtyPools.clear();
     this.dirtyBindings.clear();
-    const ref = (id: string | null): string => (id === null ? 'null' : `"${id}"`);
     // canonicalJson of {appliance, bindings, certificates, conditions, driver, layout, pools, virtualServices}, by hand.
-    const rootText = `{"appliance":${this.applianceJson},"bindings":${ref(this.bindingTrie.seal(this.sink))},"certificates":${ref(this.certTrie.seal(this.sink))},"conditions":${ref(this.conditionTrie.seal(this.sink))},"driver":${this.driverJson},"layout":${SNAPSHOT_LAYOUT},"pools":${ref(this.poolTrie.seal(this.sink))},"virtualServices":${ref(this.vsTrie.seal(this.sink))}}`;
+    const bindings = this.bindingTrie.seal(this.sink);
+    const certificates = this.certTrie.seal(this.sink);
+    const conditions = this.conditionTrie.seal(this.sink);
+    const pools = this.poolTrie.seal(this.sink);
+    const virtualServices = this.vsTrie.seal(this.sink);
+    const rootText = `{"appliance":${this.applianceJson},"bindings":${ref(bindings)},"certificates":${ref(certificates)},"conditions":${ref(conditions)},"driver":${this.driverJson},"layout":${SNAPSHOT_LAYOUT},"pools":${ref(pools)},"virtualServices":${ref(virtualServices)}}`;
     const root = this.sink.add(rootText);
     const sink = this.sink;
     this.sink = new PieceSink(this.arena);
     const changed = root !== this.lastRoot;
     this.lastRoot = root;
-    return { root, get pieces() { return sink.texts; }, bytes: sink.bytes, changed };
+    return new Committed(root, sink, changed);
   }
 
   /** The root of the last commit (null before the first). */
@@ -289,6 +301,21 @@ export class SnapshotEncoder {
     };
   }
 
+  /** Writes `before`, the id as a JSON string (or null), and `after` into the arena as one piece; returns its bytes. */
+  private spliceId(before: Uint8Array, id: string | null, after: Uint8Array): Uint8Array {
+    const arena = this.arena;
+    arena.reserve(before.length + after.length + (id === null ? 4 : id.length + 2));
+    arena.bytes(before);
+    if (id === null) arena.ascii('null');
+    else {
+      arena.byte(0x22);
+      arena.ascii(id);
+      arena.byte(0x22);
+    }
+    arena.bytes(after);
+    return arena.take();
+  }
+
   private mustVs(name: string): VsState {
     const s = this.vs.get(name);
     if (s === undefined) throw new Error(`SnapshotEncoder: virtual service ${name} has no header yet (bug: set the header first)`);
@@ -296,13 +323,40 @@ export class SnapshotEncoder {
   }
 }
 
+/** What a commit returns: its root and its sink's pieces (texts decoded only when read). */
+class Committed implements EncodedSnapshot {
+  readonly root: string;
+  readonly changed: boolean;
+  private readonly sink: PieceSink;
+
+  constructor(root: string, sink: PieceSink, changed: boolean) {
+    this.root = root;
+    this.sink = sink;
+    this.changed = changed;
+  }
+
+  get pieces(): ReadonlyMap<string, string> {
+    return this.sink.texts;
+  }
+
+  get bytes(): ReadonlyMap<string, Uint8Array> {
+    return this.sink.bytes;
+  }
+}
+
 const MARK = '\u0000members\u0000';
 
-/** Splits a canonical encoding at the (unique) marker placed where the members id goes. */
-function splitAround(text: string): { before: string; after: string } {
+const utf8 = new TextEncoder();
+
+/** Splits a canonical encoding at the (unique) marker placed where the members id goes; each side as UTF-8 bytes. */
+function splitAround(text: string): { before: Uint8Array; after: Uint8Array } {
   const quoted = JSON.stringify(MARK);
   const at = text.indexOf(quoted);
-  return { before: text.slice(0, at), after: text.slice(at + quoted.length) };
+  return { before: utf8.encode(text.slice(0, at)), after: utf8.encode(text.slice(at + quoted.length)) };
+}
+
+function ref(id: string | null): string {
+  return id === null ? 'null' : `"${id}"`;
 }
 
 /** Whether two pool headers encode the same (cheap: settings come from shared spec objects). */
