@@ -1,17 +1,20 @@
-// Longer than the ~400-line guideline on purpose: the incremental engine's phases (groups → claims → routes →
-// defaults → TLS → virtual services → pools) share one set of indexes and one per-plan work list, and each phase
-// reads what the previous one marked. Split across files they would need those mutable indexes passed around or
-// exported, which is harder to keep correct than one class; every phase method stays short.
+// One class on purpose: the incremental engine's phases (groups → claims → routes → defaults → TLS → virtual
+// services → pools) share one set of indexes and one per-plan work list (plan-work.ts), and each phase reads what
+// the previous one marked. Split across files they would need those mutable indexes passed around or exported,
+// which is harder to keep correct than one class; every phase method stays short.
 import type { ObjectRef, Route } from '@portolan/desired-state';
 import { worldKeyString } from '@portolan/kube-model';
 import { allocateGroup, type ListenerSpec, type MemberOutcome } from './allocate-listeners.ts';
 import { servesCluster, type ApplianceProfile, type ClusterProfile } from './appliance-profile.ts';
-import { asksAffinity, buildCertificate, buildPool, buildVirtualService, defaultCertificateOf, ingressConditions } from './assemble-parts.ts';
+import { asksAffinity, buildCertificate, buildPool, buildVirtualService, defaultCertificateOf, ingressConditions, poolMembers } from './assemble-parts.ts';
 import { routeSortKey } from './canonical-order.ts';
 import { ClaimIndex } from './claim-index.ts';
 import { serviceKey, type DirtySet } from './dirty-set.ts';
 import type { IngressIntent, PoolSpec } from './ingress-intent.ts';
 import { intentFor } from './plan-appliance.ts';
+import { allocationKey, sameIssues, sameListener, sameOutcome, tlsKey } from './engine-equality.ts';
+import { bucketOf, bucketOfSet, dropFrom } from './keyed-buckets.ts';
+import { PlanWork } from './plan-work.ts';
 import { resolveMembers, type Resolution } from './resolve-members.ts';
 import { claimsOf, NO_CLAIMS, resolveDefaultBackend, resolveRouteBucket, resolveTlsBucket, routeBucketKey, type Claims, type DefaultClaim, type RouteClaim, type TlsClaim } from './route-claims.ts';
 import { SnapshotEncoder, type EncodedSnapshot } from './snapshot-encoder.ts';
@@ -21,57 +24,6 @@ interface Group {
   members: IngressIntent[];
   outcomes: ReadonlyMap<string, MemberOutcome>;
   listeners: readonly ListenerSpec[];
-}
-
-/** Per-plan work lists: what each phase must revisit. */
-class Work {
-  readonly groups = new Set<string>();
-  readonly reclaim = new Set<string>();
-  readonly routeBuckets = new Set<string>();
-  readonly defaults = new Set<string>();
-  readonly tls = new Set<string>();
-  readonly vs = new Set<string>();
-  readonly owners = new Set<string>();
-  readonly certs = new Set<string>();
-  readonly pools = new Set<string>();
-  readonly reresolve = new Map<string, Set<string>>();
-  readonly conditions = new Set<string>();
-
-  /** Empties every list, so one Work serves every plan (no per-event allocation of a dozen collections). */
-  clear(): void {
-    if (this.groups.size > 0) this.groups.clear();
-    if (this.reclaim.size > 0) this.reclaim.clear();
-    if (this.routeBuckets.size > 0) this.routeBuckets.clear();
-    if (this.defaults.size > 0) this.defaults.clear();
-    if (this.tls.size > 0) this.tls.clear();
-    if (this.vs.size > 0) this.vs.clear();
-    if (this.owners.size > 0) this.owners.clear();
-    if (this.certs.size > 0) this.certs.clear();
-    if (this.pools.size > 0) this.pools.clear();
-    if (this.conditions.size > 0) this.conditions.clear();
-    if (this.reresolve.size > 0) this.reresolve.clear();
-  }
-}
-
-/** Whether re-allocation changed what a listener's group decided for one Ingress. */
-function sameOutcome(a: MemberOutcome | undefined, b: MemberOutcome | undefined): boolean {
-  if (a === undefined || b === undefined) return a === b;
-  if (a.ok && b.ok) return a.vs === b.vs && a.redirectVs === b.redirectVs && a.redirectRoutesVs === b.redirectRoutesVs;
-  if (!a.ok && !b.ok) return a.issue.reason === b.issue.reason && a.issue.message === b.issue.message;
-  return false;
-}
-
-/** The inputs of listener allocation: when they are unchanged, an edit needs no re-allocation of its group. */
-function allocationKey(i: IngressIntent): string {
-  return JSON.stringify([i.listener, i.app, i.order, i.requestScript, i.responseScript, i.vsCustomization]);
-}
-
-function sameListener(a: ListenerSpec | undefined, b: ListenerSpec): boolean {
-  if (a === undefined || a.owners.length !== b.owners.length) return false;
-  const { owners: ao, ...ah } = a;
-  const { owners: bo, ...bh } = b;
-  if (JSON.stringify(ah) !== JSON.stringify(bh)) return false;
-  return ao.every((o, i) => o === bo[i] || worldKeyString(o) === worldKeyString(bo[i]!));
 }
 
 /**
@@ -106,7 +58,7 @@ export class ApplianceEngine {
   private readonly resolutions = new Map<string, { spec: PoolSpec; readonly per: Map<string, Resolution> }>();
   private readonly poolsByService = new Map<string, Set<string>>();
   private readonly poolsByCluster = new Map<string, Set<string>>();
-  private readonly work = new Work();
+  private readonly work = new PlanWork();
 
   constructor(profile: ApplianceProfile, clusters: ReadonlyMap<string, ClusterProfile>) {
     this.profile = profile;
@@ -143,7 +95,7 @@ export class ApplianceEngine {
     return out;
   }
 
-  private updateIntents(world: WorldView, dirty: DirtySet, w: Work): void {
+  private updateIntents(world: WorldView, dirty: DirtySet, w: PlanWork): void {
     for (const [key, id] of dirty.ingresses) {
       const cp = this.clusters.get(id.cluster);
       const next = cp !== undefined && servesCluster(this.profile, id.cluster) ? intentFor(world, this.profile, cp, id.namespace, id.name) : null;
@@ -177,7 +129,7 @@ export class ApplianceEngine {
     }
   }
 
-  private reallocate(name: string, w: Work): void {
+  private reallocate(name: string, w: PlanWork): void {
     const g = this.groups.get(name)!;
     const alloc = allocateGroup(g.members, this.profile);
     const changed = (key: string, next: MemberOutcome | undefined): void => {
@@ -210,7 +162,7 @@ export class ApplianceEngine {
     if (g.members.length === 0) this.groups.delete(name);
   }
 
-  private reclaim(key: string, w: Work): void {
+  private reclaim(key: string, w: PlanWork): void {
     const intent = this.intents.get(key);
     const outcome = this.outcomes.get(key);
     const prev = this.claims.get(key) ?? NO_CLAIMS;
@@ -248,7 +200,7 @@ export class ApplianceEngine {
     else this.claims.set(key, next);
   }
 
-  private decideRoutes(bk: string, w: Work): void {
+  private decideRoutes(bk: string, w: PlanWork): void {
     const vs = bk.slice(0, bk.indexOf('\u0000'));
     const r = resolveRouteBucket([...(this.routeBuckets.get(bk)?.values() ?? [])].flat());
     const keep = new Set(r.routes.map(routeSortKey));
@@ -262,7 +214,7 @@ export class ApplianceEngine {
     this.noteDecision(`r${bk}`, r.uses, r.losses, w);
   }
 
-  private decideDefault(vs: string, w: Work): void {
+  private decideDefault(vs: string, w: PlanWork): void {
     const r = resolveDefaultBackend([...(this.defaultBuckets.get(vs)?.values() ?? [])]);
     if ((this.defaultPools.get(vs) ?? null) !== r.pool) {
       if (r.pool === null) this.defaultPools.delete(vs);
@@ -272,7 +224,7 @@ export class ApplianceEngine {
     this.noteDecision(`d${vs}`, r.uses, r.losses, w);
   }
 
-  private decideTls(bk: string, w: Work): void {
+  private decideTls(bk: string, w: PlanWork): void {
     const r = resolveTlsBucket([...(this.tlsBuckets.get(bk)?.values() ?? [])]);
     const prev = this.tlsWins.get(bk) ?? null;
     if (tlsKey(prev) !== tlsKey(r.winner)) {
@@ -284,7 +236,7 @@ export class ApplianceEngine {
     this.noteDecision(`t${bk}`, [], r.losses, w);
   }
 
-  private countTlsWin(bk: string, c: TlsClaim, delta: 1 | -1, w: Work): void {
+  private countTlsWin(bk: string, c: TlsClaim, delta: 1 | -1, w: PlanWork): void {
     const name = c.certificate.name;
     const byIngress = bucketOf(this.tlsWinsByVs, c.vs);
     const hosts = byIngress.get(c.ingressKey) ?? new Map<string, string>();
@@ -307,13 +259,13 @@ export class ApplianceEngine {
     w.certs.add(name);
   }
 
-  private noteDecision(source: string, uses: Parameters<ClaimIndex['setSource']>[1], losses: Parameters<ClaimIndex['setSource']>[2], w: Work): void {
+  private noteDecision(source: string, uses: Parameters<ClaimIndex['setSource']>[1], losses: Parameters<ClaimIndex['setSource']>[2], w: PlanWork): void {
     const changed = this.index.setSource(source, uses, losses);
     for (const k of changed.ingresses) w.conditions.add(k);
     for (const p of changed.pools) w.pools.add(p);
   }
 
-  private writeVirtualService(name: string, w: Work): void {
+  private writeVirtualService(name: string, w: PlanWork): void {
     const l = this.listeners.get(name);
     if (l === undefined) return;
     const wins = this.tlsWinsByVs.get(name);
@@ -339,22 +291,27 @@ export class ApplianceEngine {
     else this.encoder.setCertificate(buildCertificate([...wins.values()]));
   }
 
-  private markReresolve(dirty: DirtySet, w: Work): void {
-    const mark = (pool: string, cluster: string): void => void w.reresolve.set(pool, (w.reresolve.get(pool) ?? new Set()).add(cluster));
-    for (const svc of dirty.services) for (const pool of this.poolsByService.get(svc) ?? []) mark(pool, svc.slice(0, svc.indexOf('/')));
+  private markReresolve(dirty: DirtySet, w: PlanWork): void {
+    for (const svc of dirty.services) {
+      const pools = this.poolsByService.get(svc);
+      if (pools !== undefined) for (const pool of pools) w.markStale(pool, svc.slice(0, svc.indexOf('/')));
+    }
     if (this.profile.backendMode !== 'nodeport') return;
-    for (const c of dirty.nodeClusters) for (const pool of this.poolsByCluster.get(c) ?? []) mark(pool, c);
+    for (const c of dirty.nodeClusters) for (const pool of this.poolsByCluster.get(c) ?? []) w.markStale(pool, c);
   }
 
-  private writePool(world: WorldView, pool: string, w: Work): void {
+  private writePool(world: WorldView, pool: string, w: PlanWork): void {
     const clusters = this.index.clustersOf(pool);
     const spec = this.specs.get(pool)?.spec;
     const held = this.resolutions.get(pool);
+    let sameClusters = held !== undefined && spec !== undefined;
     if (held !== undefined) {
-      for (const c of [...held.per.keys()]) {
+      // Deleting the current key while iterating a Map is well defined.
+      for (const c of held.per.keys()) {
         if (spec !== undefined && clusters.includes(c)) continue;
         held.per.delete(c);
         this.unindexPool(pool, c, held.spec);
+        sameClusters = false;
       }
     }
     if (spec === undefined || clusters.length === 0) {
@@ -363,19 +320,23 @@ export class ApplianceEngine {
       return;
     }
     const per = held?.per ?? new Map<string, Resolution>();
-    const stale = w.reresolve.get(pool);
     for (const c of clusters) {
       const prev = per.get(c);
-      if (prev !== undefined && !stale?.has(c)) continue;
+      if (prev !== undefined && !w.isStale(pool, c)) continue;
       const r = resolveMembers(world, { cluster: c, namespace: spec.namespace, service: spec.service, port: spec.port, mode: this.profile.backendMode, weight: this.clusters.get(c)?.weight ?? 1, asksAffinity: asksAffinity(spec) }, prev?.members);
       if (prev === undefined || !sameIssues(prev.issues, r.issues)) for (const k of this.index.usersOf(pool, c)) w.conditions.add(k);
       per.set(c, r);
-      if (prev === undefined) this.indexPool(pool, c, spec);
+      if (prev === undefined) {
+        this.indexPool(pool, c, spec);
+        sameClusters = false;
+      }
     }
     const sorted = per.size === 1 ? per : new Map([...per.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)));
+    // The same spec object over the same clusters gives the same pool header: only the members can have changed.
+    if (sameClusters && held!.spec === spec) this.encoder.setPoolMembers(pool, poolMembers(sorted));
+    else this.encoder.setPool(buildPool(spec, this.profile, sorted));
     if (held !== undefined && held.per === sorted) held.spec = spec;
     else this.resolutions.set(pool, { spec, per: sorted });
-    this.encoder.setPool(buildPool(spec, this.profile, sorted));
   }
 
   private indexPool(pool: string, cluster: string, spec: PoolSpec): void {
@@ -419,14 +380,6 @@ export class ApplianceEngine {
   }
 }
 
-function sameIssues(a: Resolution['issues'], b: Resolution['issues']): boolean {
-  return a.length === b.length && a.every((x, i) => x.reason === b[i]!.reason && x.message === b[i]!.message);
-}
-
-function tlsKey(c: TlsClaim | null): string {
-  return c === null ? '' : JSON.stringify([c.ingressKey, c.order, c.certificate]);
-}
-
 function sortedIndex(members: readonly IngressIntent[], order: string): number {
   let lo = 0;
   let hi = members.length;
@@ -436,22 +389,4 @@ function sortedIndex(members: readonly IngressIntent[], order: string): number {
     else hi = mid;
   }
   return lo;
-}
-
-function bucketOf<K, V>(m: Map<string, Map<K, V>>, key: string): Map<K, V> {
-  let b = m.get(key);
-  if (b === undefined) m.set(key, (b = new Map()));
-  return b;
-}
-
-function bucketOfSet(m: Map<string, Set<string>>, key: string): Set<string> {
-  let b = m.get(key);
-  if (b === undefined) m.set(key, (b = new Set()));
-  return b;
-}
-
-function dropFrom<V>(m: Map<string, Map<string, V>>, bucket: string, key: string): void {
-  const b = m.get(bucket);
-  b?.delete(key);
-  if (b?.size === 0) m.delete(bucket);
 }

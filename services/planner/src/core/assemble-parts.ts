@@ -10,24 +10,25 @@ import type { TlsClaim } from './route-claims.ts';
 
 /** Builds a pool from its spec and the per-cluster resolutions of the clusters that use it. */
 export function buildPool(spec: PoolSpec, profile: ApplianceProfile, perCluster: ReadonlyMap<string, Resolution>): Pool {
-  const members: PoolMember[] = [];
   const services: ObjectRef[] = [];
-  // One cluster's resolution is already sorted and is used as is (no copy); several need a merge.
-  let only: readonly PoolMember[] | null = null;
-  for (const [cluster, r] of perCluster) {
-    if (perCluster.size === 1) only = r.members;
-    else members.push(...r.members);
-    services.push({ cluster, kind: 'Service', namespace: spec.namespace, name: spec.service });
-  }
+  for (const cluster of perCluster.keys()) services.push({ cluster, kind: 'Service', namespace: spec.namespace, name: spec.service });
   return {
     name: spec.name,
-    members: only ?? sortMembers(members),
+    members: poolMembers(perCluster),
     monitor: spec.settings.monitor ?? profile.defaultMonitor,
     persistence: spec.settings.persistence,
     tlsToBackend: spec.settings.tlsToBackend,
     customization: spec.settings.customization,
     services: services.length === 1 ? services : sortRefs(services),
   };
+}
+
+/** A pool's members in canonical order from its per-cluster resolutions (one cluster's list is used as is, no copy). */
+export function poolMembers(perCluster: ReadonlyMap<string, Resolution>): readonly PoolMember[] {
+  if (perCluster.size === 1) for (const r of perCluster.values()) return r.members;
+  const members: PoolMember[] = [];
+  for (const r of perCluster.values()) members.push(...r.members);
+  return sortMembers(members);
 }
 
 /** Whether a pool asks for persistence or a monitor (seed 003's NodePort warning). */

@@ -62,7 +62,10 @@ export class ClaimIndex {
 
   /** The clusters feeding a pool (sorted), or none when no one uses it. */
   clustersOf(pool: string): string[] {
-    return [...(this.poolUsers.get(pool)?.keys() ?? [])].sort();
+    const byCluster = this.poolUsers.get(pool);
+    if (byCluster === undefined) return [];
+    if (byCluster.size === 1) for (const c of byCluster.keys()) return [c];
+    return [...byCluster.keys()].sort();
   }
 
   /** The Ingresses using a pool through one cluster. */

@@ -57,9 +57,9 @@ export class Planner {
   private readonly byClass = new Map<string, Set<string>>();
   private readonly classless = new Map<string, Set<string>>();
   private readonly bySecret = new Map<string, Set<string>>();
-  private dirtyIngresses = new Map<string, DirtyIngress>();
-  private dirtyServices = new Set<string>();
-  private dirtyNodes = new Set<string>();
+  private readonly dirtyIngresses = new Map<string, DirtyIngress>();
+  private readonly dirtyServices = new Set<string>();
+  private readonly dirtyNodes = new Set<string>();
   private version = 0;
 
   constructor(config: PlannerConfig) {
@@ -93,25 +93,28 @@ export class Planner {
 
   /** Plans what changed since the last call; returns only appliances whose snapshot root changed. */
   planDirty(): PlannedAppliance[] {
+    // One set of dirty collections serves every plan (engines read them during plan() and keep nothing).
     const dirty = { ingresses: this.dirtyIngresses, services: this.dirtyServices, nodeClusters: this.dirtyNodes };
-    this.dirtyIngresses = new Map();
-    this.dirtyServices = new Set();
-    this.dirtyNodes = new Set();
     this.version++;
     const out: PlannedAppliance[] = [];
-    for (const engine of this.engines) {
-      if (!engine.isAffected(dirty)) continue;
-      const r = engine.plan(this.world, dirty);
-      if (!r.changed) continue;
-      const version = this.version;
-      const appliance = engine.profile.name;
-      const read = (): DesiredState => {
-        if (version !== this.version) throw new StalePlanError(appliance);
-        return engine.encoder.toDesiredState();
-      };
-      out.push({ appliance, root: r.root, pieces: r.bytes, get desired() { return read(); } });
+    try {
+      for (const engine of this.engines) {
+        if (!engine.isAffected(dirty)) continue;
+        const r = engine.plan(this.world, dirty);
+        if (r.changed) out.push(new Plan(this, engine, this.version, r.root, r.bytes));
+      }
+    } finally {
+      if (this.dirtyIngresses.size > 0) this.dirtyIngresses.clear();
+      if (this.dirtyServices.size > 0) this.dirtyServices.clear();
+      if (this.dirtyNodes.size > 0) this.dirtyNodes.clear();
     }
     return out;
+  }
+
+  /** The desired state of a plan made at `version` (the plan's `desired`): only while no event came since. */
+  readPlanned(engine: ApplianceEngine | BindingEngine, version: number): DesiredState {
+    if (version !== this.version) throw new StalePlanError(engine.profile.name);
+    return engine.encoder.toDesiredState();
   }
 
   /** The current desired state of one appliance (O(size)); null for an unknown appliance. */
@@ -189,6 +192,29 @@ export class Planner {
   private markIngress(key: string): void {
     const [cluster = '', , namespace = '', name = ''] = key.split('/');
     this.dirtyIngresses.set(key, { cluster, namespace, name });
+  }
+}
+
+/** One appliance's plan; `desired` is read through the planner, which knows whether later events made it stale. */
+class Plan implements PlannedAppliance {
+  readonly appliance: string;
+  readonly root: string;
+  readonly pieces: ReadonlyMap<string, Uint8Array>;
+  private readonly planner: Planner;
+  private readonly engine: ApplianceEngine | BindingEngine;
+  private readonly version: number;
+
+  constructor(planner: Planner, engine: ApplianceEngine | BindingEngine, version: number, root: string, pieces: ReadonlyMap<string, Uint8Array>) {
+    this.appliance = engine.profile.name;
+    this.planner = planner;
+    this.engine = engine;
+    this.version = version;
+    this.root = root;
+    this.pieces = pieces;
+  }
+
+  get desired(): DesiredState {
+    return this.planner.readPlanned(this.engine, this.version);
   }
 }
 

@@ -78,6 +78,26 @@ function byEndpoint(a: PoolMember, b: PoolMember): number {
   return a.address < b.address ? -1 : a.address > b.address ? 1 : a.port - b.port || rank(a) - rank(b) || (a.node < b.node ? -1 : a.node > b.node ? 1 : 0);
 }
 
+/**
+ * Sorts by `byEndpoint`: insertion sort for slice-sized lists (no allocation; slices are usually almost sorted, e.g.
+ * one endpoint replaced), the built-in sort beyond. Both are stable, so the result is the same.
+ */
+function sortEndpoints(members: PoolMember[]): void {
+  if (members.length > 32) {
+    members.sort(byEndpoint);
+    return;
+  }
+  for (let i = 1; i < members.length; i++) {
+    const m = members[i]!;
+    let j = i - 1;
+    while (j >= 0 && byEndpoint(members[j]!, m) > 0) {
+      members[j + 1] = members[j]!;
+      j--;
+    }
+    members[j + 1] = m;
+  }
+}
+
 /** Whether members are already in `byEndpoint` order (slices usually list endpoints sorted): then no sort runs. */
 function sorted(members: readonly PoolMember[]): boolean {
   for (let i = 1; i < members.length; i++) if (byEndpoint(members[i - 1]!, members[i]!) > 0) return false;
@@ -102,7 +122,7 @@ function endpointMembers(slices: readonly TrimmedEndpointSlice[], sp: ServicePor
   // (address, port) order is the canonical member order for one cluster. The same endpoint can sit in two slices
   // while they are rebalanced: sorting puts the most available view (then the lower node name) first, and only
   // that one is kept, so the result never depends on the order slices arrived in.
-  if (!sorted(out)) out.sort(byEndpoint);
+  if (!sorted(out)) sortEndpoints(out);
   let w = 0;
   for (let i = 0; i < out.length; i++) {
     const m = out[i]!;
