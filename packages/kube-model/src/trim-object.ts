@@ -50,10 +50,11 @@ export function trimObject<K extends KubeKind>(kind: K, input: unknown, previous
 
 function trimSlice(obj: Record<string, unknown>, metadata: TrimmedMeta, previous: TrimmedEndpointSlice | undefined): unknown {
   const before = previous?.endpoints;
-  const trimmedPorts = list(obj['ports'], trimSlicePort);
+  const rawPorts = obj['ports'];
+  // Ports that trim to the previous ones are taken as they are (compared in place, nothing built).
+  const ports = previous?.ports !== undefined && portsTrimTo(rawPorts, previous.ports) ? previous.ports : list(rawPorts, trimSlicePort);
   const addressType = str(obj['addressType']);
-  const endpoints = before === undefined ? list(obj['endpoints'], trimEndpoint) : listAt(obj['endpoints'], (x, i) => (i < before.length && trimsTo(x, before[i]!) ? before[i]! : trimEndpoint(x)));
-  const ports = trimmedPorts !== undefined && previous !== undefined && samePorts(trimmedPorts, previous.ports) ? previous.ports : trimmedPorts;
+  const endpoints = before === undefined ? list(obj['endpoints'], trimEndpoint) : sharedEndpoints(obj['endpoints'], before);
   // The usual slice has every field: one literal (the same keys, in the same order, as `defined` gives).
   if (addressType !== undefined && endpoints !== undefined && ports !== undefined) return { kind: 'EndpointSlice', metadata, addressType, endpoints, ports };
   return defined({ kind: 'EndpointSlice', metadata, addressType, endpoints, ports });
@@ -76,9 +77,29 @@ function bool(v: unknown): boolean | undefined {
   return typeof v === 'boolean' ? v : undefined;
 }
 
-function samePorts(a: readonly SlicePort[], b: readonly SlicePort[] | undefined): boolean {
-  if (b === undefined || a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i]!.name !== b[i]!.name || a[i]!.port !== b[i]!.port || a[i]!.protocol !== b[i]!.protocol) return false;
+/** The endpoints of `x`, each one that trims to the previous endpoint at its index being that very object. */
+function sharedEndpoints(x: unknown, before: readonly SliceEndpoint[]): SliceEndpoint[] | undefined {
+  if (!Array.isArray(x)) return undefined;
+  const out: SliceEndpoint[] = [];
+  for (let i = 0; i < x.length; i++) {
+    const item: unknown = x[i];
+    const v = i < before.length && trimsTo(item, before[i]!) ? before[i]! : trimEndpoint(item);
+    if (v !== undefined) out.push(v);
+  }
+  return out;
+}
+
+/**
+ * Whether the raw list `x` trims to exactly `ports`: as many elements, each an object whose name, port and protocol
+ * trim to the held port's (a trimmed port holds only those three, each present only when of the right type).
+ */
+function portsTrimTo(x: unknown, ports: readonly SlicePort[]): boolean {
+  if (!Array.isArray(x) || x.length !== ports.length) return false;
+  for (let i = 0; i < ports.length; i++) {
+    const r = record(x[i]);
+    const p = ports[i]!;
+    if (r === undefined || str(r['name']) !== p.name || int(r['port']) !== p.port || str(r['protocol']) !== p.protocol) return false;
+  }
   return true;
 }
 
@@ -134,8 +155,8 @@ function trimMeta(kind: KubeKind, m: Record<string, unknown> | undefined, previo
   if (creationTimestamp !== undefined) out.creationTimestamp = creationTimestamp;
   const deletionTimestamp = str(m['deletionTimestamp']);
   if (deletionTimestamp !== undefined) out.deletionTimestamp = deletionTimestamp;
-  if (labels !== undefined && Object.keys(labels).length > 0) out.labels = labels;
-  if (annotations !== undefined && Object.keys(annotations).length > 0) out.annotations = annotations;
+  if (labels !== undefined && keyCount(labels) > 0) out.labels = labels;
+  if (annotations !== undefined && keyCount(annotations) > 0) out.annotations = annotations;
   return out;
 }
 
@@ -145,7 +166,7 @@ function sliceLabels(x: unknown, previous: Readonly<Record<string, string>> | un
   if (r === undefined || !Object.prototype.propertyIsEnumerable.call(r, SERVICE_NAME_LABEL)) return undefined;
   const service = r[SERVICE_NAME_LABEL];
   if (typeof service !== 'string') return undefined;
-  if (previous !== undefined && previous[SERVICE_NAME_LABEL] === service && Object.keys(previous).length === 1) return previous as Record<string, string>;
+  if (previous !== undefined && previous[SERVICE_NAME_LABEL] === service && keyCount(previous) === 1) return previous as Record<string, string>;
   return { [SERVICE_NAME_LABEL]: service };
 }
 
@@ -275,14 +296,11 @@ function strMap(x: unknown): Record<string, string> | undefined {
   return out;
 }
 
-function listAt<T>(x: unknown, f: (item: unknown, index: number) => T | undefined): T[] | undefined {
-  if (!Array.isArray(x)) return undefined;
-  const out: T[] = [];
-  for (let i = 0; i < x.length; i++) {
-    const v = f(x[i], i);
-    if (v !== undefined) out.push(v);
-  }
-  return out;
+/** Own enumerable string keys of a trimmed map (labels, annotations), counted without building the key list. */
+function keyCount(o: Readonly<Record<string, string>>): number {
+  let n = 0;
+  for (const k in o) if (Object.prototype.hasOwnProperty.call(o, k)) n++;
+  return n;
 }
 
 function list<T>(x: unknown, f: (item: unknown) => T | undefined): T[] | undefined {

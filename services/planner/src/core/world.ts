@@ -28,6 +28,17 @@ interface KindState {
   readonly pending: Map<number, { rv: string; count: number; chunks: Map<number, readonly string[]> }>;
 }
 
+/**
+ * The namespace, name and objectKey an event's raw object claims (null when its name is not a string). Only a hint:
+ * trimming decides the real identity, and the key is used only when the trimmed one is the same.
+ */
+function rawIdentity(object: unknown): { namespace: string; name: string; key: string } | null {
+  const meta = (object as { metadata?: { namespace?: unknown; name?: unknown } } | null)?.metadata;
+  if (typeof meta?.name !== 'string') return null;
+  const namespace = typeof meta.namespace === 'string' ? meta.namespace : '';
+  return { namespace, name: meta.name, key: objectKey(namespace, meta.name) };
+}
+
 /** Bound on generations collected at once per (cluster, kind); the oldest (by resourceVersion) give way. */
 const MAX_PENDING = 8;
 
@@ -49,13 +60,18 @@ export class World implements WorldView {
 
   /** Folds one watch event; returns the effective change, or null when it changes nothing. */
   apply(event: KubeWatchEvent): WorldChange | null {
-    const trimmed = trimObject(event.kind, event.object, event.kind === 'EndpointSlice' ? this.previousOf(event) : undefined);
+    // The key as the raw metadata spells it: read before trimming for the EndpointSlice hint, and reused below when
+    // trimming kept the same namespace and name (one key string built and hashed per event, not two).
+    const raw = rawIdentity(event.object);
+    const entries = this.clusters.get(event.cluster)?.kinds.get(event.kind)?.entries;
+    const hint = event.kind === 'EndpointSlice' && raw !== null ? entries?.get(raw.key)?.object : undefined;
+    const trimmed = trimObject(event.kind, event.object, (hint ?? undefined) as TrimmedEndpointSlice | undefined);
     if (!trimmed.ok) return null;
     const obj = trimmed.object;
-    const { namespace, name } = obj.metadata;
-    const rv = obj.metadata.resourceVersion ?? '';
-    const ks = this.kind(event.cluster, event.kind);
-    const key = objectKey(namespace, name);
+    const meta = obj.metadata;
+    const rv = meta.resourceVersion ?? '';
+    const ks = entries === undefined ? this.kind(event.cluster, event.kind) : this.kinds(event.cluster, event.kind);
+    const key = raw !== null && raw.name === meta.name && raw.namespace === meta.namespace ? raw.key : objectKey(meta.namespace, meta.name);
     const prev = ks.entries.get(key);
     if (prev !== undefined && compareResourceVersions(rv, prev.rv) < 0) return null;
     if (prev === undefined && rv !== '' && ks.floor !== '' && compareResourceVersions(rv, ks.floor) <= 0) return null;
@@ -65,18 +81,12 @@ export class World implements WorldView {
     }
     const after = deleted ? null : obj;
     if (prev !== undefined && prev.object !== null && after !== null && rv === '' && canonicalJson(prev.object) === canonicalJson(after)) return null;
-    return this.store(event.cluster, event.kind, key, { rv, object: after }, prev?.object ?? null, obj.metadata);
+    return this.store(event.cluster, event.kind, key, { rv, object: after }, prev?.object ?? null, meta);
   }
 
-  /**
-   * The stored version of the object an event names, read from its raw metadata: a hint that lets trimming share the
-   * unchanged endpoints of a slice (trimObject compares values, so a wrong or missing hint changes nothing but speed).
-   */
-  private previousOf(event: KubeWatchEvent): TrimmedEndpointSlice | undefined {
-    const meta = (event.object as { metadata?: { namespace?: unknown; name?: unknown } } | null)?.metadata;
-    if (typeof meta?.name !== 'string') return undefined;
-    const namespace = typeof meta.namespace === 'string' ? meta.namespace : '';
-    return (this.clusters.get(event.cluster)?.kinds.get('EndpointSlice')?.entries.get(objectKey(namespace, meta.name))?.object ?? undefined) as TrimmedEndpointSlice | undefined;
+  /** The existing state of a kind (the caller saw it exist). */
+  private kinds(cluster: string, kind: KubeKind): KindState {
+    return this.clusters.get(cluster)!.kinds.get(kind)!;
   }
 
   /**
