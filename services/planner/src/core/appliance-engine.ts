@@ -78,18 +78,20 @@ export class ApplianceEngine {
   plan(world: WorldView, dirty: DirtySet): EncodedSnapshot & { readonly changed: boolean } {
     const w = this.work;
     w.clear();
-    this.updateIntents(world, dirty, w);
-    for (const g of w.groups) this.reallocate(g, w);
-    for (const key of w.reclaim) this.reclaim(key, w);
-    for (const bk of w.routeBuckets) this.decideRoutes(bk, w);
-    for (const vs of w.defaults) this.decideDefault(vs, w);
-    for (const bk of w.tls) this.decideTls(bk, w);
-    for (const vs of w.vs) this.writeVirtualService(vs, w);
-    for (const cert of w.certs) this.writeCertificate(cert);
+    if (dirty.ingresses.size > 0) this.updateIntents(world, dirty, w);
+    // Each phase is skipped when its list is empty: a for-of over a Set allocates an iterator even then, and an
+    // endpoint change leaves all but the pool lists empty.
+    if (w.groups.size > 0) for (const g of w.groups) this.reallocate(g, w);
+    if (w.reclaim.size > 0) for (const key of w.reclaim) this.reclaim(key, w);
+    if (w.routeBuckets.size > 0) for (const bk of w.routeBuckets) this.decideRoutes(bk, w);
+    if (w.defaults.size > 0) for (const vs of w.defaults) this.decideDefault(vs, w);
+    if (w.tls.size > 0) for (const bk of w.tls) this.decideTls(bk, w);
+    if (w.vs.size > 0) for (const vs of w.vs) this.writeVirtualService(vs, w);
+    if (w.certs.size > 0) for (const cert of w.certs) this.writeCertificate(cert);
     this.markReresolve(dirty, w);
-    for (const pool of w.pools) this.writePool(world, pool, w);
-    for (const pool of w.reresolve.keys()) if (!w.pools.has(pool)) this.writePool(world, pool, w);
-    for (const key of w.conditions) this.writeConditions(key);
+    if (w.pools.size > 0) for (const pool of w.pools) this.writePool(world, pool, w);
+    if (w.reresolve.size > 0) for (const pool of w.reresolve.keys()) if (!w.pools.has(pool)) this.writePool(world, pool, w);
+    if (w.conditions.size > 0) for (const key of w.conditions) this.writeConditions(key);
     const out = this.encoder.commit();
     w.clear();
     return out;
@@ -292,11 +294,11 @@ export class ApplianceEngine {
   }
 
   private markReresolve(dirty: DirtySet, w: PlanWork): void {
-    for (const svc of dirty.services) {
+    if (dirty.services.size > 0) for (const svc of dirty.services) {
       const pools = this.poolsByService.get(svc);
       if (pools !== undefined) for (const pool of pools) w.markStale(pool, svc.slice(0, svc.indexOf('/')));
     }
-    if (this.profile.backendMode !== 'nodeport') return;
+    if (this.profile.backendMode !== 'nodeport' || dirty.nodeClusters.size === 0) return;
     for (const c of dirty.nodeClusters) for (const pool of this.poolsByCluster.get(c) ?? []) w.markStale(pool, c);
   }
 

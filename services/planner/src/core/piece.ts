@@ -64,6 +64,25 @@ export class ByteArena {
     this.pos += b.length;
   }
 
+  /** Appends a piece id as a JSON string, or null (ids are base64url: nothing to escape). */
+  jsonId(id: string | null): void {
+    if (id === null) this.ascii('null');
+    else {
+      this.byte(0x22);
+      this.ascii(id);
+      this.byte(0x22);
+    }
+  }
+
+  /** Writes one piece: `before`, an id as a JSON string (or null), and `after`; returns its bytes. */
+  splice(before: Uint8Array, id: string | null, after: Uint8Array): Uint8Array {
+    this.reserve(before.length + after.length + (id === null ? 4 : id.length + 2));
+    this.bytes(before);
+    this.jsonId(id);
+    this.bytes(after);
+    return this.take();
+  }
+
   /** Appends one byte. */
   byte(b: number): void {
     this.chunk[this.pos++] = b;

@@ -29,8 +29,10 @@ export interface ResolveRequest {
  * slices (and the cluster's nodes in NodePort mode), never the world.
  */
 export function resolveMembers(world: WorldView, r: ResolveRequest, previous?: readonly PoolMember[]): Resolution {
-  const out = resolve(world, r);
-  if (previous !== undefined && previous.length > 0 && out.members.length > 0) reuseEqual(out.members as PoolMember[], previous);
+  const held = previous !== undefined && previous.length > 0 ? previous : undefined;
+  const out = resolve(world, r, held);
+  // Endpoint members reuse the held ones as they are built; NodePort members are matched afterwards.
+  if (held !== undefined && r.mode === 'nodeport' && out.members.length > 0) reuseEqual(out.members as PoolMember[], held);
   return out;
 }
 
@@ -52,14 +54,14 @@ function reuseEqual(members: PoolMember[], previous: readonly PoolMember[]): voi
   }
 }
 
-function resolve(world: WorldView, r: ResolveRequest): Resolution {
+function resolve(world: WorldView, r: ResolveRequest, held: readonly PoolMember[] | undefined): Resolution {
   const svc = world.service(r.cluster, r.namespace, r.service);
   if (svc === undefined) return { members: [], issues: [issue('ServiceNotFound', `${whereOf(r)} does not exist`)] };
   if (svc.spec.type === 'ExternalName') return { members: [], issues: [issue('ExternalNameService', `${whereOf(r)} is of type ExternalName; it has no endpoints to balance`)] };
   const sp = (svc.spec.ports ?? []).find((p) => (typeof r.port === 'number' ? p.port === r.port : p.name === r.port));
   if (sp === undefined) return { members: [], issues: [issue('ServicePortNotFound', `${whereOf(r)} has no port ${r.port}`)] };
   const slices = world.slicesOfService(r.cluster, r.namespace, r.service);
-  if (r.mode === 'endpoints') return { members: endpointMembers(slices, sp, r), issues: [] };
+  if (r.mode === 'endpoints') return { members: endpointMembers(slices, sp, r, held), issues: [] };
   return nodePortMembers(world, svc, sp, slices, r, whereOf(r));
 }
 
@@ -104,7 +106,25 @@ function sorted(members: readonly PoolMember[]): boolean {
   return true;
 }
 
-function endpointMembers(slices: readonly TrimmedEndpointSlice[], sp: ServicePort, r: ResolveRequest): PoolMember[] {
+/**
+ * The held member for (address, port) when it has every other field equal too, else undefined. `held` is a previous
+ * resolution, in (address, port) order with one member each: a binary search. Whatever `held` holds, only a
+ * value-equal member is returned, so the resolution is the same with or without it.
+ */
+function heldEqual(held: readonly PoolMember[], address: string, port: number, state: MemberState, weight: number, cluster: string, node: string): PoolMember | undefined {
+  let lo = 0;
+  let hi = held.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const m = held[mid]!;
+    if (m.address === address && m.port === port) return m.state === state && m.weight === weight && m.cluster === cluster && m.node === node ? m : undefined;
+    if (m.address < address || (m.address === address && m.port < port)) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return undefined;
+}
+
+function endpointMembers(slices: readonly TrimmedEndpointSlice[], sp: ServicePort, r: ResolveRequest, held: readonly PoolMember[] | undefined): PoolMember[] {
   const out: PoolMember[] = [];
   const wanted = sp.name ?? '';
   for (const slice of slices) {
@@ -116,7 +136,9 @@ function endpointMembers(slices: readonly TrimmedEndpointSlice[], sp: ServicePor
       const state = endpointState(e.conditions);
       const address = e.addresses[0];
       if (state === null || address === undefined) continue;
-      out.push({ address, port, state, weight: r.weight, cluster: r.cluster, node: e.nodeName ?? '' });
+      const node = e.nodeName ?? '';
+      // An unchanged endpoint keeps its member object: one allocation per changed endpoint, not per endpoint.
+      out.push((held !== undefined ? heldEqual(held, address, port, state, r.weight, r.cluster, node) : undefined) ?? { address, port, state, weight: r.weight, cluster: r.cluster, node });
     }
   }
   // (address, port) order is the canonical member order for one cluster. The same endpoint can sit in two slices

@@ -70,14 +70,16 @@ export class SnapshotEncoder {
   private readonly dirtyBindings = new Set<string>();
   private lastRoot: string | null = null;
 
-  private readonly applianceJson: string;
-  private readonly driverJson: string;
+  /** The root piece's fixed text around its five ids, as UTF-8 bytes. */
+  private readonly rootParts: readonly Uint8Array[];
 
   constructor(appliance: string, driver: DriverKind) {
     this.appliance = appliance;
     this.driver = driver;
-    this.applianceJson = JSON.stringify(appliance);
-    this.driverJson = JSON.stringify(driver);
+    // canonicalJson of {appliance, bindings, certificates, conditions, driver, layout, pools, virtualServices}, by
+    // hand: the text between the ids never changes.
+    const texts = [`{"appliance":${JSON.stringify(appliance)},"bindings":`, ',"certificates":', ',"conditions":', `,"driver":${JSON.stringify(driver)},"layout":${SNAPSHOT_LAYOUT},"pools":`, ',"virtualServices":', '}'];
+    this.rootParts = texts.map((t) => utf8.encode(t));
   }
 
   /** Sets a whole virtual service (lists are diffed against what is stored). */
@@ -237,33 +239,31 @@ export class SnapshotEncoder {
       this.sink = new PieceSink(this.arena);
       return new Committed(this.lastRoot, sink, false);
     }
-    for (const name of this.dirtyVs) {
+    if (this.dirtyVs.size > 0) for (const name of this.dirtyVs) {
       const s = this.vs.get(name);
       if (s === undefined) continue;
       this.vsTrie.set(name, { ...s.header, owners: s.ownerTrie.seal(this.sink), defaultCertificate: s.defaultCertificate, certificates: s.certTrie.seal(this.sink), routes: s.routeTrie.seal(this.sink) }, this.sink);
     }
-    for (const name of this.dirtyPools) {
+    if (this.dirtyPools.size > 0) for (const name of this.dirtyPools) {
       const s = this.pools.get(name);
       if (s === undefined) continue;
       const members = s.memberTrie.seal(this.sink);
       const text = (s.text ??= splitAround(canonicalJson({ ...s.header, members: MARK })));
-      this.poolTrie.set(name, s.header, this.sink, this.spliceId(text.before, members, text.after));
+      this.poolTrie.set(name, s.header, this.sink, this.arena.splice(text.before, members, text.after));
     }
-    for (const target of this.dirtyBindings) {
+    if (this.dirtyBindings.size > 0) for (const target of this.dirtyBindings) {
       const s = this.bindings.get(target);
       if (s !== undefined) this.bindingTrie.set(target, { ...s.header, members: s.memberTrie.seal(this.sink) }, this.sink);
     }
-    this.dirtyVs.clear();
-    this.dirtyPools.clear();
-    this.dirtyBindings.clear();
-    // canonicalJson of {appliance, bindings, certificates, conditions, driver, layout, pools, virtualServices}, by hand.
+    if (this.dirtyVs.size > 0) this.dirtyVs.clear();
+    if (this.dirtyPools.size > 0) this.dirtyPools.clear();
+    if (this.dirtyBindings.size > 0) this.dirtyBindings.clear();
     const bindings = this.bindingTrie.seal(this.sink);
     const certificates = this.certTrie.seal(this.sink);
     const conditions = this.conditionTrie.seal(this.sink);
     const pools = this.poolTrie.seal(this.sink);
     const virtualServices = this.vsTrie.seal(this.sink);
-    const rootText = `{"appliance":${this.applianceJson},"bindings":${ref(bindings)},"certificates":${ref(certificates)},"conditions":${ref(conditions)},"driver":${this.driverJson},"layout":${SNAPSHOT_LAYOUT},"pools":${ref(pools)},"virtualServices":${ref(virtualServices)}}`;
-    const root = this.sink.add(rootText);
+    const root = this.sink.addBytes(this.rootPiece([bindings, certificates, conditions, pools, virtualServices]));
     const sink = this.sink;
     this.sink = new PieceSink(this.arena);
     const changed = root !== this.lastRoot;
@@ -301,19 +301,19 @@ export class SnapshotEncoder {
     };
   }
 
-  /** Writes `before`, the id as a JSON string (or null), and `after` into the arena as one piece; returns its bytes. */
-  private spliceId(before: Uint8Array, id: string | null, after: Uint8Array): Uint8Array {
-    const arena = this.arena;
-    arena.reserve(before.length + after.length + (id === null ? 4 : id.length + 2));
-    arena.bytes(before);
-    if (id === null) arena.ascii('null');
-    else {
-      arena.byte(0x22);
-      arena.ascii(id);
-      arena.byte(0x22);
+  /** Writes the root piece (its fixed parts with the five trie ids between them) into the arena; returns its bytes. */
+  private rootPiece(ids: readonly (string | null)[]): Uint8Array {
+    const parts = this.rootParts;
+    let n = 0;
+    for (const p of parts) n += p.length;
+    for (const id of ids) n += id === null ? 4 : id.length + 2;
+    this.arena.reserve(n);
+    for (let i = 0; i < ids.length; i++) {
+      this.arena.bytes(parts[i]!);
+      this.arena.jsonId(ids[i]!);
     }
-    arena.bytes(after);
-    return arena.take();
+    this.arena.bytes(parts[ids.length]!);
+    return this.arena.take();
   }
 
   private mustVs(name: string): VsState {
@@ -355,9 +355,6 @@ function splitAround(text: string): { before: Uint8Array; after: Uint8Array } {
   return { before: utf8.encode(text.slice(0, at)), after: utf8.encode(text.slice(at + quoted.length)) };
 }
 
-function ref(id: string | null): string {
-  return id === null ? 'null' : `"${id}"`;
-}
 
 /** Whether two pool headers encode the same (cheap: settings come from shared spec objects). */
 function samePoolHeader(a: PoolHeader, b: PoolHeader): boolean {
