@@ -130,6 +130,79 @@ export function removeFromTrie(node: TrieNode | null, sortKey: string, keyHash: 
   return { leaf: false, children, size, id: null };
 }
 
+type OwnedLeaf = { leaf: true; entries: TrieEntry[]; size: number; id: string | null };
+type OwnedInner = { leaf: false; children: (TrieNode | null)[]; size: number; id: string | null };
+
+/**
+ * `upsertTrie` for a trie whose nodes have one owner (an ItemTrie: no one keeps an older version): the changed path
+ * is updated in place and unsealed (id null) instead of copied, so a change allocates nothing but split leaves. The
+ * shape, and so every piece, is the same as the persistent update gives.
+ */
+export function upsertOwned(node: TrieNode | null, entry: TrieEntry, depth = 0): TrieNode {
+  if (node === null) return { leaf: true, entries: [entry], size: 1, id: null };
+  if (node.leaf) {
+    const leaf = node as OwnedLeaf;
+    const entries = leaf.entries;
+    let i = entries.length - 1;
+    while (i >= 0 && entries[i]!.sortKey !== entry.sortKey) i--;
+    if (i >= 0) {
+      if (entries[i]!.itemId === entry.itemId) return node;
+      entries[i] = entry;
+    } else {
+      if (entries.length >= LEAF_MAX && depth < MAX_DEPTH) return build([...entries, entry], depth)!;
+      let at = 0;
+      while (at < entries.length && entries[at]!.sortKey < entry.sortKey) at++;
+      entries.splice(at, 0, entry);
+      leaf.size = entries.length;
+    }
+    leaf.id = null;
+    return node;
+  }
+  const inner = node as OwnedInner;
+  const d = digit(entry.keyHash, depth);
+  const before = inner.children[d] ?? null;
+  const sizeBefore = before?.size ?? 0;
+  const after = upsertOwned(before, entry, depth + 1);
+  // Unchanged below: the child is the same node and still sealed (a changed child is unsealed, or new).
+  if (after === before && after.id !== null) return node;
+  inner.children[d] = after;
+  inner.size += after.size - sizeBefore;
+  inner.id = null;
+  return node;
+}
+
+/** `removeFromTrie` for a trie with one owner (see `upsertOwned`): the path is updated in place. */
+export function removeOwned(node: TrieNode | null, sortKey: string, keyHash: string, depth = 0): TrieNode | null {
+  if (node === null) return null;
+  if (node.leaf) {
+    const leaf = node as OwnedLeaf;
+    const at = leaf.entries.findIndex((e) => e.sortKey === sortKey);
+    if (at < 0) return node;
+    if (leaf.entries.length === 1) return null;
+    leaf.entries.splice(at, 1);
+    leaf.size = leaf.entries.length;
+    leaf.id = null;
+    return node;
+  }
+  const inner = node as OwnedInner;
+  const d = digit(keyHash, depth);
+  const before = inner.children[d] ?? null;
+  const sizeBefore = before?.size ?? 0;
+  const after = removeOwned(before, sortKey, keyHash, depth + 1);
+  const sizeAfter = after?.size ?? 0;
+  if (after === before && sizeAfter === sizeBefore) return node;
+  const size = inner.size - sizeBefore + sizeAfter;
+  inner.children[d] = after;
+  if (size <= LEAF_MAX) {
+    const all: TrieEntry[] = [];
+    for (const c of inner.children) collect(c, all);
+    return { leaf: true, entries: all.sort(compareKeys), size, id: null };
+  }
+  inner.size = size;
+  inner.id = null;
+  return node;
+}
+
 const QUOTE = 0x22;
 const COMMA = 0x2c;
 

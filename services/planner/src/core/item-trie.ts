@@ -1,8 +1,8 @@
 import { canonicalJson, compareCodeUnits } from '@portolan/desired-state';
-import { keyHashOf, removeFromTrie, sealTrie, upsertTrie, type TrieNode } from './hash-trie.ts';
+import { keyHashOf, removeOwned, sealTrie, upsertOwned, type TrieNode } from './hash-trie.ts';
 import type { PieceSink } from './piece.ts';
 
-/** A keyed set of items stored as a trie; remembers item ids so unchanged items cost nothing. */
+/** A keyed set of items stored as a trie (its only owner: updated in place); remembers item ids so unchanged items cost nothing. */
 export class ItemTrie<T> {
   root: TrieNode | null = null;
   /** Items by sort key, with their piece id and position hash (hashed once per key, not per change); updated in place. */
@@ -25,7 +25,7 @@ export class ItemTrie<T> {
       held.value = value;
       held.id = id;
     }
-    this.root = upsertTrie(this.root, { sortKey, keyHash, itemId: id });
+    this.root = upsertOwned(this.root, { sortKey, keyHash, itemId: id });
     this.dirty = true;
   }
 
@@ -33,7 +33,7 @@ export class ItemTrie<T> {
     const held = this.items.get(sortKey);
     if (held === undefined) return;
     this.items.delete(sortKey);
-    this.root = removeFromTrie(this.root, sortKey, held.keyHash);
+    this.root = removeOwned(this.root, sortKey, held.keyHash);
     this.dirty = true;
   }
 

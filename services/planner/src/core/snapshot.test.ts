@@ -5,34 +5,41 @@ import { canonicalJson } from '@portolan/desired-state';
 import * as f from '../testing/fixtures.ts';
 import { bigWorld } from '../testing/big-world.ts';
 import { eventsOf, historyArb, PROPERTY_FLEET } from '../testing/world-arbitrary.ts';
-import { buildTrie, keyHashOf, removeFromTrie, sealTrie, upsertTrie, type TrieNode } from './hash-trie.ts';
+import { buildTrie, keyHashOf, removeFromTrie, removeOwned, sealTrie, upsertOwned, upsertTrie, type TrieNode } from './hash-trie.ts';
 import { joinSnapshot, pieceReferences, splitSnapshot } from './snapshot-codec.ts';
 import { SnapshotCorruptError, SnapshotPieceMissingError } from './errors.ts';
 import { Planner } from './planner.ts';
 import { PieceSink } from './piece.ts';
 
-test('property: the hash trie\'s pieces depend only on its final entries, not on the insert/delete history', () => {
-  fc.assert(
-    fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 60 }), fc.option(fc.integer({ min: 0, max: 3 }), { nil: null })), { maxLength: 200 }), (ops) => {
-      let root: TrieNode | null = null;
-      const final = new Map<string, string>();
-      for (const [k, v] of ops) {
-        const sortKey = `k${k}`;
-        if (v === null) {
-          root = removeFromTrie(root, sortKey, keyHashOf(sortKey));
-          final.delete(sortKey);
-        } else {
-          root = upsertTrie(root, { sortKey, keyHash: keyHashOf(sortKey), itemId: `v${v}` });
-          final.set(sortKey, `v${v}`);
+const UPDATES = {
+  persistent: { upsert: upsertTrie, remove: removeFromTrie },
+  'in place (one owner)': { upsert: upsertOwned, remove: removeOwned },
+};
+
+for (const [name, { upsert, remove }] of Object.entries(UPDATES)) {
+  test(`property: the hash trie's pieces depend only on its final entries, not on the insert/delete history (${name} updates)`, () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 60 }), fc.option(fc.integer({ min: 0, max: 3 }), { nil: null })), { maxLength: 200 }), (ops) => {
+        let root: TrieNode | null = null;
+        const final = new Map<string, string>();
+        for (const [k, v] of ops) {
+          const sortKey = `k${k}`;
+          if (v === null) {
+            root = remove(root, sortKey, keyHashOf(sortKey));
+            final.delete(sortKey);
+          } else {
+            root = upsert(root, { sortKey, keyHash: keyHashOf(sortKey), itemId: `v${v}` });
+            final.set(sortKey, `v${v}`);
+          }
+          if (k % 7 === 0) sealTrie(root, new PieceSink());
         }
-        if (k % 7 === 0) sealTrie(root, new PieceSink());
-      }
-      const fresh = buildTrie([...final].map(([sortKey, itemId]) => ({ sortKey, keyHash: keyHashOf(sortKey), itemId })));
-      assert.equal(sealTrie(root, new PieceSink()), sealTrie(fresh, new PieceSink()));
-    }),
-    { numRuns: 300 },
-  );
-});
+        const fresh = buildTrie([...final].map(([sortKey, itemId]) => ({ sortKey, keyHash: keyHashOf(sortKey), itemId })));
+        assert.equal(sealTrie(root, new PieceSink()), sealTrie(fresh, new PieceSink()));
+      }),
+      { numRuns: 300 },
+    );
+  });
+}
 
 test('property: split then join gives back the same desired state, for every appliance of random worlds', () => {
   fc.assert(
