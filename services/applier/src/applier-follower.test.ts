@@ -1,0 +1,39 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { ApplierBus } from './adapters/bus-adapter.ts';
+import type { PgApplyLog } from './adapters/pg-apply-log.ts';
+import type { SnapshotSource } from './adapters/pg-snapshot-source.ts';
+import { Applier } from './applier.ts';
+import { FakeAppliance, FakeApplianceDriver } from './testing/fake-appliance.ts';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+test('a follower reads a notified snapshot after followerDelayMs, once for a burst of notifications', async () => {
+  let notify: ((id: string) => void) | null = null;
+  const bus = { followSnapshots: (f: (id: string) => void) => void (notify = f) } as unknown as ApplierBus;
+  let headReads = 0;
+  const snapshots: SnapshotSource = {
+    head: async () => (headReads++, null),
+    get: () => Promise.reject(new Error('no snapshots here')),
+    oldestUnappliedAt: async () => null,
+  };
+  const log = { lastApplied: async () => null, recordedHolds: async () => new Set<string>() } as unknown as PgApplyLog;
+  const applier = new Applier({
+    appliance: 'edge', replicaId: 'f', driver: new FakeApplianceDriver(new FakeAppliance()), snapshots, log, leadership: () => null,
+    secrets: { resolve: () => Promise.reject(new Error('no secrets')) }, drift: { intervalMs: 3_600_000, policy: 'report' },
+    bus, pollMs: 3_600_000, followerDelayMs: 60,
+  });
+  await applier.start();
+  for (let i = 0; i < 100 && headReads < 2; i++) await sleep(5);
+  const before = headReads;
+  assert.equal(before, 2, 'the start-up poll and first cycle read the head');
+  notify!('1');
+  notify!('2');
+  notify!('3');
+  await sleep(20);
+  assert.equal(headReads, before, 'nothing read before the delay');
+  for (let i = 0; i < 100 && headReads === before; i++) await sleep(10);
+  await sleep(60);
+  assert.equal(headReads, before + 1, 'three notifications, one cycle');
+  await applier.stop();
+});
