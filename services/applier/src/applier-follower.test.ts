@@ -24,16 +24,19 @@ test('a follower reads a notified snapshot after followerDelayMs, once for a bur
     bus, pollMs: 3_600_000, followerDelayMs: 60,
   });
   await applier.start();
-  for (let i = 0; i < 100 && headReads < 2; i++) await sleep(5);
-  const before = headReads;
-  assert.equal(before, 2, 'the start-up poll and first cycle read the head');
-  notify!('1');
-  notify!('2');
-  notify!('3');
-  await sleep(20);
-  assert.equal(headReads, before, 'nothing read before the delay');
-  for (let i = 0; i < 100 && headReads === before; i++) await sleep(10);
-  await sleep(60);
-  assert.equal(headReads, before + 1, 'three notifications, one cycle');
-  await applier.stop();
+  try {
+    for (let i = 0; i < 100 && headReads < 2; i++) await sleep(5);
+    const before = headReads;
+    assert.equal(before, 2, 'the start-up poll and first cycle read the head');
+    notify!('1');
+    notify!('2');
+    notify!('3');
+    await sleep(20);
+    assert.equal(headReads, before, 'nothing read before the delay');
+    for (let i = 0; i < 100 && headReads === before; i++) await sleep(10);
+    await sleep(60);
+    assert.equal(headReads, before + 1, 'three notifications, one cycle');
+  } finally {
+    await applier.stop();
+  }
 });
