@@ -40,3 +40,32 @@ test('a follower reads a notified snapshot after followerDelayMs, once for a bur
     await applier.stop();
   }
 });
+
+test('a steady stream of notifications still gets a follower catch-up within ten delays', async () => {
+  let notify: ((id: string) => void) | null = null;
+  const bus = { followSnapshots: (f: (id: string) => void) => void (notify = f) } as unknown as ApplierBus;
+  let headReads = 0;
+  const snapshots: SnapshotSource = { head: async () => (headReads++, null), get: () => Promise.reject(new Error('none')), oldestUnappliedAt: async () => null };
+  const log = { lastApplied: async () => null, recordedHolds: async () => new Set<string>() } as unknown as PgApplyLog;
+  const applier = new Applier({
+    appliance: 'edge', replicaId: 'f', driver: new FakeApplianceDriver(new FakeAppliance()), snapshots, log, leadership: () => null,
+    secrets: { resolve: () => Promise.reject(new Error('no secrets')) }, drift: { intervalMs: 3_600_000, policy: 'report' },
+    bus, pollMs: 3_600_000, followerDelayMs: 20,
+  });
+  await applier.start();
+  try {
+    for (let i = 0; i < 100 && headReads < 2; i++) await sleep(5);
+    const before = headReads;
+    // A notification every 5 ms for 400 ms: never 20 ms of quiet, yet catch-ups happen (every ≤ 200 ms).
+    const t0 = performance.now();
+    for (let i = 0; i < 80; i++) {
+      notify!(String(i));
+      await sleep(5);
+    }
+    const bound = Math.ceil((performance.now() - t0) / (9 * 20)) + 1;
+    assert.ok(headReads - before >= 1, `catch-ups during the stream: ${headReads - before}`);
+    assert.ok(headReads - before <= bound, `at most one per nine delays, far fewer than 80 notifications: ${headReads - before} > ${bound}`);
+  } finally {
+    await applier.stop();
+  }
+});

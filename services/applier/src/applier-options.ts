@@ -38,9 +38,9 @@ export interface ApplierOptions {
   /** Head poll period: the backstop when a plan.<appliance> message is missed. */
   readonly pollMs?: number;
   /**
-   * How long a follower waits after a snapshot notification before decoding it (default 250 ms; notifications
-   * meanwhile coalesce). A follower only keeps its view warm for a takeover: doing it at once would compete with
-   * the leader for the same cores exactly when the leader is on a change's critical path.
+   * The quiet spell a follower waits for after snapshot notifications before decoding the newest (default 250 ms;
+   * a steady stream of changes still gets a catch-up every ten delays). A follower only keeps its view warm for a
+   * takeover: doing it at once would compete with the leader for the same cores while the leader applies.
    */
   readonly followerDelayMs?: number;
   readonly metrics?: ApplierMetrics | null;

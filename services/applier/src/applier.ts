@@ -40,6 +40,8 @@ export class Applier {
   private attempt = 0;
   private retryTimer: NodeJS.Timeout | null = null;
   private followerTimer: NodeJS.Timeout | null = null;
+  /** When the follower's pending catch-up was first asked for (the debounce gives up waiting for quiet after 10 delays). */
+  private followerSince = 0;
   private timers: NodeJS.Timeout[] = [];
   private lastHeadId: string | null = null;
   private termEpoch: number | null = null;
@@ -81,16 +83,25 @@ export class Applier {
     void this.reconcile(reason).catch(() => undefined);
   }
 
-  /** A snapshot notification: the leader's cycle starts now; a follower's a little later, coalesced (followerDelayMs). */
+  /**
+   * A snapshot notification: the leader's cycle starts now. A follower's waits for a quiet spell of followerDelayMs
+   * (each notification restarts the wait, up to ten delays in all), so its catch-up runs between the leader's
+   * applies rather than beside one.
+   */
   private onSnapshot(): void {
     if (this.o.leadership() !== null) {
       this.trigger('snapshot');
       return;
     }
-    this.followerTimer ??= setTimeout(() => {
+    const delay = this.o.followerDelayMs ?? 250;
+    const now = performance.now();
+    if (this.followerTimer === null) this.followerSince = now;
+    else if (now - this.followerSince < 9 * delay) clearTimeout(this.followerTimer);
+    else return;
+    this.followerTimer = setTimeout(() => {
       this.followerTimer = null;
       this.trigger('snapshot');
-    }, this.o.followerDelayMs ?? 250);
+    }, delay);
   }
 
   /** Stops timers and waits for the running cycle. */
