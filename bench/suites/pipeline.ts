@@ -47,10 +47,10 @@ export async function measureSize(n: number, quick: boolean, log: (line: string)
   const at = `@${label(n)} Services${quick ? ' (quick)' : ''}`;
   // Service n is the probe: its one endpoint is a real echo backend, so "serving" is checked with a request.
   const objects = worldObjects(n);
-  const p = await createPipeline({
-    objects: [],
-    ...(profileDir === undefined ? {} : { nodeFlags: Object.fromEntries(SERVICES.map((s) => [s, ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir, `pipeline-${label(n)}`)}`]])) }),
-  });
+  // PORTOLAN_BENCH_NODE_FLAGS (e.g. "--trace-gc") is passed to every service process, for diagnosis.
+  const extra = (process.env['PORTOLAN_BENCH_NODE_FLAGS'] ?? '').split(' ').filter((f) => f !== '');
+  const flags = (): string[] => [...extra, ...(profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir, `pipeline-${label(n)}`)}`])];
+  const p = await createPipeline({ objects: [], nodeFlags: Object.fromEntries(SERVICES.map((s) => [s, flags()])) });
   try {
     const probe = p.echo.backends[0]!;
     for (const o of [...objects, service(n), endpointSlice(n, 0, { addresses: [probe.address], port: probe.port }), ingress(n)]) p.sim.objects.create(o);

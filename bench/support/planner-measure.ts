@@ -1,0 +1,128 @@
+// The planner suite's measurement of one world size, in this process or (`main`) as a child process pinned to one
+// core: `taskset -c 0 node bench/support/planner-measure.ts <services> <changes> <scratchRounds>` prints the result
+// as JSON on stdout and its log lines on stderr.
+import { canonicalJson } from '@portolan/desired-state';
+import { Planner, planFromScratch } from '@portolan/planner';
+import type { KubeWatchEvent } from '@portolan/kube-model';
+import { summarize } from '../figure.ts';
+import { benchFleet, EventFeed } from './planner-feed.ts';
+import { endpointSlice, prng, worldObjects, ENDPOINTS_PER_SLICE } from './world.ts';
+
+const APPLIANCE = 'edge';
+const WARMUP = 1000;
+/**
+ * Events per plan in the batched figure. The service folds whatever queued while it was busy (group commit, up to 500
+ * messages) and plans once per batch; 100 stands for a moderately loaded planner.
+ */
+export const BATCH = 100;
+const config = benchFleet([{ name: APPLIANCE, driver: 'haproxy', haproxy: { configDir: 'unused', masterSocket: 'unused' } }]);
+
+/** What one size measured. */
+export interface SizeResult {
+  /** One-endpoint changes folded and planned per CPU second (each planned on its own, pieces encoded). */
+  readonly eventsPerCpuSecond: number;
+  /** The same kind of changes folded BATCH at a time and planned once per batch (how the service runs under load). */
+  readonly batchedEventsPerCpuSecond: number;
+  readonly eventsPerWallSecond: number;
+  /** The same events if every one re-planned the world from scratch (planFromScratch), per second. */
+  readonly scratchEventsPerSecond: number;
+  readonly bytesPerChange: { readonly median: number; readonly p99: number };
+  /** Canonical JSON of the whole desired state: what storing a full copy per change would cost. */
+  readonly fullCopyBytes: number;
+}
+
+/**
+ * Events are built in chunks of this many, between timed stretches: construction (the watcher's trimming) is not the
+ * planner's cost, and like the service (which folds a bus batch of at most 500 messages at a time) the process never
+ * holds tens of thousands of pending events, whose heap would make every major GC of the timed loop dearer.
+ */
+const CHUNK = 500;
+
+/** CPU and wall time of `step` over `total` events built CHUNK at a time by `make` (construction not timed). */
+function timed(total: number, make: () => KubeWatchEvent, step: (events: readonly KubeWatchEvent[]) => void): { cpuSeconds: number; wallSeconds: number } {
+  let cpu = 0;
+  let wall = 0;
+  for (let k = 0; k < total; k += CHUNK) {
+    const events = Array.from({ length: Math.min(CHUNK, total - k) }, make);
+    const c0 = process.cpuUsage();
+    const t0 = performance.now();
+    step(events);
+    wall += performance.now() - t0;
+    const c = process.cpuUsage(c0);
+    cpu += c.user + c.system;
+  }
+  return { cpuSeconds: cpu / 1e6, wallSeconds: wall / 1000 };
+}
+
+/** Measures one world size (see the planner suite). */
+export function measure(n: number, changes: number, scratchRounds: number, log: (line: string) => void): SizeResult {
+  const feed = new EventFeed();
+  const planner = new Planner(config);
+  let t = performance.now();
+  let objects = 0;
+  for (const obj of worldObjects(n)) {
+    planner.applyEvent(feed.event(obj));
+    objects++;
+  }
+  planner.planDirty();
+  const foldMs = performance.now() - t;
+  log(`${n} Services (${n * ENDPOINTS_PER_SLICE} endpoints): ${objects} objects folded and planned from empty in ${foldMs.toFixed(0)} ms (${Math.round(objects / (foldMs / 1000))} events/s)`);
+
+  // The first WARMUP changes let the JIT settle and are not counted.
+  const rnd = prng(n);
+  let generation = 0;
+  const change = (): KubeWatchEvent => feed.event(endpointSlice(rnd(n), ++generation), 'MODIFIED');
+  timed(WARMUP, change, (events) => {
+    for (const e of events) {
+      planner.applyEvent(e);
+      for (const plan of planner.planDirty()) void plan.pieces;
+    }
+  });
+  const bytes: number[] = [];
+  const { cpuSeconds, wallSeconds } = timed(changes, change, (events) => {
+    for (const e of events) {
+      planner.applyEvent(e);
+      for (const plan of planner.planDirty()) {
+        let b = 0;
+        for (const piece of plan.pieces.values()) b += piece.length;
+        bytes.push(b);
+      }
+    }
+  });
+
+  let batchedBytes = 0;
+  const { cpuSeconds: batchCpuSeconds } = timed(changes, change, (events) => {
+    for (let k = 0; k < events.length; k += BATCH) {
+      for (let j = k; j < k + BATCH && j < events.length; j++) planner.applyEvent(events[j]!);
+      for (const plan of planner.planDirty()) for (const piece of plan.pieces.values()) batchedBytes += piece.length;
+    }
+  });
+
+  const scratch: number[] = [];
+  let root = '';
+  for (let r = 0; r < scratchRounds; r++) {
+    t = performance.now();
+    root = planFromScratch(planner.world, config).get(APPLIANCE)!.root;
+    scratch.push(performance.now() - t);
+  }
+  if (root !== planner.rootOf(APPLIANCE)) throw new Error(`incremental and from-scratch plans differ at ${n} Services`);
+  const desired = planner.desiredState(APPLIANCE)!;
+  const fullCopyBytes = new TextEncoder().encode(canonicalJson(desired)).length;
+  const s = summarize(bytes);
+  log(`${n} Services: ${changes} changes in ${wallSeconds.toFixed(2)} s wall / ${cpuSeconds.toFixed(2)} s CPU; ${Math.round(changes / wallSeconds)} events/s wall; full recompute ${summarize(scratch).median.toFixed(0)} ms; ${bytes.length} snapshots, largest ${Math.max(...bytes)} B`);
+  log(`${n} Services: ${changes} more changes in batches of ${BATCH}: ${batchCpuSeconds.toFixed(2)} s CPU, ${Math.round(batchedBytes / (changes / BATCH))} B per batch snapshot`);
+  return {
+    eventsPerCpuSecond: changes / cpuSeconds,
+    eventsPerWallSecond: changes / wallSeconds,
+    batchedEventsPerCpuSecond: changes / batchCpuSeconds,
+    scratchEventsPerSecond: 1000 / summarize(scratch).median,
+    bytesPerChange: { median: s.median, p99: s.p99 },
+    fullCopyBytes,
+  };
+}
+
+if (import.meta.main) {
+  const [n, changes, rounds] = process.argv.slice(2).map(Number);
+  const result = measure(n!, changes!, rounds!, (line) => process.stderr.write(`${line}\n`));
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}
