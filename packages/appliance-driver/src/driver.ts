@@ -21,6 +21,12 @@ export interface ExecutionContext {
   readonly signal: AbortSignal;
   /** Called as a step of sending ends (e.g. "fence", "runtime", "files"), for the caller's phase timings; optional. */
   readonly phase?: (name: string) => void;
+  /**
+   * Given only to drivers that set `acceptsWriteGate`: resolves true when the leader's epoch is confirmed current,
+   * false when it is not. Such a driver may read meanwhile but awaits the gate before its first write, and writes
+   * nothing when it says false.
+   */
+  readonly writeGate?: Promise<boolean>;
 }
 
 /**
@@ -55,6 +61,8 @@ export interface ApplianceDriver<Vendor> {
   execute(operation: Operation, context: ExecutionContext): Promise<OperationResult>;
   /** Optional batch execution for drivers that can apply many operations at once (HAProxy runtime, reload). */
   executeAll?(operations: readonly Operation[], context: ExecutionContext): Promise<readonly OperationResult[]>;
+  /** The driver honours `ExecutionContext.writeGate`: the caller may start it before the epoch check has answered. */
+  readonly acceptsWriteGate?: boolean;
   /** Releases sockets and timers. */
   close(): Promise<void>;
 }

@@ -50,6 +50,8 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
   readonly kind = 'haproxy' as const;
   /** An apply whose operations all succeeded leaves exactly the rendered bundle (files and runtime state). */
   readonly renderMatchesReadBack = true;
+  /** The epoch-file read and the worker check run while the applier's epoch check is still in flight. */
+  readonly acceptsWriteGate = true;
   readonly runtime: HaproxyRuntimeClient;
   readonly master: HaproxyMasterClient;
   readonly #configDir: string;
@@ -122,11 +124,14 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
       else if (op.kind === 'server' || op.kind === 'map' || op.kind === 'ssl-cert') runtimeOps.push({ index, op });
     });
     // The epoch fence and the "which worker runs now" question are independent reads: ask both at once.
-    const [fence, reachable] = await Promise.all([
-      this.#checkEpoch(context.epoch),
+    // Both reads also run beside the caller's epoch check (the write gate): nothing is written before all three answer.
+    const [fence, reachable, mayWrite] = await Promise.all([
+      this.#checkEpoch(context.epoch, context.writeGate),
       runtimeOps.length > 0 ? this.#followCurrentWorker().then(() => null, unavailable) : Promise.resolve(null),
+      context.writeGate ?? Promise.resolve(true),
     ]);
     context.phase?.('fence');
+    if (!mayWrite) return operations.map(() => staleEpoch(context.epoch));
     if (fence !== null) return operations.map(() => fence);
     if (runtimeOps.length > 0) {
       if (context.signal.aborted) return operations.map(() => aborted());
@@ -227,14 +232,20 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
     return this.#checkEpoch(context.epoch);
   }
 
-  /** Fencing: a write with an epoch older than one already recorded here is refused; newer epochs are recorded. */
-  async #checkEpoch(epoch: number): Promise<OperationResult | null> {
+  /**
+   * Fencing: a write with an epoch older than one already recorded here is refused; newer epochs are recorded (a
+   * write: only once `gate`, the caller's own epoch check, has said yes).
+   */
+  async #checkEpoch(epoch: number, gate?: Promise<boolean>): Promise<OperationResult | null> {
     const file = path.join(this.#configDir, EPOCH_FILE);
     const recorded = Number((await fs.readFile(file, 'utf8').catch(() => '0')).trim()) || 0;
     if (epoch < recorded) {
       return { ok: false, code: 'StaleEpoch', message: `epoch ${epoch} is older than epoch ${recorded} that already wrote here`, retryable: false };
     }
-    if (epoch > recorded) await writeFileAtomic(file, `${epoch}\n`);
+    if (epoch > recorded) {
+      if (gate !== undefined && !(await gate)) return staleEpoch(epoch);
+      await writeFileAtomic(file, `${epoch}\n`);
+    }
     return null;
   }
 }
@@ -274,6 +285,11 @@ function sameSlots(a: readonly BackendSlots[] | undefined, b: readonly BackendSl
 function unavailable(error: unknown): OperationResult {
   if (!(error instanceof HaproxySocketError)) throw error;
   return { ok: false, code: 'HaproxyUnavailable', message: error.message, retryable: true };
+}
+
+/** Refused because the caller's epoch is not current (its write gate said no). */
+function staleEpoch(epoch: number): OperationResult {
+  return { ok: false, code: 'StaleEpoch', message: `epoch ${epoch} is no longer the current epoch of this appliance group`, retryable: false };
 }
 
 function aborted(): OperationResult {

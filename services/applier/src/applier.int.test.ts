@@ -45,10 +45,10 @@ interface Harness {
   readonly close: () => Promise<void>;
 }
 
-async function harness(options: { policy?: DriftPolicy; fenceByEpoch?: boolean; fake?: FakeAppliance; appliance?: string; replica?: string; maxRemovalFraction?: number } = {}): Promise<Harness> {
+async function harness(options: { policy?: DriftPolicy; fenceByEpoch?: boolean; fake?: FakeAppliance; appliance?: string; replica?: string; maxRemovalFraction?: number; writeGate?: boolean } = {}): Promise<Harness> {
   const appliance = options.appliance ?? `a${unique()}`;
   const fake = options.fake ?? new FakeAppliance({ fenceByEpoch: options.fenceByEpoch ?? false });
-  const driver = new FakeApplianceDriver(fake);
+  const driver = new FakeApplianceDriver(fake, 'haproxy', { writeGate: options.writeGate === true });
   const lease = new RedisLeaseClient(redisUrl, { commandTimeoutMs: timings.commandTimeoutMs });
   const elector = new LeaderElector({ group: appliance, holder: options.replica ?? 'r1', timings, lease, epochs: new PgEpochStore(database.db), keyPrefix: `t${unique()}:` });
   elector.start();
@@ -274,8 +274,8 @@ test('drift under policy report is recorded and left alone until the next snapsh
   }
 });
 
-test('a stale epoch is fenced: nothing is sent and the apply is recorded as fenced', async () => {
-  const h = await harness();
+for (const writeGate of [false, true]) test(`a stale epoch is fenced: nothing is sent and the apply is recorded as fenced${writeGate ? ' (driver started before the epoch check answers)' : ''}`, async () => {
+  const h = await harness({ writeGate });
   try {
     await writeSnapshot(database.db, desiredState(h.appliance, [pool('web', [1])]));
     await h.applier.reconcile('snapshot');

@@ -1,5 +1,5 @@
 import type { DesiredState } from '@portolan/desired-state';
-import type { Operation } from '@portolan/appliance-driver';
+import type { Operation, OperationOutcome } from '@portolan/appliance-driver';
 import { StaleEpochError, type Leadership } from '@portolan/leader';
 import type { RecordedApply } from './adapters/pg-apply-log.ts';
 import type { LoadedSnapshot } from './adapters/pg-snapshot-source.ts';
@@ -269,17 +269,22 @@ export class Applier {
     const startedAt = new Date();
     this.appliesStarted++;
     let fenced = false;
+    let outcomes: OperationOutcome[] = [];
     if (operations.length > 0) {
-      try {
-        if (staleEpoch !== null) fenced = await staleEpoch;
-        else await leadership.assertEpochCurrent();
-      } catch (e) {
-        if (!(e instanceof StaleEpochError)) throw e;
-        fenced = true;
+      const stale = staleEpoch ?? leadership.assertEpochCurrent().then(() => false, (e: unknown) => (e instanceof StaleEpochError ? true : Promise.reject(e)));
+      const phase = (name: string): void => phases.mark(`send:${name}`);
+      if (this.o.driver.acceptsWriteGate === true) {
+        // The driver reads (its own fence, which worker runs) while the epoch check is in flight and writes only after it.
+        phases.mark('epoch');
+        outcomes = await executeOperations(this.o.driver, leadership, this.o.secrets, operations, phase, stale.then((s) => !s));
+        fenced = await stale;
+        if (fenced) outcomes = [];
+      } else {
+        fenced = await stale;
+        phases.mark('epoch');
+        if (!fenced) outcomes = await executeOperations(this.o.driver, leadership, this.o.secrets, operations, phase);
       }
     }
-    phases.mark('epoch');
-    const outcomes = fenced ? [] : await executeOperations(this.o.driver, leadership, this.o.secrets, operations, (name) => phases.mark(`send:${name}`));
     phases.mark('send');
     fenced ||= outcomes.length < operations.length;
     const summary = summarizeApply(operations.length, outcomes, fenced);

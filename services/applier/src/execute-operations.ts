@@ -6,8 +6,8 @@ import type { Leadership } from '@portolan/leader';
  * by one. A failure of one does not stop the others; losing leadership stops sending; a driver that throws
  * yields a retryable failed result, never an exception.
  */
-export async function executeOperations(driver: ApplianceDriver<unknown>, leadership: Leadership, secrets: SecretResolver, operations: readonly Operation[], phase?: (name: string) => void): Promise<OperationOutcome[]> {
-  const context: ExecutionContext = { epoch: leadership.epoch, secrets, signal: leadership.signal, ...(phase === undefined ? {} : { phase }) };
+export async function executeOperations(driver: ApplianceDriver<unknown>, leadership: Leadership, secrets: SecretResolver, operations: readonly Operation[], phase?: (name: string) => void, writeGate?: Promise<boolean>): Promise<OperationOutcome[]> {
+  const context: ExecutionContext = { epoch: leadership.epoch, secrets, signal: leadership.signal, ...(phase === undefined ? {} : { phase }), ...(writeGate === undefined ? {} : { writeGate }) };
   if (driver.executeAll !== undefined) {
     if (!leadership.isValid()) return [];
     const t0 = performance.now();

@@ -109,9 +109,22 @@ export class FakeApplianceDriver implements ApplianceDriver<FakeObjects> {
   /** Secrets resolved, by reference (the material itself is dropped at once). */
   readonly resolvedSecrets: string[] = [];
 
-  constructor(appliance: FakeAppliance, kind: DriverKind = 'haproxy') {
+  /** Set with `writeGate: true`: sends in one batch, started before the epoch check answers (as the HAProxy driver does). */
+  readonly acceptsWriteGate: boolean;
+  readonly executeAll?: (operations: readonly Operation[], context: ExecutionContext) => Promise<readonly OperationResult[]>;
+
+  constructor(appliance: FakeAppliance, kind: DriverKind = 'haproxy', options: { readonly writeGate?: boolean } = {}) {
     this.appliance = appliance;
     this.kind = kind;
+    this.acceptsWriteGate = options.writeGate === true;
+    if (this.acceptsWriteGate) {
+      this.executeAll = async (operations, context) => {
+        if (!(await (context.writeGate ?? Promise.resolve(true)))) return operations.map(() => ({ ok: false, code: 'StaleEpoch', message: 'epoch not current', retryable: false }));
+        const results: OperationResult[] = [];
+        for (const op of operations) results.push(await this.execute(op, context));
+        return results;
+      };
+    }
   }
 
   render(desired: DesiredState): FakeObjects {
