@@ -39,7 +39,7 @@ export interface ApplierOptions {
   readonly pollMs?: number;
   /**
    * The quiet spell a follower waits for after snapshot notifications before decoding the newest (default 250 ms;
-   * a steady stream of changes still gets a catch-up every ten delays). A follower only keeps its view warm for a
+   * a steady stream of changes still gets a catch-up every forty delays). A follower only keeps its view warm for a
    * takeover: doing it at once would compete with the leader for the same cores while the leader applies.
    */
   readonly followerDelayMs?: number;

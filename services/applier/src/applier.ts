@@ -40,7 +40,7 @@ export class Applier {
   private attempt = 0;
   private retryTimer: NodeJS.Timeout | null = null;
   private followerTimer: NodeJS.Timeout | null = null;
-  /** When the follower's pending catch-up was first asked for (the debounce gives up waiting for quiet after 10 delays). */
+  /** When the follower's pending catch-up was first asked for (the debounce gives up waiting for quiet after 40 delays). */
   private followerSince = 0;
   private timers: NodeJS.Timeout[] = [];
   private lastHeadId: string | null = null;
@@ -85,7 +85,7 @@ export class Applier {
 
   /**
    * A snapshot notification: the leader's cycle starts now. A follower's waits for a quiet spell of followerDelayMs
-   * (each notification restarts the wait, up to ten delays in all), so its catch-up runs between the leader's
+   * (each notification restarts the wait, up to forty delays in all), so its catch-up runs between the leader's
    * applies rather than beside one.
    */
   private onSnapshot(): void {
@@ -96,7 +96,7 @@ export class Applier {
     const delay = this.o.followerDelayMs ?? 250;
     const now = performance.now();
     if (this.followerTimer === null) this.followerSince = now;
-    else if (now - this.followerSince < 9 * delay) clearTimeout(this.followerTimer);
+    else if (now - this.followerSince < 39 * delay) clearTimeout(this.followerTimer);
     else return;
     this.followerTimer = setTimeout(() => {
       this.followerTimer = null;
