@@ -82,3 +82,45 @@ test('patchServerLines refuses a file whose backend or slots are not where the r
   assert.equal(patchServerLines(config(b), [{ name: 'nope', slots: [] }]), null);
   assert.equal(patchServerLines(config(b), [{ name: b.backends[0]!.name, slots: [...b.backends[0]!.slots, { name: 's99', address: '1.2.3.4', port: 1, state: 'ready', weight: 1 }] }]), null);
 });
+
+test('with the same listeners, a render visits only the backends whose pool or previous slots changed, and equals a fresh render', () => {
+  const renderer = new HaproxyRenderer(options);
+  let pools = Array.from({ length: 40 }, (_, i) => pool(`p${String(i).padStart(2, '0')}`, [member(`10.0.${i}.1`, 8080), member(`10.0.${i}.2`, 8080)]));
+  // The same listener and certificate arrays at every step, as an incremental snapshot decode hands them over.
+  const virtualServices = [service('http', 80, pools.map((p) => route(`${p.name}.test`, '/', 'Prefix', p.name)))];
+  const certificates: DesiredState['certificates'] = [];
+  let last: HaproxyBundle | null = null;
+  for (let step = 0; step < 30; step++) {
+    const i = (step * 7) % pools.length;
+    pools = pools.map((p, k) => (k === i ? pool(p.name, [member(`10.1.${step}.1`, 8080), ...p.members.slice(step % 3 === 0 ? 0 : 1)]) : p));
+    // Previous slots as the driver passes them: the last render, a read-back (all new objects), none (a follower),
+    // or the last render with one backend's slots replaced (a runtime change applied elsewhere).
+    const previous: HaproxyBundle['backends'] =
+      last === null ? [] : step % 5 === 0 ? readBackLike(last).backends : step % 7 === 0 ? [] : step % 4 === 0 ? last.backends.map((b, k) => (k === (step * 3) % last!.backends.length ? structuredClone(b) : b)) : last.backends;
+    const state = desired({ pools, virtualServices, certificates });
+    const bundle = renderer.render(state, previous);
+    assert.equal(canonicalJson(bundle), canonicalJson(renderHaproxyBundle(state, options, previous)), `step ${step}`);
+    if (last !== null && previous === last.backends) {
+      const reused = bundle.backends.filter((b, k) => b === last!.backends[k]).length;
+      assert.equal(reused, bundle.backends.length - 1, `step ${step}: one backend re-rendered`);
+    }
+    last = bundle;
+  }
+});
+
+test('previous slots listed in another order than the backends are found by name, never taken from a stale position', () => {
+  const renderer = new HaproxyRenderer(options);
+  const pools = Array.from({ length: 6 }, (_, i) => pool(`p${i}`, [member(`10.0.${i}.1`, 8080), member(`10.0.${i}.2`, 8080)]));
+  const virtualServices = [service('http', 80, pools.map((p) => route(`${p.name}.test`, '/', 'Prefix', p.name)))];
+  const certificates: DesiredState['certificates'] = [];
+  const state = desired({ pools, virtualServices, certificates });
+  const first = renderer.render(state, []);
+  const reversed = [...first.backends].reverse();
+  assert.equal(canonicalJson(renderer.render(state, reversed)), canonicalJson(renderHaproxyBundle(state, options, reversed)));
+  // The same reversed list with the last backend's slots swapped (its two members trade places), at position 0.
+  const last = reversed[0]!;
+  const swapped = [{ ...last, slots: last.slots.map((s, k) => ({ ...s, ...(k < 2 ? { address: last.slots[1 - k]!.address } : {}) })) }, ...reversed.slice(1)];
+  const bundle = renderer.render(state, swapped);
+  assert.equal(canonicalJson(bundle), canonicalJson(renderHaproxyBundle(state, options, swapped)));
+  assert.notEqual(canonicalJson(bundle.backends.at(-1)), canonicalJson(first.backends.at(-1)), 'the swapped slots were honoured');
+});

@@ -51,6 +51,19 @@ export function configSections(bundle: HaproxyBundle): readonly string[] | undef
   return sectionsOf.get(bundle);
 }
 
+/** What the last render had and made, by backend position. */
+interface LastRender {
+  readonly order: readonly unknown[];
+  readonly pools: readonly Pool[];
+  readonly previous: readonly BackendSlots[];
+  readonly backends: readonly BackendSlots[];
+  readonly texts: readonly string[];
+  /** Backend positions by pool index (valid while the order is). */
+  readonly positionsOfPool: readonly (readonly number[])[];
+  /** Whether every backend found its previous slots by position (or `previous` was empty). */
+  readonly positional: boolean;
+}
+
 interface BackendMemo {
   readonly pool: Pool;
   readonly mode: BackendMode;
@@ -68,8 +81,10 @@ interface BackendMemo {
 export class HaproxyRenderer {
   readonly #options: HaproxyRenderOptions;
   readonly #backends = new Map<string, BackendMemo>();
-  #layout: { virtualServices: readonly VirtualService[]; poolNames: readonly string[]; order: readonly { name: string; index: number; mode: BackendMode }[] } | null = null;
-  #frontends: { virtualServices: readonly VirtualService[]; poolNames: readonly string[]; certificates: readonly Certificate[]; rendered: readonly RenderedFrontend[]; files: readonly CertificateFile[] } | null = null;
+  #layout: { virtualServices: readonly VirtualService[]; names: PoolNames; order: readonly { name: string; index: number; mode: BackendMode }[] } | null = null;
+  #frontends: { virtualServices: readonly VirtualService[]; names: PoolNames; certificates: readonly Certificate[]; rendered: readonly RenderedFrontend[]; files: readonly CertificateFile[] } | null = null;
+  /** The last render's inputs and outputs by position, for the positional fast path (see `#changedPositions`). */
+  #last: LastRender | null = null;
   #fixed: readonly string[] | null = null;
   #previous: { list: readonly BackendSlots[]; byName: Map<string, BackendSlots> } | null = null;
 
@@ -80,11 +95,23 @@ export class HaproxyRenderer {
   /** Renders `desired`, placing members into the slots `previous` shows (see `renderHaproxyBundle`). */
   render(desired: DesiredState, previous: readonly BackendSlots[] = []): HaproxyBundle {
     const options = this.#options;
-    const previousOf = this.#previousLookup(previous);
+    let positional = true;
+    const lookup = this.#previousLookup(previous);
+    const previousOf = (name: string, position: number): BackendSlots | undefined => {
+      const at = previous[position];
+      if (at?.name === name) return at;
+      if (previous.length > 0) positional = false;
+      return lookup(name, position);
+    };
     const order = this.#backendOrder(desired);
-    const backends: BackendSlots[] = new Array<BackendSlots>(order.length);
-    const backendTexts: string[] = new Array<string>(order.length);
-    for (let i = 0; i < order.length; i++) {
+    const last = this.#last;
+    // Same layout: start from the last render and visit only positions whose pool or previous slots changed (an
+    // endpoint change at 10k backends then touches one backend's objects, not ten thousand).
+    const fast = last !== null && last.order === order ? this.#changedPositions(last, desired.pools, previous) : null;
+    const backends: BackendSlots[] = fast === null ? new Array<BackendSlots>(order.length) : last!.backends.slice();
+    const backendTexts: string[] = fast === null ? new Array<string>(order.length) : last!.texts.slice();
+    const visit = fast ?? order.keys();
+    for (const i of visit) {
       const { name, index, mode } = order[i]!;
       const pool = desired.pools[index]!;
       const before = previousOf(name, i);
@@ -99,6 +126,10 @@ export class HaproxyRenderer {
       backends[i] = held.slots;
       backendTexts[i] = held.text;
     }
+    this.#last = {
+      order, pools: desired.pools, previous, backends, texts: backendTexts, positional: positional && (fast === null || last!.positional),
+      positionsOfPool: fast === null || last === null ? positionsOfPools(order, desired.pools.length) : last.positionsOfPool,
+    };
     const { rendered: frontends, files: certificates } = this.#renderFrontends(desired);
     this.#fixed ??= [header(desired.appliance), globalSection(options), defaultsSection()];
     const sections = [...this.#fixed, ...frontends.map((f) => f.text), ...backendTexts];
@@ -115,6 +146,21 @@ export class HaproxyRenderer {
     return bundle;
   }
 
+  /**
+   * Backend positions to re-render when the layout is the last one's: those of pools that are not the very objects
+   * the last render had, and those whose previous slots are not. Null (the full loop) unless the previous slots
+   * were found by position last time and `previous` has one entry per backend, or both were empty.
+   */
+  #changedPositions(last: LastRender, pools: readonly Pool[], previous: readonly BackendSlots[]): number[] | null {
+    // Unvisited positions must find the same previous slots as last time: by position, or none at all.
+    const stable = previous.length === 0 ? last.previous.length === 0 : last.positional && previous.length === last.order.length;
+    if (!stable || previous.length !== last.previous.length || pools.length !== last.pools.length) return null;
+    const out = new Set<number>();
+    for (let j = 0; j < pools.length; j++) if (pools[j] !== last.pools[j]) for (const i of last.positionsOfPool[j]!) out.add(i);
+    if (previous !== last.previous) for (let i = 0; i < previous.length; i++) if (previous[i] !== last.previous[i]) out.add(i);
+    return [...out];
+  }
+
   /** The previous slots of a backend: by position when both lists are in the same order (the usual case), else by name. */
   #previousLookup(previous: readonly BackendSlots[]): (name: string, position: number) => BackendSlots | undefined {
     return (name, position) => {
@@ -128,11 +174,11 @@ export class HaproxyRenderer {
   /** Backends in name order, as (backend name, pool index, mode); recomputed only when listeners or pool names change. */
   #backendOrder(desired: DesiredState): readonly { name: string; index: number; mode: BackendMode }[] {
     const held = this.#layout;
-    if (held !== null && held.virtualServices === desired.virtualServices && sameNames(held.poolNames, desired.pools)) return held.order;
+    if (held !== null && held.virtualServices === desired.virtualServices && sameNames(held.names, desired.pools)) return held.order;
     const modes = backendModes(desired);
     const index = new Map(desired.pools.map((p, i) => [p.name, i]));
     const order = [...modes.entries()].sort(byKey).map(([name, { pool, mode }]) => ({ name, index: index.get(pool.name)!, mode }));
-    this.#layout = { virtualServices: desired.virtualServices, poolNames: desired.pools.map((p) => p.name), order };
+    this.#layout = { virtualServices: desired.virtualServices, names: poolNames(desired.pools), order };
     const names = new Set(order.map((o) => o.name));
     for (const name of this.#backends.keys()) if (!names.has(name)) this.#backends.delete(name);
     return order;
@@ -141,7 +187,7 @@ export class HaproxyRenderer {
   /** The frontends and the certificate files they serve; reused while listeners, pool names and certificates hold. */
   #renderFrontends(desired: DesiredState): { readonly rendered: readonly RenderedFrontend[]; readonly files: readonly CertificateFile[] } {
     const held = this.#frontends;
-    if (held !== null && held.virtualServices === desired.virtualServices && held.certificates === desired.certificates && sameNames(held.poolNames, desired.pools)) return held;
+    if (held !== null && held.virtualServices === desired.virtualServices && held.certificates === desired.certificates && sameNames(held.names, desired.pools)) return held;
     const options = this.#options;
     const pools = new Set(desired.pools.map((p) => p.name));
     const modes = backendModes(desired);
@@ -164,7 +210,7 @@ export class HaproxyRenderer {
       .map((vs) => renderFrontend(vs, ctx))
       .filter((f): f is RenderedFrontend => f !== null);
     const files = certificateFiles(desired.certificates).filter((c) => usedBy(c, desired));
-    this.#frontends = { virtualServices: desired.virtualServices, certificates: desired.certificates, poolNames: desired.pools.map((p) => p.name), rendered, files };
+    this.#frontends = { virtualServices: desired.virtualServices, certificates: desired.certificates, names: poolNames(desired.pools), rendered, files };
     return this.#frontends;
   }
 }
@@ -181,10 +227,31 @@ function lazyConfigFile(sections: readonly string[]): BundleFile {
   return file;
 }
 
-function sameNames(names: readonly string[], pools: readonly Pool[]): boolean {
+/** Pool names by position, and the pools array they were read from (its unchanged pools need no second look). */
+interface PoolNames {
+  readonly names: readonly string[];
+  pools: readonly Pool[];
+}
+
+function poolNames(pools: readonly Pool[]): PoolNames {
+  return { names: pools.map((p) => p.name), pools };
+}
+
+/** Whether `pools` has the held names by position; a pool that is the very object seen last time is not read again. */
+function sameNames(held: PoolNames, pools: readonly Pool[]): boolean {
+  const { names } = held;
+  if (held.pools === pools) return true;
   if (names.length !== pools.length) return false;
-  for (let i = 0; i < names.length; i++) if (names[i] !== pools[i]!.name) return false;
+  for (let i = 0; i < names.length; i++) if (pools[i] !== held.pools[i] && names[i] !== pools[i]!.name) return false;
+  held.pools = pools;
   return true;
+}
+
+/** For each pool index, the positions of its backends in `order` (a pool has one backend per mode it is used in). */
+function positionsOfPools(order: readonly { readonly index: number }[], poolCount: number): number[][] {
+  const out: number[][] = Array.from({ length: poolCount }, () => []);
+  for (const [i, o] of order.entries()) out[o.index]!.push(i);
+  return out;
 }
 
 /** Where a certificate's PEM lives, relative to the config directory. */
