@@ -123,11 +123,13 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
       if (op === null) results[index] = { ok: false, code: 'UnknownOperation', message: `not a HAProxy operation: ${operations[index]?.objectType}`, retryable: false };
       else if (op.kind === 'server' || op.kind === 'map' || op.kind === 'ssl-cert') runtimeOps.push({ index, op });
     });
-    // The epoch fence and the "which worker runs now" question are independent reads: ask both at once.
-    // Both reads also run beside the caller's epoch check (the write gate): nothing is written before all three answer.
+    // The epoch fence runs beside the caller's epoch check (the write gate): nothing is written before both answer.
+    // Which worker runs now is asked first only when this driver does not know yet; otherwise beside the batch.
+    const known = this.#workerPid !== null;
+    const workerCheck = runtimeOps.length > 0 && known ? this.master.currentWorkerPid().then((pid) => ({ pid }), (error: unknown) => ({ error })) : null;
     const [fence, reachable, mayWrite] = await Promise.all([
       this.#checkEpoch(context.epoch, context.writeGate),
-      runtimeOps.length > 0 ? this.#followCurrentWorker().then(() => null, unavailable) : Promise.resolve(null),
+      runtimeOps.length > 0 && !known ? this.#followCurrentWorker().then(() => null, unavailable) : Promise.resolve(null),
       context.writeGate ?? Promise.resolve(true),
     ]);
     context.phase?.('fence');
@@ -139,7 +141,20 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
         for (const { index } of runtimeOps) results[index] = reachable;
         return results.map((r) => r ?? reachable);
       }
-      const done = await runRuntimeOperations(this.#configDir, this.runtime, runtimeOps, context.secrets);
+      let done = await runRuntimeOperations(this.#configDir, this.runtime, runtimeOps, context.secrets);
+      const checked = await workerCheck;
+      if (checked !== null && 'error' in checked) {
+        const failed = unavailable(checked.error);
+        for (const { index } of runtimeOps) results[index] = failed;
+        return results.map((r) => r ?? failed);
+      }
+      if (checked !== null && checked.pid !== this.#workerPid) {
+        // Someone else reloaded: the batch went to the old worker, which is draining. Send it again to the new one
+        // (every runtime operation is idempotent: server settings, a whole map version, a certificate transaction).
+        this.runtime.disconnect();
+        this.#workerPid = checked.pid;
+        done = await runRuntimeOperations(this.#configDir, this.runtime, runtimeOps, context.secrets);
+      }
       for (const [index, result] of done) results[index] = result;
       const applied = runtimeOps.flatMap(({ index, op }) => (op.kind === 'server' && results[index]?.ok === true ? [op] : []));
       this.#observedSlots = withSlotChanges(this.#observedSlots, applied);

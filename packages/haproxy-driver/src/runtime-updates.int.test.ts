@@ -212,3 +212,19 @@ test('cookie persistence pins a client to the member it first reached', async ()
   }
   assert.deepEqual(seen, new Set([first.echo?.address]));
 });
+
+test('after someone else reloads HAProxy, the next endpoint change (diffed without a read-back) reaches the worker that serves', async () => {
+  const hosts = [{ host: 'web.test', pool: 'web' }];
+  const context = { epoch: 1, secrets: h.secrets, signal: new AbortController().signal };
+  await applyOk(web([pool('web', members(1))], hosts)); // its read-back tells the driver which worker runs
+  const applied = h.driver.render(web([pool('web', members(1))], hosts));
+  const before = (await h.driver.showProc()).workers[0]?.pid;
+  await h.driver.master.reload();
+  for (let i = 0; i < 100 && (await h.driver.showProc()).workers[0]?.pid === before; i++) await new Promise((r) => setTimeout(r, 50));
+  assert.notEqual((await h.driver.showProc()).workers[0]?.pid, before, 'a new worker serves');
+  // As the applier's hot path does: diff against what it applied, no read-back in between.
+  const ops = h.driver.diff(h.driver.render(web([pool('web', members(1, 2))], hosts)), applied);
+  assert.ok(ops.some((o) => o.objectType === 'server'), 'an endpoint-only change');
+  assert.ok((await h.driver.executeAll(ops, context)).every((r) => r.ok));
+  assert.deepEqual(await answering('web.test', 6), new Set(['127.0.22.3']), 'the serving worker has the new endpoint');
+});
