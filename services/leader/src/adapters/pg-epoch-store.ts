@@ -18,7 +18,7 @@ export interface CurrentEpoch {
 
 /**
  * Fencing epochs in Postgres (DESIGN.md §6). `grant` increments the group's epoch and appends to the history;
- * `assertCurrent` runs inside the caller's transaction and takes a share lock on the group's row, so a record
+ * `assertCurrent` inside the caller's transaction takes a share lock on the group's row (alone, it is a plain read), so a record
  * either commits before the next epoch is granted or is refused.
  */
 export class PgEpochStore {
@@ -54,10 +54,13 @@ export class PgEpochStore {
    * Throws StaleEpochError unless `epoch` is still the group's latest. Pass the transaction that writes the
    * record: the FOR SHARE lock makes a concurrent grant wait until that record is committed.
    */
-  async assertCurrent(group: string, epoch: number, executor: Kysely<Database> = this.db): Promise<void> {
+  async assertCurrent(group: string, epoch: number, executor?: Kysely<Database>): Promise<void> {
     let latest: number | null;
     try {
-      const row = await executor.selectFrom('leader_epochs').select('epoch').where('group_name', '=', group).forShare().executeTakeFirst();
+      // The share lock matters only inside the caller's transaction (it holds until the record commits). Alone, a
+      // plain read: a locking read in its own transaction writes a row lock and so waits for a WAL flush.
+      const query = (executor ?? this.db).selectFrom('leader_epochs').select('epoch').where('group_name', '=', group);
+      const row = await (executor === undefined ? query : query.forShare()).executeTakeFirst();
       latest = row === undefined ? null : Number(row.epoch);
     } catch (cause) {
       throw new EpochStoreError(`cannot check the epoch of group "${group}": ${(cause as Error).message}`, { cause });
