@@ -172,9 +172,21 @@ test('endpoint changes keep haproxy.cfg equal to the render byte for byte, and a
     assert.equal(fs.readFileSync(cfg, 'utf8'), rendered.files.find((f) => f.path === 'haproxy.cfg')!.content, 'the file is the render');
     previous = rendered;
   }
+  // A structural change (one more pool: a reload), then an endpoint change: the file is written from the render again.
+  const grown = h.driver.render(web([pool('web', members(1, 2)), pool('api', members(1))], [...hosts, { host: 'api.test', pool: 'api' }]));
+  assert.ok((await h.driver.executeAll(h.driver.diff(grown, previous), context)).every((r) => r.ok));
+  const moved = h.driver.render(web([pool('web', members(1, 3)), pool('api', members(1))], [...hosts, { host: 'api.test', pool: 'api' }]));
+  const movedOps = h.driver.diff(moved, grown);
+  const movedResults = await h.driver.executeAll(movedOps, context);
+  const slotsResult = movedResults[movedOps.findIndex((o) => o.objectType === 'config-slots')];
+  assert.ok(slotsResult?.ok === true && slotsResult.detail?.endsWith('written from the render'), `after a reload: ${JSON.stringify(slotsResult)}`);
+  assert.equal(fs.readFileSync(cfg, 'utf8'), moved.files.find((f) => f.path === 'haproxy.cfg')!.content);
+  previous = moved;
   fs.appendFileSync(cfg, '# an operator was here\n');
-  const rendered = h.driver.render(web([pool('web', members(2))], hosts));
-  assert.ok((await h.driver.executeAll(h.driver.diff(rendered, previous), context)).every((r) => r.ok));
+  const rendered = h.driver.render(web([pool('web', members(2)), pool('api', members(1))], [...hosts, { host: 'api.test', pool: 'api' }]));
+  const foreign = await h.driver.executeAll(h.driver.diff(rendered, previous), context);
+  assert.ok(foreign.every((r) => r.ok));
+  assert.ok(foreign.some((r) => r.ok && r.detail?.endsWith('patched in the text')), 'a file changed by someone else is patched');
   const text = fs.readFileSync(cfg, 'utf8');
   assert.ok(text.endsWith('# an operator was here\n'), 'the foreign line is kept (drift detection reports it)');
   assert.equal(text.replace('# an operator was here\n', ''), rendered.files.find((f) => f.path === 'haproxy.cfg')!.content, 'the server lines are patched');

@@ -44,6 +44,11 @@ export class ConfigImage {
     return new ConfigImage(sections, buffers, identityOf(stat));
   }
 
+  /** An image of a file just written, elsewhere, as exactly these sections joined (their bytes are encoded on the next write). */
+  static adopt(sections: readonly string[], stat: FileStat): ConfigImage {
+    return new ConfigImage(sections, [], identityOf(stat));
+  }
+
   /** An image of a file written as one text by someone else's code path (no sections to reuse). */
   static ofText(text: string, stat: FileStat): ConfigImage {
     const image = new ConfigImage([text], [], identityOf(stat));
