@@ -149,12 +149,17 @@ test('SIGSTOP of the leader past its lease, then SIGCONT: no write with the old 
     await p.apply(ingress(ns, 'd', { className: 'portolan', rules: [{ host: 'd.example.com', paths: [{ path: '/', type: 'Prefix', service: 'd' }] }] }));
     await eventually('d.example.com to be served', async () => assert.ok(pods.d.includes((await p.request('d.example.com', '/')).echo?.address ?? '')), { context });
     await settled();
-    assert.equal(p.haproxyEpoch(), next.epoch, 'HAProxy records the new epoch');
+    // Under a loaded CI machine the new leader may lose and retake its lease (one more epoch); what matters is that
+    // HAProxy holds an epoch of the new leadership, never the stopped leader's.
+    const newest = async (): Promise<number> => Number((await p.db.selectFrom('leader_epoch_history').select((eb) => eb.fn.max('epoch').as('epoch')).where('group_name', '=', p.appliance('edge')).executeTakeFirstOrThrow()).epoch);
+    const tookOverAt = next.epoch ?? Number.POSITIVE_INFINITY;
+    assert.ok((p.haproxyEpoch() ?? 0) >= tookOverAt, `HAProxy records a new epoch (${p.haproxyEpoch()}, taken over at ${next.epoch})`);
+    assert.ok((p.haproxyEpoch() ?? 0) <= (await newest()), 'an epoch that was granted');
 
     p.process(`applier-${leader.holder}`).signal('SIGCONT');
     resumed = true;
     await sleep(3000); // the resumed process finishes whatever it was doing, under its old epoch
-    assert.equal(p.haproxyEpoch(), next.epoch, 'HAProxy never went back to the old epoch');
+    assert.ok((p.haproxyEpoch() ?? 0) >= tookOverAt && (p.haproxyEpoch() ?? 0) <= (await newest()), `HAProxy never went back to the old epoch (${p.haproxyEpoch()})`);
     const term = await p.db.selectFrom('leader_epoch_history').select('acquired_at').where('group_name', '=', p.appliance('edge')).where('epoch', '=', String(next.epoch)).executeTakeFirstOrThrow();
     assert.ok(new Date(term.acquired_at).getTime() > stoppedAt, 'the new term began while the old leader was stopped');
     const stale = await p.db.selectFrom('applies').select(['id', 'status', 'epoch']).where('appliance', '=', p.appliance('edge')).where('epoch', '<', String(next.epoch)).where('finished_at', '>', term.acquired_at).execute();
