@@ -124,3 +124,15 @@ test('previous slots listed in another order than the backends are found by name
   assert.equal(canonicalJson(bundle), canonicalJson(renderHaproxyBundle(state, options, swapped)));
   assert.notEqual(canonicalJson(bundle.backends.at(-1)), canonicalJson(first.backends.at(-1)), 'the swapped slots were honoured');
 });
+
+test('a server-line patch of many backends at once (a coalesced burst) gives the render byte for byte', () => {
+  const renderer = new HaproxyRenderer(options);
+  const pools = Array.from({ length: 40 }, (_, i) => pool(`p${String(i).padStart(2, '0')}`, [member(`10.0.${i}.1`, 8080), member(`10.0.${i}.2`, 8080)]));
+  const virtualServices = [service('http', 80, pools.map((p) => route(`${p.name}.test`, '/', 'Prefix', p.name)))];
+  const before = renderer.render(desired({ pools, virtualServices }), []);
+  const moved = pools.map((p, k) => (k % 3 === 0 ? pool(p.name, [member(`10.8.${k}.8`, 8080), p.members[1]!]) : p));
+  const after = renderer.render(desired({ pools: moved, virtualServices }), before.backends);
+  const patch = diffHaproxy(after, readBackLike(before)).map((o) => fromOperation(o)!).find((o) => o.kind === 'config-slots');
+  assert.ok(patch?.kind === 'config-slots' && patch.backends.length === 14, 'fourteen backends in one patch');
+  assert.equal(patchServerLines(config(before), patch.backends), config(after));
+});

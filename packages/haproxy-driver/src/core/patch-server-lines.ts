@@ -12,9 +12,11 @@ const SLOT_LINE = /^( +server (s\d+) )\S+ (?:enabled|disabled) weight \d+/;
  */
 export function patchServerLines(config: string, backends: readonly BackendSlots[]): string | null {
   const edits: { start: number; end: number; text: string }[] = [];
+  // Many backends at once (a burst coalesced into one apply): find every header in one pass, not one scan each.
+  const headers = backends.length > 8 ? backendHeaders(config) : null;
   for (const backend of backends) {
     const header = `\nbackend ${backend.name}\n`;
-    const at = config.indexOf(header);
+    const at = headers === null ? config.indexOf(header) : (headers.get(backend.name) ?? -1);
     if (at < 0) return null;
     const wanted = new Map(backend.slots.map((s) => [s.name, s]));
     let pos = at + header.length;
@@ -42,4 +44,18 @@ export function patchServerLines(config: string, backends: readonly BackendSlots
   }
   parts.push(config.slice(from));
   return parts.join('');
+}
+
+/** Where each `backend <name>` line starts (at its preceding newline), first occurrence per name. */
+function backendHeaders(config: string): Map<string, number> {
+  const out = new Map<string, number>();
+  const marker = '\nbackend ';
+  for (let i = config.indexOf(marker); i >= 0; ) {
+    const eol = config.indexOf('\n', i + marker.length);
+    if (eol < 0) break;
+    const name = config.slice(i + marker.length, eol);
+    if (!out.has(name)) out.set(name, i);
+    i = config.indexOf(marker, eol);
+  }
+  return out;
 }
