@@ -196,7 +196,10 @@ function buildPipeline(p: Parts): Pipeline {
       try {
         await lease.ready(3000);
         const [status] = await groupStatuses([appliance(logical)], lease, new PgEpochStore(database.db));
-        return { holder: status?.holder ?? null, epoch: status?.epoch ?? null };
+        // The lease (Redis) moves before the new holder's epoch grant (Postgres) lands: until the newest epoch is the
+        // holder's own, there is no epoch to report for it.
+        const holder = status?.holder ?? null;
+        return { holder, epoch: holder !== null && status?.epochHolder === holder ? (status.epoch ?? null) : null };
       } finally {
         lease.close();
       }
