@@ -8,12 +8,13 @@ import { FakeAppliance, FakeApplianceDriver } from './testing/fake-appliance.ts'
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-test('a follower reads a notified snapshot after followerDelayMs, once for a burst of notifications', async () => {
-  let notify: ((id: string) => void) | null = null;
+/** A started follower (never leads) over a fake bus and an empty snapshot store that counts head reads. */
+async function startedFollower(followerDelayMs: number): Promise<{ applier: Applier; notify: (id: string) => void; headReads: () => number }> {
+  let notify: (id: string) => void = () => {};
   const bus = { followSnapshots: (f: (id: string) => void) => void (notify = f) } as unknown as ApplierBus;
-  let headReads = 0;
+  let reads = 0;
   const snapshots: SnapshotSource = {
-    head: async () => (headReads++, null),
+    head: async () => (reads++, null),
     get: () => Promise.reject(new Error('no snapshots here')),
     oldestUnappliedAt: async () => null,
   };
@@ -21,50 +22,45 @@ test('a follower reads a notified snapshot after followerDelayMs, once for a bur
   const applier = new Applier({
     appliance: 'edge', replicaId: 'f', driver: new FakeApplianceDriver(new FakeAppliance()), snapshots, log, leadership: () => null,
     secrets: { resolve: () => Promise.reject(new Error('no secrets')) }, drift: { intervalMs: 3_600_000, policy: 'report' },
-    bus, pollMs: 3_600_000, followerDelayMs: 60,
+    bus, pollMs: 3_600_000, followerDelayMs,
   });
   await applier.start();
+  // The start-up head poll and first cycle read the head once each.
+  for (let i = 0; i < 100 && reads < 2; i++) await sleep(5);
+  return { applier, notify: (id) => notify(id), headReads: () => reads };
+}
+
+test('a follower reads a notified snapshot after followerDelayMs, once for a burst of notifications', async () => {
+  const { applier, notify, headReads } = await startedFollower(60);
   try {
-    for (let i = 0; i < 100 && headReads < 2; i++) await sleep(5);
-    const before = headReads;
+    const before = headReads();
     assert.equal(before, 2, 'the start-up poll and first cycle read the head');
-    notify!('1');
-    notify!('2');
-    notify!('3');
+    notify('1');
+    notify('2');
+    notify('3');
     await sleep(20);
-    assert.equal(headReads, before, 'nothing read before the delay');
-    for (let i = 0; i < 100 && headReads === before; i++) await sleep(10);
+    assert.equal(headReads(), before, 'nothing read before the delay');
+    for (let i = 0; i < 100 && headReads() === before; i++) await sleep(10);
     await sleep(60);
-    assert.equal(headReads, before + 1, 'three notifications, one cycle');
+    assert.equal(headReads(), before + 1, 'three notifications, one cycle');
   } finally {
     await applier.stop();
   }
 });
 
 test('a steady stream of notifications still gets a follower catch-up within forty delays', async () => {
-  let notify: ((id: string) => void) | null = null;
-  const bus = { followSnapshots: (f: (id: string) => void) => void (notify = f) } as unknown as ApplierBus;
-  let headReads = 0;
-  const snapshots: SnapshotSource = { head: async () => (headReads++, null), get: () => Promise.reject(new Error('none')), oldestUnappliedAt: async () => null };
-  const log = { lastApplied: async () => null, recordedHolds: async () => new Set<string>() } as unknown as PgApplyLog;
-  const applier = new Applier({
-    appliance: 'edge', replicaId: 'f', driver: new FakeApplianceDriver(new FakeAppliance()), snapshots, log, leadership: () => null,
-    secrets: { resolve: () => Promise.reject(new Error('no secrets')) }, drift: { intervalMs: 3_600_000, policy: 'report' },
-    bus, pollMs: 3_600_000, followerDelayMs: 20,
-  });
-  await applier.start();
+  const { applier, notify, headReads } = await startedFollower(20);
   try {
-    for (let i = 0; i < 100 && headReads < 2; i++) await sleep(5);
-    const before = headReads;
+    const before = headReads();
     // A notification every 2 ms for over a second: no 20 ms of quiet, yet catch-ups happen (every ≤ 780 ms).
     const t0 = performance.now();
     for (let i = 0; i < 550; i++) {
-      notify!(String(i));
+      notify(String(i));
       await sleep(2);
     }
     const elapsed = performance.now() - t0;
-    assert.ok(headReads - before >= 1, `catch-ups during ${Math.round(elapsed)} ms of notifications: ${headReads - before}`);
-    assert.ok(headReads - before <= 20, `far fewer catch-ups than the 550 notifications: ${headReads - before}`);
+    assert.ok(headReads() - before >= 1, `catch-ups during ${Math.round(elapsed)} ms of notifications: ${headReads() - before}`);
+    assert.ok(headReads() - before <= 20, `far fewer catch-ups than the 550 notifications: ${headReads() - before}`);
   } finally {
     await applier.stop();
   }
