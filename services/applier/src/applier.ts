@@ -16,6 +16,11 @@ export type { ApplierLogger, ApplierOptions, CycleResult, DriftCheckResult } fro
 
 const silent: ApplierLogger = { info: () => {}, warn: () => {}, error: () => {} };
 
+/** Whether a newer epoch exists than this term's (true), it is current (false); store failures reject. */
+function isEpochStale(term: Leadership): Promise<boolean> {
+  return term.assertEpochCurrent().then(() => false, (e: unknown) => (e instanceof StaleEpochError ? true : Promise.reject(e)));
+}
+
 /**
  * Follows an appliance's snapshots and, while this replica leads, converges the appliance to them: read back,
  * render, diff, send only the difference, record every outcome under the fencing epoch, retry failures with
@@ -197,7 +202,7 @@ export class Applier {
     await this.syncTerm(term);
     // The epoch check every write needs is one store round trip: start it now, beside the head read, load, render
     // and diff, and wait for it just before the first write.
-    const epochCheck = term === null ? null : { epoch: term.epoch, stale: term.assertEpochCurrent().then(() => false, (e: unknown) => (e instanceof StaleEpochError ? true : Promise.reject(e))) };
+    const epochCheck = term === null ? null : { epoch: term.epoch, stale: isEpochStale(term) };
     epochCheck?.stale.catch(() => undefined);
     const head = await this.o.snapshots.head(this.o.appliance);
     this.lastHeadId = head?.id ?? null;
@@ -271,7 +276,7 @@ export class Applier {
     let fenced = false;
     let outcomes: OperationOutcome[] = [];
     if (operations.length > 0) {
-      const stale = staleEpoch ?? leadership.assertEpochCurrent().then(() => false, (e: unknown) => (e instanceof StaleEpochError ? true : Promise.reject(e)));
+      const stale = staleEpoch ?? isEpochStale(leadership);
       const phase = (name: string): void => phases.mark(`send:${name}`);
       if (this.o.driver.acceptsWriteGate === true) {
         // The driver reads (its own fence, which worker runs) while the epoch check is in flight and writes only after it.

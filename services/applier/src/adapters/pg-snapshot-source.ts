@@ -3,6 +3,7 @@ import { sql, type Database, type Kysely } from '@portolan/store';
 import type { SnapshotHeader } from '../core/apply-target.ts';
 import { SnapshotPieceMissingError, SnapshotReader, type PieceLookup } from '@portolan/planner';
 import { SnapshotLoadError } from '../errors.ts';
+import type { AnnouncedSnapshot } from './bus-adapter.ts';
 
 /** A decoded snapshot. */
 export interface LoadedSnapshot extends SnapshotHeader {
@@ -25,7 +26,7 @@ export interface SnapshotSource {
   /** Pieces announced with a new snapshot (unverified hints: the reader checks each against its id). */
   offer?(pieces: ReadonlyMap<string, Uint8Array>): void;
   /** A planner snapshot announced on the bus (committed before it was announced): the next `head` may answer with it. */
-  offerHead?(announced: { readonly id: string; readonly hash: string; readonly held: boolean; readonly createdAt: Date }): void;
+  offerHead?(announced: AnnouncedSnapshot): void;
   /** Creation time of the oldest snapshot newer than `afterId` that is not held (null: none). */
   oldestUnappliedAt(appliance: string, afterId: string | null): Promise<Date | null>;
 }
@@ -60,7 +61,7 @@ export class PgSnapshotSource implements SnapshotSource {
     for (const [id, body] of pieces) this.offered.set(id, body);
   }
 
-  offerHead(a: { readonly id: string; readonly hash: string; readonly held: boolean; readonly createdAt: Date }): void {
+  offerHead(a: AnnouncedSnapshot): void {
     // A held snapshot's header needs the newest unheld id: those go through the query.
     if (a.held || (this.announced !== null && BigInt(this.announced.id) >= BigInt(a.id))) return;
     this.announced = { id: a.id, content_hash: a.hash, root_hash: a.hash, held: false, hold_reason: null, created_at: a.createdAt, origin: 'plan', reason: null };
