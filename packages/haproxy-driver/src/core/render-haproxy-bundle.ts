@@ -96,13 +96,7 @@ export class HaproxyRenderer {
   render(desired: DesiredState, previous: readonly BackendSlots[] = []): HaproxyBundle {
     const options = this.#options;
     let positional = true;
-    const lookup = this.#previousLookup(previous);
-    const previousOf = (name: string, position: number): BackendSlots | undefined => {
-      const at = previous[position];
-      if (at?.name === name) return at;
-      if (previous.length > 0) positional = false;
-      return lookup(name, position);
-    };
+    const previousOf = this.#previousLookup(previous, () => void (positional = previous.length === 0));
     const order = this.#backendOrder(desired);
     const last = this.#last;
     // Same layout: start from the last render and visit only positions whose pool or previous slots changed (an
@@ -161,11 +155,15 @@ export class HaproxyRenderer {
     return [...out];
   }
 
-  /** The previous slots of a backend: by position when both lists are in the same order (the usual case), else by name. */
-  #previousLookup(previous: readonly BackendSlots[]): (name: string, position: number) => BackendSlots | undefined {
+  /**
+   * The previous slots of a backend: by position when both lists are in the same order (the usual case), else by
+   * name (`onByName` is told, so a render knows whether its positions can be trusted next time).
+   */
+  #previousLookup(previous: readonly BackendSlots[], onByName: () => void): (name: string, position: number) => BackendSlots | undefined {
     return (name, position) => {
       const at = previous[position];
       if (at?.name === name) return at;
+      onByName();
       if (this.#previous?.list !== previous) this.#previous = { list: previous, byName: new Map(previous.map((b) => [b.name, b])) };
       return this.#previous.byName.get(name);
     };
