@@ -10,6 +10,7 @@ import { loadFleetConfig } from '@portolan/fleet-config';
 import { createHaproxyDriver, HaproxyRuntimeClient, toOperation } from '@portolan/haproxy-driver';
 import { createCertificateAuthority, issueServerCertificate } from '@portolan/kube-sim';
 import { loadFleetKey } from '@portolan/secret-envelope';
+import { summarize } from '../figure.ts';
 import { reloadCount, SlotWatch, waitServed } from './haproxy-probe.ts';
 import type { Pipeline } from './pipeline.ts';
 import { procSample, waitUntil } from './processes.ts';
@@ -286,8 +287,7 @@ export function applyPhaseLine(p: Pipeline, from: ReadonlyMap<string, number>): 
   }
   if (cycles.length === 0) return 'no apply cycles logged';
   const names = [...new Set(cycles.flatMap((c) => Object.keys(c.ms)))];
-  const median = (xs: number[]): number => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
-  const medians = names.map((k) => `${k} ${median(cycles.map((c) => c.ms[k] ?? 0)).toFixed(1)}`).join(', ');
+  const medians = names.map((k) => `${k} ${summarize(cycles.map((c) => c.ms[k] ?? 0)).median.toFixed(1)}`).join(', ');
   const slowest = [...cycles].sort((a, b) => b.totalMs - a.totalMs).slice(0, 3).map((c) => `${c.totalMs.toFixed(0)} ms (${Object.entries(c.ms).filter(([, v]) => v >= 1).map(([k, v]) => `${k} ${v}`).join(', ')})`).join('; ');
   return `${cycles.length} cycles; median ms: ${medians}; slowest: ${slowest}`;
 }
