@@ -18,6 +18,8 @@ const utf8 = new TextEncoder();
 const utf8Decoder = new TextDecoder();
 /** Bytes per arena chunk: a one-endpoint change writes ~2 KB, so one chunk serves dozens of commits. */
 const CHUNK = 64 * 1024;
+/** Below this length a char loop beats the native call's overhead. */
+const SHORT = 12;
 
 /**
  * Where piece bytes are written: views into shared chunks, one allocation per many pieces. Written bytes are never
@@ -25,7 +27,8 @@ const CHUNK = 64 * 1024;
  * either encoded from text (`encode`) or written directly as ASCII (`reserve`, `ascii`, `byte`, `take`).
  */
 export class ByteArena {
-  private chunk = new Uint8Array(0);
+  /** A Buffer (a Uint8Array) for its native `write(s, at, 'latin1')`: 43-character ids copy ~4x faster than a char loop. */
+  private chunk: Buffer = Buffer.alloc(0);
   /** Start of the piece being written. */
   private at = 0;
   /** Write position. */
@@ -46,12 +49,16 @@ export class ByteArena {
   /** Starts a piece of at most `n` bytes (written with `ascii` and `byte`, ended by `take`). */
   reserve(n: number): void {
     if (this.chunk.length - this.at >= n) return;
-    this.chunk = new Uint8Array(Math.max(CHUNK, n));
+    this.chunk = Buffer.alloc(Math.max(CHUNK, n));
     this.at = this.pos = 0;
   }
 
   /** Appends a string known to be ASCII (ids, JSON punctuation). */
   ascii(s: string): void {
+    if (s.length >= SHORT) {
+      this.pos += this.chunk.write(s, this.pos, 'latin1');
+      return;
+    }
     const chunk = this.chunk;
     let p = this.pos;
     for (let i = 0; i < s.length; i++) chunk[p++] = s.charCodeAt(i);
