@@ -8,6 +8,7 @@ export { profileFromConfig, VTM_CONTROLLER, type ApplianceProfile, type ClusterP
 export { splitSnapshot, joinSnapshot, pieceReferences, type SplitSnapshot, type PieceLookup } from './core/snapshot-codec.ts';
 export { SnapshotReader } from './core/snapshot-reader.ts';
 export { SnapshotEncoder, encodeSnapshot, SNAPSHOT_LAYOUT, type EncodedSnapshot } from './core/snapshot-encoder.ts';
+export { CURRENT_LAYOUT, LAYOUT_1, LAYOUT_2, layoutOf, type SnapshotLayout } from './core/snapshot-layout.ts';
 export { SnapshotPieceMissingError, SnapshotCorruptError } from './core/errors.ts';
 export { checkSafety, type SafetyVerdict, type HoldReason } from './core/safety-hold.ts';
 export { applyFailStatic, staleClusters, type StalenessPolicy } from './core/fail-static.ts';

@@ -12,6 +12,7 @@ import { PgPlannerStore } from './adapters/pg-planner-store.ts';
 import { PlannerService } from './planner-service.ts';
 import { replayVerify } from './replay-verify.ts';
 import { joinSnapshot } from './core/snapshot-codec.ts';
+import { CURRENT_LAYOUT, LAYOUT_1 } from './core/snapshot-layout.ts';
 
 const { config, hash } = parseFleetConfig(`
 version: 1
@@ -134,6 +135,30 @@ test('events on the bus become an archived, content-addressed snapshot; a one-en
 
     const report = await replayVerify(h.store, config);
     assert.deepEqual({ verified: report.verified, mismatches: report.mismatches }, { verified: chain.length, mismatches: [] });
+  } finally {
+    await teardown(h);
+  }
+});
+
+test('an archive spanning a snapshot-layout upgrade: the new planner re-encodes the head once, and replay verifies both layouts', async () => {
+  const h = await harness();
+  try {
+    await world(h.bus, ['10.0.0.1', '10.0.0.2']);
+    const old = new PlannerService({ store: h.store, bus: h.bus, config, fleetConfigHash: hash, log: silent, metrics: null, layout: LAYOUT_1 });
+    await old.recover();
+    await runUntil(h, old, WORLD_MESSAGES);
+    const upgraded = service(h);
+    await upgraded.recover();
+    await publish(h.bus, 'EndpointSlice', slice(['10.0.0.1', '10.0.0.2', '10.0.0.3']));
+    await runUntil(h, upgraded, WORLD_MESSAGES + 1);
+    const chain = await h.tdb.db.selectFrom('snapshots').innerJoin('snapshot_pieces', 'snapshot_pieces.hash', 'snapshots.content_hash').select(['snapshots.id', 'snapshot_pieces.body']).orderBy('snapshots.id').execute();
+    const layouts = chain.map((r) => (JSON.parse(Buffer.from(r.body).toString('utf8')) as { layout: number }).layout);
+    assert.deepEqual(layouts, [LAYOUT_1.version, CURRENT_LAYOUT.version, CURRENT_LAYOUT.version], 'layout 1, the same state re-encoded on upgrade, then the change');
+    const pieces = new Map((await h.tdb.db.selectFrom('snapshot_pieces').select(['hash', 'body']).execute()).map((p) => [p.hash, p.body]));
+    const hashes = (await h.tdb.db.selectFrom('snapshots').select('content_hash').orderBy('id').execute()).map((r) => r.content_hash);
+    assert.deepEqual(joinSnapshot(hashes[1]!, (id) => pieces.get(id)), joinSnapshot(hashes[0]!, (id) => pieces.get(id)), 'the re-encoded snapshot holds the same desired state');
+    const report = await replayVerify(h.store, config);
+    assert.deepEqual({ verified: report.verified, mismatches: report.mismatches }, { verified: 3, mismatches: [] });
   } finally {
     await teardown(h);
   }

@@ -6,6 +6,7 @@ import { decodeBusMessage, type PlannerInput } from './core/decode-bus-message.t
 import { Planner, PLANNER_VERSION, type PlannerConfig } from './core/planner.ts';
 import { encodeSnapshot } from './core/snapshot-encoder.ts';
 import { SyncTracker } from './core/sync-tracker.ts';
+import type { SnapshotLayout } from './core/snapshot-layout.ts';
 import { HeadMovedError, type ArchivedEvent, type NewSnapshot, type PgPlannerStore, type SnapshotHead } from './adapters/pg-planner-store.ts';
 import type { PlannerMetrics } from './planner-metrics.ts';
 
@@ -17,6 +18,11 @@ export interface PlannerServiceOptions {
   readonly fleetConfigHash: string;
   readonly log: Logger;
   readonly metrics: PlannerMetrics | null;
+  /**
+   * The snapshot layout to write (default: the current one). Tests use it to write an archive spanning an upgrade;
+   * an operator could hold the older layout while older appliers still run.
+   */
+  readonly layout?: SnapshotLayout;
   /** Appliances pinned by an operator's rollback: their new snapshots are recorded held. */
   readonly pinned?: (appliance: string) => Promise<string | null>;
 }
@@ -58,7 +64,7 @@ export class PlannerService {
 
   constructor(options: PlannerServiceOptions) {
     this.o = options;
-    this.planner = new Planner(options.config);
+    this.planner = new Planner(options.config, { layout: options.layout });
     this.sync = new SyncTracker(options.config);
   }
 
@@ -72,7 +78,7 @@ export class PlannerService {
    * whose plan differs from its head (a new planner version, or a new appliance in the fleet config).
    */
   async recover(): Promise<{ replayed: number; snapshots: number }> {
-    this.planner = new Planner(this.o.config);
+    this.planner = new Planner(this.o.config, { layout: this.o.layout });
     this.sync = new SyncTracker(this.o.config);
     this.released.clear();
     this.position = await this.o.store.position();
@@ -166,7 +172,7 @@ export class PlannerService {
         this.released.add(appliance);
         const desired = this.planner.desiredState(appliance);
         if (desired === null) continue;
-        const full = encodeSnapshot(desired);
+        const full = encodeSnapshot(desired, this.o.layout);
         out.push({ appliance, root: full.root, pieces: full.bytes });
         continue;
       }

@@ -1,5 +1,6 @@
 import { decodeBusMessage } from './core/decode-bus-message.ts';
 import { Planner, PLANNER_VERSION, type PlannerConfig } from './core/planner.ts';
+import { layoutOf, type SnapshotLayout } from './core/snapshot-layout.ts';
 import { foldInput } from './planner-service.ts';
 import type { PgPlannerStore } from './adapters/pg-planner-store.ts';
 
@@ -34,37 +35,52 @@ export async function replayVerify(store: PgPlannerStore, config: PlannerConfig,
   const to = options.to ?? Number.MAX_SAFE_INTEGER;
   const rows = await store.db
     .selectFrom('snapshots')
-    .select(['id', 'appliance', 'content_hash', 'last_event_seq', 'planner_version'])
-    .where('origin', '=', 'plan')
-    .where('last_event_seq', '>=', String(from))
-    .where('last_event_seq', '<=', String(to))
-    .orderBy('last_event_seq')
-    .orderBy('id')
+    .leftJoin('snapshot_pieces', 'snapshot_pieces.hash', 'snapshots.content_hash')
+    .select(['snapshots.id', 'snapshots.appliance', 'snapshots.content_hash', 'snapshots.last_event_seq', 'snapshots.planner_version', 'snapshot_pieces.body'])
+    .where('snapshots.origin', '=', 'plan')
+    .where('snapshots.last_event_seq', '>=', String(from))
+    .where('snapshots.last_event_seq', '<=', String(to))
+    .orderBy('snapshots.last_event_seq')
+    .orderBy('snapshots.id')
     .execute();
   const lastSeq = rows.length === 0 ? 0 : Number(rows[rows.length - 1]!.last_event_seq);
-  const planner = new Planner(config);
+  // Each snapshot is re-encoded in the layout its stored root names: one planner per layout the range holds (one,
+  // unless the archive spans a planner upgrade), all folding the same events.
+  const layouts = rows.map((r) => storedLayout(r.body));
+  const planners = new Map<number, { planner: Planner; roots: Map<string, string> }>();
+  for (const layout of layouts) if (layout !== undefined && !planners.has(layout.version)) planners.set(layout.version, { planner: new Planner(config, { layout }), roots: new Map() });
   const heartbeats = new Map<string, number>();
-  const roots = new Map<string, string>();
   const mismatches: ReplayMismatch[] = [];
   let events = 0;
   let next = 0;
   const checkUpTo = (seq: number): void => {
-    for (const p of planner.planDirty()) roots.set(p.appliance, p.root);
+    for (const { planner, roots } of planners.values()) for (const p of planner.planDirty()) roots.set(p.appliance, p.root);
     while (next < rows.length && Number(rows[next]!.last_event_seq) <= seq) {
+      const layout = layouts[next];
       const r = rows[next++]!;
-      const replayed = roots.get(r.appliance) ?? null;
+      const replayed = layout === undefined ? null : (planners.get(layout.version)!.roots.get(r.appliance) ?? null);
       if (replayed !== r.content_hash) {
         mismatches.push({ snapshotId: r.id, appliance: r.appliance, lastEventSeq: Number(r.last_event_seq), stored: r.content_hash, replayed, plannerVersion: r.planner_version, explainedByVersion: r.planner_version !== PLANNER_VERSION });
       }
     }
   };
   for await (const e of store.archive(0, lastSeq)) {
-    // Snapshots committed at a position before this event are checked against the world as it was then.
     if (next < rows.length && Number(rows[next]!.last_event_seq) < e.seq) checkUpTo(e.seq - 1);
-    foldInput(planner, decodeBusMessage(e.subject, e.payload), heartbeats);
+    const message = decodeBusMessage(e.subject, e.payload);
+    for (const { planner } of planners.values()) foldInput(planner, message, heartbeats);
     events++;
     if (events % 5000 === 0) options.onProgress?.(e.seq, lastSeq);
   }
   checkUpTo(Number.MAX_SAFE_INTEGER);
   return { events, verified: rows.length, mismatches, seconds: (performance.now() - started) / 1000 };
+}
+
+/** The layout a stored root piece names (undefined: the piece is missing or names a layout this planner lacks). */
+function storedLayout(body: Uint8Array | null): SnapshotLayout | undefined {
+  if (body === null) return undefined;
+  try {
+    return layoutOf((JSON.parse(Buffer.from(body).toString('utf8')) as { layout?: unknown }).layout);
+  } catch {
+    return undefined;
+  }
 }

@@ -18,6 +18,7 @@ import { PlanWork } from './plan-work.ts';
 import { resolveMembers, type Resolution } from './resolve-members.ts';
 import { claimsOf, NO_CLAIMS, resolveDefaultBackend, resolveRouteBucket, resolveTlsBucket, routeBucketKey, type Claims, type DefaultClaim, type RouteClaim, type TlsClaim } from './route-claims.ts';
 import { SnapshotEncoder, type EncodedSnapshot } from './snapshot-encoder.ts';
+import { CURRENT_LAYOUT, type SnapshotLayout } from './snapshot-layout.ts';
 import type { WorldView } from './world-view.ts';
 
 interface Group {
@@ -60,10 +61,10 @@ export class ApplianceEngine {
   private readonly poolsByCluster = new Map<string, Set<string>>();
   private readonly work = new PlanWork();
 
-  constructor(profile: ApplianceProfile, clusters: ReadonlyMap<string, ClusterProfile>) {
+  constructor(profile: ApplianceProfile, clusters: ReadonlyMap<string, ClusterProfile>, layout: SnapshotLayout = CURRENT_LAYOUT) {
     this.profile = profile;
     this.clusters = clusters;
-    this.encoder = new SnapshotEncoder(profile.name, profile.driver);
+    this.encoder = new SnapshotEncoder(profile.name, profile.driver, layout);
   }
 
   /** Whether a dirty set can change this appliance at all (cheap: lets the planner skip untouched appliances). */

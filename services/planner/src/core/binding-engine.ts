@@ -7,6 +7,7 @@ import { bindingConditions } from './plan-appliance.ts';
 import { resolveMembers, type Resolution } from './resolve-members.ts';
 import { bindingConflict, buildBindingIntent, isBindingService, type BindingIntent } from './service-binding.ts';
 import { SnapshotEncoder, type EncodedSnapshot } from './snapshot-encoder.ts';
+import { CURRENT_LAYOUT, type SnapshotLayout } from './snapshot-layout.ts';
 import type { WorldView } from './world-view.ts';
 
 /**
@@ -22,10 +23,10 @@ export class BindingEngine {
   private readonly resolutions = new Map<string, Resolution>();
   private readonly outcomes = new Map<string, { ok: boolean; issues: readonly Issue[] }>();
 
-  constructor(profile: ApplianceProfile, clusters: ReadonlyMap<string, ClusterProfile>) {
+  constructor(profile: ApplianceProfile, clusters: ReadonlyMap<string, ClusterProfile>, layout: SnapshotLayout = CURRENT_LAYOUT) {
     this.profile = profile;
     this.clusters = clusters;
-    this.encoder = new SnapshotEncoder(profile.name, profile.driver);
+    this.encoder = new SnapshotEncoder(profile.name, profile.driver, layout);
   }
 
   /** Whether a dirty set can change this appliance: Service-mode bindings follow Services and (NodePort) Nodes. */

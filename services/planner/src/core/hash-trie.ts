@@ -3,14 +3,24 @@ import type { PieceSink } from './piece.ts';
 
 /**
  * A canonical, persistent hash trie of (sortKey → item piece id), stored as content-addressed pieces. Its shape is
- * a pure function of the entry set — a node holding ≤ LEAF_MAX entries is a leaf, otherwise an inner node with
- * FANOUT children chosen by the entry's key hash — so building from scratch and updating incrementally give
- * byte-identical pieces. Small fan-out and leaves keep the pieces rewritten by one change small (O(log n) × ~200 B).
+ * a pure function of the entry set and the trie's `TrieShape` — a node holding ≤ leafMax entries is a leaf,
+ * otherwise an inner node with 2^fanoutBits children chosen by the entry's key hash — so building from scratch and
+ * updating incrementally give byte-identical pieces.
  */
 
-const FANOUT = 4;
-const LEAF_MAX = 4;
-const MAX_DEPTH = 128;
+/** The parameters of a trie's shape; part of the snapshot layout (see snapshot-layout.ts). */
+export interface TrieShape {
+  /** Key-hash bits consumed per level: 2^fanoutBits children per inner node. */
+  readonly fanoutBits: number;
+  /** Most entries a leaf holds. */
+  readonly leafMax: number;
+}
+
+/** Layout 1's shape: four children, leaves of four (small pieces, deep paths). */
+export const NARROW_TRIE: TrieShape = { fanoutBits: 2, leafMax: 4 };
+
+/** Bits in a key hash (hex SHA-256); a trie never goes deeper than they reach. */
+const KEY_BITS = 256;
 
 /** One entry: the item's sort key (unique within the tree), the hash that positions it, and its piece id. */
 export interface TrieEntry {
@@ -34,7 +44,7 @@ interface TrieInner {
   id: string | null;
 }
 
-/** The piece formats: a leaf lists item ids in sort-key order; an inner node lists FANOUT child ids or null. */
+/** The piece formats: a leaf lists item ids in sort-key order; an inner node lists 2^fanoutBits child ids or null. */
 export type TriePiece = { readonly l: readonly string[] } | { readonly c: readonly (string | null)[] };
 
 /** The position hash of a sort key (hex SHA-256: uniform whatever the keys look like). */
@@ -42,10 +52,25 @@ export function keyHashOf(sortKey: string): string {
   return sha256Text(sortKey);
 }
 
-function digit(keyHash: string, depth: number): number {
-  const c = keyHash.charCodeAt(depth >> 1);
-  const nibble = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : c >= 65 && c <= 70 ? c - 55 : 0;
-  return (depth & 1) === 0 ? nibble >> 2 : nibble & 3;
+function hexValue(c: number): number {
+  return c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : c >= 65 && c <= 70 ? c - 55 : 0;
+}
+
+/** The child index of a key hash at a depth: bits [depth·fanoutBits, (depth+1)·fanoutBits) of the hash, MSB first. */
+function digit(keyHash: string, depth: number, shape: TrieShape): number {
+  const bits = shape.fanoutBits;
+  if (bits === 2) {
+    const nibble = hexValue(keyHash.charCodeAt(depth >> 1));
+    return (depth & 1) === 0 ? nibble >> 2 : nibble & 3;
+  }
+  let v = 0;
+  for (let b = depth * bits, end = b + bits; b < end; b++) v = (v << 1) | ((hexValue(keyHash.charCodeAt(b >> 2)) >> (3 - (b & 3))) & 1);
+  return v;
+}
+
+/** Whether a node at this depth may still split (the key hash has bits left for another level). */
+function canSplit(depth: number, shape: TrieShape): boolean {
+  return (depth + 1) * shape.fanoutBits <= KEY_BITS;
 }
 
 function compareKeys(a: TrieEntry, b: TrieEntry): number {
@@ -53,12 +78,12 @@ function compareKeys(a: TrieEntry, b: TrieEntry): number {
 }
 
 /** Builds the canonical node for a set of entries at a depth (unsealed). */
-function build(entries: TrieEntry[], depth: number): TrieNode | null {
+function build(entries: TrieEntry[], depth: number, shape: TrieShape): TrieNode | null {
   if (entries.length === 0) return null;
-  if (entries.length <= LEAF_MAX || depth >= MAX_DEPTH) return { leaf: true, entries: entries.slice().sort(compareKeys), size: entries.length, id: null };
-  const buckets: TrieEntry[][] = Array.from({ length: FANOUT }, () => []);
-  for (const e of entries) buckets[digit(e.keyHash, depth)]!.push(e);
-  return { leaf: false, children: buckets.map((b) => build(b, depth + 1)), size: entries.length, id: null };
+  if (entries.length <= shape.leafMax || !canSplit(depth, shape)) return { leaf: true, entries: entries.slice().sort(compareKeys), size: entries.length, id: null };
+  const buckets: TrieEntry[][] = Array.from({ length: 1 << shape.fanoutBits }, () => []);
+  for (const e of entries) buckets[digit(e.keyHash, depth, shape)]!.push(e);
+  return { leaf: false, children: buckets.map((b) => build(b, depth + 1, shape)), size: entries.length, id: null };
 }
 
 function collect(node: TrieNode | null, out: TrieEntry[]): void {
@@ -68,12 +93,12 @@ function collect(node: TrieNode | null, out: TrieEntry[]): void {
 }
 
 /** Builds a trie from scratch (unsealed; call `sealTrie`). */
-export function buildTrie(entries: readonly TrieEntry[]): TrieNode | null {
-  return build(entries.slice(), 0);
+export function buildTrie(entries: readonly TrieEntry[], shape: TrieShape = NARROW_TRIE): TrieNode | null {
+  return build(entries.slice(), 0, shape);
 }
 
 /** Inserts or replaces one entry; returns the new root (the old version is untouched). */
-export function upsertTrie(node: TrieNode | null, entry: TrieEntry, depth = 0): TrieNode {
+export function upsertTrie(node: TrieNode | null, entry: TrieEntry, shape: TrieShape = NARROW_TRIE, depth = 0): TrieNode {
   if (node === null) return { leaf: true, entries: [entry], size: 1, id: null };
   if (node.leaf) {
     let i = node.entries.length - 1;
@@ -84,7 +109,7 @@ export function upsertTrie(node: TrieNode | null, entry: TrieEntry, depth = 0): 
       entries[i] = entry;
       return { leaf: true, entries, size: node.size, id: null };
     }
-    if (node.entries.length >= LEAF_MAX && depth < MAX_DEPTH) return build([...node.entries, entry], depth)!;
+    if (node.entries.length >= shape.leafMax && canSplit(depth, shape)) return build([...node.entries, entry], depth, shape)!;
     // Still a leaf: copy with the entry inserted at its sorted place (no sort).
     let at = 0;
     while (at < node.entries.length && node.entries[at]!.sortKey < entry.sortKey) at++;
@@ -93,9 +118,9 @@ export function upsertTrie(node: TrieNode | null, entry: TrieEntry, depth = 0): 
     for (let k = at; k < node.entries.length; k++) entries.push(node.entries[k]!);
     return { leaf: true, entries, size: entries.length, id: null };
   }
-  const d = digit(entry.keyHash, depth);
+  const d = digit(entry.keyHash, depth, shape);
   const before = node.children[d] ?? null;
-  const after = upsertTrie(before, entry, depth + 1);
+  const after = upsertTrie(before, entry, shape, depth + 1);
   if (after === before) return node;
   const children = node.children.slice();
   children[d] = after;
@@ -103,7 +128,7 @@ export function upsertTrie(node: TrieNode | null, entry: TrieEntry, depth = 0): 
 }
 
 /** Removes the entry with this sort key (no-op when absent); returns the new root. */
-export function removeFromTrie(node: TrieNode | null, sortKey: string, keyHash: string, depth = 0): TrieNode | null {
+export function removeFromTrie(node: TrieNode | null, sortKey: string, keyHash: string, shape: TrieShape = NARROW_TRIE, depth = 0): TrieNode | null {
   if (node === null) return null;
   if (node.leaf) {
     let at = 0;
@@ -113,12 +138,12 @@ export function removeFromTrie(node: TrieNode | null, sortKey: string, keyHash: 
     for (let k = at + 1; k < node.entries.length; k++) entries.push(node.entries[k]!);
     return entries.length === 0 ? null : { leaf: true, entries, size: entries.length, id: null };
   }
-  const d = digit(keyHash, depth);
+  const d = digit(keyHash, depth, shape);
   const before = node.children[d] ?? null;
-  const after = removeFromTrie(before, sortKey, keyHash, depth + 1);
+  const after = removeFromTrie(before, sortKey, keyHash, shape, depth + 1);
   if (after === before) return node;
   const size = node.size - (before?.size ?? 0) + (after?.size ?? 0);
-  if (size <= LEAF_MAX) {
+  if (size <= shape.leafMax) {
     const all: TrieEntry[] = [];
     const children = node.children.slice();
     children[d] = after;
@@ -138,7 +163,7 @@ type OwnedInner = { leaf: false; children: (TrieNode | null)[]; size: number; id
  * is updated in place and unsealed (id null) instead of copied, so a change allocates nothing but split leaves. The
  * shape, and so every piece, is the same as the persistent update gives.
  */
-export function upsertOwned(node: TrieNode | null, entry: TrieEntry, depth = 0): TrieNode {
+export function upsertOwned(node: TrieNode | null, entry: TrieEntry, shape: TrieShape = NARROW_TRIE, depth = 0): TrieNode {
   if (node === null) return { leaf: true, entries: [entry], size: 1, id: null };
   if (node.leaf) {
     const leaf = node as OwnedLeaf;
@@ -149,7 +174,7 @@ export function upsertOwned(node: TrieNode | null, entry: TrieEntry, depth = 0):
       if (entries[i]!.itemId === entry.itemId) return node;
       entries[i] = entry;
     } else {
-      if (entries.length >= LEAF_MAX && depth < MAX_DEPTH) return build([...entries, entry], depth)!;
+      if (entries.length >= shape.leafMax && canSplit(depth, shape)) return build([...entries, entry], depth, shape)!;
       let at = 0;
       while (at < entries.length && entries[at]!.sortKey < entry.sortKey) at++;
       entries.splice(at, 0, entry);
@@ -159,10 +184,10 @@ export function upsertOwned(node: TrieNode | null, entry: TrieEntry, depth = 0):
     return node;
   }
   const inner = node as OwnedInner;
-  const d = digit(entry.keyHash, depth);
+  const d = digit(entry.keyHash, depth, shape);
   const before = inner.children[d] ?? null;
   const sizeBefore = before?.size ?? 0;
-  const after = upsertOwned(before, entry, depth + 1);
+  const after = upsertOwned(before, entry, shape, depth + 1);
   // Unchanged below: the child is the same node and still sealed (a changed child is unsealed, or new).
   if (after === before && after.id !== null) return node;
   inner.children[d] = after;
@@ -172,7 +197,7 @@ export function upsertOwned(node: TrieNode | null, entry: TrieEntry, depth = 0):
 }
 
 /** `removeFromTrie` for a trie with one owner (see `upsertOwned`): the path is updated in place. */
-export function removeOwned(node: TrieNode | null, sortKey: string, keyHash: string, depth = 0): TrieNode | null {
+export function removeOwned(node: TrieNode | null, sortKey: string, keyHash: string, shape: TrieShape = NARROW_TRIE, depth = 0): TrieNode | null {
   if (node === null) return null;
   if (node.leaf) {
     const leaf = node as OwnedLeaf;
@@ -185,15 +210,15 @@ export function removeOwned(node: TrieNode | null, sortKey: string, keyHash: str
     return node;
   }
   const inner = node as OwnedInner;
-  const d = digit(keyHash, depth);
+  const d = digit(keyHash, depth, shape);
   const before = inner.children[d] ?? null;
   const sizeBefore = before?.size ?? 0;
-  const after = removeOwned(before, sortKey, keyHash, depth + 1);
+  const after = removeOwned(before, sortKey, keyHash, shape, depth + 1);
   const sizeAfter = after?.size ?? 0;
   if (after === before && sizeAfter === sizeBefore) return node;
   const size = inner.size - sizeBefore + sizeAfter;
   inner.children[d] = after;
-  if (size <= LEAF_MAX) {
+  if (size <= shape.leafMax) {
     const all: TrieEntry[] = [];
     for (const c of inner.children) collect(c, all);
     return { leaf: true, entries: all.sort(compareKeys), size, id: null };

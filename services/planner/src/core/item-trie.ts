@@ -1,5 +1,5 @@
 import { canonicalJson, compareCodeUnits } from '@portolan/desired-state';
-import { keyHashOf, removeOwned, sealTrie, upsertOwned, type TrieNode } from './hash-trie.ts';
+import { keyHashOf, NARROW_TRIE, removeOwned, sealTrie, upsertOwned, type TrieNode, type TrieShape } from './hash-trie.ts';
 import type { PieceSink } from './piece.ts';
 
 /** A keyed set of items stored as a trie (its only owner: updated in place); remembers item ids so unchanged items cost nothing. */
@@ -8,6 +8,11 @@ export class ItemTrie<T> {
   /** Items by sort key, with their piece id and position hash (hashed once per key, not per change); updated in place. */
   readonly items = new Map<string, { value: T; id: string; readonly keyHash: string }>();
   dirty = false;
+  readonly shape: TrieShape;
+
+  constructor(shape: TrieShape = NARROW_TRIE) {
+    this.shape = shape;
+  }
 
   /** Sets one item; `encoded` is its canonical JSON (text, or bytes just taken from the sink's arena) when known. */
   set(sortKey: string, value: T, sink: PieceSink, encoded?: string | Uint8Array): void {
@@ -25,7 +30,7 @@ export class ItemTrie<T> {
       held.value = value;
       held.id = id;
     }
-    this.root = upsertOwned(this.root, { sortKey, keyHash, itemId: id });
+    this.root = upsertOwned(this.root, { sortKey, keyHash, itemId: id }, this.shape);
     this.dirty = true;
   }
 
@@ -33,7 +38,7 @@ export class ItemTrie<T> {
     const held = this.items.get(sortKey);
     if (held === undefined) return;
     this.items.delete(sortKey);
-    this.root = removeOwned(this.root, sortKey, held.keyHash);
+    this.root = removeOwned(this.root, sortKey, held.keyHash, this.shape);
     this.dirty = true;
   }
 

@@ -1,7 +1,71 @@
 import type { PoolMember } from '@portolan/desired-state';
+import { compareCodeUnits } from '@portolan/desired-state';
 import { memberSortKey } from './canonical-order.ts';
-import type { ItemTrie } from './item-trie.ts';
-import type { PieceSink } from './piece.ts';
+import type { ByteArena, PieceSink } from './piece.ts';
+
+/** Where a pool's members are held while encoding: a sub-trie of member pieces (ItemTrie) or `InlineMembers`. */
+export interface MemberStore {
+  readonly items: ReadonlyMap<string, { readonly value: PoolMember }>;
+  /** Sets one member; `encoded` is its canonical JSON. */
+  set(sortKey: string, value: PoolMember, sink: PieceSink, encoded: string): void;
+  delete(sortKey: string): void;
+  sortedValues(): PoolMember[];
+}
+
+const COMMA = 0x2c;
+const utf8 = new TextEncoder();
+
+/**
+ * Members held inline in their pool's piece (layout 2, small pools): each member's canonical bytes are encoded once,
+ * when it changes, and the pool piece's `members` array is written from them in sort-key order.
+ */
+export class InlineMembers implements MemberStore {
+  readonly items = new Map<string, { value: PoolMember; bytes: Uint8Array }>();
+  /** Sort keys in code-unit order; null after an arrival or departure. */
+  private order: string[] | null = [];
+
+  set(sortKey: string, value: PoolMember, _sink: PieceSink, encoded: string): void {
+    // Its own small buffer, not an arena view: a long-lived member would keep a whole arena chunk alive.
+    const bytes = utf8.encode(encoded);
+    const held = this.items.get(sortKey);
+    if (held === undefined) {
+      this.items.set(sortKey, { value, bytes });
+      this.order = null;
+    } else {
+      held.value = value;
+      held.bytes = bytes;
+    }
+  }
+
+  delete(sortKey: string): void {
+    if (this.items.delete(sortKey)) this.order = null;
+  }
+
+  sortedValues(): PoolMember[] {
+    return this.keys().map((k) => this.items.get(k)!.value);
+  }
+
+  /** Writes the pool piece: `before`, the members as a JSON array, `after`; returns its bytes. */
+  writePiece(arena: ByteArena, before: Uint8Array, after: Uint8Array): Uint8Array {
+    const keys = this.keys();
+    let n = before.length + after.length + 2 + keys.length;
+    for (const k of keys) n += this.items.get(k)!.bytes.length;
+    arena.reserve(n);
+    arena.bytes(before);
+    arena.byte(0x5b);
+    for (let i = 0; i < keys.length; i++) {
+      if (i > 0) arena.byte(COMMA);
+      arena.bytes(this.items.get(keys[i]!)!.bytes);
+    }
+    arena.byte(0x5d);
+    arena.bytes(after);
+    return arena.take();
+  }
+
+  private keys(): string[] {
+    return (this.order ??= [...this.items.keys()].sort(compareCodeUnits));
+  }
+}
 
 /** What a member trie holds: the members last synced, in a strict order by `compareMembers`, with their sort keys. */
 export interface SyncedMembers {
@@ -35,7 +99,7 @@ function walkable(members: readonly PoolMember[]): boolean {
  * input, duplicate identities) takes the general path, keyed by `memberSortKey`. Returns what the trie now holds,
  * or null when it must not be walked next time.
  */
-export function syncMembers(trie: ItemTrie<PoolMember>, members: readonly PoolMember[], sink: PieceSink, synced: SyncedMembers | null): SyncedMembers | null {
+export function syncMembers(trie: MemberStore, members: readonly PoolMember[], sink: PieceSink, synced: SyncedMembers | null): SyncedMembers | null {
   if (synced !== null && synced.members.length === trie.items.size && walkable(members)) {
     const prev = synced.members;
     const keys: string[] = new Array<string>(members.length);

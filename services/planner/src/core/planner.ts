@@ -7,10 +7,11 @@ import { profileFromConfig, type ClusterProfile } from './appliance-profile.ts';
 import { BindingEngine } from './binding-engine.ts';
 import { serviceKey, type DirtyIngress } from './dirty-set.ts';
 import { classRequestOf, isDefaultClass } from './select-ingress.ts';
+import { CURRENT_LAYOUT, type SnapshotLayout } from './snapshot-layout.ts';
 import { World, type WorldChange } from './world.ts';
 
 /** Version of the planning rules; recorded with every snapshot (a change here explains hash differences on replay). */
-export const PLANNER_VERSION = '0.1.0';
+export const PLANNER_VERSION = '0.2.0';
 
 /** The fleet-config parts the planner reads. */
 export interface PlannerConfig {
@@ -62,13 +63,15 @@ export class Planner {
   private readonly dirtyNodes = new Set<string>();
   private version = 0;
 
-  constructor(config: PlannerConfig) {
+  /** `layout`: the snapshot layout to encode in (replay passes the one a stored snapshot was made with). */
+  constructor(config: PlannerConfig, options: { readonly layout?: SnapshotLayout } = {}) {
+    const layout = options.layout ?? CURRENT_LAYOUT;
     const clusters = new Map<string, ClusterProfile>(config.clusters.map((c) => [c.name, { name: c.name, weight: c.weight, namespaces: c.namespaces }]));
     this.engines = [...config.appliances]
       .sort((a, b) => (a.name < b.name ? -1 : 1))
       .map((a) => {
         const profile = profileFromConfig(a);
-        return profile.mode === 'service' ? new BindingEngine(profile, clusters) : new ApplianceEngine(profile, clusters);
+        return profile.mode === 'service' ? new BindingEngine(profile, clusters, layout) : new ApplianceEngine(profile, clusters, layout);
       });
   }
 

@@ -4,7 +4,8 @@ import { memberSortKey, orderCertificates, refKey, routeSortKey } from './canoni
 import { SnapshotCorruptError, SnapshotPieceMissingError } from './errors.ts';
 import { readTrieItemIds } from './hash-trie.ts';
 import { pieceIdOf } from './piece.ts';
-import { encodeSnapshot, SNAPSHOT_LAYOUT } from './snapshot-encoder.ts';
+import { encodeSnapshot } from './snapshot-encoder.ts';
+import { CURRENT_LAYOUT, layoutOf, type SnapshotLayout } from './snapshot-layout.ts';
 
 /** A snapshot split into content-addressed pieces: the root id (the snapshot hash) and every piece by id (UTF-8 bytes). */
 export interface SplitSnapshot {
@@ -16,8 +17,8 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
 /** Splits a desired state into content-addressed pieces (structural sharing: equal sub-trees are equal pieces). */
-export function splitSnapshot(desired: DesiredState): SplitSnapshot {
-  const { root, pieces } = encodeSnapshot(desired);
+export function splitSnapshot(desired: DesiredState, layout: SnapshotLayout = CURRENT_LAYOUT): SplitSnapshot {
+  const { root, pieces } = encodeSnapshot(desired, layout);
   const bytes = new Map<string, Uint8Array>();
   for (const [id, text] of pieces) bytes.set(id, encoder.encode(text));
   return { root, pieces: bytes };
@@ -37,16 +38,16 @@ export function joinSnapshot(root: string, getPiece: PieceLookup): DesiredState 
     return parsePiece(id, raw);
   };
   const top = read(root) as Record<string, unknown>;
-  if (top['layout'] !== SNAPSHOT_LAYOUT) throw new SnapshotCorruptError(root, `unknown layout ${String(top['layout'])}`);
+  if (layoutOf(top['layout']) === undefined) throw new SnapshotCorruptError(root, `unknown layout ${String(top['layout'])}`);
   const items = <T>(trie: unknown): T[] => readTrieItemIds(nullableId(trie), read).map((id) => read(id) as T);
   const virtualServices = items<Record<string, unknown>>(top['virtualServices'])
     .map((raw) => joinVirtualService(raw, items))
     .sort((a, b) => compareCodeUnits(a.name, b.name));
   const pools = items<Record<string, unknown>>(top['pools'])
-    .map((raw): Pool => ({ ...(raw as unknown as Pool), members: sortedMembers(items<PoolMember>(raw['members'])) }))
+    .map((raw): Pool => ({ ...(raw as unknown as Pool), members: membersOf(raw['members'], items) }))
     .sort((a, b) => compareCodeUnits(a.name, b.name));
   const bindings = items<Record<string, unknown>>(top['bindings'])
-    .map((raw): ServiceBinding => ({ ...(raw as unknown as ServiceBinding), members: sortedMembers(items<PoolMember>(raw['members'])) }))
+    .map((raw): ServiceBinding => ({ ...(raw as unknown as ServiceBinding), members: membersOf(raw['members'], items) }))
     .sort((a, b) => compareCodeUnits(a.target, b.target));
   const certificates = items<Certificate>(top['certificates']).sort((a, b) => compareCodeUnits(a.name, b.name));
   const conditions = items<ObjectCondition[]>(top['conditions'])
@@ -92,6 +93,11 @@ function orderOwners(pairs: readonly { r: ObjectRef; p: string | null }[]): Obje
   const out: ObjectRef[] = [];
   for (let cur = next.get(null); cur !== undefined && out.length < pairs.length; cur = next.get(refKey(cur))) out.push(cur);
   return out;
+}
+
+/** A pool's or binding's members: inline (an array, layout 2) or the items of a sub-trie; in sort-key order. */
+function membersOf(field: unknown, items: <T>(trie: unknown) => T[]): PoolMember[] {
+  return sortedMembers(Array.isArray(field) ? (field as PoolMember[]) : items<PoolMember>(field));
 }
 
 function sortedMembers(members: PoolMember[]): PoolMember[] {

@@ -4,6 +4,8 @@ import fc from 'fast-check';
 import type { Pool, PoolMember } from '@portolan/desired-state';
 import { ByteArena, PieceSink, pieceIdOf } from './piece.ts';
 import { SnapshotEncoder } from './snapshot-encoder.ts';
+import { joinSnapshot } from './snapshot-codec.ts';
+import { LAYOUT_1, LAYOUT_2 } from './snapshot-layout.ts';
 
 const memberArb: fc.Arbitrary<PoolMember> = fc.record({
   // Few distinct values, so lists overlap from one step to the next; odd ones (non-ASCII, NUL) take the general path.
@@ -24,10 +26,10 @@ function pool(name: string, members: readonly PoolMember[]): Pool {
   return { name, members, monitor: null, persistence: null, tlsToBackend: false, customization: null, services: [{ cluster: 'c1', kind: 'Service', namespace: 'ns', name: 'web' }] };
 }
 
-test('property: after any history of member lists, the incremental encoding equals a fresh one and every piece it needs was emitted', () => {
+for (const layout of [LAYOUT_1, LAYOUT_2]) test(`property: after any history of member lists, the incremental encoding equals a fresh one and every piece it needs was emitted (layout ${layout.version})`, () => {
   fc.assert(
     fc.property(fc.array(fc.tuple(fc.constantFrom('p1', 'p2'), membersArb), { minLength: 1, maxLength: 12 }), (steps) => {
-      const incremental = new SnapshotEncoder('lb', 'haproxy');
+      const incremental = new SnapshotEncoder('lb', 'haproxy', layout);
       const stored = new Map<string, string>();
       const current = new Map<string, readonly PoolMember[]>();
       for (const [name, members] of steps) {
@@ -39,7 +41,7 @@ test('property: after any history of member lists, the incremental encoding equa
           assert.equal(new TextDecoder().decode(bytes.get(id)), text);
           stored.set(id, text);
         }
-        const fresh = new SnapshotEncoder('lb', 'haproxy');
+        const fresh = new SnapshotEncoder('lb', 'haproxy', layout);
         for (const [n, ms] of current) fresh.setPool(pool(n, ms));
         const expected = fresh.commit();
         assert.equal(root, expected.root);
@@ -48,6 +50,32 @@ test('property: after any history of member lists, the incremental encoding equa
     }),
     { numRuns: 300 },
   );
+});
+
+test('layout 2: a pool moves between inline members and a member sub-trie at 32 members, and every step equals a fresh encoding', () => {
+  const member = (i: number): PoolMember => ({ address: `10.0.${i >> 8}.${i & 255}`, port: 8080, state: i % 5 === 0 ? 'draining' : 'active', weight: 1, cluster: 'c1', node: '' });
+  const incremental = new SnapshotEncoder('lb', 'haproxy', LAYOUT_2);
+  const stored = new Map<string, string>();
+  let inline = 0;
+  for (const count of [30, 32, 33, 31, 40, 10, 0, 33, 32]) {
+    const members = Array.from({ length: count }, (_, i) => member(i * 7 + count));
+    incremental.setPool(pool('p1', members));
+    incremental.setPool(pool('p2', members.slice(0, 3)));
+    const { root, pieces } = incremental.commit();
+    for (const [id, text] of pieces) stored.set(id, text);
+    const fresh = new SnapshotEncoder('lb', 'haproxy', LAYOUT_2);
+    fresh.setPool(pool('p1', members));
+    fresh.setPool(pool('p2', members.slice(0, 3)));
+    assert.equal(root, fresh.commit().root, `${count} members`);
+    const joined = joinSnapshot(root, (id) => stored.get(id));
+    assert.deepEqual(joined.pools.find((p) => p.name === 'p1')!.members.map((m) => m.address), members.map((m) => m.address).sort());
+    const p1 = [...pieces.values()].map((t) => JSON.parse(t) as { name?: string; members?: unknown }).find((v) => v.name === 'p1');
+    if (p1 !== undefined) {
+      assert.equal(Array.isArray(p1.members), count <= 32, `${count} members: inline exactly when at most 32`);
+      if (Array.isArray(p1.members)) inline++;
+    }
+  }
+  assert.ok(inline >= 4, 'the inline form was written');
 });
 
 test('a piece\'s bytes are the UTF-8 encoding of its text and its id the hash of its text, ASCII or not', () => {

@@ -2,24 +2,20 @@ import type { Certificate, DesiredState, DriverKind, ObjectCondition, ObjectRef,
 import { canonicalJson, compareCodeUnits } from '@portolan/desired-state';
 import { conditionSortKey, orderCertificates, refKey, routeSortKey } from './canonical-order.ts';
 import { ItemTrie } from './item-trie.ts';
-import { NOTHING_SYNCED, syncMembers, type SyncedMembers } from './member-sync.ts';
+import { InlineMembers, NOTHING_SYNCED, syncMembers, type SyncedMembers } from './member-sync.ts';
 import { ByteArena, PieceSink } from './piece.ts';
+import { Committed, MARK, samePoolHeader, splitAround, type EncodedSnapshot, type PoolHeader } from './encoded-snapshot.ts';
+import { CURRENT_LAYOUT, type SnapshotLayout } from './snapshot-layout.ts';
 
-/** Version of the snapshot piece layout; part of the root, so a layout change changes every hash visibly. */
-export const SNAPSHOT_LAYOUT = 1;
+export type { EncodedSnapshot } from './encoded-snapshot.ts';
 
-/** What one commit produced: the root piece id (the snapshot's content hash) and the pieces new since the last commit. */
-export interface EncodedSnapshot {
-  readonly root: string;
-  /** New pieces as canonical JSON text, by id (decoded from `bytes` on first use). */
-  readonly pieces: ReadonlyMap<string, string>;
-  /** The same pieces as UTF-8 bytes (what the store writes), by id. */
-  readonly bytes: ReadonlyMap<string, Uint8Array>;
-}
+const utf8 = new TextEncoder();
+
+/** Version of the layout new snapshots are written in (part of the root: a layout change changes every hash visibly). */
+export const SNAPSHOT_LAYOUT = CURRENT_LAYOUT.version;
 
 /** A VS without its three lists, which live in sub-tries. */
 type VsHeader = Omit<VirtualService, 'owners' | 'certificates' | 'routes'>;
-type PoolHeader = Omit<Pool, 'members'>;
 
 interface VsState {
   header: VsHeader;
@@ -31,9 +27,12 @@ interface VsState {
   readonly routeTrie: ItemTrie<Route>;
 }
 
+/** A pool's or binding's members: a sub-trie, or inline in its piece (small pools, layout 2). */
+type Members = ItemTrie<PoolMember> | InlineMembers;
+
 interface PoolState {
   header: PoolHeader;
-  readonly memberTrie: ItemTrie<PoolMember>;
+  members: Members;
   /** The members the trie holds, for the next sync's side-by-side walk (null: take the general path). */
   synced: SyncedMembers | null;
   /** The pool piece's canonical UTF-8 bytes around the members id (keys sort as customization, members, monitor, ...). */
@@ -42,7 +41,7 @@ interface PoolState {
 
 interface BindingState {
   header: Omit<ServiceBinding, 'members'>;
-  readonly memberTrie: ItemTrie<PoolMember>;
+  members: Members;
   synced: SyncedMembers | null;
 }
 
@@ -55,13 +54,14 @@ interface BindingState {
 export class SnapshotEncoder {
   readonly appliance: string;
   readonly driver: DriverKind;
+  readonly layout: SnapshotLayout;
   private readonly arena = new ByteArena();
   private sink = new PieceSink(this.arena);
-  private readonly vsTrie = new ItemTrie<unknown>();
-  private readonly poolTrie = new ItemTrie<unknown>();
-  private readonly certTrie = new ItemTrie<Certificate>();
-  private readonly bindingTrie = new ItemTrie<unknown>();
-  private readonly conditionTrie = new ItemTrie<readonly ObjectCondition[]>();
+  private readonly vsTrie: ItemTrie<unknown>;
+  private readonly poolTrie: ItemTrie<unknown>;
+  private readonly certTrie: ItemTrie<Certificate>;
+  private readonly bindingTrie: ItemTrie<unknown>;
+  private readonly conditionTrie: ItemTrie<readonly ObjectCondition[]>;
   private readonly vs = new Map<string, VsState>();
   private readonly pools = new Map<string, PoolState>();
   private readonly bindings = new Map<string, BindingState>();
@@ -73,12 +73,18 @@ export class SnapshotEncoder {
   /** The root piece's fixed text around its five ids, as UTF-8 bytes. */
   private readonly rootParts: readonly Uint8Array[];
 
-  constructor(appliance: string, driver: DriverKind) {
+  constructor(appliance: string, driver: DriverKind, layout: SnapshotLayout = CURRENT_LAYOUT) {
     this.appliance = appliance;
     this.driver = driver;
+    this.layout = layout;
+    this.vsTrie = this.trie();
+    this.poolTrie = this.trie();
+    this.certTrie = this.trie();
+    this.bindingTrie = this.trie();
+    this.conditionTrie = this.trie();
     // canonicalJson of {appliance, bindings, certificates, conditions, driver, layout, pools, virtualServices}, by
     // hand: the text between the ids never changes.
-    const texts = [`{"appliance":${JSON.stringify(appliance)},"bindings":`, ',"certificates":', ',"conditions":', `,"driver":${JSON.stringify(driver)},"layout":${SNAPSHOT_LAYOUT},"pools":`, ',"virtualServices":', '}'];
+    const texts = [`{"appliance":${JSON.stringify(appliance)},"bindings":`, ',"certificates":', ',"conditions":', `,"driver":${JSON.stringify(driver)},"layout":${layout.version},"pools":`, ',"virtualServices":', '}'];
     this.rootParts = texts.map((t) => utf8.encode(t));
   }
 
@@ -98,7 +104,7 @@ export class SnapshotEncoder {
   setVsHeader(header: VsHeader): void {
     const state = this.vs.get(header.name);
     if (state === undefined) {
-      this.vs.set(header.name, { header, owners: [], ownerTrie: new ItemTrie(), defaultCertificate: null, certTrie: new ItemTrie(), routeTrie: new ItemTrie() });
+      this.vs.set(header.name, { header, owners: [], ownerTrie: this.trie(), defaultCertificate: null, certTrie: this.trie(), routeTrie: this.trie() });
     } else {
       state.header = header;
     }
@@ -167,7 +173,7 @@ export class SnapshotEncoder {
     const { members, ...header } = pool;
     let state = this.pools.get(pool.name);
     if (state === undefined) {
-      state = { header, memberTrie: new ItemTrie(), text: null, synced: NOTHING_SYNCED };
+      state = { header, members: this.membersFor(members.length), text: null, synced: NOTHING_SYNCED };
       this.pools.set(pool.name, state);
     }
     // An equal header is kept: the new one (rebuilt on every endpoint change) is then garbage at once.
@@ -175,7 +181,7 @@ export class SnapshotEncoder {
       state.text = null;
       state.header = header;
     }
-    state.synced = syncMembers(state.memberTrie, members, this.sink, state.synced);
+    this.syncPoolMembers(state, members);
     this.dirtyPools.add(pool.name);
   }
 
@@ -183,8 +189,35 @@ export class SnapshotEncoder {
   setPoolMembers(name: string, members: readonly PoolMember[]): void {
     const state = this.pools.get(name);
     if (state === undefined) throw new Error(`SnapshotEncoder: pool ${name} does not exist (bug: set the whole pool first)`);
-    state.synced = syncMembers(state.memberTrie, members, this.sink, state.synced);
+    this.syncPoolMembers(state, members);
     this.dirtyPools.add(name);
+  }
+
+  /** Brings a pool's or binding's members to `members`, moving them inline or into a sub-trie when the count says so. */
+  private syncPoolMembers(state: { members: Members; synced: SyncedMembers | null }, members: readonly PoolMember[]): void {
+    if (state.members instanceof InlineMembers !== this.inlines(members.length)) {
+      state.members = this.membersFor(members.length);
+      state.synced = NOTHING_SYNCED;
+    }
+    state.synced = syncMembers(state.members, members, this.sink, state.synced);
+  }
+
+  private inlines(count: number): boolean {
+    return this.layout.inlineMembers > 0 && count <= this.layout.inlineMembers;
+  }
+
+  private membersFor(count: number): Members {
+    return this.inlines(count) ? new InlineMembers() : this.trie<PoolMember>();
+  }
+
+  private trie<T>(): ItemTrie<T> {
+    return new ItemTrie<T>(this.layout.trie);
+  }
+
+  /** A pool's or binding's piece: `before` and `after` (from `splitAround`) around its members' array or sub-trie id. */
+  private membersPiece(members: Members, before: Uint8Array, after: Uint8Array): Uint8Array {
+    if (members instanceof InlineMembers) return members.writePiece(this.arena, before, after);
+    return this.arena.splice(before, members.seal(this.sink), after);
   }
 
   /** Deletes a pool. */
@@ -209,11 +242,11 @@ export class SnapshotEncoder {
     const { members, ...header } = b;
     let state = this.bindings.get(b.target);
     if (state === undefined) {
-      state = { header, memberTrie: new ItemTrie(), synced: NOTHING_SYNCED };
+      state = { header, members: this.membersFor(members.length), synced: NOTHING_SYNCED };
       this.bindings.set(b.target, state);
     }
     state.header = header;
-    state.synced = syncMembers(state.memberTrie, members, this.sink, state.synced);
+    this.syncPoolMembers(state, members);
     this.dirtyBindings.add(b.target);
   }
 
@@ -247,13 +280,14 @@ export class SnapshotEncoder {
     if (this.dirtyPools.size > 0) for (const name of this.dirtyPools) {
       const s = this.pools.get(name);
       if (s === undefined) continue;
-      const members = s.memberTrie.seal(this.sink);
       const text = (s.text ??= splitAround(canonicalJson({ ...s.header, members: MARK })));
-      this.poolTrie.set(name, s.header, this.sink, this.arena.splice(text.before, members, text.after));
+      this.poolTrie.set(name, s.header, this.sink, this.membersPiece(s.members, text.before, text.after));
     }
     if (this.dirtyBindings.size > 0) for (const target of this.dirtyBindings) {
       const s = this.bindings.get(target);
-      if (s !== undefined) this.bindingTrie.set(target, { ...s.header, members: s.memberTrie.seal(this.sink) }, this.sink);
+      if (s === undefined) continue;
+      const text = splitAround(canonicalJson({ ...s.header, members: MARK }));
+      this.bindingTrie.set(target, s.header, this.sink, this.membersPiece(s.members, text.before, text.after));
     }
     if (this.dirtyVs.size > 0) this.dirtyVs.clear();
     if (this.dirtyPools.size > 0) this.dirtyPools.clear();
@@ -286,10 +320,10 @@ export class SnapshotEncoder {
         certificates: orderCertificates(s.defaultCertificate, s.certTrie.items.keys()),
         routes: s.routeTrie.sortedValues(),
       }));
-    const pools = [...this.pools.entries()].sort((a, b) => compareCodeUnits(a[0], b[0])).map(([, s]): Pool => ({ ...s.header, members: s.memberTrie.sortedValues() }));
+    const pools = [...this.pools.entries()].sort((a, b) => compareCodeUnits(a[0], b[0])).map(([, s]): Pool => ({ ...s.header, members: s.members.sortedValues() }));
     const bindings = [...this.bindings.entries()]
       .sort((a, b) => compareCodeUnits(a[0], b[0]))
-      .map(([, s]): ServiceBinding => ({ ...s.header, members: s.memberTrie.sortedValues() }));
+      .map(([, s]): ServiceBinding => ({ ...s.header, members: s.members.sortedValues() }));
     return {
       appliance: this.appliance,
       driver: this.driver,
@@ -323,54 +357,9 @@ export class SnapshotEncoder {
   }
 }
 
-/** What a commit returns: its root and its sink's pieces (texts decoded only when read). */
-class Committed implements EncodedSnapshot {
-  readonly root: string;
-  readonly changed: boolean;
-  private readonly sink: PieceSink;
-
-  constructor(root: string, sink: PieceSink, changed: boolean) {
-    this.root = root;
-    this.sink = sink;
-    this.changed = changed;
-  }
-
-  get pieces(): ReadonlyMap<string, string> {
-    return this.sink.texts;
-  }
-
-  get bytes(): ReadonlyMap<string, Uint8Array> {
-    return this.sink.bytes;
-  }
-}
-
-const MARK = '\u0000members\u0000';
-
-const utf8 = new TextEncoder();
-
-/** Splits a canonical encoding at the (unique) marker placed where the members id goes; each side as UTF-8 bytes. */
-function splitAround(text: string): { before: Uint8Array; after: Uint8Array } {
-  const quoted = JSON.stringify(MARK);
-  const at = text.indexOf(quoted);
-  return { before: utf8.encode(text.slice(0, at)), after: utf8.encode(text.slice(at + quoted.length)) };
-}
-
-
-/** Whether two pool headers encode the same (cheap: settings come from shared spec objects). */
-function samePoolHeader(a: PoolHeader, b: PoolHeader): boolean {
-  if (a === b) return true;
-  if (a.name !== b.name || a.tlsToBackend !== b.tlsToBackend || a.services.length !== b.services.length) return false;
-  const sameSettings = (a.monitor === b.monitor && a.persistence === b.persistence && a.customization === b.customization) || canonicalJson([a.monitor, a.persistence, a.customization]) === canonicalJson([b.monitor, b.persistence, b.customization]);
-  if (!sameSettings) return false;
-  return a.services.every((r, i) => {
-    const o = b.services[i]!;
-    return r.cluster === o.cluster && r.kind === o.kind && r.namespace === o.namespace && r.name === o.name;
-  });
-}
-
 /** Encodes a whole desired state from scratch: the same pieces an incremental encoder reaching this state emits. */
-export function encodeSnapshot(desired: DesiredState): EncodedSnapshot {
-  const e = new SnapshotEncoder(desired.appliance, desired.driver);
+export function encodeSnapshot(desired: DesiredState, layout: SnapshotLayout = CURRENT_LAYOUT): EncodedSnapshot {
+  const e = new SnapshotEncoder(desired.appliance, desired.driver, layout);
   for (const v of desired.virtualServices) e.setVirtualService(v);
   for (const p of desired.pools) e.setPool(p);
   for (const c of desired.certificates) e.setCertificate(c);

@@ -2,10 +2,13 @@ import type { Certificate, DesiredState, ObjectCondition, ObjectRef, Pool, PoolM
 import { memberSortKey, orderCertificates, refKey, routeSortKey } from './canonical-order.ts';
 import { SnapshotCorruptError, SnapshotPieceMissingError } from './errors.ts';
 import { parsePiece, referencesOf, type PieceLookup } from './snapshot-codec.ts';
-import { SNAPSHOT_LAYOUT } from './snapshot-encoder.ts';
+import { layoutOf } from './snapshot-layout.ts';
 import { TrieView, type ItemDecoder, type PieceSource } from './trie-view.ts';
 
 type OwnerPair = { readonly r: ObjectRef; readonly p: string | null };
+
+/** What was last read of a pool's members: its sub-trie's view, or its inline members. */
+type MemberView = TrieView<PoolMember> | readonly PoolMember[];
 
 /** The sub-collections of one virtual service, and the owner order last derived from them. */
 interface VsViews {
@@ -31,12 +34,12 @@ export class SnapshotReader {
   private desired: DesiredState | null = null;
   private scratch = new Map<string, unknown>();
   private readonly pools = new TrieView<Pool>((p) => p.name);
-  private readonly poolMembers = new Map<string, TrieView<PoolMember>>();
+  private readonly poolMembers = new Map<string, MemberView>();
   private readonly virtualServices = new TrieView<VirtualService>((v) => v.name);
   private readonly vsViews = new Map<string, VsViews>();
   private readonly certificates = new TrieView<Certificate>((c) => c.name);
   private readonly bindings = new TrieView<ServiceBinding>((b) => b.target);
-  private readonly bindingMembers = new Map<string, TrieView<PoolMember>>();
+  private readonly bindingMembers = new Map<string, MemberView>();
   private readonly conditions = new TrieView<readonly ObjectCondition[]>((list) => refKey(list[0]!.object));
   private flatConditions: { from: readonly (readonly ObjectCondition[])[]; flat: readonly ObjectCondition[] } | null = null;
 
@@ -102,7 +105,7 @@ export class SnapshotReader {
   private prepare(root: string, pieces: PieceSource): (() => DesiredState) | undefined {
     const top = pieces.get(root) as Record<string, unknown> | undefined;
     if (top === undefined) return undefined;
-    if (top['layout'] !== SNAPSHOT_LAYOUT) throw new SnapshotCorruptError(root, `unknown layout ${String(top['layout'])}`);
+    if (layoutOf(top['layout']) === undefined) throw new SnapshotCorruptError(root, `unknown layout ${String(top['layout'])}`);
     const plain = <T>(id: string, p: PieceSource): (() => T) | undefined => {
       const v = p.get(id);
       return v === undefined ? undefined : () => v as T;
@@ -124,13 +127,25 @@ export class SnapshotReader {
     });
   }
 
-  /** Decodes a pool or a binding: its header plus a members sub-trie, kept per name so it too is read incrementally. */
-  private decodeMembered<T extends { readonly members: readonly PoolMember[] }>(views: Map<string, TrieView<PoolMember>>, nameField: 'name' | 'target'): ItemDecoder<T> {
+  /**
+   * Decodes a pool or a binding: its header plus its members, inline (layout 2: members equal to the last read keep
+   * their identity) or in a sub-trie kept per name, so it too is read incrementally.
+   */
+  private decodeMembered<T extends { readonly members: readonly PoolMember[] }>(views: Map<string, MemberView>, nameField: 'name' | 'target'): ItemDecoder<T> {
     return (id, pieces) => {
       const raw = pieces.get(id) as Record<string, unknown> | undefined;
       if (raw === undefined) return undefined;
       const name = String(raw[nameField]);
-      const view = views.get(name) ?? new TrieView<PoolMember>(memberSortKey);
+      const held = views.get(name);
+      if (Array.isArray(raw['members'])) {
+        const inline = raw['members'] as PoolMember[];
+        return () => {
+          const members = keepIdentities(inline, held instanceof TrieView ? held.current : (held ?? []));
+          views.set(name, members);
+          return { ...raw, members } as unknown as T;
+        };
+      }
+      const view = held instanceof TrieView ? held : new TrieView<PoolMember>(memberSortKey);
       const members = view.prepare(idOf(raw['members']), pieces, (mid, p) => {
         const m = p.get(mid);
         return m === undefined ? undefined : () => m as PoolMember;
@@ -174,6 +189,21 @@ export class SnapshotReader {
     if (this.flatConditions?.from !== lists) this.flatConditions = { from: lists, flat: lists.flat() };
     return this.flatConditions.flat as ObjectCondition[];
   }
+}
+
+/** `members` (sorted, freshly parsed) with each member equal to one in `before` replaced by that object. */
+function keepIdentities(members: readonly PoolMember[], before: readonly PoolMember[]): readonly PoolMember[] {
+  if (before.length === 0) return members;
+  const byKey = new Map<string, PoolMember>();
+  for (const m of before) byKey.set(memberSortKey(m), m);
+  let same = members.length === before.length;
+  const out = members.map((m, i) => {
+    const b = byKey.get(memberSortKey(m));
+    const kept = b !== undefined && b.state === m.state && b.weight === m.weight && b.node === m.node ? b : m;
+    if (kept !== before[i]) same = false;
+    return kept;
+  });
+  return same ? before : out;
 }
 
 /** Rebuilds the creation-ordered owner list from its (owner, predecessor) pairs. */

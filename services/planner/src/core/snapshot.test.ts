@@ -6,6 +6,7 @@ import * as f from '../testing/fixtures.ts';
 import { bigWorld } from '../testing/big-world.ts';
 import { eventsOf, historyArb, PROPERTY_FLEET } from '../testing/world-arbitrary.ts';
 import { buildTrie, keyHashOf, removeFromTrie, removeOwned, sealTrie, upsertOwned, upsertTrie, type TrieNode } from './hash-trie.ts';
+import { LAYOUT_1, LAYOUT_2 } from './snapshot-layout.ts';
 import { joinSnapshot, pieceReferences, splitSnapshot } from './snapshot-codec.ts';
 import { SnapshotCorruptError, SnapshotPieceMissingError } from './errors.ts';
 import { Planner } from './planner.ts';
@@ -16,8 +17,8 @@ const UPDATES = {
   'in place (one owner)': { upsert: upsertOwned, remove: removeOwned },
 };
 
-for (const [name, { upsert, remove }] of Object.entries(UPDATES)) {
-  test(`property: the hash trie's pieces depend only on its final entries, not on the insert/delete history (${name} updates)`, () => {
+for (const [name, { upsert, remove }] of Object.entries(UPDATES)) for (const { version, trie: shape } of [LAYOUT_1, LAYOUT_2]) {
+  test(`property: the hash trie's pieces depend only on its final entries, not on the insert/delete history (${name} updates, layout ${version}'s shape)`, () => {
     fc.assert(
       fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 60 }), fc.option(fc.integer({ min: 0, max: 3 }), { nil: null })), { maxLength: 200 }), (ops) => {
         let root: TrieNode | null = null;
@@ -25,15 +26,15 @@ for (const [name, { upsert, remove }] of Object.entries(UPDATES)) {
         for (const [k, v] of ops) {
           const sortKey = `k${k}`;
           if (v === null) {
-            root = remove(root, sortKey, keyHashOf(sortKey));
+            root = remove(root, sortKey, keyHashOf(sortKey), shape);
             final.delete(sortKey);
           } else {
-            root = upsert(root, { sortKey, keyHash: keyHashOf(sortKey), itemId: `v${v}` });
+            root = upsert(root, { sortKey, keyHash: keyHashOf(sortKey), itemId: `v${v}` }, shape);
             final.set(sortKey, `v${v}`);
           }
           if (k % 7 === 0) sealTrie(root, new PieceSink());
         }
-        const fresh = buildTrie([...final].map(([sortKey, itemId]) => ({ sortKey, keyHash: keyHashOf(sortKey), itemId })));
+        const fresh = buildTrie([...final].map(([sortKey, itemId]) => ({ sortKey, keyHash: keyHashOf(sortKey), itemId })), shape);
         assert.equal(sealTrie(root, new PieceSink()), sealTrie(fresh, new PieceSink()));
       }),
       { numRuns: 300 },

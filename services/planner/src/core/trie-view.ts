@@ -40,6 +40,11 @@ export class TrieView<T> {
     this.keyOf = keyOf;
   }
 
+  /** The items last committed, sorted. */
+  get current(): readonly T[] {
+    return this.sorted;
+  }
+
   /**
    * Prepares the move to `newRoot`: undefined while pieces are missing (they are recorded by `pieces`), else a
    * thunk that commits and returns the new sorted items. `onDrop` sees each item that leaves, at commit.
