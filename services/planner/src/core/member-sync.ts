@@ -1,5 +1,4 @@
 import type { PoolMember } from '@portolan/desired-state';
-import { compareCodeUnits } from '@portolan/desired-state';
 import { memberSortKey } from './canonical-order.ts';
 import type { ByteArena, PieceSink } from './piece.ts';
 
@@ -15,55 +14,64 @@ export interface MemberStore {
 const COMMA = 0x2c;
 const utf8 = new TextEncoder();
 
+/** One inline member: its sort key, value and canonical bytes. */
+interface InlineEntry {
+  readonly key: string;
+  value: PoolMember;
+  bytes: Uint8Array;
+}
+
 /**
  * Members held inline in their pool's piece (layout 2, small pools): each member's canonical bytes are encoded once,
- * when it changes, and the pool piece's `members` array is written from them in sort-key order.
+ * when it changes, and the pool piece's `members` array is written from them. Entries are kept in sort-key order
+ * (an arrival is inserted at its place: pools are small), so writing the piece is one pass.
  */
 export class InlineMembers implements MemberStore {
-  readonly items = new Map<string, { value: PoolMember; bytes: Uint8Array }>();
-  /** Sort keys in code-unit order; null after an arrival or departure. */
-  private order: string[] | null = [];
+  readonly items = new Map<string, InlineEntry>();
+  private readonly sorted: InlineEntry[] = [];
 
   set(sortKey: string, value: PoolMember, _sink: PieceSink, encoded: string): void {
     // Its own small buffer, not an arena view: a long-lived member would keep a whole arena chunk alive.
     const bytes = utf8.encode(encoded);
     const held = this.items.get(sortKey);
-    if (held === undefined) {
-      this.items.set(sortKey, { value, bytes });
-      this.order = null;
-    } else {
+    if (held !== undefined) {
       held.value = value;
       held.bytes = bytes;
+      return;
     }
+    const entry: InlineEntry = { key: sortKey, value, bytes };
+    this.items.set(sortKey, entry);
+    let at = this.sorted.length;
+    while (at > 0 && this.sorted[at - 1]!.key > sortKey) at--;
+    this.sorted.splice(at, 0, entry);
   }
 
   delete(sortKey: string): void {
-    if (this.items.delete(sortKey)) this.order = null;
+    const held = this.items.get(sortKey);
+    if (held === undefined) return;
+    this.items.delete(sortKey);
+    this.sorted.splice(this.sorted.indexOf(held), 1);
   }
 
   sortedValues(): PoolMember[] {
-    return this.keys().map((k) => this.items.get(k)!.value);
+    return this.sorted.map((e) => e.value);
   }
 
   /** Writes the pool piece: `before`, the members as a JSON array, `after`; returns its bytes. */
   writePiece(arena: ByteArena, before: Uint8Array, after: Uint8Array): Uint8Array {
-    const keys = this.keys();
-    let n = before.length + after.length + 2 + keys.length;
-    for (const k of keys) n += this.items.get(k)!.bytes.length;
+    const entries = this.sorted;
+    let n = before.length + after.length + 2 + entries.length;
+    for (let i = 0; i < entries.length; i++) n += entries[i]!.bytes.length;
     arena.reserve(n);
     arena.bytes(before);
     arena.byte(0x5b);
-    for (let i = 0; i < keys.length; i++) {
+    for (let i = 0; i < entries.length; i++) {
       if (i > 0) arena.byte(COMMA);
-      arena.bytes(this.items.get(keys[i]!)!.bytes);
+      arena.bytes(entries[i]!.bytes);
     }
     arena.byte(0x5d);
     arena.bytes(after);
     return arena.take();
-  }
-
-  private keys(): string[] {
-    return (this.order ??= [...this.items.keys()].sort(compareCodeUnits));
   }
 }
 
