@@ -51,6 +51,12 @@ export class ValueTreeEncoder {
   #chunks = new Map<string, Fragment>();
   /** Array chunks by their first element: the elements and the chunk's piece id. */
   #runs = new WeakMap<object, { readonly values: readonly unknown[]; readonly fragment: Fragment }>();
+  /**
+   * Group pieces by (first id, last id, length): the ids and the group's piece id. An unchanged group of a long
+   * concatenation (haproxy.cfg's 20k section ids at 10k backends) is then found by comparing ids, without building
+   * and hashing its text again.
+   */
+  #groupRuns = new Map<string, { readonly ids: readonly string[]; readonly fragment: Fragment }>();
   /** Group boundaries by piece id (`#endsGroup`). */
   #boundaries = new Map<string, boolean>();
   /** Generations whose pieces are not known to be stored (their fragments are not reused). */
@@ -137,8 +143,19 @@ export class ValueTreeEncoder {
   /** The `$cat` fragment over chunk pieces, grouping the ids level by level until one list is short. */
   #concatenation(chunkIds: readonly string[], gen: number, sink: TreeSink): string {
     let ids = chunkIds;
-    while (ids.length > ARRAY_CHUNKING_MIN) ids = groups(ids, (id) => this.#endsGroup(id)).map((g) => this.#chunk(`{"$cat":[${g.map((id) => `"${id}"`).join(',')}]}`, gen, sink));
+    while (ids.length > ARRAY_CHUNKING_MIN) ids = groups(ids, (id) => this.#endsGroup(id)).map((g) => this.#group(g, gen, sink));
     return `{"$cat":[${ids.map((id) => `"${id}"`).join(',')}]}`;
+  }
+
+  /** One group piece of a concatenation: found by its ids when a stored encode made the same group. */
+  #group(ids: readonly string[], gen: number, sink: TreeSink): string {
+    if (this.#groupRuns.size > 1 << 16) this.#groupRuns.clear();
+    const key = `${ids[0]!} ${ids[ids.length - 1]!} ${ids.length}`;
+    const known = this.#groupRuns.get(key);
+    if (known !== undefined && this.#usable(known.fragment, gen) && known.ids.every((id, k) => id === ids[k])) return known.fragment.text;
+    const id = this.#chunk(`{"$cat":[${ids.map((x) => `"${x}"`).join(',')}]}`, gen, sink);
+    this.#groupRuns.set(key, { ids, fragment: { text: id, gen, boundary: false } });
+    return id;
   }
 
   /**
