@@ -31,20 +31,14 @@ export function checkSafety(lastApplied: DesiredState | null, plan: DesiredState
         reasons.push({ reason: 'TooManyHostsRemoved', message: `the plan removes ${goneHosts.length} of ${before.size} hosts (${percent(goneHosts.length, before.size)}; limit ${percent(maxRemovalFraction, 1)}), e.g. ${goneHosts.slice(0, 3).map((h) => h || '*').join(', ')}` });
       }
     }
-    const gone = goneMembers(lastApplied.pools, plan.pools, (p) => p.name) + goneMembers(lastApplied.bindings, plan.bindings, (b) => b.target);
+    const pools = comparePools(lastApplied.pools, plan.pools);
+    const gone = pools.gone + goneMembers(lastApplied.bindings, plan.bindings, (b) => b.target);
     const total = gone === 0 ? 0 : countMembers(lastApplied);
+    rememberCount(plan, lastApplied, pools.delta);
     if (total > 0 && gone / total > maxRemovalFraction) {
       reasons.push({ reason: 'TooManyMembersRemoved', message: `the plan removes ${gone} of ${total} backend members (${percent(gone, total)}; limit ${percent(maxRemovalFraction, 1)})` });
     }
-    if (lastApplied.pools !== plan.pools) {
-      let prevPools: Map<string, Pool> | null = null;
-      for (const [i, p] of plan.pools.entries()) {
-        const at = lastApplied.pools[i];
-        if (at === p) continue;
-        const prev = at?.name === p.name ? at : (prevPools ??= new Map(lastApplied.pools.map((q) => [q.name, q] as const))).get(p.name);
-        if (prev !== undefined && prev !== p && prev.members.length > 0 && p.members.length === 0) reasons.push({ reason: 'PoolEmptied', message: `the plan empties pool ${p.name} (it had ${prev.members.length} members)` });
-      }
-    }
+    for (const [name, had] of pools.emptied) reasons.push({ reason: 'PoolEmptied', message: `the plan empties pool ${name} (it had ${had} members)` });
   }
   if (reasons.length === 0 || override) return { held: false, overridden: override ? reasons : [] };
   return { held: true, reasons };
@@ -76,12 +70,63 @@ function goneMembers<T extends { readonly members: readonly PoolMember[] }>(befo
   return gone;
 }
 
+/**
+ * One pass over the pools of two states (both sorted by name; looked up by position first, by name when that
+ * fails; pools that are the same object cost a comparison): the members `after` no longer has, the pools it
+ * empties, and how many pool members it has more or fewer.
+ */
+function comparePools(before: readonly Pool[], after: readonly Pool[]): { gone: number; emptied: [string, number][]; delta: number } {
+  const out = { gone: 0, emptied: [] as [string, number][], delta: 0 };
+  if (before === after) return out;
+  let byName: Map<string, Pool> | null = null;
+  const seen = new Set<string>();
+  for (let i = 0; i < before.length; i++) {
+    const old = before[i]!;
+    const at = after[i];
+    if (at === old) continue;
+    const now = at !== undefined && at.name === old.name ? at : (byName ??= new Map(after.map((p) => [p.name, p] as const))).get(old.name);
+    if (now === old) continue;
+    seen.add(old.name);
+    out.gone += goneOf(old.members, now?.members ?? []);
+    out.delta += (now?.members.length ?? 0) - old.members.length;
+    if (now !== undefined && old.members.length > 0 && now.members.length === 0) out.emptied.push([now.name, old.members.length]);
+  }
+  // Pools only `after` has add members (a pool at a position `before` holds the same object is not new).
+  if (after.length !== before.length || byName !== null) {
+    const had = new Set(before.map((p) => p.name));
+    for (const p of after) if (!had.has(p.name)) out.delta += p.members.length;
+  } else {
+    for (let i = 0; i < after.length; i++) if (after[i] !== before[i] && !seen.has(after[i]!.name)) out.delta += after[i]!.members.length;
+  }
+  return out;
+}
+
+/** Members (by identity key) of `old` that `now` lacks. */
+function goneOf(old: readonly PoolMember[], now: readonly PoolMember[]): number {
+  const kept = new Set(now.map(memberSortKey));
+  let gone = 0;
+  for (const key of new Set(old.map(memberSortKey))) if (!kept.has(key)) gone++;
+  return gone;
+}
+
+/** Member counts of desired states already counted or derived (a snapshot's count is its predecessor's ± a delta). */
+const memberCounts = new WeakMap<DesiredState, number>();
+
 /** Backend members of a desired state (pools and bindings; a canonical pool lists each member once). */
 function countMembers(d: DesiredState): number {
+  const held = memberCounts.get(d);
+  if (held !== undefined) return held;
   let n = 0;
   for (const p of d.pools) n += p.members.length;
   for (const b of d.bindings) n += b.members.length;
+  memberCounts.set(d, n);
   return n;
+}
+
+/** Records `plan`'s member count from `before`'s when that is known and the bindings are shared (else it is counted when asked). */
+function rememberCount(plan: DesiredState, before: DesiredState, poolDelta: number): void {
+  const held = memberCounts.get(before);
+  if (held !== undefined && plan.bindings === before.bindings) memberCounts.set(plan, held + poolDelta);
 }
 
 function percent(n: number, of: number): string {

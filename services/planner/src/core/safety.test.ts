@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { DesiredState, Pool, PoolMember } from '@portolan/desired-state';
+import fc from 'fast-check';
 import { checkSafety } from './safety-hold.ts';
 import { applyFailStatic, staleClusters } from './fail-static.ts';
 
@@ -77,4 +78,27 @@ test('safety hold: a plan sharing unchanged pools with the last applied state ge
   }
   const shared = { ...before, pools: [...pools] };
   assert.deepEqual(checkSafety(before, shared, 0.3, false), { held: false, overridden: [] });
+});
+
+test('property: along a chain of plans that share unchanged pools, every verdict equals that of unshared copies (member counts carried from plan to plan)', () => {
+  const step = fc.record({
+    change: fc.array(fc.tuple(fc.integer({ min: 0, max: 11 }), fc.integer({ min: 0, max: 6 })), { maxLength: 4 }),
+    drop: fc.option(fc.integer({ min: 0, max: 11 }), { nil: null }),
+    add: fc.option(fc.integer({ min: 12, max: 15 }), { nil: null }),
+  });
+  fc.assert(
+    fc.property(fc.array(step, { minLength: 1, maxLength: 8 }), fc.constantFrom(0.1, 0.3, 0.6), (steps, fraction) => {
+      let current = state(hosts(2), Array.from({ length: 12 }, (_, i) => pool(`p${String(i).padStart(2, '0')}`, members(3))));
+      for (const s of steps) {
+        let pools = current.pools.slice();
+        for (const [i, n] of s.change) if (pools[i] !== undefined) pools[i] = pool(pools[i]!.name, members(n));
+        if (s.drop !== null && pools[s.drop] !== undefined) pools.splice(s.drop, 1);
+        if (s.add !== null && !pools.some((p) => p.name === `p${s.add}`)) pools = [...pools, pool(`p${s.add}`, members(2))].sort((a, b) => (a.name < b.name ? -1 : 1));
+        const next = { ...current, pools };
+        assert.deepEqual(checkSafety(current, next, fraction, false), checkSafety(structuredClone(current), structuredClone(next), fraction, false));
+        current = next;
+      }
+    }),
+    { numRuns: 300 },
+  );
 });
