@@ -4,7 +4,7 @@ import { diffSlots } from './diff-slots.ts';
 import { configSkeleton, isSameStructure } from './config-skeleton.ts';
 import { type HaproxyOperation, toOperation } from './haproxy-operations.ts';
 import { renderMapFile } from './routing-maps.ts';
-import { CONFIG_FILE, configSections } from './render-haproxy-bundle.ts';
+import { CONFIG_FILE, configSections, renderDelta } from './render-haproxy-bundle.ts';
 
 /** At most this many reasons are named in a reload's summary (the rest are counted). */
 const MAX_REASONS = 6;
@@ -18,8 +18,12 @@ const MAX_REASONS = 6;
  * never points at an empty backend), then file rewrites so a later reload starts from the same state.
  * Equal bundles give no operations.
  */
-export function diffHaproxy(desired: HaproxyBundle, observed: HaproxyBundle): Operation[] {
-  const reasons = structuralChanges(desired, observed);
+export function diffHaproxy(desired: HaproxyBundle, observed: HaproxyBundle, options: { readonly useDelta?: boolean } = {}): Operation[] {
+  // Desired rendered from exactly the observed bundle (the hot path after a successful apply): only the backend
+  // positions the renderer revisited can differ, so only those are compared (10k backends: one, not ten thousand).
+  const delta = options.useDelta === false ? undefined : renderDelta(desired);
+  const positions = delta !== undefined && delta.from === observed ? delta.positions : null;
+  const reasons = structuralChanges(desired, observed, positions);
   if (reasons.length > 0) {
     const named = reasons.slice(0, MAX_REASONS);
     if (reasons.length > MAX_REASONS) named.push(`${reasons.length - MAX_REASONS} more`);
@@ -34,12 +38,12 @@ export function diffHaproxy(desired: HaproxyBundle, observed: HaproxyBundle): Op
     ];
   }
   const ops: HaproxyOperation[] = [
-    ...diffSlots(desired.backends, observed.backends).map((c): HaproxyOperation => ({ kind: 'server', ...c })),
+    ...diffSlots(desired.backends, observed.backends, false, positions ?? undefined).map((c): HaproxyOperation => ({ kind: 'server', ...c })),
     ...certificateChanges(desired, observed),
     ...mapChanges(desired, observed),
   ];
   // Same structure: the files can differ only in server lines, which are patched in place (no full rewrite).
-  const stale = backendsWithOtherServerLines(desired, observed);
+  const stale = backendsWithOtherServerLines(desired, observed, positions);
   if (stale.length > 0) {
     ops.push({ kind: 'config-slots', backends: stale });
   }
@@ -47,13 +51,17 @@ export function diffHaproxy(desired: HaproxyBundle, observed: HaproxyBundle): Op
 }
 
 /** Backends whose server lines differ between the two configs (whose structures are known to be equal). */
-function backendsWithOtherServerLines(desired: HaproxyBundle, observed: HaproxyBundle): BackendSlots[] {
+function backendsWithOtherServerLines(desired: HaproxyBundle, observed: HaproxyBundle, positions: readonly number[] | null): BackendSlots[] {
   const want = configSections(desired);
   const have = configSections(observed);
   if (want !== undefined && have !== undefined && want.length === have.length) {
     // Backend sections are the last ones, in the order of `backends`.
     const first = want.length - desired.backends.length;
     const out: BackendSlots[] = [];
+    if (positions !== null) {
+      for (const p of [...positions].sort((a, b) => a - b)) if (want[first + p] !== have[first + p]) out.push(desired.backends[p]!);
+      return out;
+    }
     for (let i = first; i < want.length; i++) if (want[i] !== have[i]) out.push(desired.backends[i - first]!);
     return out;
   }
@@ -73,9 +81,9 @@ function backendsWithOtherServerLines(desired: HaproxyBundle, observed: HaproxyB
 }
 
 /** Why the desired bundle cannot be reached through the Runtime API; empty when it can. */
-export function structuralChanges(desired: HaproxyBundle, observed: HaproxyBundle): string[] {
+export function structuralChanges(desired: HaproxyBundle, observed: HaproxyBundle, positions: readonly number[] | null = null): string[] {
   const reasons: string[] = [];
-  if (!sameSectionStructure(desired, observed)) {
+  if (!sameSectionStructure(desired, observed, positions)) {
     const desiredConfig = fileContent(desired, CONFIG_FILE) ?? '';
     const observedConfig = fileContent(observed, CONFIG_FILE);
     if (observedConfig === null) reasons.push('no configuration on disk');
@@ -87,22 +95,27 @@ export function structuralChanges(desired: HaproxyBundle, observed: HaproxyBundl
     }
   }
   // The files say what the next reload would load; the process may still run something else.
-  return reasons.length > 0 ? reasons : runtimeMismatches(desired, observed);
+  return reasons.length > 0 ? reasons : runtimeMismatches(desired, observed, positions);
 }
 
 /** True when both bundles come from a renderer and their sections differ only in server lines (false: unknown). */
-function sameSectionStructure(desired: HaproxyBundle, observed: HaproxyBundle): boolean {
+function sameSectionStructure(desired: HaproxyBundle, observed: HaproxyBundle, positions: readonly number[] | null): boolean {
   const want = configSections(desired);
   const have = configSections(observed);
   if (want === undefined || have === undefined || want.length !== have.length) return false;
-  for (let i = 0; i < want.length; i++) if (want[i] !== have[i] && !isSameStructure(want[i]!, have[i]!)) return false;
+  const same = (i: number): boolean => want[i] === have[i] || isSameStructure(want[i]!, have[i]!);
+  if (positions !== null) {
+    const first = want.length - desired.backends.length;
+    return positions.every((p) => same(first + p));
+  }
+  for (let i = 0; i < want.length; i++) if (!same(i)) return false;
   return true;
 }
 
 /** Structure the running process lacks although the files on disk already describe it. */
-function runtimeMismatches(desired: HaproxyBundle, observed: HaproxyBundle): string[] {
+function runtimeMismatches(desired: HaproxyBundle, observed: HaproxyBundle, positions: readonly number[] | null): string[] {
   const reasons: string[] = [];
-  if (!sameBackendShapes(desired.backends, observed.backends)) reasons.push(...backendMismatches(desired, observed));
+  if (!sameBackendShapes(desired.backends, observed.backends, positions)) reasons.push(...backendMismatches(desired, observed));
   const loadedMaps = new Set(observed.maps.map((m) => m.path));
   for (const map of desired.maps) if (!loadedMaps.has(map.path)) reasons.push(`map ${map.path} not loaded`);
   const loadedCerts = new Set(observed.certificates.map((c) => c.path));
@@ -113,13 +126,15 @@ function runtimeMismatches(desired: HaproxyBundle, observed: HaproxyBundle): str
 }
 
 /** Same backends in the same order with the same slot counts (checked by position; objects shared are skipped). */
-function sameBackendShapes(desired: readonly BackendSlots[], observed: readonly BackendSlots[]): boolean {
+function sameBackendShapes(desired: readonly BackendSlots[], observed: readonly BackendSlots[], positions: readonly number[] | null): boolean {
   if (desired.length !== observed.length) return false;
-  for (let i = 0; i < desired.length; i++) {
+  const same = (i: number): boolean => {
     const d = desired[i]!;
     const o = observed[i]!;
-    if (d !== o && (d.name !== o.name || d.slots.length !== o.slots.length)) return false;
-  }
+    return d === o || (d.name === o.name && d.slots.length === o.slots.length);
+  };
+  if (positions !== null) return positions.every(same);
+  for (let i = 0; i < desired.length; i++) if (!same(i)) return false;
   return true;
 }
 

@@ -16,10 +16,14 @@ export function diffSlots(
   desired: readonly BackendSlots[],
   observed: readonly BackendSlots[],
   runningOnly = false,
+  /** The only positions whose backends can differ (a render's delta), in any order; default: all. */
+  positions?: readonly number[],
 ): SlotChange[] {
   let running: Map<string, BackendSlots> | null = null;
   const changes: SlotChange[] = [];
-  for (let position = 0; position < desired.length; position++) {
+  const visit = positions === undefined ? null : [...positions].sort((a, b) => a - b);
+  for (let k = 0, end = visit === null ? desired.length : visit.length; k < end; k++) {
+    const position = visit === null ? k : visit[k]!;
     const backend = desired[position]!;
     // Both lists are usually in the same order: look by position first, by name only when that fails.
     const atPosition = observed[position];

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { canonicalJson, type DesiredState, type Pool } from '@portolan/desired-state';
-import { HaproxyRenderer, type HaproxyRenderOptions, renderHaproxyBundle } from './render-haproxy-bundle.ts';
+import { HaproxyRenderer, type HaproxyRenderOptions, renderDelta, renderHaproxyBundle } from './render-haproxy-bundle.ts';
 import { diffHaproxy } from './diff-haproxy.ts';
 import { fromOperation } from './haproxy-operations.ts';
 import { patchServerLines } from './patch-server-lines.ts';
@@ -90,6 +90,7 @@ test('with the same listeners, a render visits only the backends whose pool or p
   const virtualServices = [service('http', 80, pools.map((p) => route(`${p.name}.test`, '/', 'Prefix', p.name)))];
   const certificates: DesiredState['certificates'] = [];
   let last: HaproxyBundle | null = null;
+  let deltaSteps = 0;
   for (let step = 0; step < 30; step++) {
     const i = (step * 7) % pools.length;
     pools = pools.map((p, k) => (k === i ? pool(p.name, [member(`10.1.${step}.1`, 8080), ...p.members.slice(step % 3 === 0 ? 0 : 1)]) : p));
@@ -100,12 +101,21 @@ test('with the same listeners, a render visits only the backends whose pool or p
     const state = desired({ pools, virtualServices, certificates });
     const bundle = renderer.render(state, previous);
     assert.equal(canonicalJson(bundle), canonicalJson(renderHaproxyBundle(state, options, previous)), `step ${step}`);
+    if (last !== null) {
+      // Against the render it came from, the diff compares only the revisited positions: the same operations as a
+      // full comparison, and as a comparison with a read-back (no link to the renderer at all).
+      const full = canonicalJson(diffHaproxy(bundle, last, { useDelta: false }));
+      assert.equal(canonicalJson(diffHaproxy(bundle, last)), full, `step ${step}: diff by delta`);
+      assert.equal(canonicalJson(diffHaproxy(bundle, readBackLike(last))), full, `step ${step}: diff against a read-back`);
+      if (renderDelta(bundle)?.from === last) deltaSteps++;
+    }
     if (last !== null && previous === last.backends) {
       const reused = bundle.backends.filter((b, k) => b === last!.backends[k]).length;
       assert.equal(reused, bundle.backends.length - 1, `step ${step}: one backend re-rendered`);
     }
     last = bundle;
   }
+  assert.ok(deltaSteps >= 8, `${deltaSteps} steps diffed by delta`);
 });
 
 test('previous slots listed in another order than the backends are found by name, never taken from a stale position', () => {

@@ -51,6 +51,24 @@ export function configSections(bundle: HaproxyBundle): readonly string[] | undef
   return sectionsOf.get(bundle);
 }
 
+/** What a render by the positional shortcut changed relative to the render before it. */
+export interface RenderDelta {
+  /** The bundle this one was derived from. */
+  readonly from: HaproxyBundle;
+  /**
+   * The only backend positions (in `backends`, and among the last config sections) whose objects may differ;
+   * every other backend, section, frontend, map, certificate and file is the very same object or text.
+   */
+  readonly positions: readonly number[];
+}
+
+const deltas = new WeakMap<HaproxyBundle, RenderDelta>();
+
+/** The delta of a bundle rendered from the renderer's previous one (undefined: compare everything). */
+export function renderDelta(bundle: HaproxyBundle): RenderDelta | undefined {
+  return deltas.get(bundle);
+}
+
 /** What the last render had and made, by backend position. */
 interface LastRender {
   readonly order: readonly unknown[];
@@ -82,6 +100,7 @@ export class HaproxyRenderer {
   readonly #options: HaproxyRenderOptions;
   readonly #backends = new Map<string, BackendMemo>();
   #layout: { virtualServices: readonly VirtualService[]; names: PoolNames; order: readonly { name: string; index: number; mode: BackendMode }[] } | null = null;
+  #lastBundle: HaproxyBundle | null = null;
   #frontends: { virtualServices: readonly VirtualService[]; names: PoolNames; certificates: readonly Certificate[]; rendered: readonly RenderedFrontend[]; files: readonly CertificateFile[] } | null = null;
   /** The last render's inputs and outputs by position, for the positional fast path (see `#changedPositions`). */
   #last: LastRender | null = null;
@@ -95,6 +114,9 @@ export class HaproxyRenderer {
   /** Renders `desired`, placing members into the slots `previous` shows (see `renderHaproxyBundle`). */
   render(desired: DesiredState, previous: readonly BackendSlots[] = []): HaproxyBundle {
     const options = this.#options;
+    // Taken now: a render that throws leaves no last bundle, so the next one records no delta against a stale one.
+    const lastBundle = this.#lastBundle;
+    this.#lastBundle = null;
     let positional = true;
     const previousOf = this.#previousLookup(previous, () => void (positional = previous.length === 0));
     const order = this.#backendOrder(desired);
@@ -124,6 +146,7 @@ export class HaproxyRenderer {
       order, pools: desired.pools, previous, backends, texts: backendTexts, positional: positional && (fast === null || last!.positional),
       positionsOfPool: fast === null || last === null ? positionsOfPools(order, desired.pools.length) : last.positionsOfPool,
     };
+    const frontendsBefore = this.#frontends;
     const { rendered: frontends, files: certificates } = this.#renderFrontends(desired);
     this.#fixed ??= [header(desired.appliance), globalSection(options), defaultsSection()];
     const sections = [...this.#fixed, ...frontends.map((f) => f.text), ...backendTexts];
@@ -137,6 +160,8 @@ export class HaproxyRenderer {
       certificates: [...certificates],
     };
     sectionsOf.set(bundle, sections);
+    if (fast !== null && lastBundle !== null && this.#frontends === frontendsBefore) deltas.set(bundle, { from: lastBundle, positions: fast });
+    this.#lastBundle = bundle;
     return bundle;
   }
 
