@@ -222,8 +222,9 @@ const PIECES_HINT_MAX_BYTES = 64 * 1024;
 
 function piecesHint(pieces: ReadonlyMap<string, Uint8Array>): Record<string, Uint8Array> {
   let bytes = 0;
-  for (const body of pieces.values()) bytes += body.length;
-  return bytes > PIECES_HINT_MAX_BYTES ? {} : Object.fromEntries(pieces);
+  // Stops at the limit: a first snapshot has hundreds of thousands of pieces.
+  for (const body of pieces.values()) if ((bytes += body.length) > PIECES_HINT_MAX_BYTES) return {};
+  return Object.fromEntries(pieces);
 }
 
 function archived(m: BusMessage, input: PlannerInput): ArchivedEvent {
