@@ -272,6 +272,8 @@ export class Applier {
       const [before, after] = [await this.load(last.snapshotId), await this.load(targetId)];
       const verdict = after.origin === 'rollback' ? { held: false as const } : checkSafety(before.desired, after.desired, fraction, false);
       reason = verdict.held ? verdict.reasons.map((r) => `${r.reason}: ${r.message}`).join('; ') : null;
+      // One verdict per (last applied, target) pair: only the newest matter, so the memo is kept small.
+      if (this.safetyChecked.size >= 64) this.safetyChecked.clear();
       this.safetyChecked.set(key, reason);
     }
     if (reason === null || (await this.o.log.isApproved(this.o.appliance, targetId))) return null;

@@ -146,3 +146,17 @@ test('a server-line patch of many backends at once (a coalesced burst) gives the
   assert.ok(patch?.kind === 'config-slots' && patch.backends.length === 14, 'fourteen backends in one patch');
   assert.equal(patchServerLines(config(before), patch.backends), config(after));
 });
+
+test('a render delta refers to the one bundle before it, never a chain: older bundles are not kept alive by newer ones', () => {
+  const renderer = new HaproxyRenderer(options);
+  let pools = Array.from({ length: 8 }, (_, i) => pool(`p${i}`, [member(`10.0.${i}.1`, 8080)]));
+  const virtualServices = [service('http', 80, pools.map((p) => route(`${p.name}.test`, '/', 'Prefix', p.name)))];
+  const certificates: DesiredState['certificates'] = [];
+  const bundles: HaproxyBundle[] = [];
+  for (let step = 0; step < 4; step++) {
+    pools = pools.map((p, k) => (k === step ? pool(p.name, [member(`10.9.${step}.1`, 8080)]) : p));
+    bundles.push(renderer.render(desired({ pools, virtualServices, certificates }), bundles.at(-1)?.backends ?? []));
+  }
+  assert.equal(renderDelta(bundles[3]!)?.from, bundles[2], 'the newest bundle knows the one before it');
+  assert.deepEqual(bundles.slice(0, 3).map((b) => renderDelta(b)), [undefined, undefined, undefined], 'older bundles hold no delta (no reference to their predecessors)');
+});

@@ -161,6 +161,8 @@ export class HaproxyRenderer {
     };
     sectionsOf.set(bundle, sections);
     if (fast !== null && lastBundle !== null && this.#frontends === frontendsBefore) deltas.set(bundle, { from: lastBundle, positions: fast });
+    // A delta holds the bundle before it: drop that one's own delta, or every render would keep all earlier ones alive.
+    if (lastBundle !== null) deltas.delete(lastBundle);
     this.#lastBundle = bundle;
     return bundle;
   }
