@@ -9,8 +9,8 @@ import { isAppliedStatus, summarizeApply } from './core/apply-outcome.ts';
 import { CyclePhases } from './core/cycle-phases.ts';
 import { decideApplyTarget, mayConverge, type ApplyTrigger, type SnapshotHeader } from './core/apply-target.ts';
 import { describeDrift, driftAction } from './core/drift-report.ts';
-import { defaultRetryPolicy, nextRetryDelayMs } from './core/retry-schedule.ts';
-import { checkSafety } from '@portolan/planner';
+import { RetryTimer } from './retry-timer.ts';
+import { SafetyVerdicts } from './core/safety-verdicts.ts';
 
 export type { ApplierLogger, ApplierOptions, CycleResult, DriftCheckResult } from './applier-options.ts';
 
@@ -37,13 +37,12 @@ export class Applier {
   private baseline: unknown = undefined;
   /** The render of the last fully successful apply: what the appliance holds, so the next change diffs against it without a full read-back. */
   private hotBaseline: unknown = undefined;
-  private readonly safetyChecked = new Map<string, string | null>();
+  private readonly safetyVerdicts = new SafetyVerdicts();
   private holds = new Set<string>();
   private snapshot: LoadedSnapshot | null = null;
   /** Decoded snapshots by id: the current one and the last applied one (decoding is O(world), the check needs both). */
   private readonly loaded = new Map<string, LoadedSnapshot>();
-  private attempt = 0;
-  private retryTimer: NodeJS.Timeout | null = null;
+  private readonly retry: RetryTimer;
   private followerTimer: NodeJS.Timeout | null = null;
   /** When the follower's pending catch-up was first asked for (the debounce gives up waiting for quiet after 40 delays). */
   private followerSince = 0;
@@ -59,6 +58,7 @@ export class Applier {
   constructor(options: ApplierOptions) {
     this.o = options;
     this.logger = options.logger ?? silent;
+    this.retry = new RetryTimer(() => this.trigger('retry'), options.retry, options.random);
   }
 
   /** Loads the last recorded apply and holds, so a restart neither re-records nor re-applies. */
@@ -113,7 +113,7 @@ export class Applier {
   async stop(): Promise<void> {
     this.stopController.abort();
     for (const t of this.timers) clearInterval(t);
-    if (this.retryTimer !== null) clearTimeout(this.retryTimer);
+    this.retry.cancel();
     if (this.followerTimer !== null) clearTimeout(this.followerTimer);
     await this.chain.catch(() => undefined);
   }
@@ -148,7 +148,7 @@ export class Applier {
         return await this.cycle(trigger, phases);
       } catch (e) {
         this.logger.error({ err: e, trigger }, 'apply cycle failed');
-        this.scheduleRetry(1, 1);
+        this.retry.schedule(1, 1, this.stopController.signal.aborted);
         throw e;
       }
     });
@@ -222,7 +222,7 @@ export class Applier {
     // A head poll or notification for the snapshot the last fully successful apply already applied (the poll raced
     // the notification's cycle): nothing to do. Reading a large appliance back here (a second of CPU at 10k
     // backends) would hold up the next change; finding drift is the drift timer's job.
-    if ((trigger === 'snapshot' || trigger === 'poll') && term !== null && this.hotBaseline !== undefined && this.last?.status === 'succeeded' && this.last.snapshotId === target.snapshotId) {
+    if (term !== null && this.followsCleanApply(trigger) && this.last?.snapshotId === target.snapshotId) {
       return { kind: 'in-sync', snapshotId: target.snapshotId, pending: 0 };
     }
     const snapshot = await this.load(target.snapshotId);
@@ -237,7 +237,7 @@ export class Applier {
     if (leadership === null || !leadership.isValid()) return { kind: 'follower', snapshotId: snapshot.id };
     // Hot path: a new snapshot after a fully successful apply diffs against what that apply left (targeted read-back
     // where the driver offers it). Start-up, retries, failures and the drift timer read everything back.
-    const hot = this.o.driver.renderMatchesReadBack === true && this.hotBaseline !== undefined && (trigger === 'snapshot' || trigger === 'poll') && this.last?.status === 'succeeded' && this.last.snapshotId !== snapshot.id;
+    const hot = this.o.driver.renderMatchesReadBack === true && this.followsCleanApply(trigger) && this.last?.snapshotId !== snapshot.id;
     const observed = hot
       ? this.o.driver.readBackChanged !== undefined ? await this.o.driver.readBackChanged(this.hotBaseline, rendered, signal) : this.hotBaseline
       : await this.o.driver.readBack(signal);
@@ -248,13 +248,18 @@ export class Applier {
     this.o.metrics?.pendingOperations.set(operations.length);
     const fresh = this.last === null || this.last.snapshotId !== snapshot.id;
     if (operations.length === 0 && !fresh && this.last?.status !== 'partial' && this.last?.status !== 'failed') {
-      this.clearRetry();
+      this.retry.clear();
       return { kind: 'in-sync', snapshotId: snapshot.id, pending: 0 };
     }
     if (operations.length > 0 && !mayConverge({ trigger, targetId: snapshot.id, last: this.last, driftPolicy: this.o.drift.policy })) {
       return { kind: 'in-sync', snapshotId: snapshot.id, pending: operations.length };
     }
     return this.apply(leadership, snapshot, operations, observed, rendered, trigger, phases, epochCheck?.epoch === leadership.epoch ? epochCheck.stale : null);
+  }
+
+  /** A snapshot or poll trigger after a fully successful apply whose render is kept: the appliance holds that render. */
+  private followsCleanApply(trigger: ApplyTrigger): boolean {
+    return (trigger === 'snapshot' || trigger === 'poll') && this.hotBaseline !== undefined && this.last?.status === 'succeeded';
   }
 
   /**
@@ -265,17 +270,7 @@ export class Applier {
     const fraction = this.o.safety?.maxRemovalFraction;
     const last = this.last;
     if (fraction === undefined || targetId === null || last === null || last.snapshotId === targetId || !isAppliedStatus(last.status)) return null;
-    // The verdict is O(size) and depends only on the two snapshots: computed once per pair. An approval can come later.
-    const key = `${last.snapshotId}->${targetId}`;
-    let reason = this.safetyChecked.get(key);
-    if (reason === undefined) {
-      const [before, after] = [await this.load(last.snapshotId), await this.load(targetId)];
-      const verdict = after.origin === 'rollback' ? { held: false as const } : checkSafety(before.desired, after.desired, fraction, false);
-      reason = verdict.held ? verdict.reasons.map((r) => `${r.reason}: ${r.message}`).join('; ') : null;
-      // One verdict per (last applied, target) pair: only the newest matter, so the memo is kept small.
-      if (this.safetyChecked.size >= 64) this.safetyChecked.clear();
-      this.safetyChecked.set(key, reason);
-    }
+    const reason = await this.safetyVerdicts.reason(last.snapshotId, targetId, fraction, (id) => this.load(id));
     if (reason === null || (await this.o.log.isApproved(this.o.appliance, targetId))) return null;
     return { id: targetId, hash: (await this.load(targetId)).hash, held: true, holdReason: reason };
   }
@@ -332,7 +327,7 @@ export class Applier {
     this.logger.info({ snapshot: snapshot.id, status: recorded.status, operations: operations.length, ms: phases.toObject(), totalMs: Math.round(phases.totalMs * 10) / 10 }, 'apply recorded');
     if (isAppliedStatus(recorded.status)) this.o.writeback?.afterApply(snapshot.desired, this.o.defaultAddress ?? null, outcomes);
     else if (recorded.status === 'failed') this.o.writeback?.reportRefusals(snapshot.desired, outcomes);
-    const retryInMs = recorded.status === 'fenced' ? null : this.scheduleRetry(summary.failed, summary.retryableFailed);
+    const retryInMs = recorded.status === 'fenced' ? null : this.retry.schedule(summary.failed, summary.retryableFailed, this.stopController.signal.aborted);
     return { kind: 'applied', snapshotId: snapshot.id, status: recorded.status, applyId: recorded.id, operations: operations.length, failed: summary.failed, retryInMs };
   }
 
@@ -385,27 +380,5 @@ export class Applier {
       applyId: recorded.id, snapshotId: snapshot.id, contentHash: snapshot.hash, epoch, leaderId: this.o.replicaId, status: recorded.status,
       operations, failedOperations: failed, durationMs: Math.max(0, durationMs), finishedAt: recorded.finishedAt,
     }).catch((e: unknown) => this.logger.warn({ err: e }, 'publishing ApplyRecorded failed'));
-  }
-
-  private scheduleRetry(failed: number, retryableFailed: number): number | null {
-    if (failed === 0) {
-      this.clearRetry();
-      return null;
-    }
-    this.attempt++;
-    const delay = nextRetryDelayMs(this.attempt, failed, retryableFailed, this.o.retry ?? defaultRetryPolicy, (this.o.random ?? Math.random)());
-    if (delay === null || this.stopController.signal.aborted) return null;
-    if (this.retryTimer !== null) clearTimeout(this.retryTimer);
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = null;
-      this.trigger('retry');
-    }, delay);
-    return delay;
-  }
-
-  private clearRetry(): void {
-    this.attempt = 0;
-    if (this.retryTimer !== null) clearTimeout(this.retryTimer);
-    this.retryTimer = null;
   }
 }
