@@ -59,7 +59,7 @@ function backendsWithOtherServerLines(desired: HaproxyBundle, observed: HaproxyB
     const first = want.length - desired.backends.length;
     const out: BackendSlots[] = [];
     if (positions !== null) {
-      for (const p of [...positions].sort((a, b) => a - b)) if (want[first + p] !== have[first + p]) out.push(desired.backends[p]!);
+      for (const p of positions) if (want[first + p] !== have[first + p]) out.push(desired.backends[p]!);
       return out;
     }
     for (let i = first; i < want.length; i++) if (want[i] !== have[i]) out.push(desired.backends[i - first]!);

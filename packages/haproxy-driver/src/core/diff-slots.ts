@@ -16,14 +16,13 @@ export function diffSlots(
   desired: readonly BackendSlots[],
   observed: readonly BackendSlots[],
   runningOnly = false,
-  /** The only positions whose backends can differ (a render's delta), in any order; default: all. */
+  /** The only positions whose backends can differ (a render's delta), ascending; default: all. */
   positions?: readonly number[],
 ): SlotChange[] {
   let running: Map<string, BackendSlots> | null = null;
   const changes: SlotChange[] = [];
-  const visit = positions === undefined ? null : [...positions].sort((a, b) => a - b);
-  for (let k = 0, end = visit === null ? desired.length : visit.length; k < end; k++) {
-    const position = visit === null ? k : visit[k]!;
+  for (let k = 0, end = positions === undefined ? desired.length : positions.length; k < end; k++) {
+    const position = positions === undefined ? k : positions[k]!;
     const backend = desired[position]!;
     // Both lists are usually in the same order: look by position first, by name only when that fails.
     const atPosition = observed[position];

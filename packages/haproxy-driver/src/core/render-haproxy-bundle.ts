@@ -56,7 +56,7 @@ export interface RenderDelta {
   /** The bundle this one was derived from. */
   readonly from: HaproxyBundle;
   /**
-   * The only backend positions (in `backends`, and among the last config sections) whose objects may differ;
+   * The only backend positions (ascending; in `backends`, and among the last config sections) whose objects may differ;
    * every other backend, section, frontend, map, certificate and file is the very same object or text.
    */
   readonly positions: readonly number[];
@@ -160,7 +160,7 @@ export class HaproxyRenderer {
       certificates: [...certificates],
     };
     sectionsOf.set(bundle, sections);
-    if (fast !== null && lastBundle !== null && this.#frontends === frontendsBefore) deltas.set(bundle, { from: lastBundle, positions: fast });
+    if (fast !== null && lastBundle !== null && this.#frontends === frontendsBefore) deltas.set(bundle, { from: lastBundle, positions: fast.sort((a, b) => a - b) });
     // A delta holds the bundle before it: drop that one's own delta, or every render would keep all earlier ones alive.
     if (lastBundle !== null) deltas.delete(lastBundle);
     this.#lastBundle = bundle;

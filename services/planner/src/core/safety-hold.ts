@@ -79,24 +79,21 @@ function comparePools(before: readonly Pool[], after: readonly Pool[]): { gone: 
   const out = { gone: 0, emptied: [] as [string, number][], delta: 0 };
   if (before === after) return out;
   let byName: Map<string, Pool> | null = null;
-  const seen = new Set<string>();
   for (let i = 0; i < before.length; i++) {
     const old = before[i]!;
     const at = after[i];
     if (at === old) continue;
     const now = at !== undefined && at.name === old.name ? at : (byName ??= new Map(after.map((p) => [p.name, p] as const))).get(old.name);
     if (now === old) continue;
-    seen.add(old.name);
     out.gone += goneOf(old.members, now?.members ?? []);
     out.delta += (now?.members.length ?? 0) - old.members.length;
     if (now !== undefined && old.members.length > 0 && now.members.length === 0) out.emptied.push([now.name, old.members.length]);
   }
-  // Pools only `after` has add members (a pool at a position `before` holds the same object is not new).
+  // Pools only `after` has add members. When every position matched by object or name and the lengths agree, the
+  // names are the same list: there are none.
   if (after.length !== before.length || byName !== null) {
     const had = new Set(before.map((p) => p.name));
     for (const p of after) if (!had.has(p.name)) out.delta += p.members.length;
-  } else {
-    for (let i = 0; i < after.length; i++) if (after[i] !== before[i] && !seen.has(after[i]!.name)) out.delta += after[i]!.members.length;
   }
   return out;
 }
