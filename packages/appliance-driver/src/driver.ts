@@ -63,6 +63,11 @@ export interface ApplianceDriver<Vendor> {
   executeAll?(operations: readonly Operation[], context: ExecutionContext): Promise<readonly OperationResult[]>;
   /** The driver honours `ExecutionContext.writeGate`: the caller may start it before the epoch check has answered. */
   readonly acceptsWriteGate?: boolean;
+  /**
+   * Optional: writes what the driver deferred after operations that reported success (HAProxy: haproxy.cfg's
+   * server lines), fenced as those operations were. The applier calls it when it stops, before it gives up the lease.
+   */
+  settle?(): Promise<void>;
   /** Releases sockets and timers. */
   close(): Promise<void>;
 }

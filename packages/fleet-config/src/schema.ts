@@ -52,6 +52,12 @@ const haproxy = z.strictObject({
   /** Spare server slots kept per backend so scale-ups need no reload. */
   minFreeSlots: z.number().int().min(0).default(4),
   slotIncrement: z.number().int().min(1).default(8),
+  /**
+   * haproxy.cfg's server lines are written at most this long after the Runtime API applied an endpoint change (one
+   * write for every change meanwhile; 0 writes after each change). No default here, so the config hash of fleets
+   * that do not set it is unchanged: the driver's default is 1000.
+   */
+  serverLinesWriteDelayMs: z.number().int().min(0).max(60_000).optional(),
 });
 
 const vtm = z.strictObject({

@@ -1,13 +1,10 @@
 import { readFileSync } from 'node:fs';
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { ApplianceDriver, ExecutionContext, Operation, OperationResult } from '@portolan/appliance-driver';
 import type { DesiredState } from '@portolan/desired-state';
 import type { ApplianceConfig } from '@portolan/fleet-config';
 import type { BackendSlots, HaproxyBundle } from './core/haproxy-bundle.ts';
-import { CONFIG_FILE, HaproxyRenderer, RUNTIME_SOCKET, configSections, defaultRenderTuning } from './core/render-haproxy-bundle.ts';
-import { patchServerLines } from './core/patch-server-lines.ts';
-import { isSameSlot } from './core/assign-slots.ts';
+import { CONFIG_FILE, HaproxyRenderer, RUNTIME_SOCKET, defaultRenderTuning } from './core/render-haproxy-bundle.ts';
 import { diffHaproxy } from './core/diff-haproxy.ts';
 import { withSlotChanges } from './core/diff-slots.ts';
 import { type HaproxyOperation, fromOperation } from './core/haproxy-operations.ts';
@@ -15,11 +12,14 @@ import type { ProcStatus } from './core/parse-show-proc.ts';
 import { HaproxyMasterClient } from './adapters/haproxy-master-client.ts';
 import { HaproxyRuntimeClient } from './adapters/haproxy-runtime-client.ts';
 import { EPOCH_FILE, writeFileAtomic } from './adapters/haproxy-config-files.ts';
-import { ConfigImage } from './adapters/config-image.ts';
+import { ServerLinesFile, sameSlots } from './server-lines-file.ts';
 import { readBackHaproxy } from './read-back.ts';
 import { type IndexedRuntimeOperation, runRuntimeOperations } from './runtime-batch.ts';
 import { runReload } from './reload-runner.ts';
 import { HaproxySocketError } from './errors.ts';
+
+/** How long haproxy.cfg's server lines may lag the Runtime API by default (see ServerLinesFile). */
+export const DEFAULT_SERVER_LINES_WRITE_DELAY_MS = 1000;
 
 /** The `haproxy` section of an appliance in the fleet config. */
 export type HaproxyApplianceConfig = NonNullable<ApplianceConfig['haproxy']>;
@@ -63,8 +63,8 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
   #workerPid: number | null = null;
   /** The last bundle `render` returned (its objects are what the next render can reuse). */
   #lastRender: HaproxyBundle | null = null;
-  /** haproxy.cfg as this driver last wrote it by a server-line patch (valid while the file is still that one). */
-  #image: ConfigImage | null = null;
+  /** haproxy.cfg's server lines, written after the Runtime API changes (queued for up to `serverLinesWriteDelayMs`). */
+  readonly #serverLines: ServerLinesFile;
   #reloads = 0;
 
   constructor(options: HaproxyDriverOptions) {
@@ -81,6 +81,8 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
       serverHeader: options.serverHeader ?? defaultRenderTuning.serverHeader,
       hardStopAfter: options.hardStopAfter ?? defaultRenderTuning.hardStopAfter,
     });
+    const delay = config.serverLinesWriteDelayMs ?? DEFAULT_SERVER_LINES_WRITE_DELAY_MS;
+    this.#serverLines = new ServerLinesFile(path.join(this.#configDir, CONFIG_FILE), delay, (epoch) => this.#checkEpoch(epoch));
   }
 
   /** Reloads this driver has performed successfully (tests and benchmarks count them). */
@@ -96,6 +98,8 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
 
   async readBack(signal: AbortSignal, options: { readonly remember?: boolean } = {}): Promise<HaproxyBundle> {
     signal.throwIfAborted();
+    // The files on disk are what is read back: queued server lines go there first.
+    await this.#serverLines.flush();
     await this.#followCurrentWorker();
     const observed = await readBackHaproxy(this.#configDir, this.runtime);
     if (options.remember !== false) this.#observedSlots = observed.backends;
@@ -175,16 +179,30 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
     return this.master.showProc();
   }
 
+  /** Writes the server lines still queued (fenced as the operations that queued them); the applier calls it when it stops. */
+  settle(): Promise<void> {
+    return this.#serverLines.flush();
+  }
+
+  /** Whether server lines are queued and not yet in haproxy.cfg (tests). */
+  get serverLinesPending(): boolean {
+    return this.#serverLines.pending;
+  }
+
   async close(): Promise<void> {
+    await this.#serverLines.flush().catch(() => undefined);
+    this.#serverLines.discard();
     await this.runtime.close();
   }
 
   async #runOne(op: HaproxyOperation, context: ExecutionContext): Promise<OperationResult> {
+    if (op.kind === 'config-slots') return this.#serverLines.patch(op.backends, this.#lastRender, context);
+    // A file write or a reload starts from the files on disk (a failed reload restores them): queued lines first.
+    await this.#serverLines.flush();
     if (op.kind === 'file') {
       await writeBundleFilesOne(this.#configDir, op.file.path, op.file.content);
       return { ok: true, detail: `wrote ${op.file.path}` };
     }
-    if (op.kind === 'config-slots') return this.#patchConfig(op.backends);
     if (op.kind !== 'reload') return { ok: false, code: 'NotExecuted', message: 'runtime operation left over', retryable: true };
     const run = await runReload(
       { configDir: this.#configDir, binary: this.#binary, runtime: this.runtime, master: this.master, reloadTimeoutMs: this.#reloadTimeoutMs, fence: () => this.#fence(context) },
@@ -197,56 +215,9 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
       // Keep the render's own slot objects when the reload carried exactly them: the next render then reuses every
       // backend (and the apply log every stored piece) instead of re-rendering 10k backends once after each reload.
       this.#observedSlots = sameSlots(this.#lastRender?.backends, op.backends) ? this.#lastRender!.backends : op.backends;
-      await this.#adoptConfig(op.files);
+      await this.#serverLines.adopt(op.files.find((f) => f.path === CONFIG_FILE)?.content, this.#lastRender);
     }
     return run.result;
-  }
-
-  /**
-   * Brings haproxy.cfg's server lines in line with what the Runtime API set, so a later reload keeps them. Usually
-   * the file is the last render's sections as this driver wrote them and the new render differs in exactly these
-   * backends: the render's sections are written, re-encoding only the changed ones. Otherwise the text is patched.
-   */
-  async #patchConfig(backends: readonly BackendSlots[]): Promise<OperationResult> {
-    const file = path.join(this.#configDir, CONFIG_FILE);
-    const done = (how: string): OperationResult => ({ ok: true, detail: `${CONFIG_FILE}: server lines of ${backends.length} backend(s), ${how}` });
-    const image = this.#image !== null && (await this.#image.isOnDisk(file)) ? this.#image : null;
-    const render = this.#lastRender;
-    const sections = render === null ? undefined : configSections(render);
-    if (image !== null && render !== null && sections !== undefined && onlyTheseBackendsDiffer(image.sections, sections, render.backends, backends)) {
-      this.#image = await ConfigImage.write(file, sections, image);
-      return done('written from the render');
-    }
-    const current = image?.text ?? (await fs.readFile(file, 'utf8').catch(() => null));
-    const patched = current === null ? null : patchServerLines(current, backends);
-    if (patched === null) {
-      this.#image = null;
-      return { ok: false, code: 'ConfigOutOfStep', message: `${CONFIG_FILE} does not hold the server lines of ${backends.map((b) => b.name).join(', ')}; the next full apply rewrites it`, retryable: true };
-    }
-    // Write it as the render's sections when that is what it now says, so the next patch takes the short way.
-    if (sections !== undefined && patched === sections.join('\n')) {
-      this.#image = await ConfigImage.write(file, sections);
-    } else {
-      await writeFileAtomic(file, patched);
-      const stat = await fs.stat(file).catch(() => null);
-      this.#image = stat === null ? null : ConfigImage.ofText(patched, stat);
-    }
-    return done('patched in the text');
-  }
-
-  /**
-   * After a reload that wrote the last render's haproxy.cfg, remember the file as that render's sections, so the
-   * next endpoint change writes sections instead of patching the text (at 10k backends a text patch of hundreds of
-   * backends took about a second).
-   */
-  async #adoptConfig(files: readonly { readonly path: string; readonly content: string }[]): Promise<void> {
-    this.#image = null;
-    const render = this.#lastRender;
-    const sections = render === null ? undefined : configSections(render);
-    const written = files.find((f) => f.path === CONFIG_FILE)?.content;
-    if (render === null || sections === undefined || written !== render.files.find((f) => f.path === CONFIG_FILE)?.content) return;
-    const stat = await fs.stat(path.join(this.#configDir, CONFIG_FILE)).catch(() => null);
-    if (stat !== null) this.#image = ConfigImage.adopt(sections, stat);
   }
 
   /** A runtime connection opened before someone else reloaded still talks to the old worker: reconnect. */
@@ -287,32 +258,6 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
 async function writeBundleFilesOne(configDir: string, rel: string, content: string): Promise<void> {
   if (rel.includes('..')) throw new Error(`refusing to write outside the config directory: ${rel}`);
   await writeFileAtomic(path.join(configDir, rel), content);
-}
-
-/**
- * Whether the file's sections and the render's differ only in backend sections of `patched` whose slots the render
- * holds as the operation says (backend sections come last, in the render's backend order).
- */
-function onlyTheseBackendsDiffer(onDisk: readonly string[], rendered: readonly string[], renderedBackends: readonly BackendSlots[], patched: readonly BackendSlots[]): boolean {
-  if (onDisk.length !== rendered.length || rendered.length < renderedBackends.length) return false;
-  const wanted = new Map(patched.map((b) => [b.name, b] as const));
-  const first = rendered.length - renderedBackends.length;
-  for (let i = 0; i < rendered.length; i++) {
-    if (onDisk[i] === rendered[i]) continue;
-    const backend = i >= first ? renderedBackends[i - first] : undefined;
-    const want = backend === undefined ? undefined : wanted.get(backend.name);
-    if (backend === undefined || want === undefined || !sameSlots([backend], [want])) return false;
-  }
-  return true;
-}
-
-/** Whether two slot lists hold the same backends and slots (as `diffSlots` compares them). */
-function sameSlots(a: readonly BackendSlots[] | undefined, b: readonly BackendSlots[]): boolean {
-  if (a === undefined || a.length !== b.length) return false;
-  return a.every((x, i) => {
-    const y = b[i]!;
-    return x.name === y.name && x.slots.length === y.slots.length && x.slots.every((s, k) => s.name === y.slots[k]!.name && isSameSlot(s, y.slots[k]!));
-  });
 }
 
 /** A failed result for "HAProxy cannot be reached"; anything else is a bug and is rethrown. */

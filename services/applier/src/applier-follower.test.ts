@@ -65,3 +65,19 @@ test('a steady stream of notifications still gets a follower catch-up within for
     await applier.stop();
   }
 });
+
+test('stopping an applier has its driver write what it deferred, after the last cycle', async () => {
+  const driver = new FakeApplianceDriver(new FakeAppliance());
+  const settled: string[] = [];
+  driver.settle = async () => void settled.push('settled');
+  const snapshots: SnapshotSource = { head: async () => null, get: () => Promise.reject(new Error('none')), oldestUnappliedAt: async () => null };
+  const log = { lastApplied: async () => null, recordedHolds: async () => new Set<string>() } as unknown as PgApplyLog;
+  const applier = new Applier({
+    appliance: 'edge', replicaId: 'f', driver, snapshots, log, leadership: () => null,
+    secrets: { resolve: () => Promise.reject(new Error('no secrets')) }, drift: { intervalMs: 3_600_000, policy: 'report' }, pollMs: 3_600_000,
+  });
+  await applier.start();
+  assert.deepEqual(settled, []);
+  await applier.stop();
+  assert.deepEqual(settled, ['settled']);
+});

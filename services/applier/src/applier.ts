@@ -116,6 +116,7 @@ export class Applier {
     this.retry.cancel();
     if (this.followerTimer !== null) clearTimeout(this.followerTimer);
     await this.chain.catch(() => undefined);
+    await this.o.driver.settle?.().catch((e: unknown) => this.logger.error({ err: e }, 'deferred appliance writes failed at stop'));
   }
 
   /** Readiness: the snapshot store answered a head poll recently (inputs are not stale). */

@@ -52,7 +52,9 @@ export interface Harness extends AsyncDisposable {
 }
 
 /** Starts HAProxy in a fresh temp directory and builds a driver for it. */
-export async function startHarness(sizing: { minFreeSlots: number; slotIncrement: number } = { minFreeSlots: 2, slotIncrement: 4 }): Promise<Harness> {
+export async function startHarness(
+  sizing: { minFreeSlots: number; slotIncrement: number; serverLinesWriteDelayMs?: number } = { minFreeSlots: 2, slotIncrement: 4 },
+): Promise<Harness> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portolan-haproxy-'));
   const masterSocket = path.join(dir, 'master.sock');
   let haproxy: RunningHaproxy;

@@ -112,6 +112,8 @@ export class FakeApplianceDriver implements ApplianceDriver<FakeObjects> {
   /** Set with `writeGate: true`: sends in one batch, started before the epoch check answers (as the HAProxy driver does). */
   readonly acceptsWriteGate: boolean;
   readonly executeAll?: (operations: readonly Operation[], context: ExecutionContext) => Promise<readonly OperationResult[]>;
+  /** Unset: a test that needs deferred writes sets it. */
+  settle?: () => Promise<void>;
 
   constructor(appliance: FakeAppliance, kind: DriverKind = 'haproxy', options: { readonly writeGate?: boolean } = {}) {
     this.appliance = appliance;
