@@ -30,6 +30,24 @@ const STRING_CHUNK_MIN = 2048;
  */
 export const textParts = new WeakMap<object, { readonly key: string; readonly parts: readonly string[]; readonly separator?: string }>();
 
+/** A concatenation's first grouping level: where each group of ids ends (exclusive), and the group's piece id. */
+interface FirstLevel {
+  readonly ends: readonly number[];
+  readonly groupIds: readonly string[];
+}
+
+/** A part list as encoded: its parts, the ids the concatenation is made of, and their first level. */
+interface EncodedParts extends FirstLevel {
+  readonly parts: readonly string[];
+  readonly separator: string;
+  readonly ids: readonly string[];
+  /** The generation of the encode; its ids are usable exactly when that generation's are. */
+  readonly gen: number;
+}
+
+/** Part lists remembered for encoding by difference (haproxy.cfg of a render, of a read-back, ...). */
+const PART_LISTS_KEPT = 3;
+
 interface Fragment {
   readonly text: string;
   /** Whether an array chunk ends after this element (content-defined, from the text). */
@@ -57,6 +75,8 @@ export class ValueTreeEncoder {
    * and hashing its text again.
    */
   #groupRuns = new Map<string, { readonly ids: readonly string[]; readonly fragment: Fragment }>();
+  /** The last part lists encoded, newest first (`#partsOf` encodes the next version of one by difference). */
+  #partLists: EncodedParts[] = [];
   /** Group boundaries by piece id (`#endsGroup`). */
   #boundaries = new Map<string, boolean>();
   /** Generations whose pieces are not known to be stored (their fragments are not reused). */
@@ -112,7 +132,12 @@ export class ValueTreeEncoder {
     return text;
   }
 
-  /** A string given as parts joined by a separator: one piece per distinct part (and one for the separator). */
+  /**
+   * A string given as parts joined by a separator: one piece per distinct part (and one for the separator). A part
+   * list of the same length as one encoded before (the next render of haproxy.cfg) is encoded by difference: parts
+   * that are the very strings of that list keep their ids, and only the first-level groups holding a changed id
+   * are rebuilt, so an endpoint change at 10k backends costs a pass of identity checks, not 40k lookups and hashes.
+   */
   #partsOf(parts: readonly string[], separator: string, gen: number, sink: TreeSink): string {
     if (this.#parts.size > 4 * parts.length + 1024) this.#parts.clear();
     const idOf = (part: string): string => {
@@ -123,12 +148,69 @@ export class ValueTreeEncoder {
       return id;
     };
     const between = separator === '' ? null : idOf(separator);
-    const ids: string[] = [];
-    for (const [i, part] of parts.entries()) {
-      if (i > 0 && between !== null) ids.push(between);
-      ids.push(idOf(part));
+    const stride = between === null ? 1 : 2;
+    const base = this.#partLists.find((p) => p.parts.length === parts.length && p.separator === separator && (p.gen === gen || !this.#pending.has(p.gen)));
+    let ids: string[];
+    let level: FirstLevel | null = null;
+    if (base !== undefined) {
+      ids = base.ids.slice();
+      const changed: number[] = [];
+      for (let i = 0; i < parts.length; i++) {
+        const part = parts[i]!;
+        if (part === base.parts[i]) continue;
+        const id = idOf(part);
+        if (id !== ids[i * stride]) {
+          ids[i * stride] = id;
+          changed.push(i * stride);
+        }
+      }
+      level = this.#regroup(base, ids, changed, gen, sink);
+    } else {
+      ids = [];
+      for (const [i, part] of parts.entries()) {
+        if (i > 0 && between !== null) ids.push(between);
+        ids.push(idOf(part));
+      }
     }
-    return this.#concatenation(ids, gen, sink);
+    level ??= this.#firstLevel(ids, gen, sink);
+    if (level === null) return this.#concatenation(ids, gen, sink);
+    this.#partLists = [{ parts, separator, ids, ...level, gen }, ...this.#partLists.filter((p) => p !== base)].slice(0, PART_LISTS_KEPT);
+    return this.#concatenation(level.groupIds, gen, sink);
+  }
+
+  /** The first grouping level of a concatenation (what `#concatenation` builds first); null when it has no groups. */
+  #firstLevel(ids: readonly string[], gen: number, sink: TreeSink): FirstLevel | null {
+    if (ids.length <= ARRAY_CHUNKING_MIN) return null;
+    const ends: number[] = [];
+    const groupIds: string[] = [];
+    let start = 0;
+    for (let i = 0; i < ids.length; i++) {
+      if (i !== ids.length - 1 && !this.#endsGroup(ids[i]!)) continue;
+      groupIds.push(this.#group(ids.slice(start, i + 1), gen, sink));
+      ends.push(i + 1);
+      start = i + 1;
+    }
+    return { ends, groupIds };
+  }
+
+  /**
+   * `base`'s first level with the ids at `changed` (ascending) replaced: the groups holding them are rebuilt, the
+   * others kept. Null when a replaced id moves a group boundary (then the level is built again).
+   */
+  #regroup(base: EncodedParts, ids: readonly string[], changed: readonly number[], gen: number, sink: TreeSink): FirstLevel | null {
+    if (ids.length <= ARRAY_CHUNKING_MIN) return null;
+    const last = ids.length - 1;
+    for (const at of changed) if (at !== last && this.#endsGroup(ids[at]!) !== this.#endsGroup(base.ids[at]!)) return null;
+    const groupIds = base.groupIds.slice();
+    let g = 0;
+    let rebuilt = -1;
+    for (const at of changed) {
+      while (base.ends[g]! <= at) g++;
+      if (g === rebuilt) continue;
+      groupIds[g] = this.#group(ids.slice(g === 0 ? 0 : base.ends[g - 1], base.ends[g]), gen, sink);
+      rebuilt = g;
+    }
+    return { ends: base.ends, groupIds };
   }
 
   /** Emits a chunk or group piece unless an earlier stored encode emitted the same text. */
