@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { createLogger } from './logger.ts';
 import { createMetricsRegistry, Counter } from './metrics.ts';
+import { tunedExecution } from './process-tuning.ts';
 import { startHealthServer } from './health-server.ts';
 import { startTracing, injectTraceHeaders, extractTraceContext, InMemorySpanExporter, context, trace } from './tracing.ts';
 
@@ -54,4 +55,13 @@ test('trace context survives a trip through message headers: the consumer span j
   assert.equal(c?.spanContext().traceId, p?.spanContext().traceId);
   assert.equal(c?.parentSpanContext?.spanId, p?.spanContext().spanId);
   await tracing.shutdown();
+});
+
+test('a tuned service process gets its flags first (flags given to Node win), the same arguments, and is marked so it does not exec again', () => {
+  const tuning = { flags: ['--max-semi-space-size=64'], envVar: 'PORTOLAN_TEST_RUNTIME' };
+  const { argv, env } = tunedExecution(tuning, '/srv/main.ts', ['--id', 'a'], ['--inspect'], { PATH: '/bin', MALLOC_ARENA_MAX: '4', UNSET: undefined });
+  assert.deepEqual(argv.slice(1), ['--max-semi-space-size=64', '--inspect', '/srv/main.ts', '--id', 'a']);
+  assert.equal(env['PORTOLAN_TEST_RUNTIME'], 'tuned');
+  assert.equal(env['MALLOC_ARENA_MAX'], '4', 'settings the operator made are kept');
+  assert.ok(!('UNSET' in env));
 });

@@ -1,4 +1,4 @@
-// Composition root: `node services/applier/src/main.ts --config <fleet.yaml> --appliance <name> --id <replica-id> [--health-port p]`.
+// The applier process once tuned (main.ts execs into it): `node services/applier/src/main.ts --config <fleet.yaml> --appliance <name> --id <replica-id> [--health-port p]`.
 import { busDeclaration, NatsEventBus } from '@portolan/bus';
 import { FleetConfigError, loadFleetConfig, type ApplianceConfig, type FleetConfig } from '@portolan/fleet-config';
 import { LeaderElector, PgEpochStore, RedisLeaseClient, leaseTimings, type LeaderEvent } from '@portolan/leader';

@@ -2,7 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -108,6 +108,8 @@ test('two applier processes on real HAProxy: the leader applies and serves, the 
   assert.equal(String(applied.snapshot_id), s1);
   const reply = await get(listen, 'web.example.com');
   assert.equal(reply.status, 200);
+  // main.ts replaced itself (same pid) by the tuned runtime.
+  if (process.platform === 'linux') assert.ok(readFileSync(`/proc/${a.child.pid}/cmdline`, 'utf8').split('\0').includes('--max-semi-space-size=64'), 'the applier runs with its V8 flags');
   assert.equal((JSON.parse(reply.body) as { address: string }).address, b1!.address);
   assert.equal((await get(listen, 'unknown.example.com')).status, 404);
   const lb = await waitFor('ingress status', async () => {
