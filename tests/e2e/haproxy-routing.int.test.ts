@@ -103,7 +103,8 @@ test('scaling a Service (editing its EndpointSlice) shifts traffic through the R
   await eventually('only the new pods to answer', async () => assert.deepEqual([...await answering(8)].sort(), pods.spare), { context });
 
   assert.equal(await p.haproxyReloads(), reloadsBefore, 'endpoint changes must not reload HAProxy');
-  assert.deepEqual(await p.pendingOperations('edge'), [], 'HAProxy equals the planner output');
+  // haproxy.cfg's server lines follow the Runtime API within serverLinesWriteDelayMs (1 s by default).
+  await eventually('HAProxy (runtime and files) to equal the planner output', async () => assert.deepEqual(await p.pendingOperations('edge'), []), { timeoutMs: 5_000, context });
   const applied = await p.db.selectFrom('applies').select(['status', 'epoch']).where('appliance', '=', p.appliance('edge')).where('status', '=', 'succeeded').execute();
   assert.ok(applied.length >= 2, 'each scaling step was recorded as an apply with its epoch');
 });
