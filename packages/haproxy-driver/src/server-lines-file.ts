@@ -79,7 +79,7 @@ export class ServerLinesFile {
       }
       const merged = new Map(queued?.backends);
       for (const b of backends) merged.set(b.name, b);
-      const timer = queued?.timer ?? setTimeout(() => void this.flush().catch(() => undefined), this.#delayMs).unref();
+      const timer = queued?.timer ?? this.#schedule(this.#delayMs);
       this.#deferred = { sections, base, backends: merged, authority, timer };
       return done(`written from the render within ${this.#delayMs} ms`);
     }
@@ -112,6 +112,11 @@ export class ServerLinesFile {
     this.#deferred = null;
   }
 
+  /** A flush in `ms` (a failed timed flush keeps its lines queued and schedules the next one itself). */
+  #schedule(ms: number): NodeJS.Timeout {
+    return setTimeout(() => void this.flush().catch(() => undefined), ms).unref();
+  }
+
   async #writeQueued(): Promise<void> {
     const queued = this.#deferred;
     if (queued === null) return;
@@ -126,8 +131,7 @@ export class ServerLinesFile {
     } catch (error) {
       // Keep the lines unless something newer was queued meanwhile (it holds them too).
       if (this.#deferred === null) {
-        const timer = setTimeout(() => void this.flush().catch(() => undefined), Math.max(this.#delayMs, 100)).unref();
-        this.#deferred = { ...queued, timer };
+        this.#deferred = { ...queued, timer: this.#schedule(Math.max(this.#delayMs, 100)) };
       }
       throw error;
     }
