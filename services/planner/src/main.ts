@@ -7,7 +7,6 @@ import { createLogger, createMetricsRegistry, startHealthServer, startTracing } 
 import { PgPlannerStore } from './adapters/pg-planner-store.ts';
 import { PlannerService } from './planner-service.ts';
 import { plannerMetrics } from './planner-metrics.ts';
-import { pinReason } from './adapters/pins.ts';
 
 const { values } = parseArgs({ options: { config: { type: 'string' }, 'health-port': { type: 'string', default: '0' }, verbose: { type: 'boolean', default: false } } });
 if (values.config === undefined) {
@@ -25,7 +24,7 @@ await migrateToLatest(db);
 const store = new PgPlannerStore(db);
 await store.recordFleetConfig(hash, config);
 const bus = await NatsEventBus.open(config.bus.url, busDeclaration({ stream: config.bus.stream, replicas: config.bus.replicas, maxPayloadBytes: config.bus.maxPayloadBytes, subjectPrefix: config.bus.subjectPrefix }), { name: 'planner' });
-const service = new PlannerService({ store, bus, config, fleetConfigHash: hash, log, metrics, pinned: (appliance) => pinReason(db, appliance) });
+const service = new PlannerService({ store, bus, config, fleetConfigHash: hash, log, metrics });
 
 let recovered = false;
 let lastBatchAt = performance.now();

@@ -7,7 +7,7 @@ import { Planner, PLANNER_VERSION, type PlannerConfig } from './core/planner.ts'
 import { encodeSnapshot } from './core/snapshot-encoder.ts';
 import { SyncTracker } from './core/sync-tracker.ts';
 import type { SnapshotLayout } from './core/snapshot-layout.ts';
-import { HeadMovedError, type ArchivedEvent, type NewSnapshot, type PgPlannerStore, type SnapshotHead } from './adapters/pg-planner-store.ts';
+import { HeadMovedError, type ArchivedEvent, type CommittedSnapshot, type NewSnapshot, type PgPlannerStore, type SnapshotHead } from './adapters/pg-planner-store.ts';
 import type { PlannerMetrics } from './planner-metrics.ts';
 
 /** What the planner service is wired with. */
@@ -23,8 +23,6 @@ export interface PlannerServiceOptions {
    * an operator could hold the older layout while older appliers still run.
    */
   readonly layout?: SnapshotLayout;
-  /** Appliances pinned by an operator's rollback: their new snapshots are recorded held. */
-  readonly pinned?: (appliance: string) => Promise<string | null>;
 }
 
 /** Folds one decoded input into the core; heartbeats only move the freshness clock; markers also count toward sync. */
@@ -144,18 +142,18 @@ export class PlannerService {
       const head = this.heads.get(plan.appliance);
       // Identical input never creates a new snapshot (FM-6, FM-9).
       if (head !== undefined && head.contentHash === plan.root) continue;
-      const pin = (await this.o.pinned?.(plan.appliance)) ?? null;
+      // Not held here: the store holds it when an operator's rollback pin exists (read in the commit's transaction).
       snapshots.push({
         appliance: plan.appliance, contentHash: plan.root, rootHash: plan.root, pieces: plan.pieces, parentId: head?.snapshotId ?? null,
         lastEventSeq: toPosition, fleetConfigHash: this.o.fleetConfigHash, plannerVersion: PLANNER_VERSION,
-        held: pin !== null, holdReason: pin, traceId,
+        held: false, holdReason: null, traceId,
       });
     }
     if (events.length === 0 && snapshots.length === 0) return 0;
-    const ids = await this.o.store.commit({ fromPosition: this.position, toPosition, events, snapshots });
+    const committed = await this.o.store.commit({ fromPosition: this.position, toPosition, events, snapshots });
     this.position = toPosition;
-    snapshots.forEach((s, i) => this.heads.set(s.appliance, { appliance: s.appliance, snapshotId: ids[i]!, contentHash: s.contentHash }));
-    await this.announce(snapshots, ids);
+    snapshots.forEach((s, i) => this.heads.set(s.appliance, { appliance: s.appliance, snapshotId: committed[i]!.id, contentHash: s.contentHash }));
+    await this.announce(snapshots, committed);
     return snapshots.length;
   }
 
@@ -201,15 +199,16 @@ export class PlannerService {
     return out;
   }
 
-  private async announce(snapshots: readonly NewSnapshot[], ids: readonly string[]): Promise<void> {
+  private async announce(snapshots: readonly NewSnapshot[], committed: readonly CommittedSnapshot[]): Promise<void> {
     if (this.o.bus === null) return;
     for (const [i, s] of snapshots.entries()) {
+      const c = committed[i]!;
       const msg = create(SnapshotCommittedSchema, {
-        appliance: s.appliance, snapshotId: BigInt(ids[i]!), contentHash: s.contentHash, lastEventSeq: BigInt(s.lastEventSeq),
-        fleetConfigHash: s.fleetConfigHash, plannerVersion: s.plannerVersion, createdAt: timestampFromMs(Date.now()), held: s.held, holdReason: s.holdReason ?? '',
+        appliance: s.appliance, snapshotId: BigInt(c.id), contentHash: s.contentHash, lastEventSeq: BigInt(s.lastEventSeq),
+        fleetConfigHash: s.fleetConfigHash, plannerVersion: s.plannerVersion, createdAt: timestampFromMs(Date.now()), held: c.held, holdReason: c.holdReason ?? '',
         newPieces: piecesHint(s.pieces),
       });
-      await this.o.bus.publish(planSubject(s.appliance), toBinary(SnapshotCommittedSchema, msg), { msgId: `snap:${s.appliance}:${ids[i]}` }).catch((e: unknown) => {
+      await this.o.bus.publish(planSubject(s.appliance), toBinary(SnapshotCommittedSchema, msg), { msgId: `snap:${s.appliance}:${c.id}` }).catch((e: unknown) => {
         // Appliers also poll the heads: a lost notification delays an apply, never loses it.
         this.o.log.warn({ err: (e as Error).message, appliance: s.appliance }, 'could not announce snapshot');
       });

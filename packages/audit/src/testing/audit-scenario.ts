@@ -11,7 +11,7 @@ import { testStack } from '@portolan/infra';
 import { LeaderElector, PgEpochStore, RedisLeaseClient, leaseTimings } from '@portolan/leader';
 import { PgPlannerStore, PlannerService } from '@portolan/planner';
 import { loadFleetKey, type FleetKey } from '@portolan/secret-envelope';
-import { createTestDatabase, pinHoldReason, readPin, type TestDatabase } from '@portolan/store';
+import { createTestDatabase, type TestDatabase } from '@portolan/store';
 import { createLogger } from '@portolan/telemetry';
 import { createVtmDriver, type VtmDriver } from '@portolan/vtm-driver';
 import { startVtmEmulator, type VtmEmulator } from '@portolan/vtm-emulator';
@@ -86,14 +86,7 @@ export class AuditScenario {
     this.fleet = init.fleet;
     this.dir = init.dir;
     this.fleetKey = init.key;
-    const db = init.tdb.db;
-    this.planner = new PlannerService({
-      store: new PgPlannerStore(db), bus: init.bus, config: init.fleet.config, fleetConfigHash: init.fleet.hash, log: silent, metrics: null,
-      pinned: async (a) => {
-        const pin = await readPin(db, a);
-        return pin === null ? null : pinHoldReason(pin);
-      },
-    });
+    this.planner = new PlannerService({ store: new PgPlannerStore(init.tdb.db), bus: init.bus, config: init.fleet.config, fleetConfigHash: init.fleet.hash, log: silent, metrics: null });
   }
 
   /** Starts the services, writes the fleet config, and records every step. */

@@ -3,6 +3,7 @@ import * as m0001 from './0001-initial.ts';
 import * as m0002 from './0002-leader-incarnation.ts';
 import * as m0003 from './0003-snapshot-pins.ts';
 import * as m0004 from './0004-snapshot-approvals.ts';
+import * as m0005 from './0005-commit-one.ts';
 
 /**
  * All migrations, in order. Add a file `NNNN-name.ts` exporting `up` and list it here; never edit a
@@ -13,4 +14,5 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0002-leader-incarnation': m0002,
   '0003-snapshot-pins': m0003,
   '0004-snapshot-approvals': m0004,
+  '0005-commit-one': m0005,
 };

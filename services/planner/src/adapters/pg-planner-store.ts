@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Transaction } from '@portolan/store';
+import { pinHoldReason, sql, type Kysely, type Transaction } from '@portolan/store';
 import type { Database } from '@portolan/store';
 
 /** One bus message as archived: the replayable input of the planner. */
@@ -33,6 +33,16 @@ export interface NewSnapshot {
   readonly reason?: string | null;
   readonly traceId: string | null;
 }
+
+/** A snapshot as committed: its id, and whether it was recorded held (by the caller, or by an operator's pin). */
+export interface CommittedSnapshot {
+  readonly id: string;
+  readonly held: boolean;
+  readonly holdReason: string | null;
+}
+
+/** The SQLSTATE `portolan_commit_one` raises when a compare-and-set fails. */
+const HEAD_MOVED_SQLSTATE = 'PH409';
 
 /** The current head of one appliance's chain. */
 export interface SnapshotHead {
@@ -82,9 +92,11 @@ export class PgPlannerStore {
   /**
    * Commits one batch: events (idempotent by seq), pieces (idempotent by hash), snapshots (each extends its
    * expected head, moved by compare-and-set), and the position (compare-and-set from `fromPosition`).
-   * Throws HeadMovedError, having written nothing, when another planner got there first. Returns new snapshot ids.
+   * Throws HeadMovedError, having written nothing, when another planner got there first. Snapshots made while an
+   * operator's rollback pin exists are recorded held: the pin is read in the same transaction, so a rollback or a
+   * resume is never half seen. Returns each new snapshot's id and whether it was held.
    */
-  async commit(batch: { fromPosition: number; toPosition: number; events: readonly ArchivedEvent[]; snapshots: readonly NewSnapshot[] }): Promise<string[]> {
+  async commit(batch: { fromPosition: number; toPosition: number; events: readonly ArchivedEvent[]; snapshots: readonly NewSnapshot[] }): Promise<CommittedSnapshot[]> {
     const only = batch.snapshots[0];
     if (batch.snapshots.length === 1 && only!.parentId !== null && batch.fromPosition > 0 && batch.fromPosition !== batch.toPosition && only!.pieces.size <= 500 && batch.events.length > 0 && batch.events.length <= 500) {
       return [await this.commitOne(batch.fromPosition, batch.toPosition, batch.events, only!)];
@@ -98,35 +110,43 @@ export class PgPlannerStore {
           .onConflict((c) => c.column('seq').doNothing())
           .execute();
       }
-      const ids: string[] = [];
-      for (const s of batch.snapshots) ids.push(await this.appendSnapshot(tx, s));
-      return ids;
+      const out: CommittedSnapshot[] = [];
+      for (const s of batch.snapshots) {
+        const pin = await tx.selectFrom('snapshot_pins').select('snapshot_id').where('appliance', '=', s.appliance).executeTakeFirst();
+        const held = pin === undefined ? { held: s.held, holdReason: s.holdReason } : { held: true, holdReason: pinHoldReason({ snapshotId: String(pin.snapshot_id) }) };
+        out.push({ id: await this.appendSnapshot(tx, { ...s, ...held }), ...held });
+      }
+      return out;
     });
   }
 
   /**
-   * The usual batch (events that extend one appliance's chain by one snapshot) as one statement inside the
-   * transaction: the position and head compare-and-sets and the three inserts travel together, so a commit costs
-   * three round trips instead of seven. A failed compare-and-set throws HeadMovedError and the transaction writes nothing.
+   * The usual batch (events that extend one appliance's chain by one snapshot) as one call of
+   * `portolan_commit_one` (migration 0005): one round trip in autocommit, where a transaction took four. A failed
+   * compare-and-set raises PH409 in the database, which writes nothing, and throws HeadMovedError here.
    */
-  private async commitOne(from: number, to: number, events: readonly ArchivedEvent[], s: NewSnapshot): Promise<string> {
-    const parentId = s.parentId!;
-    return this.db.transaction().execute(async (tx) => {
-      const pieces = [...s.pieces].map(([hash, body]) => ({ hash, body: asBuffer(body) }));
-      const row = await tx
-        .with('pos', (db) => db.updateTable('consumer_positions').set({ stream_seq: to, updated_at: sql`now()` }).where('consumer', '=', this.consumer).where('stream_seq', '=', String(from)).returning('consumer'))
-        .with('ev', (db) => db.insertInto('events').values(events.map(eventRow)).onConflict((c) => c.column('seq').doNothing()).returning('seq'))
-        .with('pc', (db) => db.insertInto('snapshot_pieces').values(pieces).onConflict((c) => c.column('hash').doNothing()).returning('hash'))
-        .with('snap', (db) => db.insertInto('snapshots').values(snapshotRow(s)).onConflict((c) => c.doNothing()).returning('id'))
-        .with('hd', (db) => db.updateTable('snapshot_heads').set({ snapshot_id: sql`(select id from snap)`, content_hash: s.contentHash, updated_at: sql`now()` })
-          .where('appliance', '=', s.appliance).where('snapshot_id', '=', parentId).where(sql<boolean>`exists (select 1 from snap)`).returning('appliance'))
-        .selectNoFrom([sql<string>`(select count(*) from pos)`.as('moved'), sql<string | null>`(select id from snap)`.as('id'), sql<string>`(select count(*) from hd)`.as('head')])
-        .executeTakeFirstOrThrow();
-      if (Number(row.moved) !== 1) throw new HeadMovedError(`consumer ${this.consumer} is no longer at ${from}`);
-      if (row.id === null) throw new HeadMovedError(`${s.appliance}: snapshot ${parentId} already has a child`);
-      if (Number(row.head) !== 1) throw new HeadMovedError(`${s.appliance}: head moved away from ${parentId}`);
-      return String(row.id);
-    });
+  private async commitOne(from: number, to: number, events: readonly ArchivedEvent[], s: NewSnapshot): Promise<CommittedSnapshot> {
+    const column = <T>(pick: (e: ArchivedEvent) => T): T[] => events.map(pick);
+    const hashes: string[] = [];
+    const bodies: Buffer[] = [];
+    for (const [hash, body] of s.pieces) {
+      hashes.push(hash);
+      bodies.push(asBuffer(body));
+    }
+    try {
+      const { rows } = await sql<{ new_id: string; is_held: boolean; held_because: string | null }>`
+        SELECT * FROM portolan_commit_one(${this.consumer}, ${from}, ${to},
+          ${column((e) => e.seq)}::bigint[], ${column((e) => e.subject)}::text[], ${column((e) => e.msgId)}::text[], ${column((e) => e.cluster)}::text[],
+          ${column((e) => e.kind)}::text[], ${column((e) => e.objectKey)}::text[], ${column((e) => e.eventType)}::text[],
+          ${column((e) => asBuffer(e.payload))}::bytea[], ${column((e) => e.receivedAt)}::timestamptz[], ${column((e) => e.traceId)}::text[],
+          ${hashes}::text[], ${bodies}::bytea[],
+          ${s.appliance}, ${s.contentHash}, ${s.rootHash}, ${s.parentId}, ${s.lastEventSeq}, ${s.fleetConfigHash}, ${s.plannerVersion}, ${s.traceId})`.execute(this.db);
+      const row = rows[0]!;
+      return { id: String(row.new_id), held: row.is_held, holdReason: row.held_because };
+    } catch (e) {
+      if ((e as { code?: unknown }).code === HEAD_MOVED_SQLSTATE) throw new HeadMovedError((e as Error).message);
+      throw e;
+    }
   }
 
   /** Appends a snapshot outside event processing (operator rollback): same chain rules, no position change. */
