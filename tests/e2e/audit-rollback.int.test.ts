@@ -16,6 +16,7 @@ import { startEchoBackends, type EchoBackends } from '@portolan/echo-backend';
 import { startHaproxy, type RunningHaproxy } from '@portolan/haproxy-driver';
 import { testStack } from '@portolan/infra';
 import { startKubeSim, type KubeSim } from '@portolan/kube-sim';
+import { PLANNER_TUNING } from '@portolan/planner';
 import { createTestDatabase, type TestDatabase } from '@portolan/store';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
@@ -94,6 +95,11 @@ after(async () => {
 
 test('rollback restores the earlier routing through HAProxy, pins planning, and resume lets the current plan through', async () => {
   await until('traffic reaches the web backends', async () => sameSet(await answering(6), [A, B]));
+  // The planner's main.ts replaced itself (same pid) by a Node with the planner's V8 flags.
+  if (process.platform === 'linux') {
+    const cmdline = fs.readFileSync(`/proc/${children[1]!.pid}/cmdline`, 'utf8').split('\0');
+    for (const flag of PLANNER_TUNING.flags) assert.ok(cmdline.includes(flag), `the planner runs with ${flag}: ${cmdline.join(' ')}`);
+  }
   const good = await headSnapshot();
   const goodAt = new Date();
 
