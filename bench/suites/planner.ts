@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Benchmark, Figure } from '../figure.ts';
-import { PLANNER_TUNING } from '@portolan/planner';
+import { plannerTuning } from '@portolan/planner';
 import { BATCH, measure, type SizeResult } from '../support/planner-measure.ts';
 
 /** Fresh-process runs per size in a full run (the median is reported). */
@@ -13,13 +13,13 @@ const measureScript = path.resolve(import.meta.dirname, '..', 'support', 'planne
 /**
  * One size measured in a child process pinned to one core (`taskset -c 0`), so "events/s on one core" is literal:
  * the planner's thread, its garbage-collector and compiler threads all share that core, and wall time is its CPU
- * time. The child runs with the V8 flags the planner service runs with (PLANNER_TUNING). Without taskset (not
- * Linux), in this process; the figures then say so.
+ * time. The child runs with the V8 flags the planner service takes on one CPU (`plannerTuning(1)`). Without
+ * taskset (not Linux), in this process; the figures then say so.
  */
 async function measurePinned(n: number, changes: number, rounds: number, log: (line: string) => void): Promise<{ result: SizeResult; pinned: boolean }> {
   const taskset = await promisify(execFile)('taskset', ['-V']).then(() => true, () => false);
   if (!taskset) return { result: measure(n, changes, rounds, log), pinned: false };
-  const { stdout, stderr } = await promisify(execFile)('taskset', ['-c', '0', process.execPath, ...PLANNER_TUNING.flags, measureScript, String(n), String(changes), String(rounds)], { maxBuffer: 1 << 24 });
+  const { stdout, stderr } = await promisify(execFile)('taskset', ['-c', '0', process.execPath, ...plannerTuning(1).flags, measureScript, String(n), String(changes), String(rounds)], { maxBuffer: 1 << 24 });
   for (const line of stderr.split('\n')) if (line !== '') log(line);
   return { result: JSON.parse(stdout) as SizeResult, pinned: true };
 }

@@ -95,9 +95,11 @@ after(async () => {
 
 test('rollback restores the earlier routing through HAProxy, pins planning, and resume lets the current plan through', async () => {
   await until('traffic reaches the web backends', async () => sameSet(await answering(6), [A, B]));
-  // The planner's main.ts replaced itself (same pid) by a Node with the planner's V8 flags.
+  // The planner's main.ts replaced itself (same pid) by the tuned runtime, with the flags it takes on this machine.
   if (process.platform === 'linux') {
-    const cmdline = fs.readFileSync(`/proc/${children[1]!.pid}/cmdline`, 'utf8').split('\0');
+    const pid = children[1]!.pid;
+    assert.ok(fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes('PORTOLAN_PLANNER_RUNTIME=tuned'), 'the planner runs as its tuned runtime');
+    const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
     for (const flag of PLANNER_TUNING.flags) assert.ok(cmdline.includes(flag), `the planner runs with ${flag}: ${cmdline.join(' ')}`);
   }
   const good = await headSnapshot();

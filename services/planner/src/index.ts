@@ -24,4 +24,4 @@ export { PlannerService, foldInput, type PlannerServiceOptions } from './planner
 export { decodeBusMessage, type PlannerInput } from './core/decode-bus-message.ts';
 export { replayVerify, type ReplayReport, type ReplayMismatch } from './replay-verify.ts';
 export { plannerMetrics, type PlannerMetrics } from './planner-metrics.ts';
-export { PLANNER_TUNING } from './runtime-tuning.ts';
+export { PLANNER_TUNING, plannerTuning } from './runtime-tuning.ts';
