@@ -99,6 +99,7 @@ export async function measureSize(n: number, quick: boolean, log: (line: string)
     const ep = await endpointRounds(p, backends, changes, rounds.endpoint);
     log(`endpoint changes: ${ep.fromReceived.length} rounds, ${ep.reloads} reloads; median stages (ms, from the services' own rows): ${stageLine(ep.stages)}`);
     log(`endpoint changes: ${tailLine(ep.fromReceived.length > 0 ? ep.fromReceived : ep.fromWrite)}`);
+    if (ep.slowAt.length > 0) log(`endpoint changes over 25 ms from the write, at (UTC): ${ep.slowAt.join('; ')}`);
     log(`endpoint changes, the leader's apply cycles: ${applyPhaseLine(p, offsets)}`);
     const host = await structuralRounds(p, n + 1, rounds.structural, false);
     const tls = await structuralRounds(p, n + 1 + rounds.structural, rounds.structural, true);

@@ -18,6 +18,9 @@ import { endpointAddress, endpointSlice, ingress, namespaceOf, service, tlsSecre
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 
+/** Rounds slower than this (from the API write) are logged with their time of day. */
+const SLOW_ROUND_MS = 25;
+
 /** Runtime API poll period while waiting for a change: the resolution of the latency figures, and cheap enough
  * (a few hundred tiny commands per second) not to slow the pipeline it observes. */
 const POLL_MS = 2;
@@ -92,6 +95,8 @@ export async function coldStartStages(p: Pipeline, startedAt: number): Promise<s
 
 /** Latency samples of one-endpoint changes, and the reloads HAProxy did meanwhile. */
 export interface EndpointRounds {
+  /** Wall-clock time (UTC, ms) and latency of each round over SLOW_ROUND_MS, to match with the services' logs. */
+  readonly slowAt: string[];
   /** From the simulator's write to the new address being a ready slot (ms). */
   readonly fromWrite: number[];
   /** From the watcher receiving the event (its archived observedAt, ms precision) to the same instant (ms). */
@@ -136,6 +141,7 @@ export async function endpointRounds(p: Pipeline, backends: ReadonlyMap<number, 
   const watch = new SlotWatch(p.haproxy.runtimeSocket);
   const fromWrite: number[] = [];
   const fromReceived: number[] = [];
+  const slowAt: string[] = [];
   const stages: StageTimes[] = [];
   const reloadsBefore = await reloadCount(p.haproxy.masterSocket);
   try {
@@ -149,6 +155,7 @@ export async function endpointRounds(p: Pipeline, backends: ReadonlyMap<number, 
       fromWrite.push(t1 - t0);
       const received = await p.db.db.selectFrom('events').select('received_at').where('kind', '=', 'EndpointSlice').where('object_key', '=', `${namespaceOf(i)}/svc-${i}-a`).orderBy('seq', 'desc').executeTakeFirst();
       if (received !== undefined) fromReceived.push(performance.timeOrigin + t1 - new Date(received.received_at).getTime());
+      if (t1 - t0 > SLOW_ROUND_MS) slowAt.push(`${new Date(performance.timeOrigin + t1).toISOString().slice(11, 23)} ${(t1 - t0).toFixed(0)} ms`);
       await waitCaughtUp(p);
       const st = await stagesOf(p, `${namespaceOf(i)}/svc-${i}-a`, performance.timeOrigin + t1);
       if (st !== null) stages.push(st);
@@ -157,7 +164,7 @@ export async function endpointRounds(p: Pipeline, backends: ReadonlyMap<number, 
   } finally {
     await watch.close();
   }
-  return { fromWrite, fromReceived, stages, reloads: (await reloadCount(p.haproxy.masterSocket)) - reloadsBefore };
+  return { fromWrite, fromReceived, stages, slowAt, reloads: (await reloadCount(p.haproxy.masterSocket)) - reloadsBefore };
 }
 
 /** A structural change: a new Service with one endpoint (an echo backend) and a new Ingress for a new host, optionally TLS. */

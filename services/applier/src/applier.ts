@@ -166,8 +166,13 @@ export class Applier {
     const leadership = this.o.leadership();
     if (leadership === null) return { kind: 'follower' };
     const generation = this.appliesStarted;
+    const started = performance.now();
     const observed = await this.o.driver.readBack(leadership.signal, { remember: false });
-    return this.serial(() => (this.appliesStarted === generation ? this.driftOnce(observed) : Promise.resolve({ kind: 'superseded' as const })));
+    const readMs = performance.now() - started;
+    const result = await this.serial(() => (this.appliesStarted === generation ? this.driftOnce(observed) : Promise.resolve({ kind: 'superseded' as const })));
+    // When a check ran and how long it read (a large appliance's read-back competes with apply cycles for the CPU).
+    this.logger.info({ result: result.kind, readMs: Math.round(readMs), totalMs: Math.round(performance.now() - started) }, 'drift check done');
+    return result;
   }
 
   private serial<T>(fn: () => Promise<T>): Promise<T> {
