@@ -52,6 +52,19 @@ for (const layout of [LAYOUT_1, LAYOUT_2]) test(`property: after any history of 
   );
 });
 
+for (const layout of [LAYOUT_1, LAYOUT_2]) test(`a member list with duplicates, as long as the one before, still drops the members it lacks (layout ${layout.version})`, () => {
+  const m = (address: string, port: number, cluster = 'c1'): PoolMember => ({ address, port, state: 'active', weight: 1, cluster, node: '' });
+  // Unsorted and with a NUL (the general path), then four copies of one of the four members held.
+  const steps = [[m('10.0.0.1', 443), m('10.0.0.1', 80), m('a\u0000b', 80), m('10.0.0.1', 80, 'c2')], Array.from({ length: 4 }, () => m('10.0.0.1', 80)), []];
+  const incremental = new SnapshotEncoder('lb', 'haproxy', layout);
+  for (const members of steps) {
+    incremental.setPool(pool('p1', members));
+    const fresh = new SnapshotEncoder('lb', 'haproxy', layout);
+    fresh.setPool(pool('p1', members));
+    assert.equal(incremental.commit().root, fresh.commit().root, JSON.stringify(members));
+  }
+});
+
 test('layout 2: a pool moves between inline members and a member sub-trie at 32 members, and every step equals a fresh encoding', () => {
   const member = (i: number): PoolMember => ({ address: `10.0.${i >> 8}.${i & 255}`, port: 8080, state: i % 5 === 0 ? 'draining' : 'active', weight: 1, cluster: 'c1', node: '' });
   const incremental = new SnapshotEncoder('lb', 'haproxy', LAYOUT_2);
