@@ -16,6 +16,7 @@ import { createTestDatabase, type TestDatabase } from '@portolan/store';
 import { writeSnapshot } from './testing/snapshot-writer.ts';
 import { desiredState, httpService, pool } from './testing/desired-fixtures.ts';
 import { freePort, startPrivateNats, type PrivateNats } from './testing/private-nats.ts';
+import { APPLIER_TUNING } from './runtime-tuning.ts';
 
 const main = path.join(import.meta.dirname, 'main.ts');
 let database: TestDatabase;
@@ -109,7 +110,10 @@ test('two applier processes on real HAProxy: the leader applies and serves, the 
   const reply = await get(listen, 'web.example.com');
   assert.equal(reply.status, 200);
   // main.ts replaced itself (same pid) by the tuned runtime.
-  if (process.platform === 'linux') assert.ok(readFileSync(`/proc/${a.child.pid}/cmdline`, 'utf8').split('\0').includes('--max-semi-space-size=64'), 'the applier runs with its V8 flags');
+  if (process.platform === 'linux') {
+    const cmdline = readFileSync(`/proc/${a.child.pid}/cmdline`, 'utf8').split('\0');
+    for (const flag of APPLIER_TUNING.flags) assert.ok(cmdline.includes(flag), `the applier runs with ${flag}`);
+  }
   assert.equal((JSON.parse(reply.body) as { address: string }).address, b1!.address);
   assert.equal((await get(listen, 'unknown.example.com')).status, 404);
   const lb = await waitFor('ingress status', async () => {
