@@ -63,94 +63,79 @@ async function runtimeAddresses(h: Harness): Promise<string[]> {
 
 test('endpoint changes are served at once; their server lines reach haproxy.cfg in one write, before any read-back', async () => {
   const { h, cfg, applied } = await started(60_000);
-  try {
-    const initial = fs.readFileSync(cfg, 'utf8');
-    const inode = fs.statSync(cfg).ino;
-    let previous = applied;
-    for (const state of [web(2), web(3), web(2, 1)]) previous = await change(h, previous, state, context(1));
-    assert.deepEqual(await runtimeAddresses(h), ['127.0.26.2', '127.0.26.3'], 'the Runtime API has the last change');
-    assert.equal(h.driver.serverLinesPending, true);
-    assert.equal(fs.readFileSync(cfg, 'utf8'), initial, 'the file is not rewritten per change');
-    assert.equal(fs.statSync(cfg).ino, inode);
+  await using _harness = h;
+  const initial = fs.readFileSync(cfg, 'utf8');
+  const inode = fs.statSync(cfg).ino;
+  let previous = applied;
+  for (const state of [web(2), web(3), web(2, 1)]) previous = await change(h, previous, state, context(1));
+  assert.deepEqual(await runtimeAddresses(h), ['127.0.26.2', '127.0.26.3'], 'the Runtime API has the last change');
+  assert.equal(h.driver.serverLinesPending, true);
+  assert.equal(fs.readFileSync(cfg, 'utf8'), initial, 'the file is not rewritten per change');
+  assert.equal(fs.statSync(cfg).ino, inode);
 
-    // A read-back reads the files: the queued lines are written first, as one file (one rename).
-    assert.deepEqual(await h.pending(web(2, 1)), [], 'read-back after the changes diffs to zero operations');
-    assert.equal(h.driver.serverLinesPending, false);
-    assert.equal(fs.readFileSync(cfg, 'utf8'), cfgOf(previous));
-  } finally {
-    await h[Symbol.asyncDispose]();
-  }
+  // A read-back reads the files: the queued lines are written first, as one file (one rename).
+  assert.deepEqual(await h.pending(web(2, 1)), [], 'read-back after the changes diffs to zero operations');
+  assert.equal(h.driver.serverLinesPending, false);
+  assert.equal(fs.readFileSync(cfg, 'utf8'), cfgOf(previous));
 });
 
 test('without a read-back, the queued lines are written once the delay has passed', async () => {
   const { h, cfg, applied } = await started(50);
-  try {
-    const next = await change(h, applied, web(2), context(1));
-    const deadline = Date.now() + 10_000;
-    while (fs.readFileSync(cfg, 'utf8') !== cfgOf(next)) {
-      assert.ok(Date.now() < deadline, 'the queued server lines were never written');
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    assert.equal(h.driver.serverLinesPending, false);
-  } finally {
-    await h[Symbol.asyncDispose]();
+  await using _harness = h;
+  const next = await change(h, applied, web(2), context(1));
+  const deadline = Date.now() + 10_000;
+  while (fs.readFileSync(cfg, 'utf8') !== cfgOf(next)) {
+    assert.ok(Date.now() < deadline, 'the queued server lines were never written');
+    await new Promise((r) => setTimeout(r, 20));
   }
+  assert.equal(h.driver.serverLinesPending, false);
 });
 
 test('a queued write is dropped when a newer epoch has written here, and the newer leader finds and corrects the lag', async () => {
   const { h, cfg, applied } = await started(60_000);
-  try {
-    const initial = fs.readFileSync(cfg, 'utf8');
-    const next = await change(h, applied, web(2), context(1));
-    fs.writeFileSync(path.join(h.dir, 'epoch'), '2\n'); // a newer leader fenced this HAProxy
-    await h.driver.settle();
-    assert.equal(h.driver.serverLinesPending, false);
-    assert.equal(fs.readFileSync(cfg, 'utf8'), initial, 'the deposed epoch wrote nothing');
+  await using _harness = h;
+  const initial = fs.readFileSync(cfg, 'utf8');
+  const next = await change(h, applied, web(2), context(1));
+  fs.writeFileSync(path.join(h.dir, 'epoch'), '2\n'); // a newer leader fenced this HAProxy
+  await h.driver.settle();
+  assert.equal(h.driver.serverLinesPending, false);
+  assert.equal(fs.readFileSync(cfg, 'utf8'), initial, 'the deposed epoch wrote nothing');
 
-    const round = await h.apply(web(2), 2);
-    assert.deepEqual(round.operations.map((o) => o.objectType), ['config-slots'], 'the read-back sees the file behind the runtime');
-    assert.ok(round.results.every((r) => r.ok));
-    await h.driver.settle();
-    assert.equal(fs.readFileSync(cfg, 'utf8'), cfgOf(next));
-  } finally {
-    await h[Symbol.asyncDispose]();
-  }
+  const round = await h.apply(web(2), 2);
+  assert.deepEqual(round.operations.map((o) => o.objectType), ['config-slots'], 'the read-back sees the file behind the runtime');
+  assert.ok(round.results.every((r) => r.ok));
+  await h.driver.settle();
+  assert.equal(fs.readFileSync(cfg, 'utf8'), cfgOf(next));
 });
 
 test('a queued write is dropped when the leadership that queued it is lost', async () => {
   const { h, cfg, applied } = await started(60_000);
-  try {
-    const initial = fs.readFileSync(cfg, 'utf8');
-    const leadership = new AbortController();
-    await change(h, applied, web(2), context(1, leadership.signal));
-    leadership.abort();
-    await h.driver.settle();
-    assert.equal(h.driver.serverLinesPending, false);
-    assert.equal(fs.readFileSync(cfg, 'utf8'), initial);
-  } finally {
-    await h[Symbol.asyncDispose]();
-  }
+  await using _harness = h;
+  const initial = fs.readFileSync(cfg, 'utf8');
+  const leadership = new AbortController();
+  await change(h, applied, web(2), context(1, leadership.signal));
+  leadership.abort();
+  await h.driver.settle();
+  assert.equal(h.driver.serverLinesPending, false);
+  assert.equal(fs.readFileSync(cfg, 'utf8'), initial);
 });
 
 test('a reload writes queued lines first, so a refused configuration restores a file that has them', async () => {
   const { h, cfg, applied } = await started(60_000);
-  try {
-    const next = await change(h, applied, web(2), context(1));
-    const b = echo.backends[0]!;
-    // An expect pattern PCRE cannot compile: `haproxy -c` refuses it and the driver restores the files.
-    const bad = desired({
-      pools: [
-        pool('web', echo.backends.slice(0, 2).map((x) => member(x.address, x.port))),
-        pool('broken', [member(b.address, b.port)], { monitor: { type: 'http', path: '/', hostHeader: '', expectStatus: '([', intervalSeconds: 5, timeoutSeconds: 1, failures: 3, vendor: null } }),
-      ],
-      virtualServices: [service('http', port, [...hosts, route('new.test', '/', 'Prefix', 'broken')])],
-    });
-    const ops = h.driver.diff(h.driver.render(bad), next);
-    assert.deepEqual(ops.map((o) => o.objectType), ['reload']);
-    const [result] = await h.driver.executeAll(ops, context(1));
-    assert.equal(result?.ok === false && result.code, 'ConfigInvalid');
-    assert.equal(fs.readFileSync(cfg, 'utf8'), cfgOf(next), 'the restored file holds the server lines queued before the reload');
-  } finally {
-    await h[Symbol.asyncDispose]();
-  }
+  await using _harness = h;
+  const next = await change(h, applied, web(2), context(1));
+  const b = echo.backends[0]!;
+  // An expect pattern PCRE cannot compile: `haproxy -c` refuses it and the driver restores the files.
+  const bad = desired({
+    pools: [
+      pool('web', echo.backends.slice(0, 2).map((x) => member(x.address, x.port))),
+      pool('broken', [member(b.address, b.port)], { monitor: { type: 'http', path: '/', hostHeader: '', expectStatus: '([', intervalSeconds: 5, timeoutSeconds: 1, failures: 3, vendor: null } }),
+    ],
+    virtualServices: [service('http', port, [...hosts, route('new.test', '/', 'Prefix', 'broken')])],
+  });
+  const ops = h.driver.diff(h.driver.render(bad), next);
+  assert.deepEqual(ops.map((o) => o.objectType), ['reload']);
+  const [result] = await h.driver.executeAll(ops, context(1));
+  assert.equal(result?.ok === false && result.code, 'ConfigInvalid');
+  assert.equal(fs.readFileSync(cfg, 'utf8'), cfgOf(next), 'the restored file holds the server lines queued before the reload');
 });
