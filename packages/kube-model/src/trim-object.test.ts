@@ -192,3 +192,27 @@ test('a slice whose one endpoint changed keeps the other endpoint objects of the
   assert.deepEqual(v2.object.endpoints[2], { addresses: ['10.0.0.4'], conditions: { ready: true } });
   assert.equal(v2.object.ports, v1.object.ports);
 });
+
+test('an endpoint keeps exactly its boolean conditions, in API order, as one shared frozen object per combination', () => {
+  const values = [undefined, false, true, 'yes', 1, null];
+  const seen = new Map<string, unknown>();
+  for (const ready of values) for (const serving of values) for (const terminating of values) {
+    const raw: Record<string, unknown> = {};
+    if (ready !== undefined) raw['ready'] = ready;
+    if (serving !== undefined) raw['serving'] = serving;
+    if (terminating !== undefined) raw['terminating'] = terminating;
+    const slice = { metadata: { name: 's', namespace: 'ns' }, addressType: 'IPv4', endpoints: [{ addresses: ['10.0.0.1'], conditions: raw }, { addresses: ['10.0.0.2'], conditions: { ...raw } }], ports: [] };
+    const r = trimObject('EndpointSlice', slice);
+    assert.ok(r.ok);
+    const [a, b] = r.object.endpoints;
+    const expected = Object.fromEntries(Object.entries(raw).filter(([, v]) => typeof v === 'boolean'));
+    assert.deepEqual(a!.conditions, expected);
+    assert.deepEqual(Object.keys(a!.conditions!), Object.keys(expected), 'keys in ready, serving, terminating order');
+    assert.equal(a!.conditions, b!.conditions, 'equal conditions are one object');
+    assert.ok(Object.isFrozen(a!.conditions));
+    const key = JSON.stringify(expected);
+    if (seen.has(key)) assert.equal(seen.get(key), a!.conditions);
+    seen.set(key, a!.conditions);
+  }
+  assert.equal(seen.size, 27);
+});

@@ -80,12 +80,15 @@ function bool(v: unknown): boolean | undefined {
 /** The endpoints of `x`, each one that trims to the previous endpoint at its index being that very object. */
 function sharedEndpoints(x: unknown, before: readonly SliceEndpoint[]): SliceEndpoint[] | undefined {
   if (!Array.isArray(x)) return undefined;
-  const out: SliceEndpoint[] = [];
+  // Sized once (a slice's endpoints are kept for as long as it lives: no spare capacity from growing by push).
+  const out = new Array<SliceEndpoint>(x.length);
+  let n = 0;
   for (let i = 0; i < x.length; i++) {
     const item: unknown = x[i];
     const v = i < before.length && trimsTo(item, before[i]!) ? before[i]! : trimEndpoint(item);
-    if (v !== undefined) out.push(v);
+    if (v !== undefined) out[n++] = v;
   }
+  out.length = n;
   return out;
 }
 
@@ -231,16 +234,35 @@ function trimEndpoint(x: unknown): SliceEndpoint | undefined {
   if (e === undefined) return undefined;
   const out: { addresses: string[]; conditions?: { ready?: boolean; serving?: boolean; terminating?: boolean }; nodeName?: string } = { addresses: list(e['addresses'], str) ?? [] };
   const c = record(e['conditions']);
-  if (c !== undefined) {
-    const conditions: { ready?: boolean; serving?: boolean; terminating?: boolean } = {};
-    if (typeof c['ready'] === 'boolean') conditions.ready = c['ready'];
-    if (typeof c['serving'] === 'boolean') conditions.serving = c['serving'];
-    if (typeof c['terminating'] === 'boolean') conditions.terminating = c['terminating'];
-    out.conditions = conditions;
-  }
+  if (c !== undefined) out.conditions = ENDPOINT_CONDITIONS[3 * (3 * tri(c['ready']) + tri(c['serving'])) + tri(c['terminating'])]!;
   if (typeof e['nodeName'] === 'string') out.nodeName = e['nodeName'];
   return out;
 }
+
+type EndpointConditions = NonNullable<SliceEndpoint['conditions']>;
+
+/** A condition flag as 0 (absent or not a boolean), 1 (false) or 2 (true). */
+function tri(v: unknown): number {
+  return v === true ? 2 : v === false ? 1 : 0;
+}
+
+/**
+ * Every trimmed `conditions` value (27: each of ready, serving and terminating absent, false or true), frozen and
+ * shared by all endpoints, indexed by 9·tri(ready) + 3·tri(serving) + tri(terminating). Each holds only its present
+ * flags, in that order, as building one per endpoint gave; sharing them saves an object per endpoint (100k at 10k
+ * Services) and keeps the few that endpoint resolution reads in cache.
+ */
+const ENDPOINT_CONDITIONS: readonly EndpointConditions[] = Array.from({ length: 27 }, (_, code) => {
+  const flag = (t: number): boolean | undefined => (t === 0 ? undefined : t === 2);
+  const out: { ready?: boolean; serving?: boolean; terminating?: boolean } = {};
+  const ready = flag(Math.floor(code / 9));
+  const serving = flag(Math.floor(code / 3) % 3);
+  const terminating = flag(code % 3);
+  if (ready !== undefined) out.ready = ready;
+  if (serving !== undefined) out.serving = serving;
+  if (terminating !== undefined) out.terminating = terminating;
+  return Object.freeze(out);
+});
 
 function trimSlicePort(x: unknown): SlicePort | undefined {
   const p = record(x);

@@ -14,16 +14,25 @@ export interface MemberStore {
 const COMMA = 0x2c;
 const utf8 = new TextEncoder();
 
-/** One inline member: its sort key, value and canonical bytes. */
+/** One inline member: its sort key, value and canonical JSON (`bytes` only when that text is not all ASCII). */
 interface InlineEntry {
   readonly key: string;
   value: PoolMember;
-  bytes: Uint8Array;
+  text: string;
+  bytes: Uint8Array | null;
+}
+
+/** The UTF-8 bytes of `text` when it has a non-ASCII character; null when its characters are its bytes. */
+function nonAsciiBytes(text: string): Uint8Array | null {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return utf8.encode(text);
+  return null;
 }
 
 /**
- * Members held inline in their pool's piece (layout 2, small pools): each member's canonical bytes are encoded once,
- * when it changes, and the pool piece's `members` array is written from them. Entries are kept in sort-key order
+ * Members held inline in their pool's piece (layout 2, small pools): each member's canonical JSON is built once, when
+ * it changes, and the pool piece's `members` array is written from it. The text is kept as a string, not as its own
+ * UTF-8 buffer: a small typed array per member (100k of them at 10k Services) cost an allocation with a backing store
+ * per change and an array-buffer extension that every major GC swept. Entries are kept in sort-key order
  * (an arrival is inserted at its place: pools are small), so writing the piece is one pass.
  */
 export class InlineMembers implements MemberStore {
@@ -31,15 +40,15 @@ export class InlineMembers implements MemberStore {
   private readonly sorted: InlineEntry[] = [];
 
   set(sortKey: string, value: PoolMember, _sink: PieceSink, encoded: string): void {
-    // Its own small buffer, not an arena view: a long-lived member would keep a whole arena chunk alive.
-    const bytes = utf8.encode(encoded);
+    const bytes = nonAsciiBytes(encoded);
     const held = this.items.get(sortKey);
     if (held !== undefined) {
       held.value = value;
+      held.text = encoded;
       held.bytes = bytes;
       return;
     }
-    const entry: InlineEntry = { key: sortKey, value, bytes };
+    const entry: InlineEntry = { key: sortKey, value, text: encoded, bytes };
     this.items.set(sortKey, entry);
     let at = this.sorted.length;
     while (at > 0 && this.sorted[at - 1]!.key > sortKey) at--;
@@ -61,13 +70,15 @@ export class InlineMembers implements MemberStore {
   writePiece(arena: ByteArena, before: Uint8Array, after: Uint8Array): Uint8Array {
     const entries = this.sorted;
     let n = before.length + after.length + 2 + entries.length;
-    for (let i = 0; i < entries.length; i++) n += entries[i]!.bytes.length;
+    for (let i = 0; i < entries.length; i++) n += entries[i]!.bytes?.length ?? entries[i]!.text.length;
     arena.reserve(n);
     arena.bytes(before);
     arena.byte(0x5b);
     for (let i = 0; i < entries.length; i++) {
       if (i > 0) arena.byte(COMMA);
-      arena.bytes(entries[i]!.bytes);
+      const e = entries[i]!;
+      if (e.bytes === null) arena.ascii(e.text);
+      else arena.bytes(e.bytes);
     }
     arena.byte(0x5d);
     arena.bytes(after);

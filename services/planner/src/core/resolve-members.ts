@@ -61,9 +61,12 @@ function resolve(world: WorldView, r: ResolveRequest, held: readonly PoolMember[
   const sp = (svc.spec.ports ?? []).find((p) => (typeof r.port === 'number' ? p.port === r.port : p.name === r.port));
   if (sp === undefined) return { members: [], issues: [issue('ServicePortNotFound', `${whereOf(r)} has no port ${r.port}`)] };
   const slices = world.slicesOfService(r.cluster, r.namespace, r.service);
-  if (r.mode === 'endpoints') return { members: endpointMembers(slices, sp, r, held), issues: [] };
+  if (r.mode === 'endpoints') return { members: endpointMembers(slices, sp, r, held), issues: NO_ISSUES };
   return nodePortMembers(world, svc, sp, slices, r, whereOf(r));
 }
+
+/** The issues of a clean resolution: one shared empty list (a resolution is kept for as long as its pool). */
+const NO_ISSUES: readonly Issue[] = Object.freeze([]);
 
 function endpointState(c: { ready?: boolean; serving?: boolean; terminating?: boolean } | undefined): MemberState | null {
   const ready = c?.ready ?? true;
@@ -125,7 +128,11 @@ function heldEqual(held: readonly PoolMember[], address: string, port: number, s
 }
 
 function endpointMembers(slices: readonly TrimmedEndpointSlice[], sp: ServicePort, r: ResolveRequest, held: readonly PoolMember[] | undefined): PoolMember[] {
-  const out: PoolMember[] = [];
+  // Sized once for every endpoint (the list is kept as the pool's members: no spare capacity from growing by push).
+  let most = 0;
+  for (const slice of slices) most += slice.endpoints.length;
+  const out = new Array<PoolMember>(most);
+  let k = 0;
   const wanted = sp.name ?? '';
   for (const slice of slices) {
     if (slice.addressType !== 'IPv4' && slice.addressType !== 'IPv6') continue;
@@ -138,9 +145,10 @@ function endpointMembers(slices: readonly TrimmedEndpointSlice[], sp: ServicePor
       if (state === null || address === undefined) continue;
       const node = e.nodeName ?? '';
       // An unchanged endpoint keeps its member object: one allocation per changed endpoint, not per endpoint.
-      out.push((held !== undefined ? heldEqual(held, address, port, state, r.weight, r.cluster, node) : undefined) ?? { address, port, state, weight: r.weight, cluster: r.cluster, node });
+      out[k++] = (held !== undefined ? heldEqual(held, address, port, state, r.weight, r.cluster, node) : undefined) ?? { address, port, state, weight: r.weight, cluster: r.cluster, node };
     }
   }
+  out.length = k;
   // (address, port) order is the canonical member order for one cluster. The same endpoint can sit in two slices
   // while they are rebalanced: sorting puts the most available view (then the lower node name) first, and only
   // that one is kept, so the result never depends on the order slices arrived in.

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import type { Pool, PoolMember } from '@portolan/desired-state';
+import { canonicalJson, type Pool, type PoolMember } from '@portolan/desired-state';
 import { ByteArena, PieceSink, pieceIdOf } from './piece.ts';
 import { SnapshotEncoder } from './snapshot-encoder.ts';
 import { joinSnapshot } from './snapshot-codec.ts';
@@ -89,6 +89,22 @@ test('layout 2: a pool moves between inline members and a member sub-trie at 32 
     }
   }
   assert.ok(inline >= 4, 'the inline form was written');
+});
+
+test('an inline pool piece is the canonical JSON of its pool, with ASCII and non-ASCII members, after edits', () => {
+  const m = (address: string, node: string, weight = 1): PoolMember => ({ address, port: 80, state: 'active', weight, cluster: 'c1', node });
+  const steps = [
+    [m('10.0.0.1', 'n1'), m('10.0.0.2', 'nœud-2'), m('hôte.example', 'n3')],
+    [m('10.0.0.1', 'n1', 2), m('10.0.0.2', 'nœud-2'), m('10.0.0.3', '節点')],
+    [m('10.0.0.1', 'n1', 2), m('10.0.0.3', 'n3')],
+  ];
+  const encoder = new SnapshotEncoder('lb', 'haproxy', LAYOUT_2);
+  for (const members of steps) {
+    encoder.setPool(pool('p1', members));
+    const { pieces } = encoder.commit();
+    const piece = [...pieces.values()].find((t) => t.startsWith('{"customization"'));
+    assert.equal(piece, canonicalJson(pool('p1', members)));
+  }
 });
 
 test('a piece\'s bytes are the UTF-8 encoding of its text and its id the hash of its text, ASCII or not', () => {
