@@ -147,20 +147,26 @@ function trimMeta(kind: KubeKind, m: Record<string, unknown> | undefined, previo
   }
   // Built field by field in a fixed order, leaving out what is absent (what `defined` would give, without its
   // generic keyed stores: metadata is trimmed for every event).
-  const out: { -readonly [K in keyof TrimmedMeta]: TrimmedMeta[K] } = { name, namespace: NAMESPACED[kind] ? (str(m['namespace']) ?? '') : '' };
+  // Strings equal to the previous version's are taken from it, so the event's copies die young instead of being kept.
+  const out: { -readonly [K in keyof TrimmedMeta]: TrimmedMeta[K] } = { name: held(name, previous?.name), namespace: NAMESPACED[kind] ? held(str(m['namespace']) ?? '', previous?.namespace) : '' };
   const uid = str(m['uid']);
-  if (uid !== undefined) out.uid = uid;
+  if (uid !== undefined) out.uid = held(uid, previous?.uid);
   const resourceVersion = str(m['resourceVersion']);
   if (resourceVersion !== undefined) out.resourceVersion = resourceVersion;
   const generation = int(m['generation']);
   if (generation !== undefined) out.generation = generation;
   const creationTimestamp = str(m['creationTimestamp']);
-  if (creationTimestamp !== undefined) out.creationTimestamp = creationTimestamp;
+  if (creationTimestamp !== undefined) out.creationTimestamp = held(creationTimestamp, previous?.creationTimestamp);
   const deletionTimestamp = str(m['deletionTimestamp']);
   if (deletionTimestamp !== undefined) out.deletionTimestamp = deletionTimestamp;
   if (labels !== undefined && keyCount(labels) > 0) out.labels = labels;
   if (annotations !== undefined && keyCount(annotations) > 0) out.annotations = annotations;
   return out;
+}
+
+/** `s`, as the previous version's string when that is equal (the same value; only the copy kept differs). */
+function held(s: string, previous: string | undefined): string {
+  return previous === s ? previous : s;
 }
 
 /** An EndpointSlice keeps only its service-name label (the previous version's labels object when it is the same). */

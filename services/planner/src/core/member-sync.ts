@@ -86,13 +86,14 @@ export class InlineMembers implements MemberStore {
   }
 }
 
-/** What a member trie holds: the members last synced, in a strict order by `compareMembers`, with their sort keys. */
-export interface SyncedMembers {
-  readonly members: readonly PoolMember[];
-  readonly keys: readonly string[];
-}
+/**
+ * What a member store holds: the members last synced, in a strict order by `compareMembers` (which is their sort-key
+ * order). Only the list is kept, not its sort keys: a key is rebuilt for the member that leaves or changes, which
+ * is cheaper than a keys array kept (and copied by the young-generation collector) per change.
+ */
+export type SyncedMembers = readonly PoolMember[];
 
-export const NOTHING_SYNCED: SyncedMembers = { members: [], keys: [] };
+export const NOTHING_SYNCED: SyncedMembers = [];
 
 /** Member identity order: (address, port, cluster). Only used to walk two sorted lists side by side. */
 function compareMembers(a: PoolMember, b: PoolMember): number {
@@ -114,34 +115,29 @@ function walkable(members: readonly PoolMember[]): boolean {
 
 /**
  * Brings a member trie to `members`. Usually both lists are sorted by identity, so one side-by-side walk finds the
- * members that left, arrived or changed, reusing the held sort keys; only those are encoded. Anything else (unsorted
- * input, duplicate identities) takes the general path, keyed by `memberSortKey`. Returns what the trie now holds,
- * or null when it must not be walked next time.
+ * members that left, arrived or changed; only those are keyed and encoded. Anything else (unsorted input, duplicate
+ * identities) takes the general path, keyed by `memberSortKey`. Returns what the store now holds, or null when it
+ * must not be walked next time.
  */
 export function syncMembers(trie: MemberStore, members: readonly PoolMember[], sink: PieceSink, synced: SyncedMembers | null): SyncedMembers | null {
-  if (synced !== null && synced.members.length === trie.items.size && walkable(members)) {
-    const prev = synced.members;
-    const keys: string[] = new Array<string>(members.length);
+  if (synced !== null && synced.length === trie.items.size && walkable(members)) {
+    const prev = synced;
     let i = 0;
     let j = 0;
     while (i < prev.length || j < members.length) {
       const c = i >= prev.length ? 1 : j >= members.length ? -1 : compareMembers(prev[i]!, members[j]!);
       if (c < 0) {
-        trie.delete(synced.keys[i++]!);
+        trie.delete(memberSortKey(prev[i++]!));
         continue;
       }
-      const m = members[j]!;
-      if (c > 0) {
-        keys[j] = memberSortKey(m);
-        trie.set(keys[j]!, m, sink, encodeMember(m));
-      } else {
+      const m = members[j++]!;
+      if (c > 0) trie.set(memberSortKey(m), m, sink, encodeMember(m));
+      else {
         const held = prev[i++]!;
-        keys[j] = synced.keys[i - 1]!;
-        if (held !== m && (held.state !== m.state || held.weight !== m.weight || held.node !== m.node)) trie.set(keys[j]!, m, sink, encodeMember(m));
+        if (held !== m && (held.state !== m.state || held.weight !== m.weight || held.node !== m.node)) trie.set(memberSortKey(m), m, sink, encodeMember(m));
       }
-      j++;
     }
-    return { members, keys };
+    return members;
   }
   const keys = members.map(memberSortKey);
   // Counted as a set: a list with duplicates can have as many entries as the trie and still leave some of its
@@ -158,7 +154,7 @@ export function syncMembers(trie: MemberStore, members: readonly PoolMember[], s
     if (held !== undefined && held.state === m.state && held.weight === m.weight && held.node === m.node) continue;
     trie.set(key, m, sink, encodeMember(m));
   }
-  return walkable(members) ? { members, keys } : null;
+  return walkable(members) ? members : null;
 }
 
 /** canonicalJson of a PoolMember, written out (members are the hottest items); equal to canonicalJson(m). */
