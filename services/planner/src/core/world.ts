@@ -64,15 +64,18 @@ export class World implements WorldView {
     // trimming kept the same namespace and name (one key string built and hashed per event, not two).
     const raw = rawIdentity(event.object);
     const entries = this.clusters.get(event.cluster)?.kinds.get(event.kind)?.entries;
-    const hint = event.kind === 'EndpointSlice' && raw !== null ? entries?.get(raw.key)?.object : undefined;
+    const rawEntry = raw !== null ? entries?.get(raw.key) : undefined;
+    const hint = event.kind === 'EndpointSlice' ? rawEntry?.object : undefined;
     const trimmed = trimObject(event.kind, event.object, (hint ?? undefined) as TrimmedEndpointSlice | undefined);
     if (!trimmed.ok) return null;
     const obj = trimmed.object;
     const meta = obj.metadata;
     const rv = meta.resourceVersion ?? '';
     const ks = entries === undefined ? this.kind(event.cluster, event.kind) : this.kinds(event.cluster, event.kind);
-    const key = raw !== null && raw.name === meta.name && raw.namespace === meta.namespace ? raw.key : objectKey(meta.namespace, meta.name);
-    const prev = ks.entries.get(key);
+    const sameKey = raw !== null && raw.name === meta.name && raw.namespace === meta.namespace;
+    const key = sameKey ? raw.key : objectKey(meta.namespace, meta.name);
+    // The entry looked up under the raw key above is this key's when trimming kept the identity (one lookup, not two).
+    const prev = sameKey && entries !== undefined ? rawEntry : ks.entries.get(key);
     if (prev !== undefined && compareResourceVersions(rv, prev.rv) < 0) return null;
     if (prev === undefined && rv !== '' && ks.floor !== '' && compareResourceVersions(rv, ks.floor) <= 0) return null;
     const deleted = event.type === 'DELETED';
@@ -142,12 +145,13 @@ export class World implements WorldView {
   }
 
   private indexSlice(cs: ClusterState, key: string, before: TrimmedEndpointSlice | null, after: TrimmedEndpointSlice | null): void {
-    const svcOf = (s: TrimmedEndpointSlice | null): string | null => {
-      const svc = s?.metadata.labels?.[SERVICE_NAME_LABEL];
-      return s === null || svc === undefined ? null : `${s.metadata.namespace}/${svc}`;
-    };
-    const old = svcOf(before);
-    const now = svcOf(after);
+    const oldSvc = before?.metadata.labels?.[SERVICE_NAME_LABEL];
+    const nowSvc = after?.metadata.labels?.[SERVICE_NAME_LABEL];
+    // The usual change keeps the slice's Service: compared in place, no key strings built.
+    if (oldSvc === nowSvc && (oldSvc === undefined || before!.metadata.namespace === after!.metadata.namespace)) return;
+    const svcOf = (s: TrimmedEndpointSlice | null, svc: string | undefined): string | null => (s === null || svc === undefined ? null : `${s.metadata.namespace}/${svc}`);
+    const old = svcOf(before, oldSvc);
+    const now = svcOf(after, nowSvc);
     if (old === now) return;
     if (old !== null) {
       const set = cs.slicesByService.get(old);
