@@ -148,19 +148,33 @@ function trimMeta(kind: KubeKind, m: Record<string, unknown> | undefined, previo
   // Built field by field in a fixed order, leaving out what is absent (what `defined` would give, without its
   // generic keyed stores: metadata is trimmed for every event).
   // Strings equal to the previous version's are taken from it, so the event's copies die young instead of being kept.
-  const out: { -readonly [K in keyof TrimmedMeta]: TrimmedMeta[K] } = { name: held(name, previous?.name), namespace: NAMESPACED[kind] ? held(str(m['namespace']) ?? '', previous?.namespace) : '' };
-  const uid = str(m['uid']);
-  if (uid !== undefined) out.uid = held(uid, previous?.uid);
+  const namespace = NAMESPACED[kind] ? held(str(m['namespace']) ?? '', previous?.namespace) : '';
+  const uidRaw = str(m['uid']);
+  const uid = uidRaw === undefined ? undefined : held(uidRaw, previous?.uid);
   const resourceVersion = str(m['resourceVersion']);
-  if (resourceVersion !== undefined) out.resourceVersion = resourceVersion;
   const generation = int(m['generation']);
-  if (generation !== undefined) out.generation = generation;
-  const creationTimestamp = str(m['creationTimestamp']);
-  if (creationTimestamp !== undefined) out.creationTimestamp = held(creationTimestamp, previous?.creationTimestamp);
+  const createdRaw = str(m['creationTimestamp']);
+  const creationTimestamp = createdRaw === undefined ? undefined : held(createdRaw, previous?.creationTimestamp);
   const deletionTimestamp = str(m['deletionTimestamp']);
+  if (labels !== undefined && keyCount(labels) === 0) labels = undefined;
+  if (annotations !== undefined && keyCount(annotations) === 0) annotations = undefined;
+  const nm = held(name, previous?.name);
+  // A live object as the API server writes it (uid, resourceVersion and creation time set; an EndpointSlice
+  // with its label): one literal, every field in the object itself. Fields added one by one after a literal go to
+  // an out-of-object property array, one more allocation kept per event and one more pointer on every read.
+  if (uid !== undefined && resourceVersion !== undefined && creationTimestamp !== undefined && deletionTimestamp === undefined && labels !== undefined && annotations === undefined) {
+    return generation === undefined
+      ? { name: nm, namespace, uid, resourceVersion, creationTimestamp, labels }
+      : { name: nm, namespace, uid, resourceVersion, generation, creationTimestamp, labels };
+  }
+  const out: { -readonly [K in keyof TrimmedMeta]: TrimmedMeta[K] } = { name: nm, namespace };
+  if (uid !== undefined) out.uid = uid;
+  if (resourceVersion !== undefined) out.resourceVersion = resourceVersion;
+  if (generation !== undefined) out.generation = generation;
+  if (creationTimestamp !== undefined) out.creationTimestamp = creationTimestamp;
   if (deletionTimestamp !== undefined) out.deletionTimestamp = deletionTimestamp;
-  if (labels !== undefined && keyCount(labels) > 0) out.labels = labels;
-  if (annotations !== undefined && keyCount(annotations) > 0) out.annotations = annotations;
+  if (labels !== undefined) out.labels = labels;
+  if (annotations !== undefined) out.annotations = annotations;
   return out;
 }
 
@@ -238,11 +252,14 @@ function trimServiceSpec(spec: Record<string, unknown>): unknown {
 function trimEndpoint(x: unknown): SliceEndpoint | undefined {
   const e = record(x);
   if (e === undefined) return undefined;
-  const out: { addresses: string[]; conditions?: { ready?: boolean; serving?: boolean; terminating?: boolean }; nodeName?: string } = { addresses: list(e['addresses'], str) ?? [] };
+  const addresses = list(e['addresses'], str) ?? [];
   const c = record(e['conditions']);
-  if (c !== undefined) out.conditions = ENDPOINT_CONDITIONS[3 * (3 * tri(c['ready']) + tri(c['serving'])) + tri(c['terminating'])]!;
-  if (typeof e['nodeName'] === 'string') out.nodeName = e['nodeName'];
-  return out;
+  const conditions = c === undefined ? undefined : ENDPOINT_CONDITIONS[3 * (3 * tri(c['ready']) + tri(c['serving'])) + tri(c['terminating'])]!;
+  const nodeName = typeof e['nodeName'] === 'string' ? e['nodeName'] : undefined;
+  // One literal per combination of present fields (same keys, same order): a field added after a literal goes to an
+  // out-of-object property array, one more allocation kept per endpoint and one more pointer to follow on every read.
+  if (conditions !== undefined) return nodeName !== undefined ? { addresses, conditions, nodeName } : { addresses, conditions };
+  return nodeName !== undefined ? { addresses, nodeName } : { addresses };
 }
 
 type EndpointConditions = NonNullable<SliceEndpoint['conditions']>;
