@@ -328,7 +328,13 @@ export class ApplianceEngine {
       if (prev !== undefined && !w.isStale(pool, c)) continue;
       const r = resolveMembers(world, { cluster: c, namespace: spec.namespace, service: spec.service, port: spec.port, mode: this.profile.backendMode, weight: this.clusters.get(c)?.weight ?? 1, asksAffinity: asksAffinity(spec) }, prev?.members);
       if (prev === undefined || !sameIssues(prev.issues, r.issues)) for (const k of this.index.usersOf(pool, c)) w.conditions.add(k);
-      per.set(c, r);
+      // The held resolution takes the new members and issues (only this engine holds it): the new object dies young
+      // instead of being kept.
+      if (prev !== undefined) {
+        const kept = prev as { -readonly [K in keyof Resolution]: Resolution[K] };
+        kept.members = r.members;
+        kept.issues = r.issues;
+      } else per.set(c, r);
       if (prev === undefined) {
         this.indexPool(pool, c, spec);
         sameClusters = false;

@@ -15,9 +15,10 @@ export interface WorldChange {
 }
 
 /** A stored object or a tombstone (object null), with the resourceVersion that produced it. */
+/** A key's register. Updated in place by a newer event (only the world holds entries: nothing else sees the change). */
 interface Entry {
-  readonly rv: string;
-  readonly object: TrimmedObject | null;
+  rv: string;
+  object: TrimmedObject | null;
 }
 
 interface KindState {
@@ -84,7 +85,12 @@ export class World implements WorldView {
     }
     const after = deleted ? null : obj;
     if (prev !== undefined && prev.object !== null && after !== null && rv === '' && canonicalJson(prev.object) === canonicalJson(after)) return null;
-    return this.store(event.cluster, event.kind, key, { rv, object: after }, prev?.object ?? null, meta);
+    const before = prev?.object ?? null;
+    if (prev === undefined) return this.store(event.cluster, event.kind, key, { rv, object: after }, before, meta);
+    // The held register takes the new version: no entry allocated (and kept) per event, no map write.
+    prev.rv = rv;
+    prev.object = after;
+    return this.noted(event.cluster, event.kind, key, before, after, meta);
   }
 
   /** The existing state of a kind (the caller saw it exist). */
@@ -132,11 +138,15 @@ export class World implements WorldView {
   }
 
   private store(cluster: string, kind: KubeKind, key: string, entry: Entry | null, before: TrimmedObject | null, id: { namespace: string; name: string } = parseObjectKey(key)): WorldChange | null {
-    const cs = this.cluster(cluster);
     const ks = this.kind(cluster, kind);
     if (entry === null) ks.entries.delete(key);
     else ks.entries.set(key, entry);
-    const after = entry?.object ?? null;
+    return this.noted(cluster, kind, key, before, entry?.object ?? null, id);
+  }
+
+  /** Keeps the indexes up to date with a key's new version; returns the change (null when both are absent). */
+  private noted(cluster: string, kind: KubeKind, key: string, before: TrimmedObject | null, after: TrimmedObject | null, id: { namespace: string; name: string }): WorldChange | null {
+    const cs = this.cluster(cluster);
     const { namespace, name } = id;
     if (kind === 'EndpointSlice') this.indexSlice(cs, key, before as TrimmedEndpointSlice | null, after as TrimmedEndpointSlice | null);
     if (kind === 'IngressClass') cs.classes = null;
