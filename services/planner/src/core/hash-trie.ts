@@ -29,19 +29,49 @@ export interface TrieEntry {
   readonly itemId: string;
 }
 
-/** A trie node; `id` is null until the node is sealed (hashed and emitted). */
+/**
+ * A trie node; `id` is null until the node is sealed (hashed and emitted). A node of an owned trie (`upsertOwned`,
+ * `removeOwned`) also keeps its last piece's bytes and which one slot changed since, so a change that only replaces
+ * one id re-seals it by patching 43 bytes instead of re-reading every sibling (`sealTrie`).
+ */
 export type TrieNode = TrieLeaf | TrieInner;
 interface TrieLeaf {
   readonly leaf: true;
   readonly entries: readonly TrieEntry[];
   readonly size: number;
   id: string | null;
+  /** Since the last seal: CLEAN, the one entry index replaced in place, DIRTY, or PERSISTENT (never patched). */
+  slot: number;
+  /** The last piece's bytes (owned nodes once sealed), else null. */
+  bytes: Buffer | null;
 }
 interface TrieInner {
   readonly leaf: false;
   readonly children: readonly (TrieNode | null)[];
   readonly size: number;
   id: string | null;
+  /** Since the last seal: CLEAN, the one child index whose id changed (non-null before and after), DIRTY, or PERSISTENT. */
+  slot: number;
+  bytes: Buffer | null;
+}
+
+/** `slot` values besides an index: nothing changed since the last seal; several or structural changes; a persistent node. */
+const CLEAN = -1;
+const DIRTY = -2;
+const PERSISTENT = -3;
+
+function leafNode(entries: readonly TrieEntry[], size: number, slot: number): TrieLeaf {
+  return { leaf: true, entries, size, id: null, slot, bytes: null };
+}
+
+function innerNode(children: readonly (TrieNode | null)[], size: number, slot: number): TrieInner {
+  return { leaf: false, children, size, id: null, slot, bytes: null };
+}
+
+/** Records a change to a node before it is unsealed: one slot replaced in place (`at` ≥ 0), or DIRTY. */
+function touch(node: TrieNode, at: number): void {
+  if (node.slot === PERSISTENT) return;
+  node.slot = node.id !== null && node.slot === CLEAN ? at : node.slot === at ? at : DIRTY;
 }
 
 /** The piece formats: a leaf lists item ids in sort-key order; an inner node lists 2^fanoutBits child ids or null. */
@@ -78,12 +108,12 @@ function compareKeys(a: TrieEntry, b: TrieEntry): number {
 }
 
 /** Builds the canonical node for a set of entries at a depth (unsealed). */
-function build(entries: TrieEntry[], depth: number, shape: TrieShape): TrieNode | null {
+function build(entries: TrieEntry[], depth: number, shape: TrieShape, slot = PERSISTENT): TrieNode | null {
   if (entries.length === 0) return null;
-  if (entries.length <= shape.leafMax || !canSplit(depth, shape)) return { leaf: true, entries: entries.slice().sort(compareKeys), size: entries.length, id: null };
+  if (entries.length <= shape.leafMax || !canSplit(depth, shape)) return leafNode(entries.slice().sort(compareKeys), entries.length, slot);
   const buckets: TrieEntry[][] = Array.from({ length: 1 << shape.fanoutBits }, () => []);
   for (const e of entries) buckets[digit(e.keyHash, depth, shape)]!.push(e);
-  return { leaf: false, children: buckets.map((b) => build(b, depth + 1, shape)), size: entries.length, id: null };
+  return innerNode(buckets.map((b) => build(b, depth + 1, shape, slot)), entries.length, slot);
 }
 
 function collect(node: TrieNode | null, out: TrieEntry[]): void {
@@ -99,7 +129,7 @@ export function buildTrie(entries: readonly TrieEntry[], shape: TrieShape = NARR
 
 /** Inserts or replaces one entry; returns the new root (the old version is untouched). */
 export function upsertTrie(node: TrieNode | null, entry: TrieEntry, shape: TrieShape = NARROW_TRIE, depth = 0): TrieNode {
-  if (node === null) return { leaf: true, entries: [entry], size: 1, id: null };
+  if (node === null) return leafNode([entry], 1, PERSISTENT);
   if (node.leaf) {
     let i = node.entries.length - 1;
     while (i >= 0 && node.entries[i]!.sortKey !== entry.sortKey) i--;
@@ -107,7 +137,7 @@ export function upsertTrie(node: TrieNode | null, entry: TrieEntry, shape: TrieS
       if (node.entries[i]!.itemId === entry.itemId) return node;
       const entries = node.entries.slice();
       entries[i] = entry;
-      return { leaf: true, entries, size: node.size, id: null };
+      return leafNode(entries, node.size, PERSISTENT);
     }
     if (node.entries.length >= shape.leafMax && canSplit(depth, shape)) return build([...node.entries, entry], depth, shape)!;
     // Still a leaf: copy with the entry inserted at its sorted place (no sort).
@@ -116,7 +146,7 @@ export function upsertTrie(node: TrieNode | null, entry: TrieEntry, shape: TrieS
     const entries = node.entries.slice(0, at);
     entries.push(entry);
     for (let k = at; k < node.entries.length; k++) entries.push(node.entries[k]!);
-    return { leaf: true, entries, size: entries.length, id: null };
+    return leafNode(entries, entries.length, PERSISTENT);
   }
   const d = digit(entry.keyHash, depth, shape);
   const before = node.children[d] ?? null;
@@ -124,7 +154,7 @@ export function upsertTrie(node: TrieNode | null, entry: TrieEntry, shape: TrieS
   if (after === before) return node;
   const children = node.children.slice();
   children[d] = after;
-  return { leaf: false, children, size: node.size - (before?.size ?? 0) + after.size, id: null };
+  return innerNode(children, node.size - (before?.size ?? 0) + after.size, PERSISTENT);
 }
 
 /** Removes the entry with this sort key (no-op when absent); returns the new root. */
@@ -136,7 +166,7 @@ export function removeFromTrie(node: TrieNode | null, sortKey: string, keyHash: 
     if (at === node.entries.length) return node;
     const entries = node.entries.slice(0, at);
     for (let k = at + 1; k < node.entries.length; k++) entries.push(node.entries[k]!);
-    return entries.length === 0 ? null : { leaf: true, entries, size: entries.length, id: null };
+    return entries.length === 0 ? null : leafNode(entries, entries.length, PERSISTENT);
   }
   const d = digit(keyHash, depth, shape);
   const before = node.children[d] ?? null;
@@ -148,15 +178,15 @@ export function removeFromTrie(node: TrieNode | null, sortKey: string, keyHash: 
     const children = node.children.slice();
     children[d] = after;
     for (const c of children) collect(c, all);
-    return { leaf: true, entries: all.sort(compareKeys), size, id: null };
+    return leafNode(all.sort(compareKeys), size, PERSISTENT);
   }
   const children = node.children.slice();
   children[d] = after;
-  return { leaf: false, children, size, id: null };
+  return innerNode(children, size, PERSISTENT);
 }
 
-type OwnedLeaf = { leaf: true; entries: TrieEntry[]; size: number; id: string | null };
-type OwnedInner = { leaf: false; children: (TrieNode | null)[]; size: number; id: string | null };
+type OwnedLeaf = { leaf: true; entries: TrieEntry[]; size: number; id: string | null; slot: number; bytes: Buffer | null };
+type OwnedInner = { leaf: false; children: (TrieNode | null)[]; size: number; id: string | null; slot: number; bytes: Buffer | null };
 
 /**
  * `upsertTrie` for a trie whose nodes have one owner (an ItemTrie: no one keeps an older version): the changed path
@@ -164,7 +194,7 @@ type OwnedInner = { leaf: false; children: (TrieNode | null)[]; size: number; id
  * shape, and so every piece, is the same as the persistent update gives.
  */
 export function upsertOwned(node: TrieNode | null, entry: TrieEntry, shape: TrieShape = NARROW_TRIE, depth = 0): TrieNode {
-  if (node === null) return { leaf: true, entries: [entry], size: 1, id: null };
+  if (node === null) return leafNode([entry], 1, DIRTY);
   if (node.leaf) {
     const leaf = node as OwnedLeaf;
     const entries = leaf.entries;
@@ -173,12 +203,14 @@ export function upsertOwned(node: TrieNode | null, entry: TrieEntry, shape: Trie
     if (i >= 0) {
       if (entries[i]!.itemId === entry.itemId) return node;
       entries[i] = entry;
+      touch(leaf, i);
     } else {
-      if (entries.length >= shape.leafMax && canSplit(depth, shape)) return build([...entries, entry], depth, shape)!;
+      if (entries.length >= shape.leafMax && canSplit(depth, shape)) return build([...entries, entry], depth, shape, DIRTY)!;
       let at = 0;
       while (at < entries.length && entries[at]!.sortKey < entry.sortKey) at++;
       entries.splice(at, 0, entry);
       leaf.size = entries.length;
+      touch(leaf, DIRTY);
     }
     leaf.id = null;
     return node;
@@ -192,6 +224,7 @@ export function upsertOwned(node: TrieNode | null, entry: TrieEntry, shape: Trie
   if (after === before && after.id !== null) return node;
   inner.children[d] = after;
   inner.size += after.size - sizeBefore;
+  touch(inner, before === null ? DIRTY : d);
   inner.id = null;
   return node;
 }
@@ -206,6 +239,7 @@ export function removeOwned(node: TrieNode | null, sortKey: string, keyHash: str
     if (leaf.entries.length === 1) return null;
     leaf.entries.splice(at, 1);
     leaf.size = leaf.entries.length;
+    touch(leaf, DIRTY);
     leaf.id = null;
     return node;
   }
@@ -221,9 +255,10 @@ export function removeOwned(node: TrieNode | null, sortKey: string, keyHash: str
   if (size <= shape.leafMax) {
     const all: TrieEntry[] = [];
     for (const c of inner.children) collect(c, all);
-    return { leaf: true, entries: all.sort(compareKeys), size, id: null };
+    return leafNode(all.sort(compareKeys), size, DIRTY);
   }
   inner.size = size;
+  touch(inner, before === null || after === null ? DIRTY : d);
   inner.id = null;
   return node;
 }
@@ -231,10 +266,17 @@ export function removeOwned(node: TrieNode | null, sortKey: string, keyHash: str
 const QUOTE = 0x22;
 const COMMA = 0x2c;
 
+/** Length of a piece id (unpadded base64url SHA-256), the unit a patch replaces. */
+const ID_LENGTH = 43;
+
 /** Hashes every unsealed node (bottom-up), emitting its piece; returns the root id (null for an empty trie). */
 export function sealTrie(node: TrieNode | null, sink: PieceSink): string | null {
   if (node === null) return null;
   if (node.id !== null) return node.id;
+  if (node.slot >= 0 && node.bytes !== null) {
+    const id = patchSeal(node, node.bytes, node.slot, sink);
+    if (id !== null) return id;
+  }
   // Ids are base64url (ASCII, nothing JSON escapes), so these bytes are exactly canonicalJson of the TriePiece,
   // written straight into the arena (no string building, no UTF-8 encoding): this runs for every node on a changed
   // path. Children are sealed first: the arena writes one piece at a time.
@@ -272,7 +314,41 @@ export function sealTrie(node: TrieNode | null, sink: PieceSink): string | null 
     }
   }
   arena.ascii(']}');
+  const bytes = arena.take();
+  node.id = sink.addBytes(bytes);
+  if (node.slot !== PERSISTENT) {
+    // Kept in the node's own buffer, not as an arena view (a long-lived view would keep its whole chunk alive).
+    if (node.bytes !== null && node.bytes.length === bytes.length) node.bytes.set(bytes);
+    else node.bytes = Buffer.from(bytes);
+    node.slot = CLEAN;
+  }
+  return node.id;
+}
+
+/**
+ * Re-seals a node whose only change since its last seal is one id in place (slot `at`): its kept bytes with that
+ * id's 43 bytes overwritten are exactly the full write's, without reading any sibling. Returns null (and changes
+ * nothing) when an id is not of the usual length, so the caller writes the piece in full.
+ */
+function patchSeal(node: TrieNode, kept: Buffer, at: number, sink: PieceSink): string | null {
+  let id: string;
+  // Offset of the slot's opening quote: past '{"l":[' or '{"c":[', then every earlier slot and its comma.
+  let offset = 6;
+  if (node.leaf) {
+    id = node.entries[at]!.itemId;
+    offset += at * (ID_LENGTH + 3);
+  } else {
+    const children = node.children;
+    id = sealTrie(children[at]!, sink)!;
+    for (let i = 0; i < at; i++) offset += (children[i] ?? null) === null ? 5 : ID_LENGTH + 3;
+  }
+  if (id.length !== ID_LENGTH || kept[offset] !== QUOTE || kept[offset + ID_LENGTH + 1] !== QUOTE) return null;
+  kept.write(id, offset + 1, 'latin1');
+  const arena = sink.arena;
+  arena.reserve(kept.length);
+  arena.bytes(kept);
   node.id = sink.addBytes(arena.take());
+  node.slot = CLEAN;
   return node.id;
 }
 
