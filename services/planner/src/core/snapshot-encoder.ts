@@ -339,8 +339,9 @@ export class SnapshotEncoder {
   private rootPiece(ids: readonly (string | null)[]): Uint8Array {
     const parts = this.rootParts;
     let n = 0;
-    for (const p of parts) n += p.length;
-    for (const id of ids) n += id === null ? 4 : id.length + 2;
+    // Indexed loops: this runs once per commit, and for-of here allocated an iterator result per element.
+    for (let i = 0; i < parts.length; i++) n += parts[i]!.length;
+    for (let i = 0; i < ids.length; i++) n += ids[i] === null ? 4 : ids[i]!.length + 2;
     this.arena.reserve(n);
     for (let i = 0; i < ids.length; i++) {
       this.arena.bytes(parts[i]!);
