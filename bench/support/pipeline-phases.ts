@@ -155,10 +155,14 @@ export async function endpointRounds(p: Pipeline, backends: ReadonlyMap<number, 
       fromWrite.push(t1 - t0);
       const received = await p.db.db.selectFrom('events').select('received_at').where('kind', '=', 'EndpointSlice').where('object_key', '=', `${namespaceOf(i)}/svc-${i}-a`).orderBy('seq', 'desc').executeTakeFirst();
       if (received !== undefined) fromReceived.push(performance.timeOrigin + t1 - new Date(received.received_at).getTime());
-      if (t1 - t0 > SLOW_ROUND_MS) slowAt.push(`${new Date(performance.timeOrigin + t1).toISOString().slice(11, 23)} ${(t1 - t0).toFixed(0)} ms`);
       await waitCaughtUp(p);
       const st = await stagesOf(p, `${namespaceOf(i)}/svc-${i}-a`, performance.timeOrigin + t1);
       if (st !== null) stages.push(st);
+      // Each slow round with its stages (write → received is the rest), to tell a planner, pickup or apply stall apart.
+      if (t1 - t0 > SLOW_ROUND_MS) {
+        const where = st === null ? '' : ` (committed ${st.plan} / started ${st.pickUp} / seen ${st.apply.toFixed(0)} ms)`;
+        slowAt.push(`${new Date(performance.timeOrigin + t1).toISOString().slice(11, 23)} ${(t1 - t0).toFixed(0)} ms${where}`);
+      }
       await new Promise((res) => setTimeout(res, 10));
     }
   } finally {
