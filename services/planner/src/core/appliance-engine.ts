@@ -328,17 +328,11 @@ export class ApplianceEngine {
       if (prev !== undefined && !w.isStale(pool, c)) continue;
       const r = resolveMembers(world, { cluster: c, namespace: spec.namespace, service: spec.service, port: spec.port, mode: this.profile.backendMode, weight: this.clusters.get(c)?.weight ?? 1, asksAffinity: asksAffinity(spec) }, prev?.members);
       if (prev === undefined || !sameIssues(prev.issues, r.issues)) for (const k of this.index.usersOf(pool, c)) w.conditions.add(k);
-      // The held resolution takes the new members and issues (only this engine holds it): the new object dies young
-      // instead of being kept.
-      if (prev !== undefined) {
-        const kept = prev as { -readonly [K in keyof Resolution]: Resolution[K] };
-        kept.members = r.members;
-        kept.issues = r.issues;
-      } else per.set(c, r);
       if (prev === undefined) {
+        per.set(c, r);
         this.indexPool(pool, c, spec);
         sameClusters = false;
-      }
+      } else Object.assign(prev, r); // only this engine holds it: the new object dies young instead of being kept
     }
     const sorted = per.size === 1 ? per : new Map([...per.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)));
     // The same spec object over the same clusters gives the same pool header: only the members can have changed.
