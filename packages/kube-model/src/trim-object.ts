@@ -145,8 +145,6 @@ function trimMeta(kind: KubeKind, m: Record<string, unknown> | undefined, previo
       annotations = rest;
     }
   }
-  // Built field by field in a fixed order, leaving out what is absent (what `defined` would give, without its
-  // generic keyed stores: metadata is trimmed for every event).
   // Strings equal to the previous version's are taken from it, so the event's copies die young instead of being kept.
   const namespace = NAMESPACED[kind] ? held(str(m['namespace']) ?? '', previous?.namespace) : '';
   const uidRaw = str(m['uid']);
@@ -167,6 +165,8 @@ function trimMeta(kind: KubeKind, m: Record<string, unknown> | undefined, previo
       ? { name: nm, namespace, uid, resourceVersion, creationTimestamp, labels }
       : { name: nm, namespace, uid, resourceVersion, generation, creationTimestamp, labels };
   }
+  // Otherwise built field by field in a fixed order, leaving out what is absent (what `defined` would give, without
+  // its generic keyed stores: metadata is trimmed for every event).
   const out: { -readonly [K in keyof TrimmedMeta]: TrimmedMeta[K] } = { name: nm, namespace };
   if (uid !== undefined) out.uid = uid;
   if (resourceVersion !== undefined) out.resourceVersion = resourceVersion;

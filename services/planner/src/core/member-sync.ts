@@ -121,7 +121,7 @@ function walkable(members: readonly PoolMember[]): boolean {
  */
 export function syncMembers(trie: MemberStore, members: readonly PoolMember[], sink: PieceSink, synced: SyncedMembers | null): SyncedMembers | null {
   if (synced !== null && synced.length === trie.items.size && walkable(members)) {
-    const prev = synced;
+    const prev = synced; // what the store holds, in identity order
     let i = 0;
     let j = 0;
     while (i < prev.length || j < members.length) {

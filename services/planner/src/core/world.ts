@@ -14,8 +14,10 @@ export interface WorldChange {
   readonly after: TrimmedObject | null;
 }
 
-/** A stored object or a tombstone (object null), with the resourceVersion that produced it. */
-/** A key's register. Updated in place by a newer event (only the world holds entries: nothing else sees the change). */
+/**
+ * A key's register: a stored object or a tombstone (object null), with the resourceVersion that produced it. A newer
+ * event updates it in place (only the world holds entries: nothing else sees the change).
+ */
 interface Entry {
   rv: string;
   object: TrimmedObject | null;
@@ -76,7 +78,7 @@ export class World implements WorldView {
     const sameKey = raw !== null && raw.name === meta.name && raw.namespace === meta.namespace;
     const key = sameKey ? raw.key : objectKey(meta.namespace, meta.name);
     // The entry looked up under the raw key above is this key's when trimming kept the identity (one lookup, not two).
-    const prev = sameKey && entries !== undefined ? rawEntry : ks.entries.get(key);
+    const prev = sameKey ? rawEntry : ks.entries.get(key);
     if (prev !== undefined && compareResourceVersions(rv, prev.rv) < 0) return null;
     if (prev === undefined && rv !== '' && ks.floor !== '' && compareResourceVersions(rv, ks.floor) <= 0) return null;
     const deleted = event.type === 'DELETED';
@@ -162,7 +164,6 @@ export class World implements WorldView {
     const svcOf = (s: TrimmedEndpointSlice | null, svc: string | undefined): string | null => (s === null || svc === undefined ? null : `${s.metadata.namespace}/${svc}`);
     const old = svcOf(before, oldSvc);
     const now = svcOf(after, nowSvc);
-    if (old === now) return;
     if (old !== null) {
       const set = cs.slicesByService.get(old);
       set?.delete(key);
