@@ -71,6 +71,20 @@ test('an EndpointSlice keeps endpoints, ports, addressType and only the service-
   });
 });
 
+test('a list keeps its well-formed items in order and drops the rest, leaving no holes', () => {
+  const r = trimObject('EndpointSlice', {
+    metadata: { name: 'web-abc', namespace: 'shop' },
+    addressType: 'IPv4',
+    endpoints: [null, { addresses: [7, '10.1.0.1', null, '10.1.0.2', { ip: 'x' }] }, 'bad', { addresses: [] }],
+    ports: [{ name: 'http', port: 8080 }, 3, { port: 9090 }],
+  });
+  assert.ok(r.ok);
+  const slice = r.object;
+  assert.deepEqual(slice.endpoints, [{ addresses: ['10.1.0.1', '10.1.0.2'] }, { addresses: [] }]);
+  assert.deepEqual(slice.ports, [{ name: 'http', port: 8080 }, { port: 9090 }]);
+  for (const list of [slice.endpoints, slice.ports, slice.endpoints[0]!.addresses]) assert.equal(Object.keys(list).length, list.length, 'no holes');
+});
+
 test('a Node keeps its addresses and the Ready condition status only', () => {
   const r = trimObject('Node', {
     metadata: { name: 'n1', labels: { zone: 'a' }, annotations: { 'volumes.kubernetes.io/x': 'y' } },

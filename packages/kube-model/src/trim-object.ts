@@ -348,13 +348,20 @@ function keyCount(o: Readonly<Record<string, string>>): number {
   return n;
 }
 
+/**
+ * The items of `x` that `f` keeps, in an array sized once: trimmed lists live as long as their object, and one grown
+ * by push from empty holds 17 slots whatever its length (152 B for a one-address endpoint: 15 MB of the world's heap
+ * at 10k Services).
+ */
 function list<T>(x: unknown, f: (item: unknown) => T | undefined): T[] | undefined {
   if (!Array.isArray(x)) return undefined;
-  const out: T[] = [];
-  for (const item of x) {
-    const v = f(item);
-    if (v !== undefined) out.push(v);
+  const out = new Array<T>(x.length);
+  let n = 0;
+  for (let i = 0; i < x.length; i++) {
+    const v = f(x[i]);
+    if (v !== undefined) out[n++] = v;
   }
+  out.length = n;
   return out;
 }
 
