@@ -1,4 +1,5 @@
 export type * from './model.ts';
 export { canonicalJson, compareCodeUnits } from './canonical-json.ts';
 export { contentHash, sha256Text } from './content-hash.ts';
-export { ValueTreeEncoder, decodeValueTree, treeReferences, textParts, type TreeSink, type TreeLookup } from './value-tree.ts';
+export { ValueTreeEncoder, textParts, type TreeSink } from './value-tree.ts';
+export { decodeValueTree, treeReferences, type TreeLookup } from './value-tree-decode.ts';

@@ -48,6 +48,17 @@ interface EncodedParts extends FirstLevel {
 /** Part lists remembered for encoding by difference (haproxy.cfg of a render, of a read-back, ...). */
 const PART_LISTS_KEPT = 3;
 
+/** A long array as encoded: its elements, where each chunk ends (exclusive), the chunks' ids, and the generation. */
+interface ChunkedArray {
+  readonly values: readonly unknown[];
+  readonly ends: readonly number[];
+  readonly ids: readonly string[];
+  readonly gen: number;
+}
+
+/** Long arrays remembered for encoding by difference (a render's backends, its map entries, ...). */
+const ARRAYS_KEPT = 8;
+
 interface Fragment {
   readonly text: string;
   /** Whether an array chunk ends after this element (content-defined, from the text). */
@@ -77,6 +88,8 @@ export class ValueTreeEncoder {
   #groupRuns = new Map<string, { readonly ids: readonly string[]; readonly fragment: Fragment }>();
   /** The last part lists encoded, newest first (`#partsOf` encodes the next version of one by difference). */
   #partLists: EncodedParts[] = [];
+  /** The last long arrays encoded, newest first (`#chunkedArray` encodes the next version of one by difference). */
+  #arrays: ChunkedArray[] = [];
   /** Group boundaries by piece id (`#endsGroup`). */
   #boundaries = new Map<string, boolean>();
   /** Generations whose pieces are not known to be stored (their fragments are not reused). */
@@ -242,20 +255,34 @@ export class ValueTreeEncoder {
 
   /**
    * Splits an array into chunk pieces at content-defined boundaries (about 32 elements each). A chunk whose
-   * elements are the very objects of a chunk stored before is found by reference, without encoding it again.
+   * elements are the very objects of a chunk stored before is found by reference, without encoding it again. An
+   * array that shares its first or last element with one encoded before (the next render's backends) is encoded by
+   * difference: the chunks before the first and after the last element that differs keep their ids, found by one
+   * pass of identity checks, so an endpoint change at 10k backends does not look up every backend.
    */
   #chunkedArray(values: readonly unknown[], gen: number, sink: TreeSink): string {
     if (this.#chunks.size > 1 << 16) this.#chunks.clear();
-    const ids: string[] = [];
-    let start = 0;
-    for (let i = 0; i < values.length; i++) {
+    const base = this.#arrays.find((a) => (a.gen === gen || !this.#pending.has(a.gen)) && (a.values[0] === values[0] || a.values.at(-1) === values.at(-1)));
+    const kept = base === undefined ? null : unchangedChunks(base, values);
+    const ids = kept?.headIds ?? [];
+    const ends = kept?.headEnds ?? [];
+    const to = kept?.to ?? values.length;
+    let start = kept?.from ?? 0;
+    for (let i = start; i < to; i++) {
       const v = values[i];
       const held = typeof v === 'object' && v !== null ? this.#objects.get(v) : undefined;
       const boundary = this.#usable(held, gen) ? held.boundary : (fnv(this.#fragment(v, gen, sink)) & 31) === 0;
-      if (!boundary && i !== values.length - 1) continue;
+      // The element before a kept tail chunk ended a chunk before, by its content: the same boundary here.
+      if (!boundary && i !== to - 1) continue;
       ids.push(this.#chunkOf(values, start, i + 1, gen, sink));
+      ends.push(i + 1);
       start = i + 1;
     }
+    if (kept !== null) {
+      ids.push(...kept.tailIds);
+      ends.push(...kept.tailEnds);
+    }
+    this.#arrays = [{ values, ends, ids, gen }, ...this.#arrays.filter((a) => a !== base)].slice(0, ARRAYS_KEPT);
     return this.#concatenation(ids, gen, sink);
   }
 
@@ -300,6 +327,39 @@ function emit(text: string, sink: TreeSink): string {
   return id;
 }
 
+/**
+ * Which chunks of `base` an array `values` still has, by element identity (elements are never mutated after
+ * encoding): the head chunks lie wholly before the first element that differs, and end at a content boundary (not
+ * at base's last element, which always ends a chunk) unless the arrays are the same; the tail chunks start after an
+ * element of the unchanged suffix, so the boundary before them is that element's own. The elements from `from` to
+ * `to` are chunked again.
+ */
+function unchangedChunks(base: ChunkedArray, values: readonly unknown[]): { headIds: string[]; headEnds: number[]; from: number; to: number; tailIds: string[]; tailEnds: number[] } {
+  const old = base.values;
+  const shortest = Math.min(old.length, values.length);
+  let p = 0;
+  while (p < shortest && old[p] === values[p]) p++;
+  let q = 0;
+  while (q < shortest - p && old[old.length - 1 - q] === values[values.length - 1 - q]) q++;
+  const same = p === old.length && p === values.length;
+  let h = 0;
+  while (h < base.ends.length && base.ends[h]! <= p && (base.ends[h]! < old.length || same)) h++;
+  const from = h === 0 ? 0 : base.ends[h - 1]!;
+  // The first chunk (after the head) whose start follows an element of the unchanged suffix.
+  let t = Math.max(h, 1);
+  while (t < base.ends.length && base.ends[t - 1]! - 1 < old.length - q) t++;
+  const shift = values.length - old.length;
+  const tail = t < base.ends.length && !same;
+  return {
+    headIds: base.ids.slice(0, h),
+    headEnds: base.ends.slice(0, h),
+    from,
+    to: tail ? base.ends[t - 1]! + shift : values.length,
+    tailIds: tail ? base.ids.slice(t) : [],
+    tailEnds: tail ? base.ends.slice(t).map((e) => e + shift) : [],
+  };
+}
+
 /** Groups items at content-defined boundaries (about 32 per group): an insertion moves one boundary at most. */
 function groups<T>(items: readonly T[], endsGroup: (item: T) => boolean): T[][] {
   const out: T[][] = [];
@@ -336,57 +396,4 @@ function fnv(s: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
   return h >>> 0;
-}
-
-/** Looks a piece's text up by id (undefined: not stored). */
-export type TreeLookup = (id: string) => string | undefined;
-
-/** The piece ids a tree piece refers to (for stores that fetch level by level); none for a plain value. */
-export function treeReferences(text: string): string[] {
-  const out: string[] = [];
-  for (const m of text.matchAll(/\{"\$ref":"([A-Za-z0-9_-]+)"\}|\{"\$cat":\[((?:"[A-Za-z0-9_-]+",?)*)\]\}/g)) {
-    if (m[1] !== undefined) out.push(m[1]);
-    else for (const id of (m[2] ?? '').split(',')) if (id !== '') out.push(id.slice(1, -1));
-  }
-  return out;
-}
-
-/** Decodes a value stored by `ValueTreeEncoder` (or any plain JSON piece). Throws when a piece is missing or corrupt. */
-export function decodeValueTree(rootText: string, lookup: TreeLookup): unknown {
-  const root = JSON.parse(rootText) as unknown;
-  if (!isTree(root)) return root;
-  const piece = (id: string): unknown => {
-    const text = lookup(id);
-    if (text === undefined) throw new Error(`value tree piece ${id} is missing`);
-    if (sha256Text(text, 'base64url') !== id) throw new Error(`value tree piece ${id} does not match its address`);
-    return JSON.parse(text) as unknown;
-  };
-  const expand = (v: unknown): unknown => {
-    if (v === null || typeof v !== 'object') return v;
-    if (Array.isArray(v)) return v.map(expand);
-    const o = v as Record<string, unknown>;
-    const keys = Object.keys(o);
-    if (keys.length === 1) {
-      if (typeof o['$ref'] === 'string') return expand(piece(o['$ref']));
-      if (Array.isArray(o['$cat'])) return concatenated(o['$cat'] as string[]);
-      if (o['$obj'] !== undefined) return Object.fromEntries(Object.entries(o['$obj'] as object).map(([k, x]) => [k, expand(x)]));
-    }
-    return Object.fromEntries(keys.map((k) => [k, expand(o[k])]));
-  };
-  function concatenated(ids: readonly string[]): unknown {
-    const parts = ids.map((id) => {
-      const p = piece(id);
-      if (typeof p === 'string') return p;
-      if (Array.isArray(p)) return p.map(expand);
-      const inner = (p as Record<string, unknown>)['$cat'];
-      if (!Array.isArray(inner)) throw new Error(`value tree piece ${id} is not a chunk`);
-      return concatenated(inner as string[]);
-    });
-    return typeof parts[0] === 'string' ? parts.join('') : (parts as unknown[][]).flat();
-  }
-  return expand(root.value);
-}
-
-function isTree(v: unknown): v is { $tree: 1; value: unknown } {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && (v as Record<string, unknown>)['$tree'] === 1 && 'value' in v && Object.keys(v).length === 2;
 }
