@@ -143,7 +143,8 @@ export class ApplianceEngine {
     };
     // Linear in the group, but only pointer and string-equality checks per member.
     for (const [key, next] of alloc.outcomes) if (!sameOutcome(g.outcomes.get(key), next)) changed(key, next);
-    for (const key of g.outcomes.keys()) if (!alloc.outcomes.has(key)) changed(key, undefined);
+    // An Ingress that left for another group gets its outcome there, whichever group this plan re-allocates first.
+    for (const key of g.outcomes.keys()) if (!alloc.outcomes.has(key) && (this.intents.get(key)?.listener?.group ?? name) === name) changed(key, undefined);
     const wanted = new Map(alloc.listeners.map((l) => [l.name, l] as const));
     for (const l of g.listeners) {
       if (wanted.has(l.name)) continue;

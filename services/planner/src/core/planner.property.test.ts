@@ -22,6 +22,7 @@ function run(events: readonly KubeWatchEvent[]): Planner {
   return p;
 }
 
+// A failure prints fast-check's seed and path: SEED=<seed> FCPATH=<path> replays exactly that counterexample.
 test('property: incremental planning equals the full recompute after any event sequence (state and snapshot hash)', () => {
   fc.assert(
     fc.property(historyArb, (steps) => {
@@ -48,7 +49,7 @@ test('property: incremental planning equals the full recompute after any event s
       p.planDirty();
       check();
     }),
-    { numRuns: Number(process.env['PROPERTY_RUNS'] ?? 150) },
+    { numRuns: Number(process.env['PROPERTY_RUNS'] ?? 150), ...(process.env['SEED'] ? { seed: Number(process.env['SEED']), path: process.env['FCPATH'] } : {}) },
   );
 });
 

@@ -143,3 +143,18 @@ test('default IngressClass: an Ingress without a class is ours only when the def
   for (const e of f.added('c1', f.ingressClass('portolan', 'portolan.dev/ingress-controller', true))) p.applyEvent({ ...e, type: 'MODIFIED' });
   assert.ok(summarize(p.planDirty()[0]!.desired).includes('Accepted c1/default/x Planned'), 'marking a class default re-plans classless Ingresses');
 });
+
+test('an Ingress leaving a shared address for the default listener, in the same plan as its copy in another cluster arriving there, serves from both clusters', () => {
+  // Found by the incremental-equals-recompute property: the default listener was re-allocated first, then the shared
+  // address's group dropped the outcome the default listener had just given, and the Ingress was rejected.
+  const fleet = f.fleet([{ name: 'c1' }, { name: 'c2' }], [f.appliance('v', 'vtm')]);
+  const world = (address: string): Record<string, unknown>[] => [VTM_CLASS, f.service('web', [[undefined, 80]]), f.slice('web-0', 'web', undefined, 8080, [[address, true, true, false, 'n1']])];
+  const copy = (annotations: Record<string, string>) => f.ingress({ name: 'web', className: 'vtm', annotations, defaultBackend: f.backend('web', 80) });
+  const p = new Planner(fleet);
+  for (const e of [...f.added('c1', ...world('10.1.0.1')), ...f.added('c2', ...world('10.2.0.1'), copy({ 'vtm.pulsesecure.net/shared-ip-address': '10.0.0.5' }))]) p.applyEvent(e);
+  p.planDirty();
+  for (const e of [...f.added('c1', copy({})), ...f.added('c2', copy({}))]) p.applyEvent(e);
+  p.planDirty();
+  const lines = summarize(p.desiredState('v')!);
+  assert.deepEqual(lines.filter((l) => /^(Accepted|Rejected|pool)/.test(l)), ['pool default~web~80 monitor=tcp [10.1.0.1:8080@c1 10.2.0.1:8080@c2]', 'Accepted c1/default/web Planned', 'Accepted c2/default/web Planned']);
+});
