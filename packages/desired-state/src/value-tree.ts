@@ -56,8 +56,8 @@ interface ChunkedArray {
   readonly gen: number;
 }
 
-/** Long arrays remembered for encoding by difference (a render's backends, its map entries, ...). */
-const ARRAYS_KEPT = 8;
+/** Long arrays remembered for encoding by difference (a render's backends, its map entries, ...): each keeps its elements alive. */
+const ARRAYS_KEPT = 4;
 
 interface Fragment {
   readonly text: string;
