@@ -79,17 +79,7 @@ function bool(v: unknown): boolean | undefined {
 
 /** The endpoints of `x`, each one that trims to the previous endpoint at its index being that very object. */
 function sharedEndpoints(x: unknown, before: readonly SliceEndpoint[]): SliceEndpoint[] | undefined {
-  if (!Array.isArray(x)) return undefined;
-  // Sized once (a slice's endpoints are kept for as long as it lives: no spare capacity from growing by push).
-  const out = new Array<SliceEndpoint>(x.length);
-  let n = 0;
-  for (let i = 0; i < x.length; i++) {
-    const item: unknown = x[i];
-    const v = i < before.length && trimsTo(item, before[i]!) ? before[i]! : trimEndpoint(item);
-    if (v !== undefined) out[n++] = v;
-  }
-  out.length = n;
-  return out;
+  return list(x, (item, i) => (i < before.length && trimsTo(item, before[i]!) ? before[i]! : trimEndpoint(item)));
 }
 
 /**
@@ -353,12 +343,12 @@ function keyCount(o: Readonly<Record<string, string>>): number {
  * by push from empty holds 17 slots whatever its length (152 B for a one-address endpoint: 15 MB of the world's heap
  * at 10k Services).
  */
-function list<T>(x: unknown, f: (item: unknown) => T | undefined): T[] | undefined {
+function list<T>(x: unknown, f: (item: unknown, index: number) => T | undefined): T[] | undefined {
   if (!Array.isArray(x)) return undefined;
   const out = new Array<T>(x.length);
   let n = 0;
   for (let i = 0; i < x.length; i++) {
-    const v = f(x[i]);
+    const v = f(x[i], i);
     if (v !== undefined) out[n++] = v;
   }
   out.length = n;
