@@ -3,7 +3,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Benchmark, Figure } from '../figure.ts';
 import { plannerTuning } from '@portolan/planner';
-import { BATCH, measure, type SizeResult } from '../support/planner-measure.ts';
+import { BATCH, measure, measureRate, type SizeResult, type WorldShape } from '../support/planner-measure.ts';
 
 /**
  * Rounds in a full run: each measures every size once, in a fresh process per size, so both sizes of a round meet the
@@ -15,18 +15,35 @@ const REPEATS = 5;
 const measureScript = path.resolve(import.meta.dirname, '..', 'support', 'planner-measure.ts');
 
 /**
- * One size measured in a child process pinned to one core (`taskset -c 0`), so "events/s on one core" is literal:
+ * The controls, measured at the larger size in every round beside both sizes: 1k Services changed (every tenth, so
+ * scattered through the world), (a) alone served in a world of 10k, (b) among 10k served. Each one's rate over the
+ * same round's 1k rate says how much of the 10k ÷ 1k gap comes from the world's size, from the appliance's size with
+ * the same hot Services, and (the rest) from spreading the changes over ten times as many Services.
+ */
+const CONTROLS: readonly { readonly shape: (step: number) => WorldShape; readonly what: string }[] = [
+  { shape: (step) => ({ servedEvery: step, changedEvery: step }), what: 'a larger world, the same number of Services served and changed' },
+  { shape: (step) => ({ servedEvery: 1, changedEvery: step }), what: 'more Services served, the same number changed' },
+];
+
+/**
+ * One measurement in a child process pinned to one core (`taskset -c 0`), so "events/s on one core" is literal:
  * the planner's thread, its garbage-collector and compiler threads all share that core, and wall time is its CPU
  * time. The child runs with the V8 flags the planner service takes on one CPU (`plannerTuning(1)`). Without
- * taskset (not Linux), in this process; the figures then say so.
+ * taskset (not Linux), `local` runs it in this process; the figures then say so.
  */
-async function measurePinned(n: number, changes: number, rounds: number, log: (line: string) => void): Promise<{ result: SizeResult; pinned: boolean }> {
+async function pinned<T>(args: readonly number[], local: () => T, log: (line: string) => void): Promise<{ result: T; pinned: boolean }> {
   const taskset = await promisify(execFile)('taskset', ['-V']).then(() => true, () => false);
-  if (!taskset) return { result: measure(n, changes, rounds, log), pinned: false };
-  const { stdout, stderr } = await promisify(execFile)('taskset', ['-c', '0', process.execPath, ...plannerTuning(1).flags, measureScript, String(n), String(changes), String(rounds)], { maxBuffer: 1 << 24 });
+  if (!taskset) return { result: local(), pinned: false };
+  const { stdout, stderr } = await promisify(execFile)('taskset', ['-c', '0', process.execPath, ...plannerTuning(1).flags, measureScript, ...args.map(String)], { maxBuffer: 1 << 24 });
   for (const line of stderr.split('\n')) if (line !== '') log(line);
-  return { result: JSON.parse(stdout) as SizeResult, pinned: true };
+  return { result: JSON.parse(stdout) as T, pinned: true };
 }
+
+const measurePinned = (n: number, changes: number, rounds: number, log: (line: string) => void): Promise<{ result: SizeResult; pinned: boolean }> =>
+  pinned([n, changes, rounds], () => measure(n, changes, rounds, log), log);
+
+const controlPinned = (n: number, changes: number, shape: WorldShape, log: (line: string) => void): Promise<{ result: number; pinned: boolean }> =>
+  pinned([n, changes, 0, shape.servedEvery, shape.changedEvery], () => measureRate(n, changes, shape, log), log);
 
 /**
  * The planner's pure core (no bus, no database): events/s for one-endpoint changes on 10-endpoint slices at 1k and
@@ -43,7 +60,12 @@ export const plannerBench: Benchmark = {
     const tag = quick ? ' (quick)' : '';
     const figures: Figure[] = [];
     const runs = new Map<number, { result: SizeResult; pinned: boolean }[]>(sizes.map((n) => [n, []]));
-    for (let k = 0; k < (quick ? 1 : REPEATS); k++) for (const n of sizes) runs.get(n)!.push(await measurePinned(n, changes, scratchRounds, log));
+    const controls = CONTROLS.map(() => [] as number[]);
+    const step = sizes[1]! / sizes[0]!;
+    for (let k = 0; k < (quick ? 1 : REPEATS); k++) {
+      for (const n of sizes) runs.get(n)!.push(await measurePinned(n, changes, scratchRounds, log));
+      for (const [c, { shape }] of CONTROLS.entries()) controls[c]!.push((await controlPinned(sizes[1]!, changes, shape(step), log)).result);
+    }
     for (const n of sizes) {
       const sorted = [...runs.get(n)!].sort((a, b) => a.result.eventsPerCpuSecond - b.result.eventsPerCpuSecond);
       if (sorted.length > 1) log(`${n} Services: one-by-one rates of ${sorted.length} runs ${sorted.map((x) => Math.round(x.result.eventsPerCpuSecond)).join(' / ')} events/s; batched ${sorted.map((x) => Math.round(x.result.batchedEventsPerCpuSecond)).join(' / ')}`);
@@ -60,10 +82,21 @@ export const plannerBench: Benchmark = {
     if (small !== undefined && large !== undefined) {
       const ratios = small.map((s, k) => large[k]!.result.eventsPerCpuSecond / s.result.eventsPerCpuSecond).sort((a, b) => a - b);
       log(`events/s at ${label(sizes[1]!)} ÷ at ${label(sizes[0]!)} Services, per round: ${ratios.map((x) => x.toFixed(3)).join(' / ')}`);
-      figures.push({ name: `events/s at ${label(sizes[1]!)} ÷ at ${label(sizes[0]!)} Services${tag} (median of rounds measuring both sizes)`, unit: 'ratio', value: ratios[Math.floor(ratios.length / 2)]!, goal: '≈ 1 (flat)' });
+      figures.push({ name: `events/s at ${label(sizes[1]!)} ÷ at ${label(sizes[0]!)} Services${tag} (median of rounds measuring both sizes)`, unit: 'ratio', value: median(ratios), goal: '≈ 1 (flat)' });
+      for (const [c, control] of CONTROLS.entries()) {
+        const { what } = control;
+        const shape = control.shape(step);
+        const changed = sizes[1]! / shape.changedEvery;
+        const perRound = controls[c]!.map((rate, k) => rate / small[k]!.result.eventsPerCpuSecond).sort((a, b) => a - b);
+        log(`control (${what}): ${controls[c]!.map(Math.round).join(' / ')} events/s; ÷ the round's ${label(sizes[0]!)} rate ${perRound.map((x) => x.toFixed(3)).join(' / ')}`);
+        figures.push({ name: `control${tag}: events/s with ${label(sizes[1]! / shape.servedEvery)} of ${label(sizes[1]!)} Services served and ${label(changed)} of them changed ÷ at ${label(sizes[0]!)} Services (${what}; median of rounds)`, unit: 'ratio', value: median(perRound) });
+      }
     }
     return figures;
   },
 };
 
 const label = (n: number): string => `${n / 1000}k`;
+
+/** The middle of an ascending list (the upper middle for an even length). */
+const median = (sorted: readonly number[]): number => sorted[Math.floor(sorted.length / 2)]!;

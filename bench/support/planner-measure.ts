@@ -1,6 +1,7 @@
 // The planner suite's measurement of one world size, in this process or (`main`) as a child process pinned to one
 // core: `taskset -c 0 node bench/support/planner-measure.ts <services> <changes> <scratchRounds>` prints the result
-// as JSON on stdout and its log lines on stderr.
+// as JSON on stdout and its log lines on stderr; with `<servedEvery> <changedEvery>` after them, one control's
+// one-by-one rate (see WorldShape).
 import { canonicalJson } from '@portolan/desired-state';
 import { Planner, planFromScratch } from '@portolan/planner';
 import type { KubeWatchEvent } from '@portolan/kube-model';
@@ -40,6 +41,21 @@ export interface SizeResult {
 }
 
 /**
+ * Which Services of the world the appliance serves and which ones the changes go to. The suite's two sizes serve and
+ * change every Service; its controls take a 10k world and change every tenth Service only (1k, scattered through
+ * the world as the 1k world's are through theirs), served alone (`servedEvery` 10: the other Services' Ingresses name
+ * an IngressClass of no configured appliance) or among all 10k served.
+ */
+export interface WorldShape {
+  /** Service i is the appliance's when i % servedEvery is 0. */
+  readonly servedEvery: number;
+  /** Changes go to Service i when i % changedEvery is 0 (a multiple of servedEvery). */
+  readonly changedEvery: number;
+}
+
+export const EVERY_SERVICE: WorldShape = { servedEvery: 1, changedEvery: 1 };
+
+/**
  * Events are built in chunks of this many, between timed stretches: construction (the watcher's trimming) is not the
  * planner's cost. The service decodes each bus message just before it folds it (PlannerService.foldAndCommit), so
  * it holds one decoded event at a time, not a batch of them. Chunks of 500 decoded events (the bench until session 7)
@@ -65,13 +81,19 @@ function timed(total: number, make: () => KubeWatchEvent, step: (events: readonl
   return { cpuSeconds: cpu / 1e6, wallSeconds: wall / 1000 };
 }
 
-/** Measures one world size (see the planner suite). */
-export function measure(n: number, changes: number, scratchRounds: number, log: (line: string) => void): SizeResult {
+/** A loaded, warmed-up planner and the change stream the timed loops draw from. */
+interface Prepared {
+  readonly planner: Planner;
+  readonly change: () => KubeWatchEvent;
+}
+
+/** Loads a world of `n` Services shaped by `shape`, then (not timed) changes every changed Service once and WARMUP more. */
+function prepare(n: number, shape: WorldShape, log: (line: string) => void): Prepared {
   const feed = new EventFeed();
   const planner = new Planner(config);
-  let t = performance.now();
+  const t = performance.now();
   let objects = 0;
-  for (const obj of worldObjects(n)) {
+  for (const obj of worldObjects(n, (i) => (i % shape.servedEvery === 0 ? 'haproxy' : 'vtm'))) {
     planner.applyEvent(feed.event(obj));
     objects++;
   }
@@ -79,11 +101,12 @@ export function measure(n: number, changes: number, scratchRounds: number, log: 
   const foldMs = performance.now() - t;
   log(`${n} Services (${n * ENDPOINTS_PER_SLICE} endpoints): ${objects} objects folded and planned from empty in ${foldMs.toFixed(0)} ms (${Math.round(objects / (foldMs / 1000))} events/s)`);
 
-  // Not timed: every Service changed once (shuffled), then WARMUP random changes.
   const rnd = prng(n);
+  const step = shape.changedEvery;
+  const hot = Math.ceil(n / step);
   let generation = 0;
-  const change = (): KubeWatchEvent => feed.event(endpointSlice(rnd(n), ++generation), 'MODIFIED');
-  const order = shuffled(n, rnd);
+  const change = (): KubeWatchEvent => feed.event(endpointSlice(rnd(hot) * step, ++generation), 'MODIFIED');
+  const order = shuffled(hot, rnd);
   let next = 0;
   const warm = (events: readonly KubeWatchEvent[]): void => {
     for (const e of events) {
@@ -91,10 +114,15 @@ export function measure(n: number, changes: number, scratchRounds: number, log: 
       for (const plan of planner.planDirty()) void plan.pieces;
     }
   };
-  timed(n, () => feed.event(endpointSlice(order[next++]!, ++generation), 'MODIFIED'), warm);
+  timed(hot, () => feed.event(endpointSlice(order[next++]! * step, ++generation), 'MODIFIED'), warm);
   timed(WARMUP, change, warm);
+  return { planner, change };
+}
+
+/** `changes` one-endpoint changes, each planned on its own: CPU and wall seconds, and the bytes each snapshot added. */
+function oneByOne({ planner, change }: Prepared, changes: number): { cpuSeconds: number; wallSeconds: number; bytes: number[] } {
   const bytes: number[] = [];
-  const { cpuSeconds, wallSeconds } = timed(changes, change, (events) => {
+  const times = timed(changes, change, (events) => {
     for (const e of events) {
       planner.applyEvent(e);
       for (const plan of planner.planDirty()) {
@@ -104,6 +132,24 @@ export function measure(n: number, changes: number, scratchRounds: number, log: 
       }
     }
   });
+  return { ...times, bytes };
+}
+
+/**
+ * One-by-one events per CPU second in a world shaped by `shape` (the suite's controls): the same loop as `measure`,
+ * without its batched, full-recompute and size figures.
+ */
+export function measureRate(n: number, changes: number, shape: WorldShape, log: (line: string) => void): number {
+  const { cpuSeconds } = oneByOne(prepare(n, shape, log), changes);
+  log(`${n} Services, ${Math.ceil(n / shape.servedEvery)} served, ${shape.changedEvery === 1 ? 'every Service' : `1 Service in ${shape.changedEvery}`} changed: ${changes} changes in ${cpuSeconds.toFixed(2)} s CPU`);
+  return changes / cpuSeconds;
+}
+
+/** Measures one world size (see the planner suite): every Service served and changed. */
+export function measure(n: number, changes: number, scratchRounds: number, log: (line: string) => void): SizeResult {
+  const prepared = prepare(n, EVERY_SERVICE, log);
+  const { planner, change } = prepared;
+  const { cpuSeconds, wallSeconds, bytes } = oneByOne(prepared, changes);
 
   let batchedBytes = 0;
   const { cpuSeconds: batchCpuSeconds } = timed(changes, change, (events) => {
@@ -116,7 +162,7 @@ export function measure(n: number, changes: number, scratchRounds: number, log: 
   const scratch: number[] = [];
   let root = '';
   for (let r = 0; r < scratchRounds; r++) {
-    t = performance.now();
+    const t = performance.now();
     root = planFromScratch(planner.world, config).get(APPLIANCE)!.root;
     scratch.push(performance.now() - t);
   }
@@ -147,7 +193,8 @@ function shuffled(n: number, rnd: (m: number) => number): number[] {
 }
 
 if (import.meta.main) {
-  const [n, changes, rounds] = process.argv.slice(2).map(Number);
-  const result = measure(n!, changes!, rounds!, (line) => process.stderr.write(`${line}\n`));
+  const [n, changes, rounds, servedEvery, changedEvery] = process.argv.slice(2).map(Number);
+  const log = (line: string): boolean => process.stderr.write(`${line}\n`);
+  const result = servedEvery === undefined ? measure(n!, changes!, rounds!, log) : measureRate(n!, changes!, { servedEvery, changedEvery: changedEvery! }, log);
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
