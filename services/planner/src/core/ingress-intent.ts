@@ -43,7 +43,7 @@ export interface TlsIntent {
 
 /**
  * Everything one Ingress asks of one appliance, computed from that Ingress alone (plus its class and Secrets):
- * the unit of incremental planning. `signature` is its canonical JSON, so an unchanged intent costs nothing.
+ * the unit of incremental planning. `signature` is its JSON, so an unchanged intent costs nothing.
  */
 export interface IngressIntent {
   readonly key: string;
@@ -150,6 +150,12 @@ function tlsIntents(spec: NormalizedIngress, ref: ObjectRef, o: IngressOptions, 
   return out;
 }
 
+/**
+ * The signature only decides whether an Ingress's intent changed. Plain JSON, not canonical: buildIntent writes every
+ * intent's fields in one order, and equal JSON means equal intents whatever the order, so an order difference (an
+ * annotation's customization JSON with its keys reordered) can only re-plan an unchanged Ingress, never miss a
+ * change. canonicalJson (sorting every object's keys) was a tenth of planning 10k Ingresses from empty.
+ */
 function seal(intent: Omit<IngressIntent, 'signature'>): IngressIntent {
-  return { ...intent, signature: canonicalJson(intent) };
+  return { ...intent, signature: JSON.stringify(intent) };
 }
