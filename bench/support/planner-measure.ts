@@ -87,7 +87,7 @@ interface Prepared {
   readonly change: () => KubeWatchEvent;
 }
 
-/** Loads a world of `n` Services shaped by `shape`, then (not timed) changes every changed Service once and WARMUP more. */
+/** Loads a world of `n` Services shaped by `shape`, then (not timed) changes every Service once and makes WARMUP changes. */
 function prepare(n: number, shape: WorldShape, log: (line: string) => void): Prepared {
   const feed = new EventFeed();
   const planner = new Planner(config);
@@ -101,12 +101,14 @@ function prepare(n: number, shape: WorldShape, log: (line: string) => void): Pre
   const foldMs = performance.now() - t;
   log(`${n} Services (${n * ENDPOINTS_PER_SLICE} endpoints): ${objects} objects folded and planned from empty in ${foldMs.toFixed(0)} ms (${Math.round(objects / (foldMs / 1000))} events/s)`);
 
+  // Every Service of the world is changed once, whichever the timed changes go to, so a control's timed loop starts
+  // after as many changes since the load as the full measurement's (the load's garbage is collected in both).
   const rnd = prng(n);
   const step = shape.changedEvery;
   const hot = Math.ceil(n / step);
   let generation = 0;
   const change = (): KubeWatchEvent => feed.event(endpointSlice(rnd(hot) * step, ++generation), 'MODIFIED');
-  const order = shuffled(hot, rnd);
+  const order = shuffled(n, rnd);
   let next = 0;
   const warm = (events: readonly KubeWatchEvent[]): void => {
     for (const e of events) {
@@ -114,7 +116,7 @@ function prepare(n: number, shape: WorldShape, log: (line: string) => void): Pre
       for (const plan of planner.planDirty()) void plan.pieces;
     }
   };
-  timed(hot, () => feed.event(endpointSlice(order[next++]! * step, ++generation), 'MODIFIED'), warm);
+  timed(n, () => feed.event(endpointSlice(order[next++]!, ++generation), 'MODIFIED'), warm);
   timed(WARMUP, change, warm);
   return { planner, change };
 }
