@@ -14,6 +14,10 @@ const REPEATS = 5;
 
 const measureScript = path.resolve(import.meta.dirname, '..', 'support', 'planner-measure.ts');
 
+/** Whether `taskset` runs here: asked once, not before each of a run's measurements. */
+let hasTasksetAnswer: Promise<boolean> | undefined;
+const tasksetRuns = (): Promise<boolean> => (hasTasksetAnswer ??= promisify(execFile)('taskset', ['-V']).then(() => true, () => false));
+
 /**
  * The controls, measured at the larger size in every round beside both sizes: 1k Services changed (every tenth, so
  * scattered through the world), (a) alone served in a world of 10k, (b) among 10k served. Each one's rate over the
@@ -32,8 +36,7 @@ const CONTROLS: readonly { readonly shape: (step: number) => WorldShape; readonl
  * taskset (not Linux), `local` runs it in this process; the figures then say so.
  */
 async function pinned<T>(args: readonly number[], local: () => T, log: (line: string) => void): Promise<{ result: T; pinned: boolean }> {
-  const taskset = await promisify(execFile)('taskset', ['-V']).then(() => true, () => false);
-  if (!taskset) return { result: local(), pinned: false };
+  if (!(await tasksetRuns())) return { result: local(), pinned: false };
   const { stdout, stderr } = await promisify(execFile)('taskset', ['-c', '0', process.execPath, ...plannerTuning(1).flags, measureScript, ...args.map(String)], { maxBuffer: 1 << 24 });
   for (const line of stderr.split('\n')) if (line !== '') log(line);
   return { result: JSON.parse(stdout) as T, pinned: true };
@@ -60,11 +63,11 @@ export const plannerBench: Benchmark = {
     const tag = quick ? ' (quick)' : '';
     const figures: Figure[] = [];
     const runs = new Map<number, { result: SizeResult; pinned: boolean }[]>(sizes.map((n) => [n, []]));
-    const controls = CONTROLS.map(() => [] as number[]);
     const step = sizes[1]! / sizes[0]!;
+    const controls = CONTROLS.map(({ shape, what }) => ({ shape: shape(step), what, rates: [] as number[] }));
     for (let k = 0; k < (quick ? 1 : REPEATS); k++) {
       for (const n of sizes) runs.get(n)!.push(await measurePinned(n, changes, scratchRounds, log));
-      for (const [c, { shape }] of CONTROLS.entries()) controls[c]!.push((await controlPinned(sizes[1]!, changes, shape(step), log)).result);
+      for (const c of controls) c.rates.push((await controlPinned(sizes[1]!, changes, c.shape, log)).result);
     }
     for (const n of sizes) {
       const sorted = [...runs.get(n)!].sort((a, b) => a.result.eventsPerCpuSecond - b.result.eventsPerCpuSecond);
@@ -83,12 +86,10 @@ export const plannerBench: Benchmark = {
       const ratios = small.map((s, k) => large[k]!.result.eventsPerCpuSecond / s.result.eventsPerCpuSecond).sort((a, b) => a - b);
       log(`events/s at ${label(sizes[1]!)} ÷ at ${label(sizes[0]!)} Services, per round: ${ratios.map((x) => x.toFixed(3)).join(' / ')}`);
       figures.push({ name: `events/s at ${label(sizes[1]!)} ÷ at ${label(sizes[0]!)} Services${tag} (median of rounds measuring both sizes)`, unit: 'ratio', value: median(ratios), goal: '≈ 1 (flat)' });
-      for (const [c, control] of CONTROLS.entries()) {
-        const { what } = control;
-        const shape = control.shape(step);
+      for (const { shape, what, rates } of controls) {
         const changed = sizes[1]! / shape.changedEvery;
-        const perRound = controls[c]!.map((rate, k) => rate / small[k]!.result.eventsPerCpuSecond).sort((a, b) => a - b);
-        log(`control (${what}): ${controls[c]!.map(Math.round).join(' / ')} events/s; ÷ the round's ${label(sizes[0]!)} rate ${perRound.map((x) => x.toFixed(3)).join(' / ')}`);
+        const perRound = rates.map((rate, k) => rate / small[k]!.result.eventsPerCpuSecond).sort((a, b) => a - b);
+        log(`control (${what}): ${rates.map(Math.round).join(' / ')} events/s; ÷ the round's ${label(sizes[0]!)} rate ${perRound.map((x) => x.toFixed(3)).join(' / ')}`);
         figures.push({ name: `control${tag}: events/s with ${label(sizes[1]! / shape.servedEvery)} of ${label(sizes[1]!)} Services served and ${label(changed)} of them changed ÷ at ${label(sizes[0]!)} Services (${what}; median of rounds)`, unit: 'ratio', value: median(perRound) });
       }
     }
