@@ -86,15 +86,42 @@ export async function stopPid(pid: number, graceMs = 10_000): Promise<void> {
   await waitFor(() => !isAlive(pid), 2000);
 }
 
-/** A TCP port that was free on 127.0.0.1 a moment ago (bound to port 0, read back, closed). */
-export function freePort(host = '127.0.0.1'): Promise<number> {
+/**
+ * A TCP port that was free on `host` a moment ago, outside the kernel's ephemeral range: a port the kernel hands
+ * out for port 0 can be taken as the source port of any outgoing connection before the service it was chosen for
+ * binds it (the likely cause of an e2e applier finding its health port taken). Random candidates below the range
+ * are tried by binding them; after 50 taken ones, the kernel's choice.
+ */
+export async function freePort(host = '127.0.0.1'): Promise<number> {
+  const [low, high] = ephemeralPorts();
+  const [from, to] = low > 12_000 ? [10_000, low] : [high + 1, 65_536];
+  for (let attempt = 0; attempt < 50 && to > from; attempt++) {
+    const port = from + Math.floor(Math.random() * (to - from));
+    if ((await listenOnce(port, host)) !== null) return port;
+  }
+  return (await listenOnce(0, host))!;
+}
+
+/** The kernel's ephemeral port range (Linux), or Linux's default where it cannot be read. */
+function ephemeralPorts(): [number, number] {
+  try {
+    const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    if (Number.isInteger(low) && Number.isInteger(high)) return [low!, high!];
+  } catch {
+    // not Linux
+  }
+  return [32_768, 60_999];
+}
+
+/** Binds `port` (0: any) on `host` and closes it again: the port bound, or null when it was taken. */
+function listenOnce(port: number, host: string): Promise<number | null> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, host, () => {
+    server.once('error', (e: NodeJS.ErrnoException) => (e.code === 'EADDRINUSE' || e.code === 'EACCES' ? resolve(null) : reject(e)));
+    server.listen(port, host, () => {
       const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
+      const bound = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(bound));
     });
   });
 }
