@@ -3,7 +3,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Benchmark, Figure } from '../figure.ts';
 import { plannerTuning } from '@portolan/planner';
-import { BATCH, measure, measureRate, type SizeResult, type WorldShape } from '../support/planner-measure.ts';
+import { BATCH, EVERY_SERVICE, measure, measureRate, type SizeResult, type WorldShape } from '../support/planner-measure.ts';
 
 /**
  * Rounds in a full run: each measures every size once, in a fresh process per size, so both sizes of a round meet the
@@ -49,6 +49,15 @@ const controlPinned = (n: number, changes: number, shape: WorldShape, log: (line
   pinned([n, changes, 0, shape.servedEvery, shape.changedEvery], () => measureRate(n, changes, shape, log), log);
 
 /**
+ * The warm control, at each size: every Service served and changed, each timed change right after an untimed change
+ * to the same Service, so the state it reads is in the CPU's caches. Its 10k ÷ 1k ratio is the planner's work per
+ * change with memory latency taken out; the cold rate over the warm one is what fetching the changed Service's state
+ * from memory costs (session 10: the whole 10k gap).
+ */
+const warmPinned = (n: number, changes: number, log: (line: string) => void): Promise<{ result: number; pinned: boolean }> =>
+  pinned([n, changes, 0, EVERY_SERVICE.servedEvery, EVERY_SERVICE.changedEvery, 1], () => measureRate(n, changes, EVERY_SERVICE, log, true), log);
+
+/**
  * The planner's pure core (no bus, no database): events/s for one-endpoint changes on 10-endpoint slices at 1k and
  * 10k Services, each change planned on its own (the worst case: the service batches), against a same-run full
  * recompute (planFromScratch); the same changes folded in batches and planned once per batch (labelled apart: the
@@ -65,9 +74,11 @@ export const plannerBench: Benchmark = {
     const runs = new Map<number, { result: SizeResult; pinned: boolean }[]>(sizes.map((n) => [n, []]));
     const step = sizes[1]! / sizes[0]!;
     const controls = CONTROLS.map(({ shape, what }) => ({ shape: shape(step), what, rates: [] as number[] }));
+    const warm = new Map<number, number[]>(sizes.map((n) => [n, []]));
     for (let k = 0; k < (quick ? 1 : REPEATS); k++) {
       for (const n of sizes) runs.get(n)!.push(await measurePinned(n, changes, scratchRounds, log));
       for (const c of controls) c.rates.push((await controlPinned(sizes[1]!, changes, c.shape, log)).result);
+      for (const n of sizes) warm.get(n)!.push((await warmPinned(n, changes, log)).result);
     }
     for (const n of sizes) {
       const sorted = [...runs.get(n)!].sort((a, b) => a.result.eventsPerCpuSecond - b.result.eventsPerCpuSecond);
@@ -92,6 +103,17 @@ export const plannerBench: Benchmark = {
         log(`control (${what}): ${rates.map(Math.round).join(' / ')} events/s; ÷ the round's ${label(sizes[0]!)} rate ${perRound.map((x) => x.toFixed(3)).join(' / ')}`);
         figures.push({ name: `control${tag}: events/s with ${label(sizes[1]! / shape.servedEvery)} of ${label(sizes[1]!)} Services served and ${label(changed)} of them changed ÷ at ${label(sizes[0]!)} Services (${what}; median of rounds)`, unit: 'ratio', value: median(perRound) });
       }
+      const [warmSmall, warmLarge] = sizes.map((n) => warm.get(n)!);
+      for (const [n, rates, cold] of [[sizes[0]!, warmSmall!, small], [sizes[1]!, warmLarge!, large]] as const) {
+        const sorted = [...rates].sort((a, b) => a - b);
+        const overCold = rates.map((rate, k) => rate / cold[k]!.result.eventsPerCpuSecond).sort((a, b) => a - b);
+        const coldRates = cold.map((r) => r.result.eventsPerCpuSecond).sort((a, b) => a - b);
+        log(`warm control @${label(n)}: ${sorted.map(Math.round).join(' / ')} events/s; ÷ the round's rate without ${overCold.map((x) => x.toFixed(3)).join(' / ')}`);
+        figures.push({ name: `warm control @${label(n)} Services${tag}: one-endpoint changes planned, each right after an untimed change to the same Service (its state in cache; baseline: the rate without, ratio: median of rounds)`, unit: 'events/s', value: median(sorted), baseline: median(coldRates), ratio: median(overCold) });
+      }
+      const warmRatios = warmSmall!.map((s, k) => warmLarge![k]! / s).sort((a, b) => a - b);
+      log(`warm control: events/s at ${label(sizes[1]!)} ÷ at ${label(sizes[0]!)} Services, per round: ${warmRatios.map((x) => x.toFixed(3)).join(' / ')}`);
+      figures.push({ name: `warm control${tag}: events/s at ${label(sizes[1]!)} ÷ at ${label(sizes[0]!)} Services with the changed Service's state in cache (median of rounds)`, unit: 'ratio', value: median(warmRatios), goal: '≈ 1 (flat)' });
     }
     return figures;
   },

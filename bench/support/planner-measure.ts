@@ -1,7 +1,7 @@
 // The planner suite's measurement of one world size, in this process or (`main`) as a child process pinned to one
 // core: `taskset -c 0 node bench/support/planner-measure.ts <services> <changes> <scratchRounds>` prints the result
-// as JSON on stdout and its log lines on stderr; with `<servedEvery> <changedEvery>` after them, one control's
-// one-by-one rate (see WorldShape).
+// as JSON on stdout and its log lines on stderr; with `<servedEvery> <changedEvery> [1]` after them, one control's
+// one-by-one rate (see WorldShape; a final 1: the warm control, see oneByOneWarm).
 import { canonicalJson } from '@portolan/desired-state';
 import { Planner, planFromScratch } from '@portolan/planner';
 import type { KubeWatchEvent } from '@portolan/kube-model';
@@ -84,7 +84,12 @@ function timed(total: number, make: () => KubeWatchEvent, step: (events: readonl
 /** A loaded, warmed-up planner and the change stream the timed loops draw from. */
 interface Prepared {
   readonly planner: Planner;
+  /** A one-endpoint change to a Service drawn at random from those the shape changes. */
   readonly change: () => KubeWatchEvent;
+  /** The next one-endpoint change to Service `i` (a newer generation of its slice). */
+  readonly changeOf: (i: number) => KubeWatchEvent;
+  /** A Service drawn at random from those the shape changes. */
+  readonly pick: () => number;
 }
 
 /** Loads a world of `n` Services shaped by `shape`, then (not timed) changes every Service once and makes WARMUP changes. */
@@ -107,7 +112,9 @@ function prepare(n: number, shape: WorldShape, log: (line: string) => void): Pre
   const step = shape.changedEvery;
   const hot = Math.ceil(n / step);
   let generation = 0;
-  const change = (): KubeWatchEvent => feed.event(endpointSlice(rnd(hot) * step, ++generation), 'MODIFIED');
+  const changeOf = (i: number): KubeWatchEvent => feed.event(endpointSlice(i, ++generation), 'MODIFIED');
+  const pick = (): number => rnd(hot) * step;
+  const change = (): KubeWatchEvent => changeOf(pick());
   const order = shuffled(n, rnd);
   let next = 0;
   const warm = (events: readonly KubeWatchEvent[]): void => {
@@ -116,9 +123,9 @@ function prepare(n: number, shape: WorldShape, log: (line: string) => void): Pre
       for (const plan of planner.planDirty()) void plan.pieces;
     }
   };
-  timed(n, () => feed.event(endpointSlice(order[next++]!, ++generation), 'MODIFIED'), warm);
+  timed(n, () => changeOf(order[next++]!), warm);
   timed(WARMUP, change, warm);
-  return { planner, change };
+  return { planner, change, changeOf, pick };
 }
 
 /** `changes` one-endpoint changes, each planned on its own: CPU and wall seconds, and the bytes each snapshot added. */
@@ -138,13 +145,39 @@ function oneByOne({ planner, change }: Prepared, changes: number): { cpuSeconds:
 }
 
 /**
- * One-by-one events per CPU second in a world shaped by `shape` (the suite's controls): the same loop as `measure`,
- * without its batched, full-recompute and size figures.
+ * `changes` one-endpoint changes, each planned on its own and each timed alone, right after an untimed change to the
+ * same Service: what a change costs when its Service's state is in the CPU's caches (the warm control). Each change
+ * is timed by the wall clock (in the pinned child, the core's time): process CPU time read around every change is
+ * not usable at this scale (getrusage splits the process's runtime between calls by tick samples, so the untimed
+ * changes' time leaks into the timed ones: 45 µs a change measured that way, against 22 µs by the clock).
  */
-export function measureRate(n: number, changes: number, shape: WorldShape, log: (line: string) => void): number {
-  const { cpuSeconds } = oneByOne(prepare(n, shape, log), changes);
-  log(`${n} Services, ${Math.ceil(n / shape.servedEvery)} served, ${shape.changedEvery === 1 ? 'every Service' : `1 Service in ${shape.changedEvery}`} changed: ${changes} changes in ${cpuSeconds.toFixed(2)} s CPU`);
-  return changes / cpuSeconds;
+function oneByOneWarm({ planner, changeOf, pick }: Prepared, changes: number): { seconds: number } {
+  let ms = 0;
+  const plan = (e: KubeWatchEvent): void => {
+    planner.applyEvent(e);
+    for (const p of planner.planDirty()) void p.pieces;
+  };
+  for (let k = 0; k < changes; k++) {
+    const i = pick();
+    plan(changeOf(i));
+    const e = changeOf(i);
+    const t0 = performance.now();
+    plan(e);
+    ms += performance.now() - t0;
+  }
+  return { seconds: ms / 1000 };
+}
+
+/**
+ * One-by-one events per CPU second in a world shaped by `shape` (the suite's controls): the same loop as `measure`,
+ * without its batched, full-recompute and size figures; with `warm`, each timed change follows an untimed change to
+ * the same Service (oneByOneWarm).
+ */
+export function measureRate(n: number, changes: number, shape: WorldShape, log: (line: string) => void, warm = false): number {
+  const prepared = prepare(n, shape, log);
+  const seconds = warm ? oneByOneWarm(prepared, changes).seconds : oneByOne(prepared, changes).cpuSeconds;
+  log(`${n} Services, ${Math.ceil(n / shape.servedEvery)} served, ${shape.changedEvery === 1 ? 'every Service' : `1 Service in ${shape.changedEvery}`} changed${warm ? ', each change right after another to the same Service' : ''}: ${changes} changes in ${seconds.toFixed(2)} s ${warm ? '(the clock around each timed change)' : 'CPU'}`);
+  return changes / seconds;
 }
 
 /** Measures one world size (see the planner suite): every Service served and changed. */
@@ -195,8 +228,8 @@ function shuffled(n: number, rnd: (m: number) => number): number[] {
 }
 
 if (import.meta.main) {
-  const [n, changes, rounds, servedEvery, changedEvery] = process.argv.slice(2).map(Number);
+  const [n, changes, rounds, servedEvery, changedEvery, warm] = process.argv.slice(2).map(Number);
   const log = (line: string): boolean => process.stderr.write(`${line}\n`);
-  const result = servedEvery === undefined ? measure(n!, changes!, rounds!, log) : measureRate(n!, changes!, { servedEvery, changedEvery: changedEvery! }, log);
+  const result = servedEvery === undefined ? measure(n!, changes!, rounds!, log) : measureRate(n!, changes!, { servedEvery, changedEvery: changedEvery! }, log, warm === 1);
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
