@@ -103,14 +103,15 @@ export const plannerBench: Benchmark = {
         log(`control (${what}): ${rates.map(Math.round).join(' / ')} events/s; ÷ the round's ${label(sizes[0]!)} rate ${perRound.map((x) => x.toFixed(3)).join(' / ')}`);
         figures.push({ name: `control${tag}: events/s with ${label(sizes[1]! / shape.servedEvery)} of ${label(sizes[1]!)} Services served and ${label(changed)} of them changed ÷ at ${label(sizes[0]!)} Services (${what}; median of rounds)`, unit: 'ratio', value: median(perRound) });
       }
-      const [warmSmall, warmLarge] = sizes.map((n) => warm.get(n)!);
-      for (const [n, rates, cold] of [[sizes[0]!, warmSmall!, small], [sizes[1]!, warmLarge!, large]] as const) {
+      for (const n of sizes) {
+        const rates = warm.get(n)!;
+        const cold = runs.get(n)!.map((r) => r.result.eventsPerCpuSecond);
+        const overCold = rates.map((rate, k) => rate / cold[k]!).sort((a, b) => a - b);
         const sorted = [...rates].sort((a, b) => a - b);
-        const overCold = rates.map((rate, k) => rate / cold[k]!.result.eventsPerCpuSecond).sort((a, b) => a - b);
-        const coldRates = cold.map((r) => r.result.eventsPerCpuSecond).sort((a, b) => a - b);
         log(`warm control @${label(n)}: ${sorted.map(Math.round).join(' / ')} events/s; ÷ the round's rate without ${overCold.map((x) => x.toFixed(3)).join(' / ')}`);
-        figures.push({ name: `warm control @${label(n)} Services${tag}: one-endpoint changes planned, each right after an untimed change to the same Service (its state in cache; baseline: the rate without, ratio: median of rounds)`, unit: 'events/s', value: median(sorted), baseline: median(coldRates), ratio: median(overCold) });
+        figures.push({ name: `warm control @${label(n)} Services${tag}: one-endpoint changes planned, each right after an untimed change to the same Service (its state in cache; baseline: the rate without, ratio: median of rounds)`, unit: 'events/s', value: median(sorted), baseline: median([...cold].sort((a, b) => a - b)), ratio: median(overCold) });
       }
+      const [warmSmall, warmLarge] = sizes.map((n) => warm.get(n)!);
       const warmRatios = warmSmall!.map((s, k) => warmLarge![k]! / s).sort((a, b) => a - b);
       log(`warm control: events/s at ${label(sizes[1]!)} ÷ at ${label(sizes[0]!)} Services, per round: ${warmRatios.map((x) => x.toFixed(3)).join(' / ')}`);
       figures.push({ name: `warm control${tag}: events/s at ${label(sizes[1]!)} ÷ at ${label(sizes[0]!)} Services with the changed Service's state in cache (median of rounds)`, unit: 'ratio', value: median(warmRatios), goal: '≈ 1 (flat)' });
