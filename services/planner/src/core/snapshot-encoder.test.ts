@@ -52,6 +52,35 @@ for (const layout of [LAYOUT_1, LAYOUT_2]) test(`property: after any history of 
   );
 });
 
+/** An edit of a member list that keeps the other members as the same objects (how the planner's lists change). */
+type MemberEdit = (ms: readonly PoolMember[]) => PoolMember[];
+const memberEditArb: fc.Arbitrary<MemberEdit> = fc.oneof(
+  fc.tuple(fc.nat(), memberArb).map(([i, m]): MemberEdit => (ms) => ms.map((x, j) => (j === i % Math.max(ms.length, 1) ? m : x))),
+  fc.tuple(fc.nat(), memberArb).map(([i, m]): MemberEdit => (ms) => [...ms.slice(0, i % (ms.length + 1)), m, ...ms.slice(i % (ms.length + 1))]),
+  fc.nat().map((i): MemberEdit => (ms) => ms.filter((_, j) => j !== i % Math.max(ms.length, 1))),
+  fc.nat().map((i): MemberEdit => (ms) => (ms.length === 0 ? [] : [...ms, ms[i % ms.length]!])),
+  fc.nat().map((i): MemberEdit => (ms) => [...ms.slice(i % (ms.length + 1)), ...ms.slice(0, i % (ms.length + 1))]),
+  membersArb.map((fresh): MemberEdit => () => [...fresh]),
+);
+
+for (const layout of [LAYOUT_1, LAYOUT_2]) test(`property: after edits that keep unchanged members as the same objects, the incremental encoding equals a fresh one (layout ${layout.version})`, () => {
+  fc.assert(
+    fc.property(membersArb, fc.array(memberEditArb, { maxLength: 12 }), (start, edits) => {
+      const incremental = new SnapshotEncoder('lb', 'haproxy', layout);
+      let members: readonly PoolMember[] = start;
+      incremental.setPool(pool('p1', members));
+      for (const edit of [(ms: readonly PoolMember[]) => [...ms], ...edits]) {
+        members = edit(members);
+        incremental.setPoolMembers('p1', members);
+        const fresh = new SnapshotEncoder('lb', 'haproxy', layout);
+        fresh.setPool(pool('p1', members));
+        assert.equal(incremental.commit().root, fresh.commit().root, JSON.stringify(members));
+      }
+    }),
+    { numRuns: 500 },
+  );
+});
+
 for (const layout of [LAYOUT_1, LAYOUT_2]) test(`a member list with duplicates, as long as the one before, still drops the members it lacks (layout ${layout.version})`, () => {
   const m = (address: string, port: number, cluster = 'c1'): PoolMember => ({ address, port, state: 'active', weight: 1, cluster, node: '' });
   // Unsorted and with a NUL (the general path), then four copies of one of the four members held.
