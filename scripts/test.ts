@@ -36,6 +36,7 @@ async function usablePort(port: number, service: string): Promise<number> {
   const pidFile = path.join(stateDir, service, `${service}.pid`);
   const ours = existsSync(pidFile) && isAlive(Number(readFileSync(pidFile, 'utf8').trim()));
   if (ours || !(await isListening(port))) return port;
+  const { freePort } = await import('@portolan/infra');
   const free = await freePort();
   process.stdout.write(`# port ${port} is taken by another process: the test ${service} uses ${free}\n`);
   return free;
@@ -55,17 +56,6 @@ function isListening(port: number): Promise<boolean> {
     const s = net.connect({ port, host: '127.0.0.1' });
     s.once('connect', () => (s.destroy(), resolve(true)));
     s.once('error', () => resolve(false));
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
   });
 }
 

@@ -7,14 +7,13 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { startEchoBackends, type EchoBackends } from '@portolan/echo-backend';
 import { startHaproxy, type RunningHaproxy } from '@portolan/haproxy-driver';
-import { testStack } from '@portolan/infra';
+import { freePort, testStack } from '@portolan/infra';
 import { startKubeSim, type KubeSim } from '@portolan/kube-sim';
 import { PLANNER_TUNING } from '@portolan/planner';
 import { createTestDatabase, type TestDatabase } from '@portolan/store';
@@ -232,17 +231,6 @@ function waitExit(child: ChildProcess, timeoutMs: number): Promise<void> {
     child.once('exit', () => {
       clearTimeout(timer);
       resolve();
-    });
-  });
-}
-
-function freePort(host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, host, () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
     });
   });
 }

@@ -7,7 +7,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { testStack } from '@portolan/infra';
+import { freePort, testStack } from '@portolan/infra';
 import { createTestDatabase, sql, type TestDatabase } from '@portolan/store';
 import { LeaderElector, type LeaderEvent } from './leader-elector.ts';
 import { PgEpochStore } from './adapters/pg-epoch-store.ts';
@@ -328,17 +328,6 @@ function intervals(who: string, events: readonly (LeaderEvent & { at: number })[
     }
   }
   return out;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 async function startRedis(port: number, dir: string): Promise<ChildProcess> {

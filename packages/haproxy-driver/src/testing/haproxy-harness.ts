@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import http from 'node:http';
@@ -14,14 +13,8 @@ import { type RunningHaproxy, startHaproxy } from '../adapters/start-haproxy.ts'
 
 /** Test harness: a real HAProxy in a temp directory, a driver for it, and helpers to apply and to send requests. */
 
-/** A free TCP port on 127.0.0.1 (bound on port 0, read back, released). */
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
+/** A free TCP port on 127.0.0.1, outside the kernel's ephemeral range (see infra's `freePort`). */
+export { freePort } from '@portolan/infra';
 
 /** Secrets held in memory, keyed by Secret name. */
 export class MemorySecrets implements SecretResolver {

@@ -4,18 +4,10 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from '@portolan/infra';
 
-/** A free TCP port on 127.0.0.1 (bound to port 0, read back, released). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+/** A free TCP port on 127.0.0.1, outside the kernel's ephemeral range (see infra's `freePort`). */
+export { freePort };
 
 /** Resolves once something accepts TCP connections on the port. */
 export async function waitForPort(port: number, timeoutMs = 10_000): Promise<void> {

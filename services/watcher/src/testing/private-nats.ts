@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { freePort } from '@portolan/infra';
 
 /** A nats-server with JetStream on a free port, restartable on the same port and store. */
 export interface PrivateNats {
@@ -48,14 +49,6 @@ export async function startPrivateNats(): Promise<PrivateNats> {
       await rm(dir, { recursive: true, force: true });
     },
   };
-}
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
 }
 
 function reachable(port: number): Promise<boolean> {
