@@ -229,6 +229,33 @@ export function upsertOwned(node: TrieNode | null, entry: TrieEntry, shape: Trie
   return node;
 }
 
+/**
+ * `upsertOwned` for an entry already in the trie whose item id was changed in place (the owner keeps each entry
+ * object and changes only `itemId`): the leaf slot is found by identity, so no other entry of the leaf is read.
+ * Falls back to `upsertOwned` if the entry is not where its key hash leads (never, while the owner keeps to this).
+ */
+export function touchOwned(node: TrieNode, entry: TrieEntry, shape: TrieShape = NARROW_TRIE, depth = 0): TrieNode {
+  if (node.leaf) {
+    const leaf = node as OwnedLeaf;
+    const at = leaf.entries.indexOf(entry);
+    if (at < 0) return upsertOwned(node, entry, shape, depth);
+    touch(leaf, at);
+    leaf.id = null;
+    return node;
+  }
+  const inner = node as OwnedInner;
+  const d = digit(entry.keyHash, depth, shape);
+  const before = inner.children[d] ?? null;
+  if (before === null) return upsertOwned(node, entry, shape, depth);
+  const sizeBefore = before.size;
+  const after = touchOwned(before, entry, shape, depth + 1);
+  inner.children[d] = after;
+  inner.size += after.size - sizeBefore;
+  touch(inner, after === before ? d : DIRTY);
+  inner.id = null;
+  return node;
+}
+
 /** `removeFromTrie` for a trie with one owner (see `upsertOwned`): the path is updated in place. */
 export function removeOwned(node: TrieNode | null, sortKey: string, keyHash: string, shape: TrieShape = NARROW_TRIE, depth = 0): TrieNode | null {
   if (node === null) return null;

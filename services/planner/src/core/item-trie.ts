@@ -1,12 +1,24 @@
 import { canonicalJson, compareCodeUnits } from '@portolan/desired-state';
-import { keyHashOf, NARROW_TRIE, removeOwned, sealTrie, upsertOwned, type TrieNode, type TrieShape } from './hash-trie.ts';
+import { keyHashOf, NARROW_TRIE, removeOwned, sealTrie, touchOwned, upsertOwned, type TrieNode, type TrieShape } from './hash-trie.ts';
 import type { PieceSink } from './piece.ts';
+
+/** An item as held: its value, and its trie entry (the same object sits in its leaf; only the owner changes it). */
+interface Held<T> {
+  value: T;
+  itemId: string;
+  readonly sortKey: string;
+  readonly keyHash: string;
+}
 
 /** A keyed set of items stored as a trie (its only owner: updated in place); remembers item ids so unchanged items cost nothing. */
 export class ItemTrie<T> {
   root: TrieNode | null = null;
-  /** Items by sort key, with their piece id and position hash (hashed once per key, not per change); updated in place. */
-  readonly items = new Map<string, { value: T; id: string; readonly keyHash: string }>();
+  /**
+   * Items by sort key, with their piece id and position hash (hashed once per key, not per change); updated in place.
+   * Each record is also the item's entry in its trie leaf, so a changed item is found there by identity: its
+   * neighbours in the leaf are not read, and no entry is allocated per change.
+   */
+  readonly items = new Map<string, Held<T>>();
   dirty = false;
   readonly shape: TrieShape;
 
@@ -19,18 +31,17 @@ export class ItemTrie<T> {
     const text = encoded ?? canonicalJson(value);
     const id = sink.address(text);
     const held = this.items.get(sortKey);
-    if (held?.id === id) return;
+    if (held?.itemId === id) return;
     sink.keep();
-    let keyHash: string;
     if (held === undefined) {
-      keyHash = keyHashOf(sortKey);
-      this.items.set(sortKey, { value, id, keyHash });
+      const entry: Held<T> = { value, itemId: id, sortKey, keyHash: keyHashOf(sortKey) };
+      this.items.set(sortKey, entry);
+      this.root = upsertOwned(this.root, entry, this.shape);
     } else {
-      keyHash = held.keyHash;
       held.value = value;
-      held.id = id;
+      held.itemId = id;
+      this.root = touchOwned(this.root!, held, this.shape);
     }
-    this.root = upsertOwned(this.root, { sortKey, keyHash, itemId: id }, this.shape);
     this.dirty = true;
   }
 
