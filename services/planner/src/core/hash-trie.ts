@@ -191,17 +191,23 @@ type OwnedInner = { leaf: false; children: (TrieNode | null)[]; size: number; id
 /**
  * `upsertTrie` for a trie whose nodes have one owner (an ItemTrie: no one keeps an older version): the changed path
  * is updated in place and unsealed (id null) instead of copied, so a change allocates nothing but split leaves. The
- * shape, and so every piece, is the same as the persistent update gives.
+ * shape, and so every piece, is the same as the persistent update gives. `entry` may be the very object already in
+ * the trie with its `itemId` changed by the owner: its path is then unsealed and re-hashed.
  */
 export function upsertOwned(node: TrieNode | null, entry: TrieEntry, shape: TrieShape = NARROW_TRIE, depth = 0): TrieNode {
   if (node === null) return leafNode([entry], 1, DIRTY);
   if (node.leaf) {
     const leaf = node as OwnedLeaf;
     const entries = leaf.entries;
-    let i = entries.length - 1;
-    while (i >= 0 && entries[i]!.sortKey !== entry.sortKey) i--;
+    // An owner that keeps its entry objects and changes their item id in place passes the same object: found by
+    // identity, without reading the leaf's other entries or their keys.
+    let i = entries.indexOf(entry);
+    if (i < 0) {
+      i = entries.length - 1;
+      while (i >= 0 && entries[i]!.sortKey !== entry.sortKey) i--;
+    }
     if (i >= 0) {
-      if (entries[i]!.itemId === entry.itemId) return node;
+      if (entries[i] !== entry && entries[i]!.itemId === entry.itemId) return node;
       entries[i] = entry;
       touch(leaf, i);
     } else {
@@ -225,33 +231,6 @@ export function upsertOwned(node: TrieNode | null, entry: TrieEntry, shape: Trie
   inner.children[d] = after;
   inner.size += after.size - sizeBefore;
   touch(inner, before === null ? DIRTY : d);
-  inner.id = null;
-  return node;
-}
-
-/**
- * `upsertOwned` for an entry already in the trie whose item id was changed in place (the owner keeps each entry
- * object and changes only `itemId`): the leaf slot is found by identity, so no other entry of the leaf is read.
- * Falls back to `upsertOwned` if the entry is not where its key hash leads (never, while the owner keeps to this).
- */
-export function touchOwned(node: TrieNode, entry: TrieEntry, shape: TrieShape = NARROW_TRIE, depth = 0): TrieNode {
-  if (node.leaf) {
-    const leaf = node as OwnedLeaf;
-    const at = leaf.entries.indexOf(entry);
-    if (at < 0) return upsertOwned(node, entry, shape, depth);
-    touch(leaf, at);
-    leaf.id = null;
-    return node;
-  }
-  const inner = node as OwnedInner;
-  const d = digit(entry.keyHash, depth, shape);
-  const before = inner.children[d] ?? null;
-  if (before === null) return upsertOwned(node, entry, shape, depth);
-  const sizeBefore = before.size;
-  const after = touchOwned(before, entry, shape, depth + 1);
-  inner.children[d] = after;
-  inner.size += after.size - sizeBefore;
-  touch(inner, after === before ? d : DIRTY);
   inner.id = null;
   return node;
 }

@@ -1,5 +1,5 @@
 import { canonicalJson, compareCodeUnits } from '@portolan/desired-state';
-import { keyHashOf, NARROW_TRIE, removeOwned, sealTrie, touchOwned, upsertOwned, type TrieNode, type TrieShape } from './hash-trie.ts';
+import { keyHashOf, NARROW_TRIE, removeOwned, sealTrie, upsertOwned, type TrieNode, type TrieShape } from './hash-trie.ts';
 import type { PieceSink } from './piece.ts';
 
 /** An item as held: its value, and its trie entry (the same object sits in its leaf; only the owner changes it). */
@@ -33,15 +33,15 @@ export class ItemTrie<T> {
     const held = this.items.get(sortKey);
     if (held?.itemId === id) return;
     sink.keep();
-    if (held === undefined) {
-      const entry: Held<T> = { value, itemId: id, sortKey, keyHash: keyHashOf(sortKey) };
+    let entry = held;
+    if (entry === undefined) {
+      entry = { value, itemId: id, sortKey, keyHash: keyHashOf(sortKey) };
       this.items.set(sortKey, entry);
-      this.root = upsertOwned(this.root, entry, this.shape);
     } else {
-      held.value = value;
-      held.itemId = id;
-      this.root = touchOwned(this.root!, held, this.shape);
+      entry.value = value;
+      entry.itemId = id;
     }
+    this.root = upsertOwned(this.root, entry, this.shape);
     this.dirty = true;
   }
 
