@@ -15,6 +15,8 @@ if (Number(process.versions.node.split('.')[0]) < 24) {
   process.stderr.write('tests must run on Node.js 24: run them through `npm test` so node_modules/.bin/node (the node@24 devDependency) is used\n');
   process.exit(1);
 }
+// Loaded after the version check: the workspace packages are TypeScript, which only Node 24 runs.
+const { ensureBinaries, freePort, isAlive, localStack, stackBinaries } = await import('@portolan/infra');
 
 // The test stack lives apart from `portolan up`'s, on its own ports, so both can run at once. A preferred port
 // that something else holds (another checkout's stack, say) is swapped for a free one: tests read the ports from env.
@@ -36,19 +38,9 @@ async function usablePort(port: number, service: string): Promise<number> {
   const pidFile = path.join(stateDir, service, `${service}.pid`);
   const ours = existsSync(pidFile) && isAlive(Number(readFileSync(pidFile, 'utf8').trim()));
   if (ours || !(await isListening(port))) return port;
-  const { freePort } = await import('@portolan/infra');
   const free = await freePort();
   process.stdout.write(`# port ${port} is taken by another process: the test ${service} uses ${free}\n`);
   return free;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function isListening(port: number): Promise<boolean> {
@@ -59,7 +51,6 @@ function isListening(port: number): Promise<boolean> {
   });
 }
 
-const { localStack, ensureBinaries, stackBinaries } = await import('@portolan/infra');
 const useLocalStack = !unitOnly && (process.env.PORTOLAN_TEST_STACK ?? 'local') === 'local';
 const stack = localStack({ profile: 'data', log: (l) => process.stdout.write(`# stack: ${l}\n`) });
 if (!unitOnly) {
