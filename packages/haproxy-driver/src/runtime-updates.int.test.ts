@@ -242,3 +242,23 @@ test('after someone else reloads HAProxy, the next endpoint change (diffed witho
   assert.ok((await h.driver.executeAll(ops, context)).every((r) => r.ok));
   assert.deepEqual(await answering('web.test', 6), new Set(['127.0.22.3']), 'the serving worker has the new endpoint');
 });
+
+test('while someone else reloads HAProxy, read-backs and endpoint changes keep succeeding through the master re-executing itself', async () => {
+  const hosts = [{ host: 'web.test', pool: 'web' }];
+  const states = [web([pool('web', members(2))], hosts), web([pool('web', members(2, 4))], hosts)];
+  await applyOk(states[0]!);
+  const reloadsBefore = await masterReloads();
+  let rounds = 0;
+  for (let reload = 0; reload < 3; reload++) {
+    await h.driver.master.command('reload', { repeatable: false }); // someone else's reload: nobody waits for it
+    for (const until = performance.now() + 400; performance.now() < until; rounds++) {
+      const round = await h.apply(states[(rounds + 1) % 2]!); // each round moves both members: two server updates
+      assert.ok(round.results.every((r) => r.ok), JSON.stringify(round.results));
+    }
+  }
+  assert.ok(rounds >= 6, `applied ${rounds} times while reloads ran`);
+  assert.equal(await masterReloads(), reloadsBefore + 3, 'the three reloads happened, and the applies added none');
+  const last = states[rounds % 2]!;
+  assert.deepEqual(await h.pending(last), []);
+  assert.deepEqual(await answering('web.test', 8), new Set(rounds % 2 === 0 ? ['127.0.22.1', '127.0.22.2'] : ['127.0.22.5', '127.0.22.6']));
+});

@@ -3,9 +3,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { HaproxyProtocolError, HaproxySocketError } from '../errors.ts';
 import { type ProcStatus, parseShowProc } from '../core/parse-show-proc.ts';
 
+/** Pause between connection attempts while the master re-executes itself. */
+const RETRY_MS = 10;
+
 /** Options of a master CLI client. */
 export interface HaproxyMasterClientOptions {
-  /** Bound on one command. */
+  /** Bound on one command, retries while the master re-executes included; default 5 s. */
   readonly timeoutMs?: number;
 }
 
@@ -27,8 +30,31 @@ export class HaproxyMasterClient {
     this.#timeoutMs = options.timeoutMs ?? 5_000;
   }
 
-  /** Sends one master CLI command and returns its whole reply. */
-  command(text: string): Promise<string> {
+  /**
+   * Sends one master CLI command and returns its whole reply, within the client's time bound. The master refuses
+   * connections, or resets them, for as long as it re-executes itself for a reload (someone else's reload included):
+   * meanwhile a refused connection is tried again, since nothing was sent, and so is a reset one unless the command
+   * must not run twice (`repeatable: false`, as for `reload`). A missing socket fails at once.
+   */
+  async command(text: string, options: { readonly repeatable?: boolean } = {}): Promise<string> {
+    const deadline = performance.now() + this.#timeoutMs;
+    for (let attempts = 1; ; attempts++) {
+      try {
+        return await this.#send(text, deadline);
+      } catch (error) {
+        const code = (error as { cause?: { code?: unknown } }).cause?.code;
+        const again = code === 'ECONNREFUSED' || (code === 'ECONNRESET' && options.repeatable !== false);
+        if (!again) throw error;
+        if (performance.now() + RETRY_MS >= deadline) {
+          throw new HaproxySocketError(`master CLI refused or reset ${attempts} connections within ${this.#timeoutMs} ms`, this.socketPath, { cause: error });
+        }
+        await sleep(RETRY_MS);
+      }
+    }
+  }
+
+  /** One connection: writes the command, half-closes, and collects the reply until the master closes. */
+  #send(text: string, deadline: number): Promise<string> {
     return new Promise((resolve, reject) => {
       const socket = net.createConnection(this.socketPath);
       socket.setEncoding('utf8');
@@ -36,7 +62,7 @@ export class HaproxyMasterClient {
       const timer = setTimeout(() => {
         socket.destroy();
         reject(new HaproxySocketError(`master CLI gave no complete reply within ${this.#timeoutMs} ms`, this.socketPath));
-      }, this.#timeoutMs);
+      }, Math.max(0, deadline - performance.now()));
       socket.once('connect', () => socket.end(`${text}\n`));
       socket.on('data', (chunk: string) => (reply += chunk));
       socket.once('error', (cause) => {
@@ -58,7 +84,7 @@ export class HaproxyMasterClient {
     return status;
   }
 
-  /** `show proc`, retried while the master is re-executing itself (its socket refuses connections meanwhile). */
+  /** `show proc`, retried on any socket failure until `deadline` (a reload's bound, longer than one command's). */
   async showProcWhenUp(deadline: number): Promise<ProcStatus> {
     for (;;) {
       try {
@@ -79,7 +105,7 @@ export class HaproxyMasterClient {
     const deadline = performance.now() + timeoutMs;
     const before = await this.showProcWhenUp(deadline);
     const oldPids = new Set([...before.workers, ...before.oldWorkers].map((w) => w.pid));
-    await this.command('reload');
+    await this.command('reload', { repeatable: false });
     for (;;) {
       const now = await this.showProcWhenUp(deadline).catch(() => null);
       if (now !== null && now.master.reloads > before.master.reloads) {
