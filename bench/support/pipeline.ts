@@ -56,14 +56,16 @@ export async function createPipeline(o: PipelineOptions): Promise<Pipeline> {
   const appliance = `bench-${id}`;
   const stream = `BENCH_${id.toUpperCase()}`;
   const dir = mkdtempSync(path.join(tmpdir(), 'portolan-bench-'));
-  const cleanups: (() => Promise<unknown>)[] = [async () => (process.env["PORTOLAN_BENCH_KEEP"] ? undefined : rmSync(dir, { recursive: true, force: true }))];
+  const keep = process.env['PORTOLAN_BENCH_KEEP'] !== undefined;
+  const cleanups: (() => Promise<unknown>)[] = [async () => (keep ? undefined : rmSync(dir, { recursive: true, force: true }))];
   const cleanup = async (): Promise<void> => {
     for (const c of cleanups.reverse()) await c().catch(() => undefined);
   };
   try {
     const stack = await testStack();
     const db = await createTestDatabase(stack.postgresUrl);
-    cleanups.push(() => db.drop());
+    // Kept with the folder, the database lets `portolan replay --config <folder>/fleet.yaml` run again on the archive.
+    if (!keep) cleanups.push(() => db.drop());
     const haproxy = await startHaproxy({ configDir: path.join(dir, 'haproxy'), appliance });
     cleanups.push(() => haproxy.stop());
     const sim = await startKubeSim({ compactIntervalMs: 0, bookmarkIntervalMs: 10_000 });
