@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { PgApplyLog } from '@portolan/applier';
+import { PgEpochStore } from '@portolan/leader';
 import type { DesiredState } from '@portolan/desired-state';
 import { loadFleetConfig } from '@portolan/fleet-config';
 import { testStack } from '@portolan/infra';
@@ -24,10 +25,13 @@ let target: LoadMasterEmulator;
 let dir: string;
 let configFile: string;
 const appliance = `lm-${randomBytes(3).toString('hex')}`;
+let epoch: number;
 
 before(async () => {
   const stack = await testStack();
   tdb = await createTestDatabase(stack.postgresUrl);
+  // Records are written under a leader's epoch, as the applier writes them.
+  epoch = (await new PgEpochStore(tdb.db).grant(appliance, 'replica-1', 'run-1', () => 0)).epoch;
   live = await startLoadMasterEmulator({ port: 0, users: { bal: 'pw' }, https: true });
   target = await startLoadMasterEmulator({ port: 0, users: { bal: 'pw' }, https: true });
   dir = await fs.mkdtemp(path.join(os.tmpdir(), 'portolan-audit-lm-'));
@@ -76,9 +80,9 @@ async function applyAndRecord(driver: LoadMasterDriver, d: DesiredState, parentI
   assert.deepEqual(outcomes.filter((o) => !o.result.ok), []);
   const startedAt = new Date();
   const recorded = await new PgApplyLog(tdb.db).recordApply({
-    appliance, snapshotId: snapshot, epoch: 1, leaderId: 'replica-1', trigger: 'snapshot', status: operations.length === 0 ? 'noop' : 'succeeded', operations, outcomes,
+    appliance, snapshotId: snapshot, epoch, leaderId: 'replica-1', trigger: 'snapshot', status: operations.length === 0 ? 'noop' : 'succeeded', operations, outcomes,
     observedAfter: await driver.readBack(signal), reason: null, startedAt, finishedAt: new Date(), traceId: null,
-  }, async () => {});
+  }, { group: appliance, epoch });
   return { snapshot, finishedAt: recorded.finishedAt };
 }
 

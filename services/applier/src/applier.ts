@@ -314,7 +314,7 @@ export class Applier {
       trigger: trigger === 'drift-correction' ? 'drift-correction' : trigger === 'retry' ? 'retry' : snapshot.origin === 'rollback' ? 'rollback' : 'snapshot',
       status: summary.status, operations, outcomes, observedAfter, reason: fenced ? 'leadership or epoch lost before every operation was sent' : snapshot.origin === 'rollback' ? (snapshot.reason ?? null) : null,
       startedAt, finishedAt: new Date(), traceId: null,
-    }, (trx) => leadership.assertEpochCurrent(trx));
+    }, leadership);
     phases.mark('record');
     for (const o of outcomes) this.o.metrics?.operations.inc({ result: o.result.ok ? 'ok' : 'failed' });
     const refused = outcomes.filter((o) => !o.result.ok).slice(0, 5).map((o) => ({ object: `${o.operation.objectType}/${o.operation.objectName}`, code: o.result.ok ? '' : o.result.code, message: o.result.ok ? '' : o.result.message.slice(0, 500) }));
@@ -364,7 +364,7 @@ export class Applier {
     const recorded = await this.o.log.recordApply({
       appliance: this.o.appliance, snapshotId: head.id, epoch: leadership.epoch, leaderId: this.o.replicaId, trigger: 'hold', status: 'held',
       operations: [], outcomes: [], observedAfter: null, reason: head.holdReason, startedAt: now, finishedAt: now, traceId: null,
-    }, (trx) => leadership.assertEpochCurrent(trx));
+    }, leadership);
     if (recorded.status === 'held') this.holds.add(head.id);
     this.logger.warn({ snapshot: head.id, reason: head.holdReason }, 'snapshot held by the safety rule: not applied');
   }

@@ -1,8 +1,8 @@
 import type { Operation, OperationOutcome } from '@portolan/appliance-driver';
 import { ValueTreeEncoder } from '@portolan/desired-state';
 import { readValueTree } from '@portolan/store';
-import { StaleEpochError } from '@portolan/leader';
-import type { Database, Kysely } from '@portolan/store';
+import { epochRowForShare, StaleEpochError } from '@portolan/leader';
+import { sql, type AppliesTable, type Database, type Insertable, type Kysely } from '@portolan/store';
 import type { ApplyStatus } from '../core/apply-outcome.ts';
 import type { DriftReport } from '../core/drift-report.ts';
 
@@ -33,13 +33,16 @@ export interface RecordedApply {
   readonly finishedAt: Date;
 }
 
-/** Checks the epoch inside the record's transaction (Leadership.assertEpochCurrent). */
-export type EpochFence = (trx: Kysely<Database>) => Promise<void>;
+/** The term a record is written under (a Leadership has both): its group's epoch row is its fence. */
+export interface EpochFence {
+  readonly group: string;
+  readonly epoch: number;
+}
 
 /**
- * The apply log in Postgres. Every record of a leader is written in a transaction that first checks its epoch
- * is still current (FOR SHARE on the epoch row): a record from a superseded leader is refused and stored as
- * `fenced` instead, so no outcome under an old epoch is ever accepted as applied.
+ * The apply log in Postgres. Every record of a leader is written by one statement that first holds its epoch row
+ * (FOR SHARE) and writes only if that epoch is still current: a record from a superseded leader is refused and
+ * stored as `fenced` instead, so no outcome under an old epoch is ever accepted as applied.
  */
 export class PgApplyLog {
   private readonly db: Kysely<Database>;
@@ -50,35 +53,40 @@ export class PgApplyLog {
     this.db = db;
   }
 
-  /** Records an apply under the fence; returns the stored id and status (`fenced` when the epoch was stale). */
+  /**
+   * Records an apply under the fence; returns the stored id and status (`fenced` when the epoch was stale). One
+   * round trip in autocommit: the fence, the read-back's new pieces and the apply row are one statement (data-
+   * modifying CTEs), where a transaction took five (BEGIN, fence, pieces, row, COMMIT); a stale epoch writes
+   * nothing there, and a second statement stores the fenced record.
+   */
   async recordApply(input: ApplyRecordInput, fence: EpochFence): Promise<RecordedApply> {
-    try {
-      let stored: number | null = null;
-      const recorded = await this.db.transaction().execute(async (trx) => {
-        await fence(trx);
-        let observedAfterHash: string | null = null;
-        if (input.observedAfter !== null) {
-          const tree = this.trees.encode(input.observedAfter);
-          await this.putPieces(tree.pieces, trx);
-          observedAfterHash = tree.root;
-          stored = tree.gen;
-        }
-        return this.insert(trx, input, input.status, observedAfterHash, input.reason);
-      });
-      if (stored !== null) this.trees.confirm(stored);
-      return recorded;
-    } catch (e) {
-      if (!(e instanceof StaleEpochError)) throw e;
-      return this.insert(this.db, { ...input, outcomes: input.outcomes }, 'fenced', null, e.message);
+    const tree = input.observedAfter === null ? null : this.trees.encode(input.observedAfter);
+    const hashes = tree === null ? [] : [...tree.pieces.keys()];
+    const bodies = tree === null ? [] : [...tree.pieces.values()].map((text) => Buffer.from(text));
+    const observedAfterHash = tree?.root ?? null;
+    const row = applyRow(input, input.status, observedAfterHash, input.reason);
+    const { rows: [answer] } = await sql<{ latest: string | null; id: string | null; finished_at: Date | null }>`
+      WITH fence AS (${epochRowForShare(fence.group)}),
+      current AS (SELECT 1 FROM fence WHERE epoch = ${fence.epoch}),
+      pieces AS (
+        INSERT INTO snapshot_pieces (hash, body)
+        SELECT * FROM unnest(${hashes}::text[], ${bodies}::bytea[]) WHERE EXISTS (SELECT 1 FROM current)
+        ON CONFLICT (hash) DO NOTHING
+      ),
+      recorded AS (
+        INSERT INTO applies (${sql.join(APPLY_COLUMNS.map(([column]) => sql.ref(column)))})
+        SELECT ${sql.join(APPLY_COLUMNS.map(([column, type]) => sql`${row[column]}::${sql.raw(type)}`))} WHERE EXISTS (SELECT 1 FROM current)
+        RETURNING id, finished_at
+      )
+      SELECT (SELECT epoch FROM fence) AS latest, recorded.id, recorded.finished_at FROM (SELECT 1) AS one LEFT JOIN recorded ON true
+    `.execute(this.db);
+    // The statement answers one row, whatever happened: the epoch it found, and the record when it wrote one.
+    if (answer === undefined || answer.id === null || answer.finished_at === null) {
+      const latest = answer === undefined || answer.latest === null ? null : Number(answer.latest);
+      return this.insert(this.db, input, 'fenced', null, new StaleEpochError(fence.group, fence.epoch, latest).message);
     }
-  }
-
-  private async putPieces(pieces: ReadonlyMap<string, string>, executor: Kysely<Database>): Promise<void> {
-    const rows = [...pieces].map(([hash, text]) => ({ hash, body: Buffer.from(text) }));
-    // Bounded batches: one statement's bind parameters are limited (a first record of a large appliance has many pieces).
-    for (let i = 0; i < rows.length; i += 5000) {
-      await executor.insertInto('snapshot_pieces').values(rows.slice(i, i + 5000)).onConflict((oc) => oc.column('hash').doNothing()).execute();
-    }
+    if (tree !== null) this.trees.confirm(tree.gen);
+    return { id: String(answer.id), snapshotId: input.snapshotId, status: input.status, observedAfterHash, finishedAt: new Date(answer.finished_at) };
   }
 
   /** Reads a read-back stored with an apply (a value tree of pieces, or one plain piece for older records); null when absent. */
@@ -115,22 +123,25 @@ export class PgApplyLog {
   }
 
   private async insert(executor: Kysely<Database>, input: ApplyRecordInput, status: ApplyStatus, observedAfterHash: string | null, reason: string | null): Promise<RecordedApply> {
-    const results = input.outcomes.map((o) => ({ objectType: o.operation.objectType, objectName: o.operation.objectName, action: o.operation.action, result: o.result, durationMs: o.durationMs }));
-    const row = await executor.insertInto('applies').values({
-      appliance: input.appliance,
-      snapshot_id: input.snapshotId,
-      epoch: input.epoch,
-      leader_id: input.leaderId,
-      trigger: input.trigger,
-      status,
-      operations: JSON.stringify(input.operations),
-      results: JSON.stringify(results),
-      observed_after_hash: observedAfterHash,
-      reason,
-      started_at: input.startedAt,
-      finished_at: input.finishedAt,
-      trace_id: input.traceId,
-    }).returning(['id', 'finished_at']).executeTakeFirstOrThrow();
+    const row = await executor.insertInto('applies').values(applyRow(input, status, observedAfterHash, reason)).returning(['id', 'finished_at']).executeTakeFirstOrThrow();
     return { id: String(row.id), snapshotId: input.snapshotId, status, observedAfterHash, finishedAt: new Date(row.finished_at) };
   }
+}
+
+type ApplyRow = Omit<Insertable<AppliesTable>, 'id'>;
+
+/** The `applies` columns a record writes, with their SQL types (a SELECT's parameters need them spelled out). */
+const APPLY_COLUMNS: readonly (readonly [keyof ApplyRow, string])[] = [
+  ['appliance', 'text'], ['snapshot_id', 'bigint'], ['epoch', 'bigint'], ['leader_id', 'text'], ['trigger', 'text'], ['status', 'text'],
+  ['operations', 'jsonb'], ['results', 'jsonb'], ['observed_after_hash', 'text'], ['reason', 'text'], ['started_at', 'timestamptz'],
+  ['finished_at', 'timestamptz'], ['trace_id', 'text'],
+];
+
+function applyRow(input: ApplyRecordInput, status: ApplyStatus, observedAfterHash: string | null, reason: string | null): ApplyRow {
+  const results = input.outcomes.map((o) => ({ objectType: o.operation.objectType, objectName: o.operation.objectName, action: o.operation.action, result: o.result, durationMs: o.durationMs }));
+  return {
+    appliance: input.appliance, snapshot_id: input.snapshotId, epoch: input.epoch, leader_id: input.leaderId, trigger: input.trigger, status,
+    operations: JSON.stringify(input.operations), results: JSON.stringify(results), observed_after_hash: observedAfterHash, reason,
+    started_at: input.startedAt, finished_at: input.finishedAt, trace_id: input.traceId,
+  };
 }

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from '@portolan/store';
+import { sql, type Kysely, type RawBuilder } from '@portolan/store';
 import type { Database } from '@portolan/store';
 import { EpochStoreError, StaleEpochError } from '../errors.ts';
 
@@ -21,6 +21,14 @@ export interface CurrentEpoch {
  * `assertCurrent` inside the caller's transaction takes a share lock on the group's row (alone, it is a plain read), so a record
  * either commits before the next epoch is granted or is refused.
  */
+/**
+ * The query a record's own statement embeds to hold its term's fence: the group's epoch row, locked FOR SHARE, so a
+ * concurrent grant waits until the record is committed (the statement compares the epoch it returns with its own).
+ */
+export function epochRowForShare(group: string): RawBuilder<{ epoch: string }> {
+  return sql<{ epoch: string }>`SELECT epoch FROM leader_epochs WHERE group_name = ${group} FOR SHARE`;
+}
+
 export class PgEpochStore {
   readonly db: Kysely<Database>;
 
