@@ -24,9 +24,12 @@ export function fileStem(name: string): string {
   return safeName(name, /[^A-Za-z0-9_.-]/g);
 }
 
-/** The name of the n-th (1-based) server slot of a backend. */
+/** Slot names made so far, by index: 10k backends of 16 slots then hold 16 name strings, not 160k of each. */
+const SLOT_NAMES: string[] = [];
+
+/** The name of the n-th (1-based) server slot of a backend (one string per index, shared by every backend). */
 export function slotName(index: number): string {
-  return `s${index}`;
+  return (SLOT_NAMES[index] ??= `s${index}`);
 }
 
 /** The 1-based slot number of a slot name, or null when the name is not a slot of ours. */

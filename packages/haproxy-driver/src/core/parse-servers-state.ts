@@ -1,5 +1,5 @@
 import type { BackendSlots, ServerSlot, SlotState } from './haproxy-bundle.ts';
-import { slotIndex } from './haproxy-names.ts';
+import { slotIndex, slotName } from './haproxy-names.ts';
 
 // srv_admin_state bits (HAProxy 2.6 server-t.h): forced/inherited/resolution maintenance, forced/inherited drain.
 const FORCED_MAINT = 0x01;
@@ -34,9 +34,9 @@ export function parseServersStateRows(text: string, start: number, maxRows: numb
     const row = text.charCodeAt(at) === HASH ? null : parseRow(text, at, end);
     at = end + 1;
     if (row === null) continue;
-    const slots = rows.get(row.backend) ?? [];
+    let slots = rows.get(row.backend);
+    if (slots === undefined) rows.set(ownString(row.backend), (slots = []));
     slots.push({ index: row.index, slot: row.slot });
-    rows.set(row.backend, slots);
   }
   return at;
 }
@@ -65,8 +65,18 @@ function parseRow(text: string, start: number, end: number): { backend: string; 
   const [, backend = '', , server = '', address = '', , admin = '', weight = ''] = fields;
   const index = slotIndex(server);
   if (index === null) return null;
-  const slot: ServerSlot = { name: server, address, port: Number(fields[PORT_FIELD]), state: slotState(Number(admin)), weight: Number(weight) };
+  const slot: ServerSlot = { name: slotName(index), address: ownString(address), port: Number(fields[PORT_FIELD]), state: slotState(Number(admin)), weight: Number(weight) };
   return { backend, index, slot };
+}
+
+/**
+ * A copy of a field that does not point into the whole answer. V8 makes a substring of 13 characters or more (an
+ * address like `10.104.123.10`) a view of its parent: one such address kept in the observed slots kept the whole
+ * 15 MB answer of 10k backends alive, and two answers were held at once (backend names are such fields too).
+ * `(' ' + s).slice(1)` is a view of a fresh copy of the field alone (the concatenation is flattened first).
+ */
+function ownString(field: string): string {
+  return field.length < 13 ? field : (' ' + field).slice(1);
 }
 
 function slotState(admin: number): SlotState {
