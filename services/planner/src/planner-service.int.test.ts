@@ -34,10 +34,10 @@ const kinds: Record<string, [KubeKind, KindToken]> = {
 };
 
 /** The list markers a watcher publishes after its first list: the planner plans nothing before them (FM-7). */
-async function markSynced(bus: NatsEventBus, keys: Record<string, string[]>): Promise<void> {
+async function markSynced(bus: NatsEventBus, keys: Record<string, string[]>, cluster = 'dev'): Promise<void> {
   for (const [kind, [k, token]] of Object.entries(kinds)) {
-    const msg = create(KubeListMarkerSchema, { cluster: 'dev', kind: k, listResourceVersion: String(rv), listGeneration: 1n, chunkIndex: 0, chunkCount: 1, keys: keys[kind] ?? [] });
-    await bus.publish(kubeListMarkerSubject('dev', token), toBinary(KubeListMarkerSchema, msg), { msgId: kubeListMarkerMsgId('dev', token, `${rv}.1`, 0, 1) });
+    const msg = create(KubeListMarkerSchema, { cluster, kind: k, listResourceVersion: String(rv), listGeneration: 1n, chunkIndex: 0, chunkCount: 1, keys: keys[kind] ?? [] });
+    await bus.publish(kubeListMarkerSubject(cluster, token), toBinary(KubeListMarkerSchema, msg), { msgId: kubeListMarkerMsgId(cluster, token, `${rv}.1`, 0, 1) });
   }
 }
 let rv = 100;
@@ -50,19 +50,25 @@ function slice(addresses: string[]): Record<string, unknown> {
   return kubeObject('EndpointSlice', 'shop', 'web-1', { metadata: { labels: { 'kubernetes.io/service-name': 'web' } }, addressType: 'IPv4', ports: [{ name: 'http', port: 8080, protocol: 'TCP' }], endpoints: addresses.map((a) => ({ addresses: [a], conditions: { ready: true, serving: true, terminating: false } })) });
 }
 
-async function publish(bus: NatsEventBus, kind: string, object: Record<string, unknown>, type: KubeEventType = KubeEventType.MODIFIED): Promise<void> {
+async function publish(bus: NatsEventBus, kind: string, object: Record<string, unknown>, type: KubeEventType = KubeEventType.MODIFIED, cluster = 'dev'): Promise<void> {
   const [k, token] = kinds[kind]!;
   const meta = object.metadata as { namespace: string; name: string; uid: string; resourceVersion: string };
-  const msg = create(KubeEventSchema, { cluster: 'dev', kind: k, namespace: meta.namespace, name: meta.name, uid: meta.uid, resourceVersion: meta.resourceVersion, type, object: new TextEncoder().encode(JSON.stringify(object)), observedAt: timestampFromMs(1_700_000_000_000) });
-  await bus.publish(kubeEventSubject('dev', token), toBinary(KubeEventSchema, msg), { msgId: kubeEventMsgId('dev', meta.uid, meta.resourceVersion, String(type)) });
+  const msg = create(KubeEventSchema, { cluster, kind: k, namespace: meta.namespace, name: meta.name, uid: meta.uid, resourceVersion: meta.resourceVersion, type, object: new TextEncoder().encode(JSON.stringify(object)), observedAt: timestampFromMs(1_700_000_000_000) });
+  await bus.publish(kubeEventSubject(cluster, token), toBinary(KubeEventSchema, msg), { msgId: kubeEventMsgId(cluster, meta.uid, meta.resourceVersion, String(type)) });
 }
 
+/** A class, a Service with its slice, and an Ingress routing `host` to it: four events. */
+async function objects(bus: NatsEventBus, addresses: string[], cluster = 'dev', host = 'shop.example.com'): Promise<void> {
+  await publish(bus, 'IngressClass', kubeObject('IngressClass', '', 'portolan', { spec: { controller: 'portolan.dev/ingress-controller' } }), KubeEventType.ADDED, cluster);
+  await publish(bus, 'Service', kubeObject('Service', 'shop', 'web', { spec: { ports: [{ name: 'http', port: 80, targetPort: 8080, protocol: 'TCP' }] } }), KubeEventType.ADDED, cluster);
+  await publish(bus, 'EndpointSlice', slice(addresses), KubeEventType.ADDED, cluster);
+  await publish(bus, 'Ingress', kubeObject('Ingress', 'shop', 'web', { spec: { ingressClassName: 'portolan', rules: [{ host, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { number: 80 } } } }] } }] } }), KubeEventType.ADDED, cluster);
+}
+const LISTED = { IngressClass: ['portolan'], Service: ['shop/web'], EndpointSlice: ['shop/web-1'], Ingress: ['shop/web'] };
+
 async function world(bus: NatsEventBus, addresses: string[]): Promise<void> {
-  await publish(bus, 'IngressClass', kubeObject('IngressClass', '', 'portolan', { spec: { controller: 'portolan.dev/ingress-controller' } }), KubeEventType.ADDED);
-  await publish(bus, 'Service', kubeObject('Service', 'shop', 'web', { spec: { ports: [{ name: 'http', port: 80, targetPort: 8080, protocol: 'TCP' }] } }), KubeEventType.ADDED);
-  await publish(bus, 'EndpointSlice', slice(addresses), KubeEventType.ADDED);
-  await publish(bus, 'Ingress', kubeObject('Ingress', 'shop', 'web', { spec: { ingressClassName: 'portolan', rules: [{ host: 'shop.example.com', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { number: 80 } } } }] } }] } }), KubeEventType.ADDED);
-  await markSynced(bus, { IngressClass: ['portolan'], Service: ['shop/web'], EndpointSlice: ['shop/web-1'], Ingress: ['shop/web'] });
+  await objects(bus, addresses);
+  await markSynced(bus, LISTED);
 }
 const WORLD_MESSAGES = 4 + 6;
 
@@ -83,13 +89,13 @@ async function teardown(h: Harness): Promise<void> {
 const service = (h: Harness): PlannerService => new PlannerService({ store: h.store, bus: h.bus, config, fleetConfigHash: hash, log: silent, metrics: null });
 
 /** Runs a planner until the committed position reaches `seq`. */
-async function runUntil(h: Harness, s: PlannerService, seq: number): Promise<void> {
+async function runUntil(h: Harness, s: PlannerService, seq: number, maxBatch?: number): Promise<void> {
   const stop = new AbortController();
   const timer = setTimeout(() => stop.abort(), 20_000);
   await h.bus.consumeBatches('planner', async (batch) => {
     await s.handleBatch(batch);
     if (s.committedPosition >= seq) stop.abort();
-  }, { signal: stop.signal });
+  }, { signal: stop.signal, ...(maxBatch === undefined ? {} : { maxBatch }) });
   clearTimeout(timer);
   assert.ok(s.committedPosition >= seq, `reached ${s.committedPosition} of ${seq}`);
 }
@@ -102,6 +108,52 @@ test('nothing is planned until every kind of the cluster has been listed (FM-7)'
     await s.recover();
     await runUntil(h, s, 1);
     assert.deepEqual(await h.tdb.db.selectFrom('snapshots').select('id').execute(), [], 'an unsynced world is never planned');
+  } finally {
+    await teardown(h);
+  }
+});
+
+test('a cold start in small batches: the first snapshot of every appliance is whole, whether the first plan or a later one released it', async () => {
+  const two = parseFleetConfig(`
+version: 1
+clusters: [{ name: dev }, { name: prod }]
+appliances:
+  - { name: edge, driver: haproxy, clusters: [dev], haproxy: { configDir: /tmp/x, masterSocket: /tmp/x/m.sock } }
+  - { name: both, driver: haproxy, clusters: [dev, prod], haproxy: { configDir: /tmp/y, masterSocket: /tmp/y/m.sock } }
+bus: { url: nats://unused }
+store: { url: postgres://unused }
+leases: { redisUrl: redis://unused }
+secrets: { keyFile: /tmp/key }
+`);
+  const h = await harness();
+  try {
+    // dev's world and lists, and prod's objects without its lists, in batches of two: nothing is planned before dev
+    // has listed every kind; the plan that then releases edge starts from empty, and its pieces are edge's first
+    // snapshot. That plan encodes both as well (prod's host among its pieces), but both is not recorded yet.
+    await objects(h.bus, ['10.0.0.1', '10.0.0.2']);
+    await objects(h.bus, ['10.0.9.1'], 'prod', 'prod.example.com');
+    await markSynced(h.bus, LISTED);
+    const s = new PlannerService({ store: h.store, bus: h.bus, config: two.config, fleetConfigHash: two.hash, log: silent, metrics: null });
+    await s.recover();
+    await runUntil(h, s, 4 + 4 + 6, 2);
+    assert.deepEqual([...(await h.store.heads()).keys()], ['edge'], 'both waits for prod');
+    // prod lists later, in one batch with a change of its own: both is released by a plan that is not the first,
+    // whose pieces are only that change's; its first snapshot must still hold everything, prod's host included.
+    await markSynced(h.bus, LISTED, 'prod');
+    await publish(h.bus, 'EndpointSlice', slice(['10.0.9.1', '10.0.9.2']), KubeEventType.MODIFIED, 'prod');
+    await runUntil(h, s, 4 + 4 + 6 + 6 + 1);
+    const heads = await h.store.heads();
+    const pieces = new Map((await h.tdb.db.selectFrom('snapshot_pieces').select(['hash', 'body']).execute()).map((p) => [p.hash, p.body]));
+    const members = (appliance: string): string[] => {
+      const head = heads.get(appliance);
+      assert.ok(head !== undefined, `${appliance} has a head`);
+      const desired = joinSnapshot(head.contentHash, (id) => pieces.get(id)); // throws on a missing piece
+      return desired.pools.flatMap((p) => p.members.map((m) => `${m.address}:${m.port}`)).sort();
+    };
+    assert.deepEqual(members('edge'), ['10.0.0.1:8080', '10.0.0.2:8080']);
+    assert.deepEqual(members('both'), ['10.0.0.1:8080', '10.0.0.2:8080', '10.0.9.1:8080', '10.0.9.2:8080']);
+    const report = await replayVerify(h.store, two.config);
+    assert.deepEqual({ verified: report.verified, mismatches: report.mismatches }, { verified: 2, mismatches: [] });
   } finally {
     await teardown(h);
   }
