@@ -67,8 +67,9 @@ export class PgEpochStore {
     try {
       // The share lock matters only inside the caller's transaction (it holds until the record commits). Alone, a
       // plain read: a locking read in its own transaction writes a row lock and so waits for a WAL flush.
-      const query = (executor ?? this.db).selectFrom('leader_epochs').select('epoch').where('group_name', '=', group);
-      const row = await (executor === undefined ? query : query.forShare()).executeTakeFirst();
+      const row = executor === undefined
+        ? await this.db.selectFrom('leader_epochs').select('epoch').where('group_name', '=', group).executeTakeFirst()
+        : (await epochRowForShare(group).execute(executor)).rows[0];
       latest = row === undefined ? null : Number(row.epoch);
     } catch (cause) {
       throw new EpochStoreError(`cannot check the epoch of group "${group}": ${(cause as Error).message}`, { cause });
