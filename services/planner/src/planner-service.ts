@@ -55,8 +55,6 @@ export class PlannerService {
   private sync: SyncTracker;
   /** Appliances that already got their first snapshot after every cluster they serve had synced. */
   private readonly released = new Set<string>();
-  /** Whether this planner has planned yet: its first plan starts from empty encoders, so its pieces are whole snapshots. */
-  private planned = false;
   private position = 0;
   private heads = new Map<string, SnapshotHead>();
   /** Newest heartbeat per cluster (watch freshness, for status and metrics). */
@@ -81,7 +79,6 @@ export class PlannerService {
     this.planner = new Planner(this.o.config, { layout: this.o.layout });
     this.sync = new SyncTracker(this.o.config);
     this.released.clear();
-    this.planned = false;
     this.position = await this.o.store.position();
     this.heads = await this.o.store.heads();
     let replayed = 0;
@@ -173,8 +170,8 @@ export class PlannerService {
   private plansToRecord(): { appliance: string; root: string; pieces: ReadonlyMap<string, Uint8Array> }[] {
     const synced = this.planner.appliances.filter((appliance) => this.sync.isApplianceSynced(appliance));
     if (synced.length === 0) return [];
-    const fromEmpty = !this.planned;
-    this.planned = true;
+    // Planning starts only here, and releases at least one appliance: none released yet means this is the first plan.
+    const fromEmpty = this.released.size === 0;
     const dirty = new Map(this.planner.planDirty().map((p) => [p.appliance, p] as const));
     const out: { appliance: string; root: string; pieces: ReadonlyMap<string, Uint8Array> }[] = [];
     for (const appliance of synced) {
