@@ -27,3 +27,25 @@ test('property: canonical encoding round-trips through JSON.parse to an equal va
     }),
   );
 });
+
+/** The specification written plainly (map, sort, join): the encoder must give the same text for every JSON value. */
+function reference(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(reference).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+  entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${reference(v)}`).join(',')}}`;
+}
+
+test('property: the encoding is the plainly written specification, for objects of any size and key order', () => {
+  const wide = fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 2 }), { minKeys: 30, maxKeys: 60 });
+  fc.assert(
+    fc.property(fc.oneof(fc.jsonValue(), wide, fc.array(wide, { maxLength: 3 })), (v) => {
+      assert.equal(canonicalJson(v), reference(v));
+    }),
+  );
+});
+
+test('undefined object values are left out, as JSON.stringify leaves them', () => {
+  assert.equal(canonicalJson({ b: undefined, a: 1 }), '{"a":1}');
+});
