@@ -172,3 +172,21 @@ test('an array that changed in one element re-encodes one chunk, not every eleme
   assert.ok(second.pieces.size <= 4, `${second.pieces.size} pieces`);
   assert.equal(second.root, new ValueTreeEncoder().encode({ backends: moved }).root);
 });
+
+test('encodeAll: values encoded together share their pieces, and each root is the one a lone encode gives', () => {
+  const sections = Array.from({ length: 300 }, (_, i) => `backend b${i}\n    server s1 10.0.${i >> 8}.${i & 255}:80`);
+  const file = { path: 'haproxy.cfg', content: sections.join('\n') };
+  textParts.set(file, { key: 'content', parts: sections, separator: '\n' });
+  const backends = Array.from({ length: 300 }, (_, i) => ({ name: `b${i}`, slots: [{ name: 's1', address: `10.0.${i >> 8}.${i & 255}`, port: 80 }] }));
+  const readBack = { files: [file], backends };
+  const operations = [{ objectType: 'reload', payload: { files: [file], backends } }];
+  const together = new ValueTreeEncoder().encodeAll([operations, readBack]);
+  const alone = [new ValueTreeEncoder().encode(operations), new ValueTreeEncoder().encode(readBack)];
+  assert.deepEqual(together.roots, alone.map((e) => e.root));
+  assert.deepEqual(new Set(together.pieces.keys()), new Set([...alone[0]!.pieces.keys(), ...alone[1]!.pieces.keys()]));
+  // The operations' tree adds only its own root: the config and the backends are the read-back's pieces.
+  assert.equal(together.pieces.size, alone[1]!.pieces.size + 1);
+  for (const [i, value] of [operations, readBack].entries()) {
+    assert.equal(canonicalJson(decodeValueTree(together.pieces.get(together.roots[i]!)!, (id) => together.pieces.get(id))), canonicalJson(value));
+  }
+});

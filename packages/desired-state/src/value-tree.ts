@@ -1,5 +1,6 @@
 import { canonicalJson, compareCodeUnits } from './canonical-json.ts';
 import { sha256Text } from './content-hash.ts';
+import { fnv, groups, splitLines } from './value-tree-chunks.ts';
 
 /**
  * A JSON value stored as a tree of content-addressed pieces, so that storing a value that differs a little from
@@ -21,7 +22,6 @@ const INLINE_MAX = 512;
 const REMEMBER_MIN = 128;
 const ARRAY_CHUNKING_MIN = 64;
 const STRING_CHUNKING_MIN = 8192;
-const STRING_CHUNK_MIN = 2048;
 
 /**
  * Long strings a producer already holds as parts (haproxy.cfg as its sections): `textParts.set(object, {key, parts,
@@ -98,13 +98,25 @@ export class ValueTreeEncoder {
 
   /** Encodes `value`; returns the root id, the pieces to store, and the generation to confirm once stored. */
   encode(value: unknown): { readonly root: string; readonly pieces: TreeSink; readonly gen: number } {
+    const { roots, pieces, gen } = this.encodeAll([value]);
+    return { root: roots[0]!, pieces, gen };
+  }
+
+  /**
+   * Encodes several values as one generation (one tree each, stored together): what one of them holds the others
+   * share, by identity, within the same encode (an apply's operations and its read-back: the same haproxy.cfg).
+   */
+  encodeAll(values: readonly unknown[]): { readonly roots: readonly string[]; readonly pieces: TreeSink; readonly gen: number } {
     const gen = ++this.#gen;
     this.#pending.add(gen);
     const pieces: TreeSink = new Map();
-    const text = `{"$tree":1,"value":${this.#fragment(value, gen, pieces)}}`;
-    const root = sha256Text(text, 'base64url');
-    pieces.set(root, text);
-    return { root, pieces, gen };
+    const roots = values.map((value) => {
+      const text = `{"$tree":1,"value":${this.#fragment(value, gen, pieces)}}`;
+      const root = sha256Text(text, 'base64url');
+      pieces.set(root, text);
+      return root;
+    });
+    return { roots, pieces, gen };
   }
 
   /** Marks an encode's pieces as stored, so later encodes may refer to them instead of emitting them again. */
@@ -358,42 +370,4 @@ function unchangedChunks(base: ChunkedArray, values: readonly unknown[]): { head
     tailIds: tail ? base.ids.slice(t) : [],
     tailEnds: tail ? base.ends.slice(t).map((e) => e + shift) : [],
   };
-}
-
-/** Groups items at content-defined boundaries (about 32 per group): an insertion moves one boundary at most. */
-function groups<T>(items: readonly T[], endsGroup: (item: T) => boolean): T[][] {
-  const out: T[][] = [];
-  let start = 0;
-  for (let i = 0; i < items.length; i++) {
-    if (i === items.length - 1 || endsGroup(items[i]!)) {
-      out.push(items.slice(start, i + 1));
-      start = i + 1;
-    }
-  }
-  return out;
-}
-
-/** Splits text before lines that start a new section (no leading blank), once a chunk holds enough characters. */
-function splitLines(s: string): string[] {
-  const out: string[] = [];
-  let start = 0;
-  let at = s.indexOf('\n', start + STRING_CHUNK_MIN);
-  while (at >= 0 && at + 1 < s.length) {
-    const next = s.charCodeAt(at + 1);
-    if (next !== 32 && next !== 9 && next !== 10) {
-      out.push(s.slice(start, at + 1));
-      start = at + 1;
-      at = s.indexOf('\n', start + STRING_CHUNK_MIN);
-    } else {
-      at = s.indexOf('\n', at + 1);
-    }
-  }
-  out.push(s.slice(start));
-  return out;
-}
-
-function fnv(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-  return h >>> 0;
 }

@@ -109,7 +109,10 @@ export interface AppliesTable {
   /** 'snapshot', 'drift-correction', 'rollback' or 'retry'. */
   trigger: string;
   status: string;
+  /** One header per operation (objectType, objectName, action, summary); with no operations_hash, the whole operations (older rows). */
   operations: unknown;
+  /** Root of the value tree holding the operations with their payloads (null in rows older than migration 0006). */
+  operations_hash: string | null;
   results: unknown;
   /** Piece hash of the vendor objects read back after the apply (what the appliance then held). */
   observed_after_hash: string | null;

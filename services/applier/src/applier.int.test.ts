@@ -110,9 +110,26 @@ test('only the difference is applied, each write carries the epoch, and the appl
     assert.equal(log[1]!.snapshot_id, s2);
     assert.deepEqual((log[1]!.results as { objectName: string; result: { ok: boolean } }[]).map((x) => [x.objectName, x.result.ok]), [['web', true]]);
     assert.deepEqual([...h.fake.objects.keys()].sort(), ['pool/api', 'pool/web', 'virtual_service/http-80']);
+    // The row lists each operation without its payload; the operations as sent, payloads included, are a value tree.
+    assert.deepEqual(log[1]!.operations, [{ objectType: 'pool', objectName: 'web', action: 'update', summary: 'update pool/web' }]);
+    const sent = await new PgApplyLog(database.db).operationsOf(log[1]!.id);
+    const rendered = renderFake(canonicalizeDesiredState(desiredState(h.appliance, [pool('web', [1, 2, 4]), pool('api', [3])])));
+    assert.deepEqual(sent, [{ objectType: 'pool', objectName: 'web', action: 'update', payload: rendered['pool/web'], summary: 'update pool/web' }]);
   } finally {
     await h.close();
   }
+});
+
+test('an apply recorded before operation trees existed reads its operations from its row', async () => {
+  const appliance = `a${unique()}`;
+  const snapshotId = await writeSnapshot(database.db, desiredState(appliance, [pool('web', [1])]));
+  const operations = [{ objectType: 'pool', objectName: 'web', action: 'update', payload: { members: ['10.0.0.1:80'] }, summary: 'update pool/web' }];
+  const row = await database.db.insertInto('applies').values({
+    appliance, snapshot_id: snapshotId, epoch: 1, leader_id: 'r1', trigger: 'snapshot', status: 'succeeded', operations: JSON.stringify(operations),
+    operations_hash: null, results: '[]', observed_after_hash: null, reason: null, started_at: new Date(), finished_at: new Date(), trace_id: null,
+  }).returning('id').executeTakeFirstOrThrow();
+  assert.deepEqual(await new PgApplyLog(database.db).operationsOf(String(row.id)), operations);
+  assert.equal(await new PgApplyLog(database.db).operationsOf('999999999'), null);
 });
 
 test('a failing operation does not stop the others, is retried with backoff, and converges', async () => {
@@ -294,6 +311,10 @@ for (const writeGate of [false, true]) test(`a stale epoch is fenced: nothing is
     const log = await applies(h.appliance);
     assert.deepEqual(log.map((a) => a.status), ['succeeded', 'fenced']);
     assert.deepEqual(log[1]!.results, []);
+    // What the stale leader would have sent is kept with the fenced record, payload included.
+    const refused = await new PgApplyLog(database.db).operationsOf(log[1]!.id);
+    assert.deepEqual(refused?.map((o) => [o.objectType, o.objectName, o.action]), [['pool', 'web', 'update']]);
+    assert.deepEqual(refused?.[0]?.payload, renderFake(canonicalizeDesiredState(desiredState(h.appliance, [pool('web', [1, 2])])))['pool/web']);
   } finally {
     await h.close();
   }
@@ -338,7 +359,10 @@ test('certificates are pushed with material resolved from the sealed Secret arch
     const r = await h.applier.reconcile('snapshot');
     assert.equal(r.kind === 'applied' && r.status, 'succeeded');
     assert.deepEqual(h.driver.resolvedSecrets, ['default/shop-tls']);
-    const dump = JSON.stringify(await applies(h.appliance));
+    const log = await applies(h.appliance);
+    const sent = await Promise.all(log.map((a) => new PgApplyLog(database.db).operationsOf(a.id)));
+    assert.ok(sent.flat().some((o) => o?.objectType === 'certificate'), 'the certificate write is in the apply log');
+    const dump = JSON.stringify([log, sent]);
     assert.ok(!dump.includes('MIIEsecret') && !dump.includes(sealed.sealed.ciphertext), 'no secret material in the apply log');
   } finally {
     await h.close();

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { DesiredState } from '@portolan/desired-state';
+import { textParts, type DesiredState, type JsonObject } from '@portolan/desired-state';
 import { diffHaproxy } from './diff-haproxy.ts';
 import { type HaproxyRenderOptions, renderHaproxyBundle } from './render-haproxy-bundle.ts';
 import type { HaproxyBundle } from './haproxy-bundle.ts';
@@ -95,6 +95,18 @@ test('diff: a reload carries the whole desired bundle and names why', () => {
   assert.deepEqual(decoded.backends, next.backends);
   assert.deepEqual(decoded.reasons, ['backend http:web changed']);
   assert.equal(op?.summary, 'reload: backend http:web changed');
+});
+
+test('diff: a reload payload holds haproxy.cfg as the render\'s sections, its text joined only when read', () => {
+  const next = renderHaproxyBundle(state(['10.0.0.1', '10.0.0.2', '10.0.0.3']), options, base.backends);
+  const [op] = diffHaproxy(next, base);
+  const config = next.files.find((f) => f.path === 'haproxy.cfg')!;
+  const sent = (op?.payload?.['files'] as JsonObject[]).find((f) => f['path'] === 'haproxy.cfg')!;
+  // The apply log's value tree stores the same section pieces as the read-back holding this render.
+  assert.ok(textParts.get(config) !== undefined);
+  assert.equal(textParts.get(sent)?.parts, textParts.get(config)?.parts);
+  assert.equal(sent['content'], config.content);
+  assert.deepEqual(JSON.parse(JSON.stringify(op?.payload)).backends, next.backends);
 });
 
 test('diff: an empty appliance gets one reload naming what is added', () => {

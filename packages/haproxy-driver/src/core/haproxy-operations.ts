@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue, ObjectRef } from '@portolan/desired-state';
+import { textParts, type JsonObject, type JsonValue, type ObjectRef } from '@portolan/desired-state';
 import type { Operation } from '@portolan/appliance-driver';
 import type { BackendSlots, BundleFile, CertificateFile, MapEntry, ServerSlot, SlotState } from './haproxy-bundle.ts';
 
@@ -39,7 +39,9 @@ export function toOperation(op: HaproxyOperation): Operation {
           reasons: [...op.reasons],
           files: op.files.map((f) => fileJson(f)),
           certificates: op.certificates.map((c) => certificateJson(c)),
-          backends: op.backends.map((b) => ({ name: b.name, slots: b.slots.map((s) => slotJson(s)) })),
+          // The render's own slot lists: plain objects of exactly a slot's five fields (assign-slots.ts), so the apply
+          // log's value tree finds them by identity where the read-back holds them, instead of encoding 160k copies.
+          backends: op.backends.map((b) => ({ name: b.name, slots: b.slots as unknown as readonly JsonObject[] })),
         },
         summary: `reload: ${op.reasons.join('; ')}`,
       };
@@ -134,8 +136,17 @@ function slotJson(s: ServerSlot): JsonObject {
   return { name: s.name, address: s.address, port: s.port, state: s.state, weight: s.weight };
 }
 
+/**
+ * A file as JSON. A file the renderer holds as parts (haproxy.cfg as its sections) stays lazy: its text is joined
+ * only when read (when the reload writes it), and the apply log stores it as the same section pieces as the read-back.
+ */
 function fileJson(f: BundleFile): JsonObject {
-  return { path: f.path, content: f.content };
+  const parts = textParts.get(f);
+  if (parts === undefined) return { path: f.path, content: f.content };
+  const json: { path: string; content?: string } = { path: f.path };
+  Object.defineProperty(json, 'content', { enumerable: true, get: () => f.content });
+  textParts.set(json, parts);
+  return json as JsonObject;
 }
 
 function certificateJson(c: CertificateFile): JsonObject {

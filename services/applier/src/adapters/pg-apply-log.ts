@@ -60,17 +60,14 @@ export class PgApplyLog {
    * nothing there, and a second statement stores the fenced record.
    */
   async recordApply(input: ApplyRecordInput, fence: EpochFence): Promise<RecordedApply> {
-    const tree = input.observedAfter === null ? null : this.trees.encode(input.observedAfter);
-    const hashes = tree === null ? [] : [...tree.pieces.keys()];
-    const bodies = tree === null ? [] : [...tree.pieces.values()].map((text) => Buffer.from(text));
-    const observedAfterHash = tree?.root ?? null;
-    const row = applyRow(input, input.status, observedAfterHash, input.reason);
+    const tree = this.encode(input);
+    const row = applyRow(input, input.status, tree.hashes, input.reason);
     const { rows: [answer] } = await sql<{ latest: string | null; id: string | null; finished_at: Date | null }>`
       WITH fence AS (${epochRowForShare(fence.group)}),
       current AS (SELECT 1 FROM fence WHERE epoch = ${fence.epoch}),
       pieces AS (
         INSERT INTO snapshot_pieces (hash, body)
-        SELECT * FROM unnest(${hashes}::text[], ${bodies}::bytea[]) WHERE EXISTS (SELECT 1 FROM current)
+        SELECT * FROM unnest(${tree.ids}::text[], ${tree.bodies}::bytea[]) WHERE EXISTS (SELECT 1 FROM current)
         ON CONFLICT (hash) DO NOTHING
       ),
       recorded AS (
@@ -83,10 +80,27 @@ export class PgApplyLog {
     // The statement answers one row, whatever happened: the epoch it found, and the record when it wrote one.
     if (answer === undefined || answer.id === null || answer.finished_at === null) {
       const latest = answer === undefined || answer.latest === null ? null : Number(answer.latest);
-      return this.insert(this.db, input, 'fenced', null, new StaleEpochError(fence.group, fence.epoch, latest).message);
+      return this.insertFenced(input, tree, new StaleEpochError(fence.group, fence.epoch, latest).message);
     }
-    if (tree !== null) this.trees.confirm(tree.gen);
-    return { id: String(answer.id), snapshotId: input.snapshotId, status: input.status, observedAfterHash, finishedAt: new Date(answer.finished_at) };
+    this.trees.confirm(tree.gen);
+    return { id: String(answer.id), snapshotId: input.snapshotId, status: input.status, observedAfterHash: tree.hashes.observedAfter, finishedAt: new Date(answer.finished_at) };
+  }
+
+  /** The operations of a recorded apply, payloads included (from their value tree, or from the row in older records). */
+  async operationsOf(applyId: string): Promise<Operation[] | null> {
+    const row = await this.db.selectFrom('applies').select(['operations', 'operations_hash']).where('id', '=', applyId).executeTakeFirst();
+    if (row === undefined) return null;
+    return (row.operations_hash === null ? row.operations : await readValueTree(this.db, row.operations_hash)) as Operation[];
+  }
+
+  /**
+   * An apply's operations and read-back as one encode (so the read-back and a reload's payload share haproxy.cfg's
+   * pieces), with the pieces as the statement's two arrays.
+   */
+  private encode(input: ApplyRecordInput): EncodedRecord {
+    const values = input.observedAfter === null ? [input.operations] : [input.operations, input.observedAfter];
+    const { roots, pieces, gen } = this.trees.encodeAll(values);
+    return { hashes: { operations: roots[0]!, observedAfter: roots[1] ?? null }, ids: [...pieces.keys()], bodies: [...pieces.values()].map((text) => Buffer.from(text)), gen };
   }
 
   /** Reads a read-back stored with an apply (a value tree of pieces, or one plain piece for older records); null when absent. */
@@ -122,10 +136,31 @@ export class PgApplyLog {
     return String(row.id);
   }
 
-  private async insert(executor: Kysely<Database>, input: ApplyRecordInput, status: ApplyStatus, observedAfterHash: string | null, reason: string | null): Promise<RecordedApply> {
-    const row = await executor.insertInto('applies').values(applyRow(input, status, observedAfterHash, reason)).returning(['id', 'finished_at']).executeTakeFirstOrThrow();
-    return { id: String(row.id), snapshotId: input.snapshotId, status, observedAfterHash, finishedAt: new Date(row.finished_at) };
+  /**
+   * A record refused by its fence, stored as `fenced` with its operations (what the stale leader had to send) and
+   * the read-back: pieces and row in one statement, outside the fence.
+   */
+  private async insertFenced(input: ApplyRecordInput, tree: EncodedRecord, reason: string): Promise<RecordedApply> {
+    const row = applyRow(input, 'fenced', tree.hashes, reason);
+    const { rows: [answer] } = await sql<{ id: string; finished_at: Date }>`
+      WITH pieces AS (
+        INSERT INTO snapshot_pieces (hash, body) SELECT * FROM unnest(${tree.ids}::text[], ${tree.bodies}::bytea[]) ON CONFLICT (hash) DO NOTHING
+      )
+      INSERT INTO applies (${sql.join(APPLY_COLUMNS.map(([column]) => sql.ref(column)))})
+      VALUES (${sql.join(APPLY_COLUMNS.map(([column, type]) => sql`${row[column]}::${sql.raw(type)}`))})
+      RETURNING id, finished_at
+    `.execute(this.db);
+    this.trees.confirm(tree.gen);
+    return { id: String(answer!.id), snapshotId: input.snapshotId, status: 'fenced', observedAfterHash: tree.hashes.observedAfter, finishedAt: new Date(answer!.finished_at) };
   }
+}
+
+/** An apply's value trees, encoded: the two roots, the new pieces (ids and UTF-8 bodies) and the encode's generation. */
+interface EncodedRecord {
+  readonly hashes: { readonly operations: string; readonly observedAfter: string | null };
+  readonly ids: readonly string[];
+  readonly bodies: readonly Buffer[];
+  readonly gen: number;
 }
 
 type ApplyRow = Omit<Insertable<AppliesTable>, 'id'>;
@@ -133,15 +168,17 @@ type ApplyRow = Omit<Insertable<AppliesTable>, 'id'>;
 /** The `applies` columns a record writes, with their SQL types (a SELECT's parameters need them spelled out). */
 const APPLY_COLUMNS: readonly (readonly [keyof ApplyRow, string])[] = [
   ['appliance', 'text'], ['snapshot_id', 'bigint'], ['epoch', 'bigint'], ['leader_id', 'text'], ['trigger', 'text'], ['status', 'text'],
-  ['operations', 'jsonb'], ['results', 'jsonb'], ['observed_after_hash', 'text'], ['reason', 'text'], ['started_at', 'timestamptz'],
+  ['operations', 'jsonb'], ['operations_hash', 'text'], ['results', 'jsonb'], ['observed_after_hash', 'text'], ['reason', 'text'], ['started_at', 'timestamptz'],
   ['finished_at', 'timestamptz'], ['trace_id', 'text'],
 ];
 
-function applyRow(input: ApplyRecordInput, status: ApplyStatus, observedAfterHash: string | null, reason: string | null): ApplyRow {
+function applyRow(input: ApplyRecordInput, status: ApplyStatus, hashes: EncodedRecord['hashes'], reason: string | null): ApplyRow {
   const results = input.outcomes.map((o) => ({ objectType: o.operation.objectType, objectName: o.operation.objectName, action: o.operation.action, result: o.result, durationMs: o.durationMs }));
+  // The row lists the operations without their payloads (those are in the tree): a reload's is the whole config.
+  const operations = input.operations.map((o) => ({ objectType: o.objectType, objectName: o.objectName, action: o.action, summary: o.summary }));
   return {
     appliance: input.appliance, snapshot_id: input.snapshotId, epoch: input.epoch, leader_id: input.leaderId, trigger: input.trigger, status,
-    operations: JSON.stringify(input.operations), results: JSON.stringify(results), observed_after_hash: observedAfterHash, reason,
+    operations: JSON.stringify(operations), operations_hash: hashes.operations, results: JSON.stringify(results), observed_after_hash: hashes.observedAfter, reason,
     started_at: input.startedAt, finished_at: input.finishedAt, trace_id: input.traceId,
   };
 }
