@@ -120,7 +120,7 @@ test('only the difference is applied, each write carries the epoch, and the appl
   }
 });
 
-test('an apply recorded before operation trees existed reads its operations from its row', async () => {
+test('an apply recorded before operation trees existed reads its operations from its row; a missing tree is an error naming the apply', async () => {
   const appliance = `a${unique()}`;
   const snapshotId = await writeSnapshot(database.db, desiredState(appliance, [pool('web', [1])]));
   const operations = [{ objectType: 'pool', objectName: 'web', action: 'update', payload: { members: ['10.0.0.1:80'] }, summary: 'update pool/web' }];
@@ -130,6 +130,11 @@ test('an apply recorded before operation trees existed reads its operations from
   }).returning('id').executeTakeFirstOrThrow();
   assert.deepEqual(await new PgApplyLog(database.db).operationsOf(String(row.id)), operations);
   assert.equal(await new PgApplyLog(database.db).operationsOf('999999999'), null);
+  const lost = await database.db.insertInto('applies').values({
+    appliance, snapshot_id: snapshotId, epoch: 1, leader_id: 'r1', trigger: 'snapshot', status: 'succeeded', operations: '[]',
+    operations_hash: 'no-such-piece', results: '[]', observed_after_hash: null, reason: null, started_at: new Date(), finished_at: new Date(), trace_id: null,
+  }).returning('id').executeTakeFirstOrThrow();
+  await assert.rejects(new PgApplyLog(database.db).operationsOf(String(lost.id)), new RegExp(`apply ${String(lost.id)}: its operations \\(value tree no-such-piece\\) are missing`));
 });
 
 test('a failing operation does not stop the others, is retried with backoff, and converges', async () => {

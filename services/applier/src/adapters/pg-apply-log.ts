@@ -90,7 +90,10 @@ export class PgApplyLog {
   async operationsOf(applyId: string): Promise<Operation[] | null> {
     const row = await this.db.selectFrom('applies').select(['operations', 'operations_hash']).where('id', '=', applyId).executeTakeFirst();
     if (row === undefined) return null;
-    return (row.operations_hash === null ? row.operations : await readValueTree(this.db, row.operations_hash)) as Operation[];
+    if (row.operations_hash === null) return row.operations as Operation[];
+    const operations = await readValueTree(this.db, row.operations_hash);
+    if (operations === null) throw new Error(`apply ${applyId}: its operations (value tree ${row.operations_hash}) are missing from snapshot_pieces`);
+    return operations as Operation[];
   }
 
   /**
