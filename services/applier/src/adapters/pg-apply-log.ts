@@ -46,7 +46,10 @@ export interface EpochFence {
  */
 export class PgApplyLog {
   private readonly db: Kysely<Database>;
-  /** Read-backs are stored as value trees: one that shares most objects with the last one stores only what changed. */
+  /**
+   * Operations and read-backs are stored as value trees: one that shares most objects with the last one stores only
+   * what changed.
+   */
   private readonly trees = new ValueTreeEncoder();
 
   constructor(db: Kysely<Database>) {
@@ -55,9 +58,9 @@ export class PgApplyLog {
 
   /**
    * Records an apply under the fence; returns the stored id and status (`fenced` when the epoch was stale). One
-   * round trip in autocommit: the fence, the read-back's new pieces and the apply row are one statement (data-
-   * modifying CTEs), where a transaction took five (BEGIN, fence, pieces, row, COMMIT); a stale epoch writes
-   * nothing there, and a second statement stores the fenced record.
+   * round trip in autocommit: the fence, the new pieces of the operations and the read-back, and the apply row are
+   * one statement (data-modifying CTEs), where a transaction took five (BEGIN, fence, pieces, row, COMMIT); a stale
+   * epoch writes nothing there, and a second statement stores the fenced record.
    */
   async recordApply(input: ApplyRecordInput, fence: EpochFence): Promise<RecordedApply> {
     const tree = this.encode(input);
