@@ -8,6 +8,7 @@ import { startVtmEmulator, type VtmEmulator } from '@portolan/vtm-emulator';
 import type { AtReport } from './core/at-report.ts';
 import type { ExplainReport } from './core/explain-report.ts';
 import type { HistoryEntry, HistoryReport } from './core/history-report.ts';
+import type { OperationsReport } from './core/operations-report.ts';
 import type { ReplayReport } from './core/replay-report.ts';
 import type { RollbackReport } from './core/rollback-report.ts';
 import type { DiffReport, ShowReport } from './core/snapshot-views.ts';
@@ -102,6 +103,27 @@ test('diff: object-level changes and the vendor operations a push from a to b wo
   assert.ok(del.operations?.some((o) => o.action === 'delete' && o.objectType === 'pools' && o.objectName.includes('docs')));
   const none = await s.run('diff', [step('delete').snapshot, step('delete').snapshot]);
   assert.match(none.stdout, /No object-level differences\.[\s\S]*Vendor operations: none/);
+});
+
+test('operations: what one apply sent, payloads included, each with its result; no key material', async () => {
+  const scale = await json<OperationsReport>('operations', [s.appliance, step('scale').apply]);
+  assert.deepEqual([scale.appliance, scale.apply.id, scale.apply.snapshotId], [s.appliance, step('scale').apply, step('scale').snapshot]);
+  assert.deepEqual(scale.operations.map((o) => `${o.result} ${o.action} ${o.objectType}`), ['ok update pools']);
+  assert.match(scale.operations[0]!.objectName, /shop_web_80/);
+  // The payload as sent: the pool's node table, with the two members the scale step added.
+  const sent = JSON.stringify(scale.operations[0]!.payload);
+  assert.ok(sent.includes('10.1.0.3:8080') && sent.includes('10.1.0.4:8080'), sent);
+  const tls = await json<OperationsReport>('operations', [s.appliance, step('tls').apply]);
+  assert.deepEqual(tls.operations.map((o) => `${o.result} ${o.action} ${o.objectType}`), ['ok update ssl/server_keys']);
+  assert.ok(!JSON.stringify(tls).includes('PRIVATE KEY'), 'the certificate write names its Secret, never the key');
+  const table = await s.run('operations', [s.appliance, step('scale').apply]);
+  assert.match(table.stdout, new RegExp(`^Apply ${step('scale').apply} of ${s.appliance}: snapshot ${step('scale').snapshot}, epoch \\d+, leader replica-a, snapshot, succeeded`));
+  assert.match(table.stdout, /1\s+ok\s+update\s+pools\s+\S*shop_web_80/);
+  const unknown = await s.run('operations', [s.appliance, '424242']);
+  assert.deepEqual([unknown.code, unknown.stderr], [1, 'portolan operations: unknown apply "424242"\n']);
+  const named = await s.run('operations', [s.appliance, 'latest']);
+  assert.match(named.stderr, /unknown apply "latest" \(applies are numbered/);
+  await assert.rejects(s.run('operations', [s.appliance]), AuditUsageError);
 });
 
 test('explain host/path: the Ingress, Service and EndpointSlice behind it, their resourceVersions, and when it last changed', async () => {

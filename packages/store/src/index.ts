@@ -3,4 +3,4 @@ export { openDatabase, migrateToLatest, MigrationError } from './database.ts';
 export { createTestDatabase, type TestDatabase } from './test-database.ts';
 export { sql, type Insertable, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 export { isPinned, readPin, readPins, pinHoldReason, type SnapshotPin } from './snapshot-pins.ts';
-export { readValueTree } from './value-tree-store.ts';
+export { readApplyOperations, readValueTree } from './value-tree-store.ts';

@@ -22,3 +22,14 @@ export async function readValueTree(db: Kysely<Database>, root: string): Promise
   const top = texts.get(root);
   return top === undefined ? null : decodeValueTree(top, (id) => texts.get(id));
 }
+
+/**
+ * The operations an `applies` row records, payloads included: from their value tree (`operations_hash`, migration
+ * 0006) or, in older rows, from the row itself. A tree missing from `snapshot_pieces` is an error naming the apply.
+ */
+export async function readApplyOperations(db: Kysely<Database>, row: { readonly id: string | number; readonly operations: unknown; readonly operations_hash: string | null }): Promise<unknown[]> {
+  if (row.operations_hash === null) return Array.isArray(row.operations) ? row.operations : [];
+  const operations = await readValueTree(db, row.operations_hash);
+  if (operations === null) throw new Error(`apply ${String(row.id)}: its operations (value tree ${row.operations_hash}) are missing from snapshot_pieces`);
+  return Array.isArray(operations) ? operations : [];
+}

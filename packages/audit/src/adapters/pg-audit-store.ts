@@ -1,5 +1,5 @@
 import type { KubeKind } from '@portolan/desired-state';
-import { readPin, readValueTree, sql, type Database, type Kysely, type SnapshotPin } from '@portolan/store';
+import { readApplyOperations, readPin, readValueTree, sql, type Database, type Kysely, type SnapshotPin } from '@portolan/store';
 import { decodeArchivedChange, type ArchivedChange, type ObjectChange } from '../core/archived-change.ts';
 import type { ApplyRecord, DriftRecord, SnapshotRecord } from '../core/history-report.ts';
 
@@ -84,6 +84,14 @@ export class PgAuditStore {
     if (statuses !== undefined) q = q.where('status', 'in', [...statuses]);
     const row = await q.orderBy('id', 'desc').limit(1).executeTakeFirst();
     return row === undefined ? null : toApply(row);
+  }
+
+  /** One apply, the operations it recorded (payloads included) and their results; null for an unknown id. */
+  async applyWithOperations(id: string): Promise<{ appliance: string; apply: ApplyRecord; operations: unknown[]; results: unknown[] } | null> {
+    if (!/^\d+$/.test(id)) return null;
+    const row = await this.db.selectFrom('applies').select([...APPLY_COLUMNS, 'appliance', 'operations_hash']).where('id', '=', id).executeTakeFirst();
+    if (row === undefined) return null;
+    return { appliance: row.appliance, apply: toApply(row), operations: await readApplyOperations(this.db, row), results: Array.isArray(row.results) ? row.results : [] };
   }
 
   /** Applies of one snapshot, oldest first (rollback --wait polls this). */

@@ -3,6 +3,7 @@ import { runAt } from './at.ts';
 import { runDiff } from './diff.ts';
 import { runExplain } from './explain.ts';
 import { runHistory } from './history.ts';
+import { runOperations } from './operations.ts';
 import { runReplayApply } from './replay-apply.ts';
 import { runResume } from './resume.ts';
 import { runRollback } from './rollback.ts';
@@ -15,6 +16,7 @@ export type AuditCommand = (args: readonly string[], io: CommandIo) => Promise<n
 /** Every audit command by name (the CLI registers one `portolan` subcommand per entry). */
 export const auditCommands = {
   history: runHistory,
+  operations: runOperations,
   show: runShow,
   diff: runDiff,
   explain: runExplain,

@@ -12,6 +12,7 @@ import { watch } from './watch.ts';
 import { planCommand } from './plan.ts';
 
 import { history } from './history.ts';
+import { operations } from './operations.ts';
 import { show } from './show.ts';
 import { diff } from './diff.ts';
 import { explain } from './explain.ts';
@@ -41,6 +42,7 @@ export const commands: readonly CliCommand[] = [
   watch,
   planCommand,
   history,
+  operations,
   show,
   diff,
   explain,

@@ -1,6 +1,6 @@
 import type { Operation, OperationOutcome } from '@portolan/appliance-driver';
 import { ValueTreeEncoder } from '@portolan/desired-state';
-import { readValueTree } from '@portolan/store';
+import { readApplyOperations, readValueTree } from '@portolan/store';
 import { epochRowForShare, StaleEpochError } from '@portolan/leader';
 import { sql, type AppliesTable, type Database, type Insertable, type Kysely } from '@portolan/store';
 import type { ApplyStatus } from '../core/apply-outcome.ts';
@@ -91,12 +91,8 @@ export class PgApplyLog {
 
   /** The operations of a recorded apply, payloads included (from their value tree, or from the row in older records). */
   async operationsOf(applyId: string): Promise<Operation[] | null> {
-    const row = await this.db.selectFrom('applies').select(['operations', 'operations_hash']).where('id', '=', applyId).executeTakeFirst();
-    if (row === undefined) return null;
-    if (row.operations_hash === null) return row.operations as Operation[];
-    const operations = await readValueTree(this.db, row.operations_hash);
-    if (operations === null) throw new Error(`apply ${applyId}: its operations (value tree ${row.operations_hash}) are missing from snapshot_pieces`);
-    return operations as Operation[];
+    const row = await this.db.selectFrom('applies').select(['id', 'operations', 'operations_hash']).where('id', '=', applyId).executeTakeFirst();
+    return row === undefined ? null : ((await readApplyOperations(this.db, row)) as Operation[]);
   }
 
   /**
