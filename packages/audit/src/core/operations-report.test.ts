@@ -24,8 +24,9 @@ test('operations pair with their results by object and action, whatever order th
   assert.match(text, /3\s+not sent\s+update\s+virtual_servers\s+vs\s+update virtual_servers\/vs\s+-/);
 });
 
-test('the same object twice takes two results in turn; an apply without operations says so', () => {
+test('the same object twice takes two results in turn; an apply without operations says so, and why only for a noop', () => {
   const r = buildOperationsReport('lb', apply, [op('pools', 'web'), op('pools', 'web')], [result('pools', 'web', true, 1), result('pools', 'web', false, 2)]);
   assert.deepEqual(r.operations.map((o) => [o.result, o.durationMs]), [['ok', 1], ['failed', 2]]);
   assert.match(formatOperationsTable(buildOperationsReport('lb', { ...apply, status: 'noop' }, [], [])), /No operations: the appliance already held that configuration\.\n$/);
+  assert.match(formatOperationsTable(buildOperationsReport('lb', { ...apply, status: 'held', reason: 'removes 60 % of members' }, [], [])), /held \(removes 60 % of members\);.*\nNo operations were recorded\.\n$/);
 });

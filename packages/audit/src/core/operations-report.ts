@@ -59,7 +59,8 @@ export function formatOperationsTable(r: OperationsReport): string {
   const a = r.apply;
   let out = `Apply ${a.id} of ${r.appliance}: snapshot ${a.snapshotId}, epoch ${a.epoch}, leader ${a.leaderId}, ${a.trigger}, ${a.status}`;
   out += `${a.reason ? ` (${a.reason})` : ''}; ${a.startedAt.toISOString()} → ${a.finishedAt.toISOString()}\n`;
-  if (r.operations.length === 0) return `${out}No operations: the appliance already held that configuration.\n`;
+  // A noop found the appliance in that state; a hold or a fenced record sent nothing (the header says why).
+  if (r.operations.length === 0) return `${out}No operations${a.status === 'noop' ? ': the appliance already held that configuration' : ' were recorded'}.\n`;
   const rows = r.operations.map((o, i) => [String(i + 1), o.result, o.action, o.objectType, truncateCell(o.objectName, 60), truncateCell(o.error ?? o.summary, 90), o.durationMs === null ? '-' : `${Math.round(o.durationMs)} ms`]);
   return `${out}${formatTable(['#', 'RESULT', 'ACTION', 'TYPE', 'OBJECT', 'SUMMARY / ERROR', 'TIME'], rows)}Payloads: -o json or -o yaml.\n`;
 }
