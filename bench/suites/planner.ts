@@ -3,6 +3,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Benchmark, Figure } from '../figure.ts';
 import { plannerTuning } from '@portolan/planner';
+import { latencyCurve, type LatencyPoint } from '../support/memory-probe.ts';
 import { BATCH, EVERY_SERVICE, measure, measureRate, type SizeResult, type WorldShape } from '../support/planner-measure.ts';
 
 /**
@@ -13,6 +14,10 @@ import { BATCH, EVERY_SERVICE, measure, measureRate, type SizeResult, type World
 const REPEATS = 5;
 
 const measureScript = path.resolve(import.meta.dirname, '..', 'support', 'planner-measure.ts');
+const probeScript = path.resolve(import.meta.dirname, '..', 'support', 'memory-probe.ts');
+
+/** Working sets of the memory probe's curve (MiB), besides the two planner heaps: its log line shows where caches end. */
+const PROBE_CURVE = [1, 4, 8, 16, 32, 64, 128, 256];
 
 /** Whether `taskset` runs here: asked once, not before each of a run's measurements. */
 let hasTasksetAnswer: Promise<boolean> | undefined;
@@ -35,9 +40,10 @@ const CONTROLS: readonly { readonly shape: (step: number) => WorldShape; readonl
  * time. The child runs with the V8 flags the planner service takes on one CPU (`plannerTuning(1)`). Without
  * taskset (not Linux), `local` runs it in this process; the figures then say so.
  */
-async function pinned<T>(args: readonly number[], local: () => T, log: (line: string) => void): Promise<{ result: T; pinned: boolean }> {
+async function pinned<T>(args: readonly number[], local: () => T, log: (line: string) => void, script = measureScript): Promise<{ result: T; pinned: boolean }> {
   if (!(await tasksetRuns())) return { result: local(), pinned: false };
-  const { stdout, stderr } = await promisify(execFile)('taskset', ['-c', '0', process.execPath, ...plannerTuning(1).flags, measureScript, ...args.map(String)], { maxBuffer: 1 << 24 });
+  // `--expose-gc` lets a measurement collect garbage before reading its heap size, after everything it times.
+  const { stdout, stderr } = await promisify(execFile)('taskset', ['-c', '0', process.execPath, ...plannerTuning(1).flags, '--expose-gc', script, ...args.map(String)], { maxBuffer: 1 << 24 });
   for (const line of stderr.split('\n')) if (line !== '') log(line);
   return { result: JSON.parse(stdout) as T, pinned: true };
 }
@@ -56,6 +62,15 @@ const controlPinned = (n: number, changes: number, shape: WorldShape, log: (line
  */
 const warmPinned = (n: number, changes: number, log: (line: string) => void): Promise<{ result: number; pinned: boolean }> =>
   pinned([n, changes, 0, EVERY_SERVICE.servedEvery, EVERY_SERVICE.changedEvery, 1], () => measureRate(n, changes, EVERY_SERVICE, log, true), log);
+
+/**
+ * The machine's side of the 10k ÷ 1k ratio: one dependent read of a random cache line, over working sets from 1 MiB
+ * up and over memories the size of the two planner heaps, on the core the planner measurements ran on. Where the
+ * curve jumps is the cache one core gets; a change's reads of its Service's state cost what the curve says beyond
+ * it, at both sizes, unless that state was touched recently enough to still be cached (the warm control).
+ */
+const probePinned = (sizesMiB: readonly number[], log: (line: string) => void): Promise<{ result: LatencyPoint[]; pinned: boolean }> =>
+  pinned(sizesMiB, () => latencyCurve(sizesMiB), log, probeScript);
 
 /**
  * The planner's pure core (no bus, no database): events/s for one-endpoint changes on 10-endpoint slices at 1k and
@@ -115,10 +130,37 @@ export const plannerBench: Benchmark = {
       const warmRatios = warmSmall!.map((s, k) => warmLarge![k]! / s).sort((a, b) => a - b);
       log(`warm control: events/s at ${label(sizes[1]!)} ÷ at ${label(sizes[0]!)} Services, per round: ${warmRatios.map((x) => x.toFixed(3)).join(' / ')}`);
       figures.push({ name: `warm control${tag}: events/s at ${label(sizes[1]!)} ÷ at ${label(sizes[0]!)} Services with the changed Service's state in cache (median of rounds)`, unit: 'ratio', value: median(warmRatios), goal: '≈ 1 (flat)' });
+      figures.push(...(await memoryFigures(sizes, runs, tag, log)));
     }
     return figures;
   },
 };
+
+/**
+ * The memory probe's figures: a random read within a small working set, and over memories the size of the two
+ * planner heaps (each size's median run), the larger against the smaller. Its curve goes to the log.
+ */
+async function memoryFigures(sizes: readonly number[], runs: ReadonlyMap<number, readonly { result: SizeResult }[]>, tag: string, log: (line: string) => void): Promise<Figure[]> {
+  const heaps = sizes.map((n) => {
+    const heapsMiB = runs.get(n)!.map((r) => r.result.heapMiB).sort((a, b) => a - b);
+    return Math.ceil(median(heapsMiB));
+  });
+  const { result: points } = await probePinned([...new Set([...PROBE_CURVE, ...heaps])], log);
+  const at = (mib: number): number => points.find((p) => p.mib === mib)!.nsPerRead;
+  log(`memory probe, one dependent read of a random line over a working set: ${points.map((p) => `${p.mib} MiB ${p.nsPerRead.toFixed(1)} ns`).join(' / ')}`);
+  const [small, large] = heaps as [number, number];
+  const cache = 8;
+  return [
+    { name: `memory${tag}: a dependent read of a random cache line within ${cache} MiB`, unit: 'ns', value: at(cache) },
+    {
+      name: `memory${tag}: the same read over ${large} MiB, the size of the ${label(sizes[1]!)} planner's heap (baseline: over ${small} MiB, the ${label(sizes[0]!)} one's; ratio: what a change made only of such reads would give as its ${label(sizes[1]!)} ÷ ${label(sizes[0]!)} rate)`,
+      unit: 'ns',
+      value: at(large),
+      baseline: at(small),
+      ratio: at(small) / at(large),
+    },
+  ];
+}
 
 const label = (n: number): string => `${n / 1000}k`;
 

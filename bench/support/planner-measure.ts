@@ -38,6 +38,11 @@ export interface SizeResult {
   readonly bytesPerChange: { readonly median: number; readonly p99: number };
   /** Canonical JSON of the whole desired state: what storing a full copy per change would cost. */
   readonly fullCopyBytes: number;
+  /**
+   * The V8 heap in use after the measurement: after a full collection when the process runs with `--expose-gc` (as
+   * the suite's pinned children do; the planner's world and state), else with the garbage not yet collected.
+   */
+  readonly heapMiB: number;
 }
 
 /**
@@ -206,6 +211,8 @@ export function measure(n: number, changes: number, scratchRounds: number, log: 
   const s = summarize(bytes);
   log(`${n} Services: ${changes} changes in ${wallSeconds.toFixed(2)} s wall / ${cpuSeconds.toFixed(2)} s CPU; ${Math.round(changes / wallSeconds)} events/s wall; full recompute ${summarize(scratch).median.toFixed(0)} ms; ${bytes.length} snapshots, largest ${Math.max(...bytes)} B`);
   log(`${n} Services: ${changes} more changes in batches of ${BATCH}: ${batchCpuSeconds.toFixed(2)} s CPU, ${Math.round(batchedBytes / (changes / BATCH))} B per batch snapshot`);
+  const heapMiB = liveHeapMiB();
+  log(`${n} Services: ${heapMiB.toFixed(0)} MiB of V8 heap in use after the measurement, with ${planner.appliances.length} appliance planned`);
   return {
     eventsPerCpuSecond: changes / cpuSeconds,
     eventsPerWallSecond: changes / wallSeconds,
@@ -213,7 +220,14 @@ export function measure(n: number, changes: number, scratchRounds: number, log: 
     scratchEventsPerSecond: 1000 / summarize(scratch).median,
     bytesPerChange: { median: s.median, p99: s.p99 },
     fullCopyBytes,
+    heapMiB,
   };
+}
+
+/** The V8 heap in use, after a full collection when `gc` is exposed (nothing timed runs after it). */
+function liveHeapMiB(): number {
+  (globalThis as { gc?: () => void }).gc?.();
+  return process.memoryUsage().heapUsed / 2 ** 20;
 }
 
 /** 0 … n−1 in an order drawn from `rnd` (Fisher–Yates). */
