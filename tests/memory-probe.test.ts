@@ -1,17 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chaseCycle, dependentReadNs } from '../bench/support/memory-probe.ts';
+import { prng } from '../bench/support/world.ts';
 
-/** A repeatable generator in [0, 1) (mulberry32). */
+/** A repeatable generator in [0, 1), from the benchmark worlds' seeded generator. */
 function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
+  const draw = prng(seed);
+  return () => draw(2 ** 31) / 2 ** 31;
 }
 
 test('the memory probe chases one cycle through every cache line, each read landing on a line start', () => {

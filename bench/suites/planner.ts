@@ -18,6 +18,8 @@ const probeScript = path.resolve(import.meta.dirname, '..', 'support', 'memory-p
 
 /** Working sets of the memory probe's curve (MiB), besides the two planner heaps: its log line shows where caches end. */
 const PROBE_CURVE = [1, 4, 8, 16, 32, 64, 128, 256];
+/** The curve's working set reported as a figure beside the heaps' (MiB): within the caches of most server cores. */
+const PROBE_SMALL = 8;
 
 /** Whether `taskset` runs here: asked once, not before each of a run's measurements. */
 let hasTasksetAnswer: Promise<boolean> | undefined;
@@ -149,9 +151,8 @@ async function memoryFigures(sizes: readonly number[], runs: ReadonlyMap<number,
   const at = (mib: number): number => points.find((p) => p.mib === mib)!.nsPerRead;
   log(`memory probe, one dependent read of a random line over a working set: ${points.map((p) => `${p.mib} MiB ${p.nsPerRead.toFixed(1)} ns`).join(' / ')}`);
   const [small, large] = heaps as [number, number];
-  const cache = 8;
   return [
-    { name: `memory${tag}: a dependent read of a random cache line within ${cache} MiB`, unit: 'ns', value: at(cache) },
+    { name: `memory${tag}: a dependent read of a random cache line within ${PROBE_SMALL} MiB`, unit: 'ns', value: at(PROBE_SMALL) },
     {
       name: `memory${tag}: the same read over ${large} MiB, the size of the ${label(sizes[1]!)} planner's heap (baseline: over ${small} MiB, the ${label(sizes[0]!)} one's; ratio: what a change made only of such reads would give as its ${label(sizes[1]!)} ÷ ${label(sizes[0]!)} rate)`,
       unit: 'ns',

@@ -1,6 +1,7 @@
 // The machine's memory latency by working-set size, for reading the planner suite's 10k ÷ 1k ratio: how long one
-// dependent read of a random cache line takes when the lines read are spread over `MiB` of memory. Run pinned by
-// the suite (`taskset -c 0 node bench/support/memory-probe.ts <MiB>…` prints the result as JSON), or in-process.
+// dependent read of a random cache line takes when the lines read are spread over a given size of memory. Run
+// pinned by the suite (`taskset -c 0 node bench/support/memory-probe.ts <MiB>…` prints the result as JSON), or
+// in-process.
 
 /** Bytes in a cache line: one read per line, so every read is a different line. */
 const LINE = 64;
