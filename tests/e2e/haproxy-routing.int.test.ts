@@ -154,8 +154,8 @@ test('TLS from Secrets (kubectl create secret tls) is served by SNI, ssl-redirec
   }, { context });
   assert.equal(redirect.headers.location, `https://a.secure.example.com:${p.httpsPort}/pay?x=1`);
 
-  // Without the annotation there is no redirect: a TLS Ingress binds the HTTPS listener only (the planner's listener rule).
-  assert.equal((await p.request('b.secure.example.com', '/')).status, 404, 'no ssl-redirect without the annotation');
+  // Without the annotation there is no redirect: every rule of an Ingress is served over plain HTTP too.
+  assert.equal((await p.request('b.secure.example.com', '/')).echo?.address, pods.exact[0], 'no ssl-redirect without the annotation: served over HTTP');
 
   await p.kubectl(['delete', 'ingress', 'secure-a', '-n', ns]);
   await eventually('404 for the deleted Ingress', async () => {
@@ -164,4 +164,41 @@ test('TLS from Secrets (kubectl create secret tls) is served by SNI, ssl-redirec
   assert.equal((await p.request('a.secure.example.com', '/pay', { https: true })).status, 404);
   assert.equal((await p.request('b.secure.example.com', '/', { https: true })).echo?.address, pods.exact[0], 'the other TLS Ingress still serves');
   assert.ok(pods.spare.includes(await who('shop.example.com', '/')), 'the remaining Ingress still serves (the pods scaled to above)');
+});
+
+test('an Ingress whose TLS section lists one of its two hosts serves both over HTTP and that host over HTTPS; ssl-redirect redirects only that host', async (t) => {
+  const cert = selfSignedCertificate(['pay.mixed.example.com']);
+  t.after(() => cert.dispose());
+  await p.kubectl(['create', 'secret', 'tls', 'cert-pay', '-n', ns, '--cert', cert.certFile, '--key', cert.keyFile]);
+  const mixed = (annotations: Record<string, string>): string => ingress(ns, 'mixed', {
+    className: 'portolan',
+    annotations,
+    tls: [{ hosts: ['pay.mixed.example.com'], secretName: 'cert-pay' }],
+    rules: [
+      { host: 'pay.mixed.example.com', paths: [{ path: '/', type: 'Prefix', service: 'api' }] },
+      { host: 'docs.mixed.example.com', paths: [{ path: '/', type: 'Prefix', service: 'wild' }] },
+    ],
+  });
+  await p.apply(mixed({}));
+  const secure = await eventually('HTTPS for the TLS host', async () => {
+    const r = await p.request('pay.mixed.example.com', '/checkout', { https: true });
+    assert.equal(r.echo?.address, pods.api[0]);
+    return r;
+  }, { context });
+  assert.equal(secure.certificateNames, 'DNS:pay.mixed.example.com', 'SNI pay gets its certificate');
+  assert.equal(secure.echo?.forwardedProto, 'https');
+  const plainPay = await p.request('pay.mixed.example.com', '/checkout');
+  assert.equal(plainPay.echo?.address, pods.api[0], 'the TLS host answers over HTTP with its backend');
+  assert.equal(plainPay.echo?.forwardedProto, 'http');
+  assert.equal(await who('docs.mixed.example.com', '/guide'), pods.wild[0], 'the host without a certificate answers over HTTP with its backend');
+
+  await p.apply(mixed({ 'portolan.dev/ssl-redirect': 'true' }));
+  const redirect = await eventually('the ssl-redirect of the TLS host', async () => {
+    const r = await p.request('pay.mixed.example.com', '/checkout?step=2');
+    assert.equal(r.status, 308);
+    return r;
+  }, { context });
+  assert.equal(redirect.headers.location, `https://pay.mixed.example.com:${p.httpsPort}/checkout?step=2`);
+  assert.equal(await who('docs.mixed.example.com', '/guide'), pods.wild[0], 'the host without a certificate is still served over HTTP');
+  assert.equal((await p.request('pay.mixed.example.com', '/checkout', { https: true })).echo?.address, pods.api[0], 'and the TLS host over HTTPS');
 });

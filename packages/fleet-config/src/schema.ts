@@ -58,6 +58,12 @@ const haproxy = z.strictObject({
    * that do not set it is unchanged: the driver's default is 1000.
    */
   serverLinesWriteDelayMs: z.number().int().min(0).max(60_000).optional(),
+  /**
+   * Whether a TLS host's plain HTTP answers 308 to HTTPS when its Ingress carries no `portolan.dev/ssl-redirect`
+   * (the annotation overrides it per Ingress). No default here, so the config hash of fleets that do not set it is
+   * unchanged: absent means false.
+   */
+  sslRedirectDefault: z.boolean().optional(),
 });
 
 const vtm = z.strictObject({

@@ -26,6 +26,14 @@ export interface ApplianceProfile {
    * (vTM, LoadMaster). `none`: one shared listener pair; ssl-redirect is per route (HAProxy).
    */
   readonly sharedRules: 'vtm' | 'none';
+  /**
+   * Whether an Ingress with a TLS section is served on the plain-HTTP port too, as the Ingress specification has it
+   * (HAProxy, LoadMaster), or only on its HTTPS port (seed 003's documented vTM rule: a TLS section moves the
+   * virtual server to 443).
+   */
+  readonly tlsAlsoServesHttp: boolean;
+  /** ssl-redirect for Ingresses whose annotations do not set it (HAProxy: `haproxy.sslRedirectDefault`). */
+  readonly sslRedirectDefault: boolean;
   /** Unit a dedicated address is exclusive for: the whole IP (vTM traffic IP group) or one ip:port (LoadMaster VS). */
   readonly exclusivity: 'address' | 'listener';
   /** Whether Ingresses naming no address have somewhere to go (vTM default traffic IP group, LoadMaster default VS address). */
@@ -52,6 +60,8 @@ export function profileFromConfig(a: ApplianceConfig): ApplianceProfile {
     httpPort: a.haproxy?.httpPort ?? 80,
     httpsPort: a.haproxy?.httpsPort ?? 443,
     sharedRules: a.driver === 'haproxy' ? 'none' : 'vtm',
+    tlsAlsoServesHttp: !vtm,
+    sslRedirectDefault: a.driver === 'haproxy' && a.haproxy?.sslRedirectDefault === true,
     exclusivity: lm ? 'listener' : 'address',
     hasDefaultAddress: a.driver === 'haproxy' || (vtm && a.vtm?.defaultTrafficIpGroup !== undefined) || (lm && a.loadmaster?.defaultAddress !== undefined),
     mode: lm && a.loadmaster?.mode === 'service' ? 'service' : 'ingress',

@@ -94,7 +94,8 @@ export function ingressConditions(intent: IngressIntent, inputs: ConditionInputs
   else if (inputs.outcome !== null && !inputs.outcome.ok) add('Rejected', inputs.outcome.issue);
   else if (!inputs.servesSomething) add('Rejected', { reason: 'AllRoutesConflict', message: 'every route of this Ingress is served by older Ingresses' });
   else if (inputs.outcome !== null) add('Accepted', { reason: 'Planned', message: `planned on listener ${inputs.outcome.vs}` });
-  for (const w of [...intent.warnings, ...inputs.losses, ...inputs.poolIssues]) add('Warning', w);
+  const httpIssue = inputs.outcome?.ok === true ? inputs.outcome.httpIssue : null;
+  for (const w of [...intent.warnings, ...inputs.losses, ...inputs.poolIssues, ...(httpIssue === null ? [] : [httpIssue])]) add('Warning', w);
   const seen = new Set<string>();
   return out
     .filter((c) => {

@@ -58,6 +58,8 @@ export interface IngressIntent {
   readonly routes: readonly { readonly host: string; readonly path: string; readonly match: PathMatch; readonly pool: string }[];
   readonly defaultPool: string | null;
   readonly tls: readonly TlsIntent[];
+  /** Hosts listed under `spec.tls` ('' = an entry without hosts: any host), whether or not their Secret is usable. */
+  readonly tlsHosts: readonly string[];
   readonly pools: readonly PoolSpec[];
   readonly requestScript: string | null;
   readonly responseScript: string | null;
@@ -120,6 +122,7 @@ export function buildIntent(ingress: TrimmedIngress, cluster: string, profile: A
     routes,
     defaultPool,
     tls,
+    tlsHosts: tlsHostsOf(spec),
     pools: [...pools.values()].sort((a, b) => (a.name < b.name ? -1 : 1)),
     requestScript: o.requestScript,
     responseScript: o.responseScript,
@@ -127,7 +130,21 @@ export function buildIntent(ingress: TrimmedIngress, cluster: string, profile: A
   });
 }
 
-const EMPTY = { listener: null, routes: [], defaultPool: null, tls: [], pools: [], requestScript: null, responseScript: null, vsCustomization: null } as const;
+const EMPTY = { listener: null, routes: [], defaultPool: null, tls: [], tlsHosts: [], pools: [], requestScript: null, responseScript: null, vsCustomization: null } as const;
+
+/** The hosts a TLS section names, sorted and once each ('' for an entry that names none). */
+function tlsHostsOf(spec: NormalizedIngress): string[] {
+  const hosts = new Set<string>();
+  for (const t of spec.tls) for (const h of t.hosts.length === 0 ? [''] : t.hosts) hosts.add(h);
+  return [...hosts].sort();
+}
+
+/** Whether a rule's host is served by a TLS entry: listed, covered by a listed `*.` wildcard, or any host. */
+export function isTlsHost(tlsHosts: readonly string[], host: string): boolean {
+  if (tlsHosts.includes('') || tlsHosts.includes(host)) return true;
+  const dot = host.indexOf('.');
+  return !host.startsWith('*.') && dot > 0 && tlsHosts.includes(`*${host.slice(dot)}`);
+}
 
 /** TLS entries → certificates by reference. Missing or unusable Secrets are warnings: those hosts lose TLS, nothing else. */
 function tlsIntents(spec: NormalizedIngress, ref: ObjectRef, o: IngressOptions, secrets: SecretLookup, warnings: Issue[]): TlsIntent[] {

@@ -109,8 +109,19 @@ const NONE: IngressOptions = {
 export function readIngressOptions(annotations: Readonly<Record<string, string>>, profile: ApplianceProfile, shape: IngressShape): OptionsReading {
   const issues = new AnnotationIssues();
   const raw = profile.driver === 'vtm' ? readVtm(annotations, profile, issues) : profile.driver === 'loadmaster' ? readLoadmaster(annotations, profile, issues) : readNeutral(annotations, issues);
-  const options = applyListenerRules(raw, profile, shape, issues);
+  const options = withSslRedirectDefault(applyListenerRules(raw, profile, shape, issues), annotations, profile, shape);
   return { options, errors: issues.errors, warnings: issues.warnings };
+}
+
+/**
+ * The appliance's ssl-redirect default, for an Ingress whose annotations leave it unset. It applies only where a
+ * redirect can be made (a TLS section, bound off the HTTP port, not passthrough), so a default never turns into
+ * the warnings and errors an explicit annotation gets.
+ */
+function withSslRedirectDefault(o: IngressOptions, annotations: Readonly<Record<string, string>>, profile: ApplianceProfile, shape: IngressShape): IngressOptions {
+  if (!profile.sslRedirectDefault || o.sslRedirect || !shape.hasTls || o.passthrough) return o;
+  if (readRaw(annotations, NEUTRAL_ANNOTATIONS.sslRedirect).kind !== 'absent') return o;
+  return (o.port ?? profile.httpsPort) === profile.httpPort ? o : { ...o, sslRedirect: true };
 }
 
 function readVtm(a: Readonly<Record<string, string>>, profile: ApplianceProfile, issues: AnnotationIssues): IngressOptions {

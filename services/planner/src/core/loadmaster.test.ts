@@ -18,6 +18,10 @@ function ing(name: string, annotations: Record<string, string>, o: { created?: n
   const host = o.host ?? 'a.example.com';
   return f.ingress({ name, created: f.at(o.created ?? 0), annotations, className: o.className === undefined ? 'portolan' : o.className, rules: [f.rule(host, ['/', 'Prefix', 'web', 80])] });
 }
+/** An Ingress with rules for a.example.com (listed under TLS, Secret `tls`) and c.example.com (not). */
+function tls(name: string, annotations: Record<string, string>, created = 0) {
+  return f.ingress({ name, created: f.at(created), annotations, className: 'portolan', rules: [f.rule('a.example.com', ['/', 'Prefix', 'web', 80]), f.rule('c.example.com', ['/', 'Prefix', 'web', 80])], tls: [{ hosts: ['a.example.com'], secretName: 'tls' }] });
+}
 const ROUTE = (name: string, host = 'a.example.com'): string => `  ${host}/ Prefix -> default~web~80 (c1/default/${name})`;
 
 const INGRESS_MODE: { name: string; objects: Record<string, unknown>[]; appliance?: Partial<ApplianceConfig>; want: string[] }[] = [
@@ -68,6 +72,50 @@ const INGRESS_MODE: { name: string; objects: Record<string, unknown>[]; applianc
       const pool = poolNameOf('default', { service: 'web', port: 80 }, { monitor: loadmasterMonitor({ type: 'http', url: '/healthz', codes: '200 301' }), persistence: { type: 'source-ip', cookie: '', vendor: { type: 'src' } }, tlsToBackend: true, customization: null });
       return ['vs 10.0.0.4~80 http dedicated:10.0.0.4 owners=c1/default/a', `  a.example.com/ Prefix -> ${pool} (c1/default/a)`, `pool ${pool} monitor=http:/healthz persist=source-ip tls [10.1.0.1:8080@c1 10.1.0.2:8080@c1]`, 'Accepted c1/default/a Planned'];
     })(),
+  },
+  {
+    name: 'a TLS section adds an HTTPS VS on 443; every rule is still served by the HTTP VS on 80',
+    objects: [tls('a', { 'kemp.ax/vsip': '10.0.0.4' }), f.tlsSecret('tls', 'cd'.repeat(32))],
+    want: [
+      'vs 10.0.0.4~443 https dedicated:10.0.0.4 owners=c1/default/a certs=c1~default~tls',
+      ROUTE('a'),
+      ROUTE('a', 'c.example.com'),
+      'vs 10.0.0.4~80 http dedicated:10.0.0.4 owners=c1/default/a',
+      ROUTE('a'),
+      ROUTE('a', 'c.example.com'),
+      POOL,
+      'cert c1~default~tls cdcdcd hosts=a.example.com',
+      'Accepted c1/default/a Planned',
+    ],
+  },
+  {
+    name: 'ssl-redirect with TLS: the port-80 VS redirects to the HTTPS VS (a LoadMaster VS redirects as a whole)',
+    objects: [tls('a', { 'kemp.ax/vsip': '10.0.0.4', 'loadmaster.portolan.dev/ssl-redirect': 'true' }), f.tlsSecret('tls', 'cd'.repeat(32))],
+    want: [
+      'vs 10.0.0.4~443 https dedicated:10.0.0.4 owners=c1/default/a certs=c1~default~tls',
+      ROUTE('a'),
+      ROUTE('a', 'c.example.com'),
+      'vs 10.0.0.4~80 http dedicated:10.0.0.4 owners=c1/default/a redirect=443',
+      POOL,
+      'cert c1~default~tls cdcdcd hosts=a.example.com',
+      'Accepted c1/default/a Planned',
+    ],
+  },
+  {
+    name: 'the HTTP VS of a TLS Ingress is dedicated to an older Ingress: served over HTTPS only, with a warning',
+    objects: [ing('old', { 'kemp.ax/vsip': '10.0.0.4' }, { created: 1, host: 'b.example.com' }), tls('a', { 'kemp.ax/vsip': '10.0.0.4' }, 2), f.tlsSecret('tls', 'cd'.repeat(32))],
+    want: [
+      'vs 10.0.0.4~443 https dedicated:10.0.0.4 owners=c1/default/a certs=c1~default~tls',
+      ROUTE('a'),
+      ROUTE('a', 'c.example.com'),
+      'vs 10.0.0.4~80 http dedicated:10.0.0.4 owners=c1/default/old',
+      ROUTE('old', 'b.example.com'),
+      POOL,
+      'cert c1~default~tls cdcdcd hosts=a.example.com',
+      'Accepted c1/default/a Planned',
+      'Warning c1/default/a HttpPortInUse',
+      'Accepted c1/default/old Planned',
+    ],
   },
   {
     name: 'the legacy class annotation kempLB selects the Ingress',

@@ -27,6 +27,22 @@ function ing(name: string, annotations: Record<string, string>, o: { tls?: boole
   });
 }
 
+/** Two rules, a.example.com (listed under TLS) and c.example.com (not). */
+function twoHosts(name: string, annotations: Record<string, string>) {
+  return f.ingress({ name, created: f.at(0), annotations, rules: [f.rule('a.example.com', ['/', 'Prefix', 'web', 80]), f.rule('c.example.com', ['/', 'Prefix', 'web', 80])], tls: [{ hosts: ['a.example.com'], secretName: 'tls' }] });
+}
+const TWO_HOSTS_REDIRECTED = [
+  'vs default~443 https default owners=c1/default/t certs=c1~default~tls',
+  '  a.example.com/ Prefix -> default~web~80 (c1/default/t)',
+  '  c.example.com/ Prefix -> default~web~80 (c1/default/t)',
+  'vs default~80 http default owners=c1/default/t',
+  '  a.example.com/ Prefix -> default~web~80 redirect:443 (c1/default/t)',
+  '  c.example.com/ Prefix -> default~web~80 (c1/default/t)',
+  'pool default~web~80 [10.1.0.1:8080@c1]',
+  'cert c1~default~tls cdcdcd hosts=a.example.com',
+  'Accepted c1/default/t Planned',
+];
+
 const PLAIN = { monitor: null, persistence: null, tlsToBackend: false, customization: null };
 const MON = neutralMonitor({ type: 'http', path: '/healthz' });
 
@@ -37,12 +53,93 @@ const TABLE: { name: string; objects: Record<string, unknown>[]; appliance?: Par
     want: [
       'vs default~443 https default owners=c1/default/b certs=c1~default~tls',
       '  b.example.com/ Prefix -> default~web~80 (c1/default/b)',
-      'vs default~80 http default owners=c1/default/a',
+      'vs default~80 http default owners=c1/default/a,c1/default/b',
       '  a.example.com/ Prefix -> default~web~80 (c1/default/a)',
+      '  b.example.com/ Prefix -> default~web~80 (c1/default/b)',
       'pool default~web~80 [10.1.0.1:8080@c1]',
       'cert c1~default~tls cdcdcd hosts=b.example.com',
       'Accepted c1/default/a Planned',
       'Accepted c1/default/b Planned',
+    ],
+  },
+  {
+    name: 'a TLS section adds HTTPS: every rule is served over HTTP, the TLS host also over HTTPS with its certificate',
+    objects: [twoHosts('t', {})],
+    want: [
+      'vs default~443 https default owners=c1/default/t certs=c1~default~tls',
+      '  a.example.com/ Prefix -> default~web~80 (c1/default/t)',
+      '  c.example.com/ Prefix -> default~web~80 (c1/default/t)',
+      'vs default~80 http default owners=c1/default/t',
+      '  a.example.com/ Prefix -> default~web~80 (c1/default/t)',
+      '  c.example.com/ Prefix -> default~web~80 (c1/default/t)',
+      'pool default~web~80 [10.1.0.1:8080@c1]',
+      'cert c1~default~tls cdcdcd hosts=a.example.com',
+      'Accepted c1/default/t Planned',
+    ],
+  },
+  {
+    name: 'ssl-redirect redirects the TLS host only; the host without a certificate is still served over HTTP',
+    objects: [twoHosts('t', { [`${P}/ssl-redirect`]: 'true' })],
+    want: TWO_HOSTS_REDIRECTED,
+  },
+  {
+    name: 'haproxy.sslRedirectDefault: true redirects TLS hosts of Ingresses that do not say; Ingresses without TLS get no warning',
+    objects: [twoHosts('t', {}), ing('p', {}, { created: 1, host: 'p.example.com' })],
+    appliance: { haproxy: { configDir: 'd', masterSocket: 's', httpPort: 80, httpsPort: 443, sslRedirectDefault: true } } as Partial<ApplianceConfig>,
+    want: [
+      'vs default~443 https default owners=c1/default/t certs=c1~default~tls',
+      '  a.example.com/ Prefix -> default~web~80 (c1/default/t)',
+      '  c.example.com/ Prefix -> default~web~80 (c1/default/t)',
+      'vs default~80 http default owners=c1/default/t,c1/default/p',
+      '  a.example.com/ Prefix -> default~web~80 redirect:443 (c1/default/t)',
+      '  c.example.com/ Prefix -> default~web~80 (c1/default/t)',
+      '  p.example.com/ Prefix -> default~web~80 (c1/default/p)',
+      'pool default~web~80 [10.1.0.1:8080@c1]',
+      'cert c1~default~tls cdcdcd hosts=a.example.com',
+      'Accepted c1/default/p Planned',
+      'Accepted c1/default/t Planned',
+    ],
+  },
+  {
+    name: 'portolan.dev/ssl-redirect: "false" overrides haproxy.sslRedirectDefault',
+    objects: [twoHosts('t', { [`${P}/ssl-redirect`]: 'false' })],
+    appliance: { haproxy: { configDir: 'd', masterSocket: 's', httpPort: 80, httpsPort: 443, sslRedirectDefault: true } } as Partial<ApplianceConfig>,
+    want: [
+      'vs default~443 https default owners=c1/default/t certs=c1~default~tls',
+      '  a.example.com/ Prefix -> default~web~80 (c1/default/t)',
+      '  c.example.com/ Prefix -> default~web~80 (c1/default/t)',
+      'vs default~80 http default owners=c1/default/t',
+      '  a.example.com/ Prefix -> default~web~80 (c1/default/t)',
+      '  c.example.com/ Prefix -> default~web~80 (c1/default/t)',
+      'pool default~web~80 [10.1.0.1:8080@c1]',
+      'cert c1~default~tls cdcdcd hosts=a.example.com',
+      'Accepted c1/default/t Planned',
+    ],
+  },
+  {
+    name: 'a TLS Ingress\'s default backend is served over HTTP too',
+    objects: [ing('d', {}, { tls: true, defaultBackend: true })],
+    want: [
+      'vs default~443 https default owners=c1/default/d default=default~web~80 certs=c1~default~tls',
+      '  a.example.com/ Prefix -> default~web~80 (c1/default/d)',
+      'vs default~80 http default owners=c1/default/d default=default~web~80',
+      '  a.example.com/ Prefix -> default~web~80 (c1/default/d)',
+      'pool default~web~80 [10.1.0.1:8080@c1]',
+      'cert c1~default~tls cdcdcd hosts=a.example.com',
+      'Accepted c1/default/d Planned',
+    ],
+  },
+  {
+    name: 'with ssl-redirect on, a TLS Ingress\'s default backend stays on HTTPS (it answers TLS hosts too)',
+    objects: [ing('r', { [`${P}/ssl-redirect`]: 'true' }, { tls: true, defaultBackend: true })],
+    want: [
+      'vs default~443 https default owners=c1/default/r default=default~web~80 certs=c1~default~tls',
+      '  a.example.com/ Prefix -> default~web~80 (c1/default/r)',
+      'vs default~80 http default owners=c1/default/r',
+      '  a.example.com/ Prefix -> default~web~80 redirect:443 (c1/default/r)',
+      'pool default~web~80 [10.1.0.1:8080@c1]',
+      'cert c1~default~tls cdcdcd hosts=a.example.com',
+      'Accepted c1/default/r Planned',
     ],
   },
   {
@@ -81,6 +178,8 @@ const TABLE: { name: string; objects: Record<string, unknown>[]; appliance?: Par
     want: [
       'vs default~443 https default owners=c1/default/tls certs=c1~default~tls',
       '  a.example.com/ Prefix -> default~web~80 (c1/default/tls)',
+      'vs default~80 http default owners=c1/default/tls',
+      '  a.example.com/ Prefix -> default~web~80 (c1/default/tls)',
       'pool default~web~80 [10.1.0.1:8080@c1]',
       'cert c1~default~tls cdcdcd hosts=a.example.com',
       'Rejected c1/default/pt ListenerProtocolConflict',
@@ -113,8 +212,9 @@ const TABLE: { name: string; objects: Record<string, unknown>[]; appliance?: Par
     objects: [ing('a', {}), ing('b', {}, { tls: true, created: 1, host: 'b.example.com' })],
     appliance: { haproxy: { configDir: 'd', masterSocket: 's', httpPort: 8080, httpsPort: 8443 } } as Partial<ApplianceConfig>,
     want: [
-      'vs default~8080 http default owners=c1/default/a',
+      'vs default~8080 http default owners=c1/default/a,c1/default/b',
       '  a.example.com/ Prefix -> default~web~80 (c1/default/a)',
+      '  b.example.com/ Prefix -> default~web~80 (c1/default/b)',
       'vs default~8443 https default owners=c1/default/b certs=c1~default~tls',
       '  b.example.com/ Prefix -> default~web~80 (c1/default/b)',
       'pool default~web~80 [10.1.0.1:8080@c1]',

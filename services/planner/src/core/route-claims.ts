@@ -1,6 +1,6 @@
 import type { Certificate, ObjectRef, PathMatch, Route } from '@portolan/desired-state';
 import type { MemberOutcome } from './allocate-listeners.ts';
-import type { IngressIntent } from './ingress-intent.ts';
+import { isTlsHost, type IngressIntent } from './ingress-intent.ts';
 import { issue, type Issue } from './issue.ts';
 import { pickOldest, type Claim } from './oldest-wins.ts';
 
@@ -68,10 +68,17 @@ export function claimsOf(intent: IngressIntent, outcome: MemberOutcome): Claims 
   if (!outcome.ok) return NO_CLAIMS;
   const base = { ingressKey: intent.key, order: intent.order, app: intent.app, cluster: intent.ref.cluster };
   const routes: RouteClaim[] = intent.routes.map((r) => ({ ...base, ref: intent.ref, vs: outcome.vs, ...r, redirectToHttpsPort: null }));
-  if (outcome.redirectRoutesVs !== null) {
-    for (const r of intent.routes) routes.push({ ...base, ref: intent.ref, vs: outcome.redirectRoutesVs, ...r, redirectToHttpsPort: intent.listener!.port });
+  const defaults: DefaultClaim[] = intent.defaultPool === null ? [] : [{ ...base, vs: outcome.vs, pool: intent.defaultPool }];
+  if (outcome.httpVs !== null) {
+    // Every rule is served over HTTP too; ssl-redirect turns only the TLS hosts' rules into redirects to the HTTPS port.
+    const { port, sslRedirect } = intent.listener!;
+    for (const r of intent.routes) {
+      const redirect = sslRedirect && isTlsHost(intent.tlsHosts, r.host);
+      routes.push({ ...base, ref: intent.ref, vs: outcome.httpVs, ...r, redirectToHttpsPort: redirect ? port : null });
+    }
+    // A default backend answers any host, TLS ones included: with ssl-redirect on it stays on HTTPS only.
+    if (intent.defaultPool !== null && !sslRedirect) defaults.push({ ...base, vs: outcome.httpVs, pool: intent.defaultPool });
   }
-  const defaults = intent.defaultPool === null ? [] : [{ ...base, vs: outcome.vs, pool: intent.defaultPool }];
   const tls = intent.listener!.protocol !== 'https' ? [] : intent.tls.flatMap((t) => t.hosts.map((host) => ({ ingressKey: intent.key, order: intent.order, app: intent.app, vs: outcome.vs, host, certificate: t.certificate })));
   return { routes, defaults, tls: dedupeTls(tls) };
 }

@@ -30,7 +30,7 @@ test('TLS table: each unusable Secret is a warning on its Ingress only; other ho
 
 test('TLS without hosts offers the listener-wide default certificate', () => {
   const d = planEvents(haproxy, f.added('c1', CLASS, web({ tls: [{ secretName: 'wild' }] }), f.tlsSecret('wild', 'ee'.repeat(32))));
-  assert.deepEqual(summarize(d).filter((l) => l.startsWith('vs') || l.startsWith('cert')), ['vs default~443 https default owners=c1/default/web certs=c1~default~wild', 'cert c1~default~wild eeeeee hosts=*']);
+  assert.deepEqual(summarize(d).filter((l) => l.startsWith('vs') || l.startsWith('cert')), ['vs default~443 https default owners=c1/default/web certs=c1~default~wild', 'vs default~80 http default owners=c1/default/web', 'cert c1~default~wild eeeeee hosts=*']);
 });
 
 test('a Secret created after its Ingress is picked up incrementally (its event re-plans only that Ingress)', () => {
