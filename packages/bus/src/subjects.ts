@@ -18,6 +18,11 @@ export const kubeEventSubject = (cluster: string, kind: KindToken): string => `k
 export const kubeListMarkerSubject = (cluster: string, kind: KindToken): string => `kube.${part(cluster, 'cluster')}.${kind}.list`;
 /** `kube.<cluster>.heartbeat`: watcher freshness. */
 export const heartbeatSubject = (cluster: string): string => `kube.${part(cluster, 'cluster')}.heartbeat`;
+/**
+ * `kube._operator.approval`: an operator's approval of held removals. It rides in the kube stream so the planner
+ * folds it in order with the observations (no cluster name starts with `_`, so it cannot collide with one).
+ */
+export const holdApprovalSubject = 'kube._operator.approval';
 /** `plan.<appliance>`: a snapshot became head. */
 export const planSubject = (appliance: string): string => `plan.${part(appliance, 'appliance')}`;
 /** `apply.<appliance>`: an apply was recorded. */

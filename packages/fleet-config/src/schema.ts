@@ -122,8 +122,15 @@ const appliance = z
       .prefault({}),
     safety: z
       .strictObject({
-        /** A plan removing more than this fraction of hosts or members (vs. last applied) is held. */
+        /**
+         * Removals no explicit delete explains (a relist that no longer lists objects) are held when they take more
+         * than this fraction of a cluster's hosts or members of one kind...
+         */
         maxRemovalFraction: z.number().min(0).max(1).default(0.3),
+        /** ...and at least this many hosts or members. */
+        minRemovals: z.number().int().min(1).default(5),
+        /** A later relist still lacking a held object confirms its removal once this long has passed since the hold. */
+        relistConfirmSeconds: z.number().min(0).default(300),
       })
       .prefault({}),
     haproxy: haproxy.optional(),

@@ -13,6 +13,8 @@ export interface KubeWatchEvent {
   readonly type: WatchEventType;
   readonly object: unknown;
   readonly generation?: number;
+  /** A DELETED the watcher inferred from a relist (no explicit delete): the list marker that follows decides it. */
+  readonly noticedByRelist?: boolean;
 }
 
 /**
@@ -30,4 +32,6 @@ export interface KubeListMarker {
   readonly chunkIndex: number;
   readonly chunkCount: number;
   readonly keys: readonly string[];
+  /** When the watcher completed the list (its clock, ms since the epoch; 0 when unknown): a relist confirms a held removal only this long after the hold began. */
+  readonly observedAtMs?: number;
 }

@@ -152,6 +152,24 @@ export interface SnapshotApprovalsTable {
   created_at: Timestamp;
 }
 
+/** The safety rule's held removals (migration 0007): open while `released_seq` is null. */
+export interface RemovalHoldsTable {
+  id: SerialId;
+  cluster: string;
+  kind: string;
+  object_key: string;
+  reason: string;
+  held_at: Timestamp;
+  held_seq: Int8;
+  released_at: Timestamp | null;
+  released_seq: Int8 | null;
+  /** `approval: <who>`, `kubernetes` or `relist`. */
+  released_by: string | null;
+  release_reason: string | null;
+  /** Whether the release removed the object (an approval or a confirming relist) or kept it (it came back). */
+  removed: boolean | null;
+}
+
 /** The whole database. */
 export interface Database {
   events: EventsTable;
@@ -166,4 +184,5 @@ export interface Database {
   drift_observations: DriftObservationsTable;
   snapshot_pins: SnapshotPinsTable;
   snapshot_approvals: SnapshotApprovalsTable;
+  removal_holds: RemovalHoldsTable;
 }

@@ -10,7 +10,6 @@ export { SnapshotReader } from './core/snapshot-reader.ts';
 export { SnapshotEncoder, encodeSnapshot, SNAPSHOT_LAYOUT, type EncodedSnapshot } from './core/snapshot-encoder.ts';
 export { CURRENT_LAYOUT, LAYOUT_1, LAYOUT_2, layoutOf, type SnapshotLayout } from './core/snapshot-layout.ts';
 export { SnapshotPieceMissingError, SnapshotCorruptError } from './core/errors.ts';
-export { checkSafety, type SafetyVerdict, type HoldReason } from './core/safety-hold.ts';
 export { applyFailStatic, staleClusters, type StalenessPolicy } from './core/fail-static.ts';
 export { matchRequest, type RequestOutcome } from './core/route-matcher.ts';
 export { canonicalizeHost, hostMatches } from './core/host-name.ts';

@@ -7,7 +7,7 @@ import { Planner, PLANNER_VERSION, type PlannerConfig } from './core/planner.ts'
 import { encodeSnapshot } from './core/snapshot-encoder.ts';
 import { SyncTracker } from './core/sync-tracker.ts';
 import type { SnapshotLayout } from './core/snapshot-layout.ts';
-import { HeadMovedError, type ArchivedEvent, type CommittedSnapshot, type NewSnapshot, type PgPlannerStore, type SnapshotHead } from './adapters/pg-planner-store.ts';
+import { HeadMovedError, type ArchivedEvent, type CommittedSnapshot, type HoldRecord, type NewSnapshot, type PgPlannerStore, type SnapshotHead } from './adapters/pg-planner-store.ts';
 import type { PlannerMetrics } from './planner-metrics.ts';
 
 /** What the planner service is wired with. */
@@ -25,7 +25,10 @@ export interface PlannerServiceOptions {
   readonly layout?: SnapshotLayout;
 }
 
-/** Folds one decoded input into the core; heartbeats only move the freshness clock; markers also count toward sync. */
+/**
+ * Folds one decoded input into the core; heartbeats only move the freshness clock; markers also count toward sync;
+ * approvals release the safety rule's holds.
+ */
 export function foldInput(planner: Planner, input: PlannerInput, heartbeats: Map<string, number>, sync?: SyncTracker): void {
   switch (input.type) {
     case 'event':
@@ -37,6 +40,9 @@ export function foldInput(planner: Planner, input: PlannerInput, heartbeats: Map
       break;
     case 'heartbeat':
       heartbeats.set(input.cluster, input.sentAtMs);
+      break;
+    case 'approval':
+      planner.approveHolds(input.approval);
       break;
     case 'unreadable':
       break;
@@ -86,6 +92,9 @@ export class PlannerService {
       foldInput(this.planner, decodeBusMessage(e.subject, e.payload), this.heartbeats, this.sync);
       replayed++;
     }
+    // The holds the archive rebuilds were recorded when their batches were committed.
+    this.planner.takeHoldTransitions();
+    this.o.metrics?.observeHolds(this.planner.heldRemovals());
     const snapshots = await this.commitPlans([], this.position, null);
     await this.checkBrokerHistory();
     return { replayed, snapshots };
@@ -124,19 +133,33 @@ export class PlannerService {
     if (ordered.length === 0) return;
     const started = performance.now();
     const events: ArchivedEvent[] = [];
+    const holds: HoldRecord[] = [];
     for (const m of ordered) {
       const input = decodeBusMessage(m.subject, m.data);
       if (input.type === 'unreadable') this.o.log.warn({ seq: m.streamSeq, reason: input.reason }, 'unreadable message archived and skipped');
       foldInput(this.planner, input, this.heartbeats, this.sync);
       events.push(archived(m, input));
+      for (const transition of this.planner.takeHoldTransitions()) holds.push({ seq: m.streamSeq, atMs: inputTimeMs(input), transition });
     }
+    if (holds.length > 0) this.logHolds(holds);
     const last = ordered[ordered.length - 1]!;
-    const n = await this.commitPlans(events, last.streamSeq, last.headers.traceparent?.split('-')[1] ?? null);
+    const n = await this.commitPlans(events, last.streamSeq, last.headers.traceparent?.split('-')[1] ?? null, holds);
+    if (holds.length > 0) this.o.metrics?.observeHolds(this.planner.heldRemovals());
     this.o.metrics?.observeBatch(ordered.length, n, performance.now() - started);
   }
 
   /** Plans the dirty appliances and commits them with `events`; returns the number of snapshots written. */
-  private async commitPlans(events: readonly ArchivedEvent[], toPosition: number, traceId: string | null): Promise<number> {
+  /** Every hold begun or ended is logged once, at commit time, with what an operator needs to act on it. */
+  private logHolds(holds: readonly HoldRecord[]): void {
+    for (const { seq, transition: t } of holds) {
+      const { cluster, kind, key } = t.hold;
+      const appliances = this.planner.appliancesServing(cluster);
+      if (t.type === 'held') this.o.log.warn({ seq, cluster, kind, object: key, appliances, reason: t.hold.reason }, 'removal held by the safety rule: approve with `portolan approve <appliance> --reason ...`');
+      else this.o.log.info({ seq, cluster, kind, object: key, appliances, releasedBy: t.release.by, reason: t.release.reason, removed: t.removed }, 'held removal released');
+    }
+  }
+
+  private async commitPlans(events: readonly ArchivedEvent[], toPosition: number, traceId: string | null, holds: readonly HoldRecord[] = []): Promise<number> {
     const snapshots: NewSnapshot[] = [];
     for (const plan of this.plansToRecord()) {
       const head = this.heads.get(plan.appliance);
@@ -150,7 +173,7 @@ export class PlannerService {
       });
     }
     if (events.length === 0 && snapshots.length === 0) return 0;
-    const committed = await this.o.store.commit({ fromPosition: this.position, toPosition, events, snapshots });
+    const committed = await this.o.store.commit({ fromPosition: this.position, toPosition, events, snapshots, holds });
     this.position = toPosition;
     snapshots.forEach((s, i) => this.heads.set(s.appliance, { appliance: s.appliance, snapshotId: committed[i]!.id, contentHash: s.contentHash }));
     await this.announce(snapshots, committed);
@@ -249,7 +272,24 @@ function archived(m: BusMessage, input: PlannerInput): ArchivedEvent {
       return { ...base, cluster: input.marker.cluster, kind: input.marker.kind, objectKey: '', eventType: 'LIST_MARKER', receivedAt: at(input.observedAtMs) };
     case 'heartbeat':
       return { ...base, cluster: input.cluster, kind: 'Heartbeat', objectKey: '', eventType: 'HEARTBEAT', receivedAt: at(input.sentAtMs) };
+    case 'approval':
+      return { ...base, cluster: '', kind: 'HoldApproval', objectKey: input.approval.appliance, eventType: 'APPROVAL', receivedAt: at(input.approvedAtMs) };
     case 'unreadable':
       return { ...base, cluster: m.subject.split('.')[1] ?? '', kind: 'Unreadable', objectKey: '', eventType: 'UNREADABLE', receivedAt: at(0) };
+  }
+}
+
+/** The time an input carries (the watcher's or the operator's clock; 0 when it has none). */
+function inputTimeMs(input: PlannerInput): number {
+  switch (input.type) {
+    case 'event':
+    case 'marker':
+      return input.observedAtMs;
+    case 'approval':
+      return input.approvedAtMs;
+    case 'heartbeat':
+      return input.sentAtMs;
+    case 'unreadable':
+      return 0;
   }
 }

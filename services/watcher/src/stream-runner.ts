@@ -193,7 +193,7 @@ export class StreamRunner {
     const { tracker, cluster } = this.deps;
     const kind = this.stream.kind;
     for (const gone of tracker.ledger.removeUnlisted(this.stream.namespace, seen)) {
-      await this.emit(kubeEventMessage(cluster, kind, 'DELETED', gone, tombstoneBytes(kind.kind, gone), { generation, observedAtMs: this.deps.now(), omittedReason: '' }));
+      await this.emit(kubeEventMessage(cluster, kind, 'DELETED', gone, tombstoneBytes(kind.kind, gone), { generation, observedAtMs: this.deps.now(), omittedReason: '', noticedByRelist: true }));
     }
     // A marker lists the whole kind: only once every stream of the kind has listed, or it would delete their objects.
     const others = tracker.states().filter((s) => s !== this.stateValue);

@@ -19,6 +19,7 @@ function applyFault(faults: FaultController, body: Record<string, unknown>): unk
     case 'garble-next-events': return { watches: faults.garbleNextEvents(Number(body['count'] ?? 1), target(body)) };
     case 'fail-requests': faults.failRequests(body as unknown as RequestFailure); return {};
     case 'lag-zero-reads': faults.lagZeroResourceVersionReads(body['enabled'] !== false); return {};
+    case 'hide-from-lists': faults.hideFromLists(String(body['resource'] ?? ''), typeof body['namespace'] === 'string' ? body['namespace'] : ''); return {};
     case 'max-object-bytes': faults.maxObjectBytes = Number(body['bytes']); return {};
     case 'clear': faults.clear(); return {};
     default: return null;

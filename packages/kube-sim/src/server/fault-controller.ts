@@ -43,6 +43,7 @@ export class FaultController {
   private readonly streams = new Set<WatchStream>();
   private failures: (RequestFailure & { remaining: number })[] = [];
   private stalled = false;
+  private hidden: readonly { resource: string; namespace: string }[] = [];
 
   constructor(store: ObjectStore) {
     this.store = store;
@@ -131,11 +132,22 @@ export class FaultController {
     this.store.setLaggingZeroReads(enabled);
   }
 
-  /** Clears request failures, stalls and lag. */
+  /**
+   * Lists of `resource` leave out the objects of `namespace` ('' = all) from now on, with no DELETED event: what a
+   * client sees when an API server's list loses objects. Watches are unaffected; `clear()` ends it.
+   */
+  hideFromLists(resource: string, namespace: string): void {
+    this.hidden = [...this.hidden, { resource, namespace }];
+    this.store.setHiddenFromLists(this.hidden);
+  }
+
+  /** Clears request failures, stalls, lag and hidden list items. */
   clear(): void {
     this.failures = [];
     this.resumeWatches();
     this.store.setLaggingZeroReads(false);
+    this.hidden = [];
+    this.store.setHiddenFromLists([]);
   }
 
   /** Takes one pending injected failure matching the request, or returns null. */

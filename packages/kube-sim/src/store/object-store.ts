@@ -64,6 +64,8 @@ export class ObjectStore {
   private rv = 0;
   private compacted = 0;
   private lagging: Snapshot | null = null;
+  /** Lists omit the objects these rules match (a fault: a list that loses objects without any delete). */
+  private hiddenFromLists: readonly ListHiding[] = [];
 
   constructor(options: ObjectStoreOptions = {}) {
     this.maxHistory = options.maxHistory ?? 200_000;
@@ -134,6 +136,16 @@ export class ObjectStore {
       if (cut > 0) col.history = col.history.slice(cut);
     }
     this.compacted = target;
+  }
+
+  /** Makes lists omit the objects of a resource (plural) in a namespace ('' = every namespace); [] ends it. */
+  setHiddenFromLists(rules: readonly ListHiding[]): void {
+    this.hiddenFromLists = rules;
+  }
+
+  private isHiddenFromLists(type: ResourceType, obj: KubeObject): boolean {
+    const ns = obj.metadata?.namespace ?? '';
+    return this.hiddenFromLists.some((h) => h.resource === type.plural && (h.namespace === '' || h.namespace === ns));
   }
 
   /** Freezes the state that `resourceVersion=0` lists see (a lagging watch cache) until cleared. */
@@ -223,6 +235,7 @@ export class ObjectStore {
       if (!key.startsWith(prefix)) break;
       const obj = view.get(key);
       if (obj === undefined || !matchesSelectors(query, obj)) continue;
+      if (this.hiddenFromLists.length > 0 && this.isHiddenFromLists(type, obj)) continue;
       if (items.length === limit) break;
       items.push(obj);
     }
@@ -290,4 +303,10 @@ export class ObjectStore {
     this.rv = Math.max(this.rv, rv);
     this.compact(this.rv);
   }
+}
+
+/** Objects a faulty list leaves out: one resource (plural), in one namespace or ('' ) in all. */
+export interface ListHiding {
+  readonly resource: string;
+  readonly namespace: string;
 }

@@ -5,6 +5,7 @@ import * as m0003 from './0003-snapshot-pins.ts';
 import * as m0004 from './0004-snapshot-approvals.ts';
 import * as m0005 from './0005-commit-one.ts';
 import * as m0006 from './0006-apply-operations-tree.ts';
+import * as m0007 from './0007-removal-holds.ts';
 
 /**
  * All migrations, in order. Add a file `NNNN-name.ts` exporting `up` and list it here; never edit a
@@ -17,4 +18,5 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0004-snapshot-approvals': m0004,
   '0005-commit-one': m0005,
   '0006-apply-operations-tree': m0006,
+  '0007-removal-holds': m0007,
 };

@@ -1,5 +1,6 @@
 import { pinHoldReason, sql, type Kysely, type Transaction } from '@portolan/store';
 import type { Database } from '@portolan/store';
+import type { HoldTransition } from '../core/removal-hold.ts';
 
 /** One bus message as archived: the replayable input of the planner. */
 export interface ArchivedEvent {
@@ -96,9 +97,10 @@ export class PgPlannerStore {
    * operator's rollback pin exists are recorded held: the pin is read in the same transaction, so a rollback or a
    * resume is never half seen. Returns each new snapshot's id and whether it was held.
    */
-  async commit(batch: { fromPosition: number; toPosition: number; events: readonly ArchivedEvent[]; snapshots: readonly NewSnapshot[] }): Promise<CommittedSnapshot[]> {
+  async commit(batch: { fromPosition: number; toPosition: number; events: readonly ArchivedEvent[]; snapshots: readonly NewSnapshot[]; holds?: readonly HoldRecord[] }): Promise<CommittedSnapshot[]> {
     const only = batch.snapshots[0];
-    if (batch.snapshots.length === 1 && only!.parentId !== null && batch.fromPosition > 0 && batch.fromPosition !== batch.toPosition && only!.pieces.size <= 500 && batch.events.length > 0 && batch.events.length <= 500) {
+    const holds = batch.holds ?? [];
+    if (holds.length === 0 && batch.snapshots.length === 1 && only!.parentId !== null && batch.fromPosition > 0 && batch.fromPosition !== batch.toPosition && only!.pieces.size <= 500 && batch.events.length > 0 && batch.events.length <= 500) {
       return [await this.commitOne(batch.fromPosition, batch.toPosition, batch.events, only!)];
     }
     return this.db.transaction().execute(async (tx) => {
@@ -110,6 +112,7 @@ export class PgPlannerStore {
           .onConflict((c) => c.column('seq').doNothing())
           .execute();
       }
+      for (const h of holds) await recordHold(tx, h);
       const out: CommittedSnapshot[] = [];
       for (const s of batch.snapshots) {
         const pin = await tx.selectFrom('snapshot_pins').select('snapshot_id').where('appliance', '=', s.appliance).executeTakeFirst();
@@ -228,4 +231,34 @@ function snapshotRow(s: NewSnapshot) {
 /** A Buffer over the same bytes (no copy): piece bytes are views into the encoder's arena, payloads the bus's. */
 function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+/** A hold begun or ended by the input at `seq` (the watcher's or operator's time `atMs`). */
+export interface HoldRecord {
+  readonly seq: number;
+  readonly atMs: number;
+  readonly transition: HoldTransition;
+}
+
+/** Opens or closes one row of `removal_holds` (idempotent: a refolded batch writes nothing new). */
+async function recordHold(tx: Transaction<Database>, h: HoldRecord): Promise<void> {
+  const { hold } = h.transition;
+  const at = new Date(h.atMs > 0 ? h.atMs : Date.now());
+  if (h.transition.type === 'held') {
+    await tx
+      .insertInto('removal_holds')
+      .values({ cluster: hold.cluster, kind: hold.kind, object_key: hold.key, reason: hold.reason, held_at: at, held_seq: h.seq })
+      .onConflict((c) => c.columns(['cluster', 'kind', 'object_key', 'held_seq']).doNothing())
+      .execute();
+    return;
+  }
+  const { release, removed } = h.transition;
+  await tx
+    .updateTable('removal_holds')
+    .set({ released_at: at, released_seq: h.seq, released_by: release.by === 'approval' ? `approval: ${release.approvedBy}` : release.by, release_reason: release.reason, removed })
+    .where('cluster', '=', hold.cluster)
+    .where('kind', '=', hold.kind)
+    .where('object_key', '=', hold.key)
+    .where('released_seq', 'is', null)
+    .execute();
 }

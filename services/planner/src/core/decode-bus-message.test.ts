@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { create, toBinary, timestampFromMs, KubeEventSchema, KubeListMarkerSchema, WatcherHeartbeatSchema, KubeKind, KubeEventType } from '@portolan/proto';
+import { create, toBinary, timestampFromMs, HoldApprovedSchema, KubeEventSchema, KubeListMarkerSchema, WatcherHeartbeatSchema, KubeKind, KubeEventType } from '@portolan/proto';
 import { decodeBusMessage } from './decode-bus-message.ts';
 
 const enc = new TextEncoder();
@@ -13,10 +13,18 @@ test('a KubeEvent decodes to a watch event with its trimmed object and observati
 });
 
 test('list markers and heartbeats decode by subject', () => {
-  const marker = toBinary(KubeListMarkerSchema, create(KubeListMarkerSchema, { cluster: 'dev', kind: KubeKind.INGRESS, listResourceVersion: '9', listGeneration: 3n, chunkIndex: 0, chunkCount: 1, keys: ['a/x'] }));
-  assert.deepEqual(decodeBusMessage('kube.dev.ingress.list', marker), { type: 'marker', marker: { cluster: 'dev', kind: 'Ingress', generation: 3, resourceVersion: '9', chunkIndex: 0, chunkCount: 1, keys: ['a/x'] }, observedAtMs: 0 });
+  const marker = toBinary(KubeListMarkerSchema, create(KubeListMarkerSchema, { cluster: 'dev', kind: KubeKind.INGRESS, listResourceVersion: '9', listGeneration: 3n, chunkIndex: 0, chunkCount: 1, keys: ['a/x'], observedAt: timestampFromMs(7000) }));
+  assert.deepEqual(decodeBusMessage('kube.dev.ingress.list', marker), { type: 'marker', marker: { cluster: 'dev', kind: 'Ingress', generation: 3, resourceVersion: '9', chunkIndex: 0, chunkCount: 1, keys: ['a/x'], observedAtMs: 7000 }, observedAtMs: 7000 });
   const hb = toBinary(WatcherHeartbeatSchema, create(WatcherHeartbeatSchema, { cluster: 'dev', kinds: [{ kind: KubeKind.NODE, synced: true }], sentAt: timestampFromMs(42) }));
   assert.deepEqual(decodeBusMessage('kube.dev.heartbeat', hb), { type: 'heartbeat', cluster: 'dev', sentAtMs: 42, synced: true });
+});
+
+test('a delete the watcher inferred from a relist keeps that mark; an approval decodes with who, why and when', () => {
+  const inferred = toBinary(KubeEventSchema, create(KubeEventSchema, { cluster: 'dev', kind: KubeKind.INGRESS, namespace: 'a', name: 'x', uid: 'u', resourceVersion: '3', type: KubeEventType.DELETED, object: enc.encode('{"metadata":{"name":"x"}}'), noticedByRelist: true }));
+  const decoded = decodeBusMessage('kube.dev.ingress', inferred);
+  assert.equal(decoded.type === 'event' && decoded.event.noticedByRelist, true);
+  const approval = toBinary(HoldApprovedSchema, create(HoldApprovedSchema, { appliance: 'edge', approvedBy: 'alice', reason: 'team gone', approvedAt: timestampFromMs(9000), approvalId: 'id-1' }));
+  assert.deepEqual(decodeBusMessage('kube._operator.approval', approval), { type: 'approval', approval: { appliance: 'edge', approvedBy: 'alice', reason: 'team gone', approvalId: 'id-1' }, approvedAtMs: 9000 });
 });
 
 test('garbage is an unreadable input with a reason, never an exception', () => {

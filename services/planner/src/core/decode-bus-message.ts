@@ -1,4 +1,4 @@
-import { fromBinary, timestampMs, KubeEventSchema, KubeListMarkerSchema, WatcherHeartbeatSchema, KubeKind as ProtoKind, KubeEventType } from '@portolan/proto';
+import { fromBinary, timestampMs, HoldApprovedSchema, KubeEventSchema, KubeListMarkerSchema, WatcherHeartbeatSchema, KubeKind as ProtoKind, KubeEventType } from '@portolan/proto';
 import type { KubeKind, KubeListMarker, KubeWatchEvent } from '@portolan/kube-model';
 
 /** What one message of the kube stream means to the planner. */
@@ -6,7 +6,16 @@ export type PlannerInput =
   | { readonly type: 'event'; readonly event: KubeWatchEvent; readonly namespace: string; readonly name: string; readonly observedAtMs: number; readonly omittedReason: string }
   | { readonly type: 'marker'; readonly marker: KubeListMarker; readonly observedAtMs: number }
   | { readonly type: 'heartbeat'; readonly cluster: string; readonly sentAtMs: number; readonly synced: boolean }
+  | { readonly type: 'approval'; readonly approval: HoldApproval; readonly approvedAtMs: number }
   | { readonly type: 'unreadable'; readonly reason: string };
+
+/** An operator's approval of the removals held for one appliance's clusters. */
+export interface HoldApproval {
+  readonly appliance: string;
+  readonly approvedBy: string;
+  readonly reason: string;
+  readonly approvalId: string;
+}
 
 const kinds: Readonly<Record<number, KubeKind>> = {
   [ProtoKind.INGRESS]: 'Ingress',
@@ -24,6 +33,10 @@ const eventTypes = { [KubeEventType.ADDED]: 'ADDED', [KubeEventType.MODIFIED]: '
  */
 export function decodeBusMessage(subject: string, data: Uint8Array): PlannerInput {
   try {
+    if (subject.endsWith('.approval')) {
+      const a = fromBinary(HoldApprovedSchema, data);
+      return { type: 'approval', approval: { appliance: a.appliance, approvedBy: a.approvedBy, reason: a.reason, approvalId: a.approvalId }, approvedAtMs: a.approvedAt ? timestampMs(a.approvedAt) : 0 };
+    }
     if (subject.endsWith('.heartbeat')) {
       const h = fromBinary(WatcherHeartbeatSchema, data);
       return { type: 'heartbeat', cluster: h.cluster, sentAtMs: h.sentAt ? timestampMs(h.sentAt) : 0, synced: h.kinds.length > 0 && h.kinds.every((k) => k.synced) };
@@ -32,10 +45,11 @@ export function decodeBusMessage(subject: string, data: Uint8Array): PlannerInpu
       const m = fromBinary(KubeListMarkerSchema, data);
       const kind = kinds[m.kind];
       if (kind === undefined) return { type: 'unreadable', reason: `list marker of unknown kind ${m.kind}` };
+      const observedAtMs = m.observedAt ? timestampMs(m.observedAt) : 0;
       return {
         type: 'marker',
-        marker: { cluster: m.cluster, kind, generation: Number(m.listGeneration), resourceVersion: m.listResourceVersion, chunkIndex: m.chunkIndex, chunkCount: m.chunkCount, keys: m.keys },
-        observedAtMs: m.observedAt ? timestampMs(m.observedAt) : 0,
+        marker: { cluster: m.cluster, kind, generation: Number(m.listGeneration), resourceVersion: m.listResourceVersion, chunkIndex: m.chunkIndex, chunkCount: m.chunkCount, keys: m.keys, observedAtMs },
+        observedAtMs,
       };
     }
     const e = fromBinary(KubeEventSchema, data);
@@ -45,7 +59,7 @@ export function decodeBusMessage(subject: string, data: Uint8Array): PlannerInpu
     const object = e.object.length === 0 ? placeholder(e.namespace, e.name, e.uid, e.resourceVersion) : (JSON.parse(new TextDecoder().decode(e.object)) as unknown);
     return {
       type: 'event',
-      event: { cluster: e.cluster, kind, type, object, generation: Number(e.listGeneration) },
+      event: { cluster: e.cluster, kind, type, object, generation: Number(e.listGeneration), ...(e.noticedByRelist ? { noticedByRelist: true } : {}) },
       namespace: e.namespace,
       name: e.name,
       observedAtMs: e.observedAt ? timestampMs(e.observedAt) : 0,

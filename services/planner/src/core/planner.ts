@@ -9,9 +9,11 @@ import { serviceKey, type DirtyIngress } from './dirty-set.ts';
 import { classRequestOf, isDefaultClass } from './select-ingress.ts';
 import { CURRENT_LAYOUT, type SnapshotLayout } from './snapshot-layout.ts';
 import { World, type WorldChange } from './world.ts';
+import { DEFAULT_REMOVAL_POLICY, strictestPolicy, type HeldRemoval, type HoldTransition, type RemovalPolicy } from './removal-hold.ts';
+import type { HoldApproval } from './decode-bus-message.ts';
 
 /** Version of the planning rules; recorded with every snapshot (a change here explains hash differences on replay). */
-export const PLANNER_VERSION = '0.2.0';
+export const PLANNER_VERSION = '0.3.0';
 
 /** The fleet-config parts the planner reads. */
 export interface PlannerConfig {
@@ -62,11 +64,20 @@ export class Planner {
   private readonly dirtyServices = new Set<string>();
   private readonly dirtyNodes = new Set<string>();
   private version = 0;
+  /** Per cluster: the safety rule's limits (the strictest of the appliances serving it; null when none does). */
+  private readonly policies = new Map<string, RemovalPolicy | null>();
+  /** Per appliance: the clusters it serves (what its approval releases). */
+  private readonly servedClusters = new Map<string, ReadonlySet<string>>();
 
   /** `layout`: the snapshot layout to encode in (replay passes the one a stored snapshot was made with). */
   constructor(config: PlannerConfig, options: { readonly layout?: SnapshotLayout } = {}) {
     const layout = options.layout ?? CURRENT_LAYOUT;
     const clusters = new Map<string, ClusterProfile>(config.clusters.map((c) => [c.name, { name: c.name, weight: c.weight, namespaces: c.namespaces }]));
+    for (const a of config.appliances) this.servedClusters.set(a.name, new Set(a.clusters ?? config.clusters.map((c) => c.name)));
+    for (const c of config.clusters) {
+      const serving = config.appliances.filter((a) => this.servedClusters.get(a.name)!.has(c.name));
+      this.policies.set(c.name, strictestPolicy(serving.map((a) => removalPolicyOf(a))));
+    }
     this.engines = [...config.appliances]
       .sort((a, b) => (a.name < b.name ? -1 : 1))
       .map((a) => {
@@ -84,9 +95,36 @@ export class Planner {
 
   /** Folds one list-marker chunk; returns how many objects it deleted (0 until the generation is complete). */
   applyListMarker(marker: KubeListMarker): number {
-    const changes = this.world.applyListMarker(marker);
+    const changes = this.world.applyListMarker(marker, this.policies.get(marker.cluster) ?? null);
     for (const c of changes) this.note(c);
     return changes.length;
+  }
+
+  /**
+   * Folds an operator's approval: the removals held in the clusters the appliance serves are carried out. Returns how
+   * many objects it removed (0 for an unknown appliance or when nothing is held).
+   */
+  approveHolds(approval: HoldApproval): number {
+    const clusters = this.servedClusters.get(approval.appliance);
+    if (clusters === undefined) return 0;
+    const changes = this.world.approveHolds(clusters, { by: 'approval', approvedBy: approval.approvedBy, reason: approval.reason, approvalId: approval.approvalId });
+    for (const c of changes) this.note(c);
+    return changes.length;
+  }
+
+  /** The removals the safety rule holds now. */
+  heldRemovals(): HeldRemoval[] {
+    return this.world.heldRemovals();
+  }
+
+  /** Holds begun and ended since the last call. */
+  takeHoldTransitions(): HoldTransition[] {
+    return this.world.takeHoldTransitions();
+  }
+
+  /** The appliances serving a cluster (whose desired state a hold in it keeps). */
+  appliancesServing(cluster: string): string[] {
+    return [...this.servedClusters].filter(([, clusters]) => clusters.has(cluster)).map(([name]) => name).sort();
   }
 
   /** Whether events are waiting to be planned. */
@@ -231,4 +269,14 @@ function unindex(m: Map<string, Set<string>>, k: string, v: string): void {
   const s = m.get(k);
   s?.delete(v);
   if (s?.size === 0) m.delete(k);
+}
+
+/** An appliance's safety limits from its fleet config (seconds become ms; a config built in code may omit them). */
+function removalPolicyOf(a: ApplianceConfig): RemovalPolicy {
+  const s: Partial<ApplianceConfig['safety']> = a.safety ?? {};
+  return {
+    maxRemovalFraction: s.maxRemovalFraction ?? DEFAULT_REMOVAL_POLICY.maxRemovalFraction,
+    minRemovals: s.minRemovals ?? DEFAULT_REMOVAL_POLICY.minRemovals,
+    relistConfirmMs: s.relistConfirmSeconds === undefined ? DEFAULT_REMOVAL_POLICY.relistConfirmMs : s.relistConfirmSeconds * 1000,
+  };
 }

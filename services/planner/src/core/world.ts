@@ -3,6 +3,7 @@ import { KUBE_KINDS, objectKey, parseObjectKey, SERVICE_NAME_LABEL, trimObject }
 import { canonicalJson } from '@portolan/desired-state';
 import { compareResourceVersions } from './resource-version.ts';
 import type { WorldView } from './world-view.ts';
+import { judgeUnexplainedRemovals, removalWeight, type HeldRemoval, type HoldRelease, type HoldTransition, type RemovalPolicy } from './removal-hold.ts';
 
 /** One effective change to the world: what an object was before and is after (null = absent). */
 export interface WorldChange {
@@ -60,9 +61,19 @@ interface ClusterState {
  */
 export class World implements WorldView {
   private readonly clusters = new Map<string, ClusterState>();
+  /**
+   * Removals the safety rule keeps (cluster\0kind\0key → hold): their objects stay in `entries`, so they are planned
+   * as they were, until an approval, Kubernetes (a DELETED event or the object's return) or a later relist ends it.
+   */
+  private readonly held = new Map<string, HeldRemoval>();
+  /** Holds begun and ended since the last `takeHoldTransitions()`. */
+  private transitions: HoldTransition[] = [];
 
   /** Folds one watch event; returns the effective change, or null when it changes nothing. */
   apply(event: KubeWatchEvent): WorldChange | null {
+    // A delete the watcher inferred from a relist is not Kubernetes' word: the list marker after it removes the
+    // object, or holds the removal when the relist lost too much at once.
+    if (event.noticedByRelist === true && event.type === 'DELETED') return null;
     // The key as the raw metadata spells it: read before trimming for the EndpointSlice hint, and reused below when
     // trimming kept the same namespace and name (one key string built and hashed per event, not two).
     const raw = rawIdentity(event.object);
@@ -88,6 +99,7 @@ export class World implements WorldView {
     const after = deleted ? null : obj;
     if (prev !== undefined && prev.object !== null && after !== null && rv === '' && canonicalJson(prev.object) === canonicalJson(after)) return null;
     const before = prev?.object ?? null;
+    if (this.held.size > 0) this.explainHold(event.cluster, event.kind, key, deleted);
     if (prev === undefined) return this.store(event.cluster, event.kind, key, { rv, object: after }, before, meta);
     // The held register takes the new version: no entry allocated (and kept) per event, no map write.
     prev.rv = rv;
@@ -105,7 +117,7 @@ export class World implements WorldView {
    * ordered by their resourceVersion, not their generation number, so a list older than the newest applied one
    * (a late chunk, a redelivery, another watcher replica) changes nothing.
    */
-  applyListMarker(marker: KubeListMarker): WorldChange[] {
+  applyListMarker(marker: KubeListMarker, policy: RemovalPolicy | null = null): WorldChange[] {
     const ks = this.kind(marker.cluster, marker.kind);
     if (marker.chunkCount < 1 || marker.chunkIndex < 0 || marker.chunkIndex >= marker.chunkCount) return [];
     if (ks.floor !== '' && compareResourceVersions(marker.resourceVersion, ks.floor) <= 0) return [];
@@ -126,17 +138,100 @@ export class World implements WorldView {
     ks.pending.delete(marker.generation);
     ks.floor = rv;
     for (const [g, p] of [...ks.pending]) if (compareResourceVersions(p.rv, rv) <= 0) ks.pending.delete(g);
-    const changes: WorldChange[] = [];
+    return this.removeUnlisted(marker, ks, listed, rv, policy);
+  }
+
+  /**
+   * Removes what a completed list lacks, unless the safety rule holds it: removals no DELETED event explains are
+   * held as a whole when they weigh more than the policy allows, and a held object still missing from a later list
+   * is removed once the policy's confirmation time has passed since its hold began.
+   */
+  private removeUnlisted(marker: KubeListMarker, ks: KindState, listed: ReadonlySet<string>, rv: string, policy: RemovalPolicy | null): WorldChange[] {
+    const now = marker.observedAtMs ?? 0;
+    const gap: [string, TrimmedObject][] = [];
     for (const [key, entry] of [...ks.entries]) {
-      if (listed.has(key) || compareResourceVersions(entry.rv, rv) > 0) continue;
+      if (listed.has(key)) {
+        if (this.held.size > 0) this.release(marker.cluster, marker.kind, key, { by: 'relist', reason: 'a later relist lists it again' }, false);
+        continue;
+      }
+      if (compareResourceVersions(entry.rv, rv) > 0) continue;
       if (entry.object === null) {
         ks.entries.delete(key); // the list supersedes old tombstones: the floor now rejects stale events
         continue;
       }
-      const change = this.store(marker.cluster, marker.kind, key, null, entry.object);
+      gap.push([key, entry.object]);
+    }
+    const holdReason = policy === null ? null : this.judgeGap(marker.cluster, marker.kind, ks, gap, policy);
+    const changes: WorldChange[] = [];
+    for (const [key, object] of gap) {
+      const heldKey = holdKey(marker.cluster, marker.kind, key);
+      const hold = this.held.get(heldKey);
+      if (hold !== undefined) {
+        if (policy !== null && now - hold.sinceMs < policy.relistConfirmMs) continue;
+        this.release(marker.cluster, marker.kind, key, { by: 'relist', reason: 'a later relist confirms it is gone' }, true);
+      } else if (holdReason !== null) {
+        const held: HeldRemoval = { cluster: marker.cluster, kind: marker.kind, key, sinceMs: now, reason: holdReason };
+        this.held.set(heldKey, held);
+        this.transitions.push({ type: 'held', hold: held });
+        continue;
+      }
+      const change = this.store(marker.cluster, marker.kind, key, null, object);
       if (change !== null) changes.push(change);
     }
     return changes;
+  }
+
+  /** Why the gap's removals not yet held are held (null: they go out), weighed against everything the kind has. */
+  private judgeGap(cluster: string, kind: KubeKind, ks: KindState, gap: readonly [string, TrimmedObject][], policy: RemovalPolicy): string | null {
+    let gone = 0;
+    for (const [key, object] of gap) if (!this.held.has(holdKey(cluster, kind, key))) gone += removalWeight(kind, object);
+    if (gone === 0) return null;
+    let total = 0;
+    for (const entry of ks.entries.values()) if (entry.object !== null) total += removalWeight(kind, entry.object);
+    return judgeUnexplainedRemovals(kind, gone, total, policy);
+  }
+
+  /** Kubernetes spoke about a held object (deleted it, or reported it again): its hold ends. */
+  private explainHold(cluster: string, kind: KubeKind, key: string, deleted: boolean): void {
+    const reason = deleted ? 'Kubernetes deleted it (a DELETED event)' : 'Kubernetes reported it again';
+    this.release(cluster, kind, key, { by: 'kubernetes', reason }, deleted);
+  }
+
+  private release(cluster: string, kind: KubeKind, key: string, release: HoldRelease, removed: boolean): void {
+    const heldKey = holdKey(cluster, kind, key);
+    const hold = this.held.get(heldKey);
+    if (hold === undefined) return;
+    this.held.delete(heldKey);
+    this.transitions.push({ type: 'released', hold, release, removed });
+  }
+
+  /**
+   * An operator's approval: the held removals of `clusters` (null: every cluster) are carried out now. Returns the
+   * effective changes, in a deterministic order (cluster, kind, key).
+   */
+  approveHolds(clusters: ReadonlySet<string> | null, release: Extract<HoldRelease, { by: 'approval' }>): WorldChange[] {
+    const chosen = [...this.held.values()].filter((h) => clusters === null || clusters.has(h.cluster)).sort(compareHolds);
+    const changes: WorldChange[] = [];
+    for (const h of chosen) {
+      this.release(h.cluster, h.kind, h.key, release, true);
+      const entry = this.clusters.get(h.cluster)?.kinds.get(h.kind)?.entries.get(h.key);
+      if (entry === undefined || entry.object === null) continue;
+      const change = this.store(h.cluster, h.kind, h.key, null, entry.object);
+      if (change !== null) changes.push(change);
+    }
+    return changes;
+  }
+
+  /** The removals held now, sorted by cluster, kind and key. */
+  heldRemovals(): HeldRemoval[] {
+    return [...this.held.values()].sort(compareHolds);
+  }
+
+  /** The holds begun and ended since the last call (for the store's record of them). */
+  takeHoldTransitions(): HoldTransition[] {
+    const out = this.transitions;
+    if (out.length > 0) this.transitions = [];
+    return out;
   }
 
   private store(cluster: string, kind: KubeKind, key: string, entry: Entry | null, before: TrimmedObject | null, id: { namespace: string; name: string } = parseObjectKey(key)): WorldChange | null {
@@ -258,4 +353,12 @@ export class World implements WorldView {
   nodes(cluster: string): Iterable<TrimmedNode> {
     return this.list(cluster, 'Node');
   }
+}
+
+function holdKey(cluster: string, kind: KubeKind, key: string): string {
+  return `${cluster}\u0000${kind}\u0000${key}`;
+}
+
+function compareHolds(a: HeldRemoval, b: HeldRemoval): number {
+  return a.cluster !== b.cluster ? (a.cluster < b.cluster ? -1 : 1) : a.kind !== b.kind ? (a.kind < b.kind ? -1 : 1) : a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
 }

@@ -26,7 +26,7 @@ const EVENT_TYPES: Readonly<Record<WatchEventType, KubeEventType>> = {
  * A KubeEvent for one observation. The message id is a pure function of (cluster, uid, resourceVersion, type), so
  * the same observation published twice (restart, retry, second watcher) is one message (FM-9).
  */
-export function kubeEventMessage(cluster: string, kind: WatchedKind, type: WatchEventType, o: ObservedObject, object: Uint8Array, extra: { generation: bigint; observedAtMs: number; omittedReason: string }): OutboundMessage {
+export function kubeEventMessage(cluster: string, kind: WatchedKind, type: WatchEventType, o: ObservedObject, object: Uint8Array, extra: { generation: bigint; observedAtMs: number; omittedReason: string; noticedByRelist?: boolean }): OutboundMessage {
   return {
     type: 'event',
     subject: kubeEventSubject(cluster, kind.token),
@@ -36,6 +36,7 @@ export function kubeEventMessage(cluster: string, kind: WatchedKind, type: Watch
     message: {
       $typeName: 'portolan.v1.KubeEvent', cluster, kind: kind.protoKind, namespace: o.namespace, name: o.name, uid: o.uid, resourceVersion: o.resourceVersion,
       type: EVENT_TYPES[type], object, listGeneration: extra.generation, observedAt: timestampFromMs(extra.observedAtMs), omittedReason: extra.omittedReason,
+      noticedByRelist: extra.noticedByRelist ?? false,
     },
   };
 }

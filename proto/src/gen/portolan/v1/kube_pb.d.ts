@@ -78,6 +78,14 @@ export declare type KubeEvent = Message<"portolan.v1.KubeEvent"> & {
    * @generated from field: string omitted_reason = 11;
    */
   omittedReason: string;
+
+  /**
+   * A DELETED the watcher inferred because a relist no longer lists the object, not one the API server sent: no
+   * explicit delete explains it, so the planner leaves it to the list marker, where the safety rule judges it.
+   *
+   * @generated from field: bool noticed_by_relist = 12;
+   */
+  noticedByRelist: boolean;
 };
 
 /**
@@ -209,6 +217,52 @@ export declare type KindFreshness = Message<"portolan.v1.KindFreshness"> & {
  * Use `create(KindFreshnessSchema)` to create a new message.
  */
 export declare const KindFreshnessSchema: GenMessage<KindFreshness>;
+
+/**
+ * An operator's approval of the removals the safety hold keeps (`portolan approve`). It travels in the kube
+ * stream, in order with the observations, so replaying the archive releases the hold at the same point.
+ * Subject: kube._operator.approval.
+ *
+ * @generated from message portolan.v1.HoldApproved
+ */
+export declare type HoldApproved = Message<"portolan.v1.HoldApproved"> & {
+  /**
+   * The appliance named in the command: the holds of the clusters it serves are released.
+   *
+   * @generated from field: string appliance = 1;
+   */
+  appliance: string;
+
+  /**
+   * Who approved (the authenticated or local operator name) and why; both are kept in the audit trail.
+   *
+   * @generated from field: string approved_by = 2;
+   */
+  approvedBy: string;
+
+  /**
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp approved_at = 4;
+   */
+  approvedAt?: Timestamp | undefined;
+
+  /**
+   * Unique per approval (the message id), so a resent command is one approval.
+   *
+   * @generated from field: string approval_id = 5;
+   */
+  approvalId: string;
+};
+
+/**
+ * Describes the message portolan.v1.HoldApproved.
+ * Use `create(HoldApprovedSchema)` to create a new message.
+ */
+export declare const HoldApprovedSchema: GenMessage<HoldApproved>;
 
 /**
  * Kubernetes kinds the watcher follows.
