@@ -10,7 +10,7 @@ export interface ApplierMetrics {
   readonly operations: Counter;
   readonly applies: Counter;
   readonly drift: Counter;
-  /** Seconds per phase of recorded apply cycles (CyclePhases: queued, head, safety, load, render, read-back, diff, epoch, send, record, announce). */
+  /** Seconds per phase of recorded apply cycles (CyclePhases: queued, head, load, render, read-back, diff, epoch, send, record, announce). */
   readonly cyclePhases: Histogram<'phase'>;
 }
 

@@ -28,8 +28,6 @@ export interface ApplierOptions {
   readonly leadership: () => Leadership | null;
   readonly secrets: SecretResolver;
   readonly drift: { readonly intervalMs: number; readonly policy: DriftPolicy };
-  /** The safety hold (DESIGN §4): a snapshot removing more than this fraction of hosts or members vs the last applied one is held. */
-  readonly safety?: { readonly maxRemovalFraction: number };
   readonly bus?: ApplierBus | null;
   readonly writeback?: KubeWriteback | null;
   /** Address written into Ingress status for listeners on the profile's default address. */

@@ -45,7 +45,7 @@ interface Harness {
   readonly close: () => Promise<void>;
 }
 
-async function harness(options: { policy?: DriftPolicy; fenceByEpoch?: boolean; fake?: FakeAppliance; appliance?: string; replica?: string; maxRemovalFraction?: number; writeGate?: boolean } = {}): Promise<Harness> {
+async function harness(options: { policy?: DriftPolicy; fenceByEpoch?: boolean; fake?: FakeAppliance; appliance?: string; replica?: string; writeGate?: boolean } = {}): Promise<Harness> {
   const appliance = options.appliance ?? `a${unique()}`;
   const fake = options.fake ?? new FakeAppliance({ fenceByEpoch: options.fenceByEpoch ?? false });
   const driver = new FakeApplianceDriver(fake, 'haproxy', { writeGate: options.writeGate === true });
@@ -57,7 +57,6 @@ async function harness(options: { policy?: DriftPolicy; fenceByEpoch?: boolean; 
     appliance, replicaId: options.replica ?? 'r1', driver, snapshots: new PgSnapshotSource(database.db), log: new PgApplyLog(database.db),
     leadership: () => elector.current(), secrets: new ArchivedSecretResolver(database.db, fleetKey),
     drift: { intervalMs: 3_600_000, policy: options.policy ?? 'correct' }, retry: { baseMs: 20, capMs: 200 }, random: () => 0.5,
-    ...(options.maxRemovalFraction === undefined ? {} : { safety: { maxRemovalFraction: options.maxRemovalFraction } }),
   });
   await applier.init();
   return { appliance, fake, driver, applier, leadership, close: async () => { await applier.stop(); await elector.stop(); lease.close(); } };
@@ -180,25 +179,16 @@ test('a held snapshot is not applied: the hold is recorded once and the applianc
   }
 });
 
-test('the safety hold: a snapshot removing too many members vs the last applied one is held until approved', async () => {
-  const h = await harness({ maxRemovalFraction: 0.3 });
+test('a snapshot that removes most members, or empties a pool, is applied at once: the applier vetoes nothing', async () => {
+  const h = await harness();
   try {
-    const s1 = await writeSnapshot(database.db, desiredState(h.appliance, [pool('web', [1, 2, 3, 4]), pool('api', [5])]));
+    await writeSnapshot(database.db, desiredState(h.appliance, [pool('web', [1, 2, 3, 4]), pool('api', [5])]));
     await h.applier.reconcile('snapshot');
-    const writes = h.fake.writes.length;
-    // Removes 3 of 5 members (60 %): held, the appliance keeps s1.
-    const s2 = await writeSnapshot(database.db, desiredState(h.appliance, [pool('web', [1]), pool('api', [5])]));
+    // Removes 4 of 5 members and empties a pool: Kubernetes asked for it (the planner holds only what no delete explains).
+    const s2 = await writeSnapshot(database.db, desiredState(h.appliance, [pool('web', [1]), pool('api', [])]));
     const r = await h.applier.reconcile('snapshot');
-    assert.deepEqual(r.kind === 'in-sync' && r.snapshotId, s1);
-    assert.equal(h.fake.writes.length, writes, 'nothing of the held snapshot reached the appliance');
-    const held = (await applies(h.appliance)).filter((a) => a.status === 'held');
-    assert.deepEqual(held.map((a) => a.snapshot_id), [s2]);
-    const reason = await database.db.selectFrom('applies').select('reason').where('id', '=', held[0]!.id).executeTakeFirstOrThrow();
-    assert.match(reason.reason ?? '', /TooManyMembersRemoved: the plan removes 3 of 5 backend members/);
-    // An operator approves it: the next cycle applies it.
-    await database.db.insertInto('snapshot_approvals').values({ appliance: h.appliance, snapshot_id: s2, approved_by: 'test', reason: 'scale-down is intended' }).execute();
-    const applied = await h.applier.reconcile('poll');
-    assert.deepEqual(applied.kind === 'applied' && [applied.snapshotId, applied.status], [s2, 'succeeded']);
+    assert.deepEqual(r.kind === 'applied' && [r.snapshotId, r.status], [s2, 'succeeded']);
+    assert.deepEqual((await applies(h.appliance)).filter((a) => a.status === 'held'), [], 'nothing recorded as held');
   } finally {
     await h.close();
   }

@@ -10,7 +10,6 @@ import { CyclePhases } from './core/cycle-phases.ts';
 import { decideApplyTarget, mayConverge, type ApplyTrigger, type SnapshotHeader } from './core/apply-target.ts';
 import { describeDrift, driftAction } from './core/drift-report.ts';
 import { RetryTimer } from './retry-timer.ts';
-import { SafetyVerdicts } from './core/safety-verdicts.ts';
 
 export type { ApplierLogger, ApplierOptions, CycleResult, DriftCheckResult } from './applier-options.ts';
 
@@ -37,7 +36,6 @@ export class Applier {
   private baseline: unknown = undefined;
   /** The render of the last fully successful apply: what the appliance holds, so the next change diffs against it without a full read-back. */
   private hotBaseline: unknown = undefined;
-  private readonly safetyVerdicts = new SafetyVerdicts();
   private holds = new Set<string>();
   private snapshot: LoadedSnapshot | null = null;
   /** Decoded snapshots by id: the current one and the last applied one (decoding is O(world), the check needs both). */
@@ -214,16 +212,11 @@ export class Applier {
     epochCheck?.stale.catch(() => undefined);
     const head = await this.o.snapshots.head(this.o.appliance);
     this.lastHeadId = head?.id ?? null;
-    let target = decideApplyTarget(head, this.last?.snapshotId ?? null, this.holds);
+    // The safety rule is part of the plan (the planner keeps suspicious removals planned): every head is applied
+    // unless an operator's rollback pin holds it.
+    const target = decideApplyTarget(head, this.last?.snapshotId ?? null, this.holds);
     phases.mark('head');
     if (target.holdToRecord !== null) await this.recordHold(target.holdToRecord);
-    // The hold is the leader's verdict; a follower that takes over decides it in its first cycle as leader.
-    const unsafe = term === null ? null : await this.safetyHold(target.snapshotId);
-    phases.mark('safety');
-    if (unsafe !== null) {
-      if (!this.holds.has(unsafe.id)) await this.recordHold(unsafe);
-      target = { snapshotId: this.last?.snapshotId ?? null, holdToRecord: null };
-    }
     if (target.snapshotId === null) return { kind: 'idle' };
     // A head poll or notification for the snapshot the last fully successful apply already applied (the poll raced
     // the notification's cycle): nothing to do. Reading a large appliance back here (a second of CPU at 10k
@@ -266,19 +259,6 @@ export class Applier {
   /** A snapshot or poll trigger after a fully successful apply whose render is kept: the appliance holds that render. */
   private followsCleanApply(trigger: ApplyTrigger): boolean {
     return (trigger === 'snapshot' || trigger === 'poll') && this.hotBaseline !== undefined && this.last?.status === 'succeeded';
-  }
-
-  /**
-   * The safety hold against what was last applied: a held header when `targetId` removes too much and no
-   * operator approved it. Rollback snapshots are an operator's explicit choice and are never held.
-   */
-  private async safetyHold(targetId: string | null): Promise<SnapshotHeader | null> {
-    const fraction = this.o.safety?.maxRemovalFraction;
-    const last = this.last;
-    if (fraction === undefined || targetId === null || last === null || last.snapshotId === targetId || !isAppliedStatus(last.status)) return null;
-    const reason = await this.safetyVerdicts.reason(last.snapshotId, targetId, fraction, (id) => this.load(id));
-    if (reason === null || (await this.o.log.isApproved(this.o.appliance, targetId))) return null;
-    return { id: targetId, hash: (await this.load(targetId)).hash, held: true, holdReason: reason };
   }
 
   private async apply(leadership: Leadership, snapshot: LoadedSnapshot, operations: readonly Operation[], observed: unknown, rendered: unknown, trigger: ApplyTrigger, phases: CyclePhases, staleEpoch: Promise<boolean> | null = null): Promise<CycleResult> {
@@ -366,14 +346,14 @@ export class Applier {
       operations: [], outcomes: [], observedAfter: null, reason: head.holdReason, startedAt: now, finishedAt: now, traceId: null,
     }, leadership);
     if (recorded.status === 'held') this.holds.add(head.id);
-    this.logger.warn({ snapshot: head.id, reason: head.holdReason }, 'snapshot held by the safety rule: not applied');
+    this.logger.warn({ snapshot: head.id, reason: head.holdReason }, 'snapshot held by a rollback pin: not applied');
   }
 
   private async load(id: string): Promise<LoadedSnapshot> {
     let loaded = this.loaded.get(id);
     if (loaded === undefined) {
       loaded = await this.o.snapshots.get(id);
-      // Keep only what a later cycle asks for again: the last applied snapshot (the safety check's baseline).
+      // Keep only what a later cycle asks for again: the last applied snapshot (the drift check's baseline).
       for (const kept of this.loaded.keys()) if (kept !== this.last?.snapshotId) this.loaded.delete(kept);
       this.loaded.set(id, loaded);
     }

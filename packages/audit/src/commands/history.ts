@@ -1,4 +1,5 @@
 import type { DesiredState } from '@portolan/desired-state';
+import { readHoldsBetween } from '@portolan/store';
 import { progress, type CommandIo } from '../adapters/command-io.ts';
 import { isRelevant, referencedObjects } from '../core/desired-refs.ts';
 import { buildHistory, formatHistoryTable, snapshotCause, type SnapshotCause, type SnapshotRecord } from '../core/history-report.ts';
@@ -22,7 +23,9 @@ export async function runHistory(args: readonly string[], io: CommandIo): Promis
       const x = await ctx.store.snapshot(a.snapshotId);
       rollbackReasons.set(a.snapshotId, x?.reason ?? null);
     }
-    const report = buildHistory({ appliance, since, until, snapshots: snapshots.map((record, i) => ({ record, cause: causes[i]! })), applies, drift, rollbackReasons });
+    const entry = ctx.fleet.config.appliances.find((a) => a.name === appliance);
+    const holds = await readHoldsBetween(ctx.db, entry?.clusters ?? null, since, until);
+    const report = buildHistory({ appliance, since, until, snapshots: snapshots.map((record, i) => ({ record, cause: causes[i]! })), applies, drift, rollbackReasons, holds });
     printReport(io, format, report, formatHistoryTable);
     return 0;
   });

@@ -1,3 +1,4 @@
+import { readOpenHolds } from '@portolan/store';
 import type { CommandIo } from '../adapters/command-io.ts';
 import { readLeaders } from '../adapters/leader-view.ts';
 import { readStreamInfo } from '../adapters/nats-stream-info.ts';
@@ -37,7 +38,9 @@ export async function statusReport(ctx: AuditContext, now: Date): Promise<Status
   const appliances: ApplianceStatus[] = [];
   for (const a of config.appliances) appliances.push(await applianceStatus(ctx, a.name, a.driver, a.group ?? a.name, leaders, now));
   const stream = await streamStatus(ctx, config.bus.url, config.bus.stream);
-  const partial = { at: now.toISOString(), clusters, appliances, stream, notes };
+  const serving = (cluster: string): string[] => config.appliances.filter((a) => a.clusters === undefined || a.clusters.includes(cluster)).map((a) => a.name);
+  const holds = (await readOpenHolds(ctx.db, null)).map((h) => ({ cluster: h.cluster, kind: h.kind, object: h.objectKey, since: h.heldAt.toISOString(), reason: h.reason, appliances: serving(h.cluster) }));
+  const partial = { at: now.toISOString(), clusters, appliances, stream, holds, notes };
   return { ...partial, problems: statusProblems(partial) };
 }
 

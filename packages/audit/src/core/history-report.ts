@@ -46,6 +46,22 @@ export interface DriftRecord {
   readonly observedAt: Date;
 }
 
+/** A removal the safety rule held in a cluster the appliance serves, and how the hold ended (if it did). */
+export interface HoldRecord {
+  readonly id: string;
+  readonly cluster: string;
+  readonly kind: string;
+  readonly objectKey: string;
+  readonly reason: string;
+  readonly heldAt: Date;
+  readonly heldSeq: number;
+  readonly releasedAt: Date | null;
+  readonly releasedSeq: number | null;
+  readonly releasedBy: string | null;
+  readonly releaseReason: string | null;
+  readonly removed: boolean | null;
+}
+
 /** What caused a snapshot: the archived events folded since the previous snapshot, and the objects they changed. */
 export interface SnapshotCause {
   /** Stream sequences (from, to]: what the planner folded between the parent and this snapshot. */
@@ -62,7 +78,9 @@ export interface SnapshotCause {
 export type HistoryEntry =
   | { readonly type: 'snapshot'; readonly at: string; readonly id: string; readonly parent: string | null; readonly origin: string; readonly held: boolean; readonly holdReason: string | null; readonly reason: string | null; readonly contentHash: string; readonly traceId: string | null; readonly cause: SnapshotCause }
   | { readonly type: 'apply'; readonly at: string; readonly id: string; readonly snapshot: string; readonly epoch: number; readonly leader: string; readonly trigger: string; readonly status: string; readonly operations: number; readonly failed: number; readonly reason: string | null; readonly traceId: string | null; readonly startedAt: string; readonly rollbackReason: string | null }
-  | { readonly type: 'drift'; readonly at: string; readonly id: string; readonly snapshot: string | null; readonly objects: readonly string[]; readonly action: string };
+  | { readonly type: 'drift'; readonly at: string; readonly id: string; readonly snapshot: string | null; readonly objects: readonly string[]; readonly action: string }
+  | { readonly type: 'hold'; readonly at: string; readonly id: string; readonly seq: number; readonly object: string; readonly reason: string }
+  | { readonly type: 'release'; readonly at: string; readonly id: string; readonly seq: number; readonly object: string; readonly by: string | null; readonly reason: string; readonly removed: boolean | null };
 
 /** The history report: the appliance, the window, and its entries oldest first. */
 export interface HistoryReport {
@@ -92,8 +110,11 @@ export function buildHistory(input: {
   readonly drift: readonly DriftRecord[];
   /** The operator's reason of each rollback snapshot by id (shown on the applies that pushed it). */
   readonly rollbackReasons?: ReadonlyMap<string, string | null>;
+  /** The safety rule's holds in the appliance's clusters (each gives a hold entry and, once ended, a release entry). */
+  readonly holds?: readonly HoldRecord[];
 }): HistoryReport {
-  const rank = { snapshot: 0, apply: 1, drift: 2 } as const;
+  const rank = { hold: 0, release: 0, snapshot: 1, apply: 2, drift: 3 } as const;
+  const inWindow = (at: Date): boolean => (input.since === null || at >= input.since) && (input.until === null || at <= input.until);
   const entries: HistoryEntry[] = [
     ...input.snapshots.map(({ record: s, cause }): HistoryEntry => ({
       type: 'snapshot', at: s.createdAt.toISOString(), id: s.id, parent: s.parentId, origin: s.origin, held: s.held, holdReason: s.holdReason, reason: s.reason,
@@ -105,6 +126,15 @@ export function buildHistory(input: {
       rollbackReason: input.rollbackReasons?.get(a.snapshotId) ?? null,
     })),
     ...input.drift.map((d): HistoryEntry => ({ type: 'drift', at: d.observedAt.toISOString(), id: d.id, snapshot: d.snapshotId, objects: d.objects, action: d.action })),
+    ...(input.holds ?? []).flatMap((h): HistoryEntry[] => {
+      const object = `${h.cluster}/${h.kind}/${h.objectKey}`;
+      const out: HistoryEntry[] = [];
+      if (inWindow(h.heldAt)) out.push({ type: 'hold', at: h.heldAt.toISOString(), id: h.id, seq: h.heldSeq, object, reason: h.reason });
+      if (h.releasedAt !== null && inWindow(h.releasedAt)) {
+        out.push({ type: 'release', at: h.releasedAt.toISOString(), id: h.id, seq: h.releasedSeq ?? 0, object, by: h.releasedBy, reason: h.releaseReason ?? '', removed: h.removed });
+      }
+      return out;
+    }),
   ];
   entries.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : rank[a.type] - rank[b.type] || Number(a.id) - Number(b.id)));
   return { appliance: input.appliance, since: input.since?.toISOString() ?? null, until: input.until?.toISOString() ?? null, entries };
@@ -125,6 +155,11 @@ export function formatHistoryTable(report: HistoryReport): string {
       const result = `${e.status}${e.failed > 0 ? ` (${e.failed} failed)` : ''}`;
       const why = e.reason ?? (e.rollbackReason === null ? null : `rollback: ${e.rollbackReason}`);
       return [e.at, 'apply', e.id, e.snapshot, String(e.epoch), result, truncateCell(`${e.trigger}, ${e.operations} op(s) by ${e.leader}${why ? `: ${why}` : ''}`, 110), e.traceId ?? '-'];
+    }
+    if (e.type === 'hold') return [e.at, 'hold', e.id, '-', '-', 'removal held', truncateCell(`seq ${e.seq}: ${e.object}: ${e.reason}`, 110), '-'];
+    if (e.type === 'release') {
+      const result = e.removed === true ? 'removed' : 'kept';
+      return [e.at, 'release', e.id, '-', '-', `${result} (${e.by ?? '-'})`, truncateCell(`seq ${e.seq}: ${e.object}: ${e.reason}`, 110), '-'];
     }
     return [e.at, 'drift', e.id, e.snapshot ?? '-', '-', e.action, truncateCell(listCell(e.objects, 3), 110), '-'];
   });

@@ -27,6 +27,16 @@ export interface ApplianceStatus {
   readonly pinnedTo: string | null;
 }
 
+/** One removal the safety rule holds, and the appliances whose desired state keeps it. */
+export interface HoldStatus {
+  readonly cluster: string;
+  readonly kind: string;
+  readonly object: string;
+  readonly since: string;
+  readonly reason: string;
+  readonly appliances: readonly string[];
+}
+
 /** The bus and the durable consumers' positions. */
 export interface StreamStatus {
   readonly stream: string;
@@ -42,6 +52,8 @@ export interface StatusReport {
   readonly clusters: readonly ClusterStatus[];
   readonly appliances: readonly ApplianceStatus[];
   readonly stream: StreamStatus;
+  /** Removals the safety rule holds (each waits for an approval, a DELETED event or a confirming relist). */
+  readonly holds: readonly HoldStatus[];
   /** What needs attention; empty when everything is healthy (the command then exits 0). */
   readonly problems: readonly string[];
   readonly notes: readonly string[];
@@ -55,6 +67,12 @@ export function statusProblems(r: Omit<StatusReport, 'problems'>): string[] {
     if (a.leader === null) out.push(`appliance ${a.appliance}: no leader holds group ${a.group}`);
     if (a.lastApply !== null && (a.lastApply.status === 'failed' || a.lastApply.status === 'partial')) out.push(`appliance ${a.appliance}: last apply ${a.lastApply.id} ${a.lastApply.status}`);
     if (a.head?.held === true) out.push(`appliance ${a.appliance}: head snapshot ${a.head.id} held (${a.head.holdReason ?? ''})`);
+  }
+  const byAppliance = new Map<string, HoldStatus[]>();
+  for (const h of r.holds) for (const a of h.appliances) byAppliance.set(a, [...(byAppliance.get(a) ?? []), h]);
+  for (const [appliance, holds] of byAppliance) {
+    const clusters = [...new Set(holds.map((h) => h.cluster))].join(', ');
+    out.push(`appliance ${appliance}: ${holds.length} removal(s) held by the safety rule in ${clusters} since ${holds[0]!.since} (approve: portolan approve ${appliance} --reason "...")`);
   }
   if (r.stream.error !== null) out.push(`bus: ${r.stream.error}`);
   return out;
@@ -76,6 +94,10 @@ export function formatStatusTable(r: StatusReport): string {
   out += '\nSTREAM\n';
   out += r.stream.error !== null ? `${r.stream.stream}: ${r.stream.error}\n` : `${r.stream.stream}: last seq ${r.stream.lastSeq ?? '-'}, archived up to ${r.stream.archivedSeq}\n`;
   if (r.stream.consumers.length > 0) out += formatTable(['CONSUMER', 'POSITION', 'LAG', 'UPDATED'], r.stream.consumers.map((c) => [c.consumer, String(c.position), c.lag === null ? '-' : String(c.lag), c.updatedAt]));
+  if (r.holds.length > 0) {
+    out += '\nHELD REMOVALS\n';
+    out += formatTable(['CLUSTER', 'KIND', 'OBJECT', 'SINCE', 'APPLIANCES', 'REASON'], r.holds.map((h) => [h.cluster, h.kind, h.object, h.since, h.appliances.join(','), h.reason]));
+  }
   for (const n of r.notes) out += `note: ${n}\n`;
   out += r.problems.length === 0 ? '\nAll healthy.\n' : `\nPROBLEMS\n${r.problems.map((p) => `- ${p}`).join('\n')}\n`;
   return out;

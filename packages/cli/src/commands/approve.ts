@@ -1,53 +1,103 @@
+import { randomUUID } from 'node:crypto';
 import { userInfo } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import type { CliCommand } from '../command.ts';
 import { UsageError } from '../command.ts';
 
-const usage = `Usage: portolan approve <appliance> <snapshot> --reason "<why>" [--by <name>] [--config .portolan/fleet.yaml]
+const usage = `Usage: portolan approve <appliance> --reason "<why>" [--by <name>] [--wait <seconds>] [--config .portolan/fleet.yaml]
 
-Overrides the safety hold for one snapshot: a plan that removes more than safety.maxRemovalFraction of the hosts or
-backend members the appliance last applied (or empties a pool) is held until approved. The approval is recorded
-with who and why; the leader applies the snapshot on its next cycle.`;
+Approves the removals the safety rule holds in the clusters the appliance serves. The rule holds only removals
+no explicit delete explains (objects a relist no longer lists) when they take more than safety.maxRemovalFraction
+of a cluster's hosts or members of one kind and at least safety.minRemovals; everything else keeps flowing.
+The approval goes into the event log (who, why, when), the planner carries the removals out at once and the
+leader applies the resulting snapshot; the command waits (default 10 s) and reports what happened.`;
 
-/** `portolan approve`: operator override of a held snapshot. */
+/** `portolan approve`: an operator's approval of the removals the safety rule holds. */
 export const approve: CliCommand = {
   path: ['approve'],
-  summary: 'approve a snapshot held by the safety rule, with a reason',
+  summary: 'approve the removals the safety rule holds for an appliance, with a reason',
   usage,
   async run(args) {
     let parsed: { values: Record<string, string | undefined>; positionals: string[] };
     try {
-      parsed = parseArgs({ args: [...args], options: { reason: { type: 'string' }, by: { type: 'string' }, config: { type: 'string' } }, allowPositionals: true, strict: true }) as typeof parsed;
+      parsed = parseArgs({ args: [...args], options: { reason: { type: 'string' }, by: { type: 'string' }, config: { type: 'string' }, wait: { type: 'string' } }, allowPositionals: true, strict: true }) as typeof parsed;
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
-    const [appliance, snapshot] = parsed.positionals;
-    if (appliance === undefined || snapshot === undefined || parsed.positionals.length !== 2) throw new UsageError('give an appliance and a snapshot id');
-    if (!/^\d+$/.test(snapshot)) throw new UsageError(`snapshot "${snapshot}" is not a snapshot id`);
+    const [appliance] = parsed.positionals;
+    if (appliance === undefined) throw new UsageError('give an appliance');
+    if (parsed.positionals.length !== 1) throw new UsageError('give only an appliance: an approval covers every removal held for it, not one snapshot');
     const reason = parsed.values.reason;
     if (reason === undefined || reason.trim() === '') throw new UsageError('--reason is required: approvals are part of the audit trail');
-    const [{ loadFleetConfig }, { openDatabase }] = await Promise.all([import('@portolan/fleet-config'), import('@portolan/store')]);
+    const waitMs = parsed.values.wait === undefined ? 10_000 : Number(parsed.values.wait) * 1000;
+    if (!Number.isFinite(waitMs) || waitMs < 0) throw new UsageError(`--wait "${parsed.values.wait}" is not a number of seconds`);
+    const [{ loadFleetConfig }, { openDatabase, readOpenHolds, readHoldsReleasedAt }, bus, proto] = await Promise.all([
+      import('@portolan/fleet-config'), import('@portolan/store'), import('@portolan/bus'), import('@portolan/proto'),
+    ]);
     const { config } = await loadFleetConfig(parsed.values.config ?? '.portolan/fleet.yaml');
-    if (!config.appliances.some((a) => a.name === appliance)) {
+    const entry = config.appliances.find((a) => a.name === appliance);
+    if (entry === undefined) {
       process.stderr.write(`portolan approve: unknown appliance "${appliance}" (known: ${config.appliances.map((a) => a.name).join(', ')})\n`);
       return 1;
     }
+    const clusters = entry.clusters ?? config.clusters.map((c) => c.name);
     const db = openDatabase(config.store.url, { max: 1 });
     try {
-      const row = await db.selectFrom('snapshots').select(['id']).where('id', '=', snapshot).where('appliance', '=', appliance).executeTakeFirst();
-      if (row === undefined) {
-        process.stderr.write(`portolan approve: appliance "${appliance}" has no snapshot ${snapshot}\n`);
+      const open = await readOpenHolds(db, clusters);
+      if (open.length === 0) {
+        process.stdout.write(`nothing is held for ${appliance} (clusters ${clusters.join(', ')})\n`);
+        return 0;
+      }
+      const by = parsed.values.by ?? userInfo().username;
+      const approvalId = randomUUID();
+      const message = proto.create(proto.HoldApprovedSchema, { appliance, approvedBy: by, reason, approvedAt: proto.timestampFromMs(Date.now()), approvalId });
+      const declaration = bus.busDeclaration({ stream: config.bus.stream, replicas: config.bus.replicas, maxPayloadBytes: config.bus.maxPayloadBytes, subjectPrefix: config.bus.subjectPrefix });
+      const nats = await bus.NatsEventBus.open(config.bus.url, declaration, { name: 'portolan-approve' });
+      let seq: number;
+      try {
+        const ack = await nats.publish(bus.holdApprovalSubject, proto.toBinary(proto.HoldApprovedSchema, message), { msgId: `approve:${approvalId}` });
+        seq = ack.seq;
+      } finally {
+        await nats.close();
+      }
+      process.stdout.write(`approval ${seq} by ${by} recorded in the event log: ${open.length} held removal(s) in ${[...new Set(open.map((h) => h.cluster))].join(', ')}\n`);
+      const released = await waitFor(waitMs, async () => {
+        const rows = await readHoldsReleasedAt(db, seq);
+        return rows.length > 0 ? rows : null;
+      });
+      if (released === null) {
+        process.stderr.write(`portolan approve: the planner has not folded approval ${seq} within ${waitMs / 1000} s; it will when it catches up (see portolan status)\n`);
         return 1;
       }
-      await db
-        .insertInto('snapshot_approvals')
-        .values({ appliance, snapshot_id: snapshot, approved_by: parsed.values.by ?? userInfo().username, reason })
-        .onConflict((c) => c.columns(['appliance', 'snapshot_id']).doNothing())
-        .execute();
-      process.stdout.write(`approved snapshot ${snapshot} of ${appliance}; the leader applies it on its next cycle\n`);
+      for (const h of released) process.stdout.write(`  released ${h.cluster} ${h.kind} ${h.objectKey}${h.removed === true ? ' (removed)' : ''}\n`);
+      const applied = await waitFor(waitMs, async () => {
+        const row = await db
+          .selectFrom('applies')
+          .innerJoin('snapshots', 'snapshots.id', 'applies.snapshot_id')
+          .select(['applies.snapshot_id', 'applies.status'])
+          .where('applies.appliance', '=', appliance)
+          .where('snapshots.last_event_seq', '>=', String(seq))
+          .where('applies.status', 'in', ['succeeded', 'noop', 'partial'])
+          .orderBy('applies.id')
+          .executeTakeFirst();
+        return row ?? null;
+      });
+      if (applied === null) process.stdout.write(`the leader has not applied it to ${appliance} yet; see portolan status\n`);
+      else process.stdout.write(`applied to ${appliance} in snapshot ${applied.snapshot_id} (${applied.status})\n`);
       return 0;
     } finally {
       await db.destroy();
     }
   },
 };
+
+/** Polls `probe` every 100 ms until it returns a value or `ms` pass (then null). */
+async function waitFor<T>(ms: number, probe: () => Promise<T | null>): Promise<T | null> {
+  const deadline = performance.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v !== null || performance.now() >= deadline) return v;
+    await sleep(100);
+  }
+}

@@ -119,12 +119,6 @@ export class PgApplyLog {
   }
 
   /** Snapshot ids whose hold was already recorded (so a restart does not record them again). */
-  /** Whether an operator approved a held snapshot (`portolan approve`). */
-  async isApproved(appliance: string, snapshotId: string): Promise<boolean> {
-    const row = await this.db.selectFrom('snapshot_approvals').select('snapshot_id').where('appliance', '=', appliance).where('snapshot_id', '=', snapshotId).executeTakeFirst();
-    return row !== undefined;
-  }
-
   async recordedHolds(appliance: string): Promise<Set<string>> {
     const rows = await this.db.selectFrom('applies').select('snapshot_id').where('appliance', '=', appliance).where('status', '=', 'held').orderBy('id', 'desc').limit(100).execute();
     return new Set(rows.map((r) => String(r.snapshot_id)));

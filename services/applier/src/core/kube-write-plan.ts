@@ -38,6 +38,29 @@ export function operationEvents(desired: DesiredState, outcomes: readonly Operat
   return out;
 }
 
+/** A removal the planner's safety rule holds (as the store records it). */
+export interface HeldRemovalView {
+  readonly cluster: string;
+  readonly kind: string;
+  /** `namespace/name`, or `name` for cluster-scoped kinds. */
+  readonly objectKey: string;
+  readonly reason: string;
+}
+
+const KINDS = new Set<string>(['Ingress', 'IngressClass', 'Service', 'EndpointSlice', 'Secret', 'Node']);
+
+/** A Warning Event on each held object: the appliance keeps it until an approval, a DELETED event or a relist. */
+export function holdEvents(appliance: string, holds: readonly HeldRemovalView[]): ObjectEventDraft[] {
+  return holds.flatMap((h) => {
+    if (!KINDS.has(h.kind)) return [];
+    const slash = h.objectKey.indexOf('/');
+    const [namespace, name] = slash < 0 ? ['', h.objectKey] : [h.objectKey.slice(0, slash), h.objectKey.slice(slash + 1)];
+    const ref = { cluster: h.cluster, kind: h.kind as ObjectRef['kind'], namespace, name };
+    const message = `appliance ${appliance} keeps serving this object: ${h.reason}. Approve the removal with: portolan approve ${appliance} --reason "..."`;
+    return [{ ref, type: 'Warning' as const, reason: 'RemovalHeld', message }];
+  });
+}
+
 /** Events not reported yet, so re-applying the same snapshot does not repeat them. */
 export function newEvents(drafts: readonly ObjectEventDraft[], reported: ReadonlySet<string>): ObjectEventDraft[] {
   const seen = new Set<string>();
