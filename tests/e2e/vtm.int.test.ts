@@ -113,3 +113,22 @@ test('a virtual server deleted on the vTM is recreated and the drift is recorded
   assert.equal(recreated?.basic?.port, 80);
   assert.ok(String(recreated?.basic?.note).includes('Ingress/local/shop/store'), 'recreated with its ownership note');
 });
+
+test('an Ingress on the default traffic IP group reports the group\'s address in its status', async () => {
+  await p.apply(ingress(ns, 'catalog', {
+    className: 'vtm',
+    rules: [{ host: 'catalog.example.com', paths: [{ path: '/', type: 'Prefix', service: 'web' }] }],
+  }));
+  const [, server] = await eventually('the virtual server on the default group', async () => {
+    const found = [...(await owned('virtual_servers', 'Ingress/local/shop/catalog')).entries()];
+    assert.equal(found.length, 1);
+    return found[0]!;
+  }, { context });
+  const [group] = server.basic?.listen_on_traffic_ips as string[];
+  const addresses = (await p.vtm.get('traffic_ip_groups', group!))?.basic?.ipaddresses as string[] | undefined;
+  assert.ok(addresses !== undefined && addresses.length > 0, `the default group ${group} exists on the vTM with an address`);
+  await eventually('the status address', async () => {
+    const status = await p.kubectl(['get', 'ingress', 'catalog', '-n', ns, '-o', 'jsonpath={.status.loadBalancer.ingress[*].ip}']);
+    assert.deepEqual(status.split(' ').filter((a) => a !== '').sort(), [...addresses].sort(), 'the Ingress shows the default group\'s addresses');
+  }, { context });
+});

@@ -1,5 +1,6 @@
 import type { StackEndpoints } from '../stack-config.ts';
 import type { DemoLayout } from './demo-files.ts';
+import { demoTrafficIpGroup } from './demo-traffic-ip-group.ts';
 
 /** One appliance of a demo pipeline and the applier replicas that serve it. */
 export interface DemoAppliance {
@@ -91,7 +92,7 @@ ${a.drift ? `    drift: { intervalSeconds: ${a.drift.intervalSeconds}, policy: $
       url: http://127.0.0.1:${layout.ports.vtm}
       username: admin
       passwordFile: ${q(layout.vtmPasswordFile)}
-      defaultTrafficIpGroup: portolan-default
+      defaultTrafficIpGroup: ${demoTrafficIpGroup.name}
 `;
     case 'loadmaster':
       return `${head}    loadmaster:

@@ -9,8 +9,9 @@ import type { StackService } from '../services/daemon-service.ts';
 import { StackServiceError } from '../errors.ts';
 import { demoComponents } from './demo-components.ts';
 import { demoAppliances, type DemoAppliance, type DemoFleetInputs, type DemoHaproxy } from './demo-fleet-config.ts';
-import { demoLayout, writeDemoFiles, type DemoApplier, type DemoLayout, type DemoPorts } from './demo-files.ts';
+import { demoCredentials, demoLayout, writeDemoFiles, type DemoApplier, type DemoLayout, type DemoPorts } from './demo-files.ts';
 import { demoBackends } from './sample-manifests.ts';
+import { putDemoTrafficIpGroup } from './demo-traffic-ip-group.ts';
 
 /** `portolan up`'s applier health ports (19103 onwards, in replica order). */
 const firstApplierHealthPort = 19103;
@@ -105,6 +106,7 @@ export async function launchPipeline(options: PipelineLaunchOptions): Promise<La
     writeDemoFiles(layout, { appliances, endpoints, haproxy: haproxyInfo, ...(options.bus ? { bus: options.bus } : {}), ...(options.leases ? { leases: options.leases } : {}), ...(options.heartbeatSeconds ? { heartbeatSeconds: options.heartbeatSeconds } : {}) });
     const { inputs, services } = demoComponents(layout, { appliances, appliers, echoAddresses: options.echoAddresses ?? [...demoBackends.web, ...demoBackends.api] });
     await startAll(inputs);
+    if (appliances.some((a) => a.driver === 'vtm')) await putDemoTrafficIpGroup(layout.ports.vtm, demoCredentials.vtm);
     if (options.manifests !== undefined) applyManifests(layout, options.manifests, log);
     await startAll(services);
     const components = new Map<string, StackService>([...inputs, ...services, ...(started.includes(haproxy) || options.endpoints === undefined ? [haproxy] : [])].map((s) => [s.name, s]));

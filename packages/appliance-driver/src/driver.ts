@@ -68,6 +68,11 @@ export interface ApplianceDriver<Vendor> {
    * server lines), fenced as those operations were. The applier calls it when it stops, before it gives up the lease.
    */
   settle?(): Promise<void>;
+  /**
+   * Optional: the addresses of the appliance's default listen address as the driver last read them back (vTM: the
+   * default traffic IP group's `ipaddresses`), for Ingress status; null before any read-back or when it has none.
+   */
+  defaultAddresses?(): readonly string[] | null;
   /** Releases sockets and timers. */
   close(): Promise<void>;
 }

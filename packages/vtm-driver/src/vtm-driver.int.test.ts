@@ -63,6 +63,25 @@ describe('VtmDriver against the emulator (strict references)', () => {
     await emu.close();
   });
 
+  test('the default traffic IP group\'s addresses, as read back, are what Ingress status reports', async () => {
+    const fresh = new VtmDriver({ appliance: 'vtm', url: emu.url, username: 'admin', password: 'pw', defaultTrafficIpGroup: 'Web-TIG' });
+    try {
+      assert.equal(fresh.defaultAddresses(), null, 'nothing known before a read-back');
+      await fresh.readBack(new AbortController().signal);
+      assert.deepEqual(fresh.defaultAddresses(), ['192.0.2.99']);
+      emu.state.put('traffic_ip_groups', 'Web-TIG', { properties: { basic: { ipaddresses: ['192.0.2.99', '192.0.2.98'] } } });
+      await fresh.readBack(new AbortController().signal);
+      assert.deepEqual(fresh.defaultAddresses(), ['192.0.2.99', '192.0.2.98'], 'every read-back refreshes them');
+    } finally {
+      emu.state.put('traffic_ip_groups', 'Web-TIG', { properties: { basic: { ipaddresses: ['192.0.2.99'] } } });
+      await fresh.close();
+    }
+    const missing = new VtmDriver({ appliance: 'vtm', url: emu.url, username: 'admin', password: 'pw', defaultTrafficIpGroup: 'No-Such-TIG' });
+    await missing.readBack(new AbortController().signal);
+    assert.deepEqual(missing.defaultAddresses(), [], 'a group missing on the appliance has no address');
+    await missing.close();
+  });
+
   test('render → diff vs read-back → execute → read-back equals desired', async () => {
     const observed = await readBack();
     assert.deepEqual(observed.objects, [], 'nothing of ours yet; look-alikes are not ours');

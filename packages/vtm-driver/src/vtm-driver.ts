@@ -48,6 +48,8 @@ export class VtmDriver implements ApplianceDriver<VtmObjects> {
   readonly #options: VtmDriverOptions;
   /** Traffic managers of the cluster, learned on the first traffic IP group write when none are configured. */
   #machines: readonly string[] | null = null;
+  /** The default traffic IP group's addresses, from the last read-back (Ingress status). */
+  #defaultAddresses: readonly string[] | null = null;
 
   constructor(options: VtmDriverOptions) {
     this.#options = options;
@@ -78,8 +80,19 @@ export class VtmDriver implements ApplianceDriver<VtmObjects> {
   }
 
   /** Reads back the objects this driver owns (foreign look-alikes are listed, never returned as ours). */
-  readBack(signal: AbortSignal): Promise<VtmObjects> {
-    return readOwnedObjects(this.client, this.#options.appliance, signal);
+  async readBack(signal: AbortSignal): Promise<VtmObjects> {
+    const groups = new Map<string, readonly string[]>();
+    const observed = await readOwnedObjects(this.client, this.#options.appliance, signal, groups);
+    // The default group's addresses are no baseline for a diff, only what Ingress status reports: every read-back,
+    // a drift check's too, refreshes them. A group missing on the appliance has no address to report.
+    const group = this.#options.defaultTrafficIpGroup ?? null;
+    if (group !== null) this.#defaultAddresses = groups.get(group) ?? [];
+    return observed;
+  }
+
+  /** The `ipaddresses` of the default traffic IP group as last read back; null before a read-back or without one. */
+  defaultAddresses(): readonly string[] | null {
+    return this.#defaultAddresses;
   }
 
   /** Ordered, minimal operations (children first on write, parents first on delete). */

@@ -9,9 +9,10 @@ import { VtmTransportError, type VtmRestClient } from './vtm-rest-client.ts';
 /**
  * Reads back every object this appliance's driver owns: lists each type, reads the objects whose names carry
  * our prefix, and keeps only those whose note (rules: first comment line) names this appliance. Objects
- * anybody else made are never returned, so diff can never change or delete them.
+ * anybody else made are never returned, so diff can never change or delete them. `groupAddresses`, when given,
+ * receives the `ipaddresses` of every traffic IP group read (ours or not) by group name.
  */
-export async function readOwnedObjects(client: VtmRestClient, appliance: string, signal: AbortSignal): Promise<VtmObjects> {
+export async function readOwnedObjects(client: VtmRestClient, appliance: string, signal: AbortSignal, groupAddresses?: Map<string, readonly string[]>): Promise<VtmObjects> {
   const targets: { type: VtmObject['type']; name: string }[] = [];
   for (const type of writeOrder) {
     // Every traffic IP group is read (there are few): shared addresses reuse groups that are not ours.
@@ -30,12 +31,18 @@ export async function readOwnedObjects(client: VtmRestClient, appliance: string,
     if (r === null) continue;
     if (r.owned !== null) objects.push(r.owned);
     else if (r.name.startsWith(NAME_PREFIX)) foreign.push(`${r.type}/${r.name}`);
-    if (r.owned === null && r.type === 'traffic_ip_groups') {
-      const ips = (r.json as { properties?: { basic?: { ipaddresses?: unknown } } } | null)?.properties?.basic?.ipaddresses;
-      for (const ip of Array.isArray(ips) ? ips : []) if (typeof ip === 'string') externalTrafficIps[ip] ??= r.name;
-    }
+    if (r.type !== 'traffic_ip_groups') continue;
+    const ips = ipAddressesOf(r.json);
+    groupAddresses?.set(r.name, ips);
+    if (r.owned === null) for (const ip of ips) externalTrafficIps[ip] ??= r.name;
   }
   return { objects: sortObjects(objects), conditions: [], foreign, externalTrafficIps };
+}
+
+/** The addresses a traffic IP group's JSON lists under `basic.ipaddresses` (strings only). */
+function ipAddressesOf(json: unknown): string[] {
+  const ips = (json as { properties?: { basic?: { ipaddresses?: unknown } } } | null)?.properties?.basic?.ipaddresses;
+  return Array.isArray(ips) ? ips.filter((ip): ip is string => typeof ip === 'string') : [];
 }
 
 function toOwnedObject(type: VtmObject['type'], name: string, text: string, json: unknown, appliance: string): VtmObject | null {

@@ -1,7 +1,7 @@
 import type { OperationOutcome } from '@portolan/appliance-driver';
 import type { DesiredState } from '@portolan/desired-state';
 import { ingressStatusTargets, mergeLoadBalancerIngress, refKey, type IngressStatusTarget, type LoadBalancerIngress } from '../core/ingress-status.ts';
-import { conditionEvents, operationEvents, eventKey, fullBucket, holdEvents, newEvents, takeToken, clientGoRateLimit, type HeldRemovalView, type ObjectEventDraft, type RateLimit, type TokenBucket } from '../core/kube-write-plan.ts';
+import { conditionEvents, operationEvents, eventKey, fullBucket, newEvents, takeToken, clientGoRateLimit, type ObjectEventDraft, type RateLimit, type TokenBucket } from '../core/kube-write-plan.ts';
 import type { KubeApi } from './kube-api.ts';
 
 type Task = { kind: 'status'; target: IngressStatusTarget } | { kind: 'event'; event: ObjectEventDraft };
@@ -31,9 +31,15 @@ export class KubeWriteback {
   private readonly reported = new Set<string>();
   private readonly ours = new Map<string, { target: IngressStatusTarget }>();
   private closed = false;
-  private lastInputs: { virtualServices: DesiredState['virtualServices']; conditions: DesiredState['conditions']; defaultAddress: string | null } | null = null;
+  private readonly defaultAddresses: () => readonly string[] | null;
+  private lastInputs: { virtualServices: DesiredState['virtualServices']; conditions: DesiredState['conditions']; defaultAddresses: string } | null = null;
 
-  constructor(options: { apiFor: (cluster: string) => KubeApi | null; reportingInstance: string; limit?: RateLimit; onError?: (e: unknown) => void }) {
+  /**
+   * `defaultAddresses` reports what the driver last read back for the default address (vTM's default traffic IP
+   * group); it is used when the fleet config names no default address.
+   */
+  constructor(options: { apiFor: (cluster: string) => KubeApi | null; reportingInstance: string; limit?: RateLimit; onError?: (e: unknown) => void; defaultAddresses?: () => readonly string[] | null }) {
+    this.defaultAddresses = options.defaultAddresses ?? (() => null);
     this.apiFor = options.apiFor;
     this.reportingInstance = options.reportingInstance;
     this.limit = options.limit ?? clientGoRateLimit;
@@ -49,26 +55,19 @@ export class KubeWriteback {
     // Statuses follow the listeners and Events the conditions: when both are the very arrays of the last call (an
     // incrementally read snapshot after an endpoint change) and nothing failed, there is nothing new to write.
     const last = this.lastInputs;
-    this.lastInputs = { virtualServices: desired.virtualServices, conditions: desired.conditions, defaultAddress };
+    const addresses = defaultAddress === null ? (this.defaultAddresses() ?? []) : [defaultAddress];
+    this.lastInputs = { virtualServices: desired.virtualServices, conditions: desired.conditions, defaultAddresses: addresses.join(' ') };
     // A recheck starts only when the last one has drained: at the client's default rate a pass over 10k Ingresses
     // takes half an hour, and statuses are then re-verified as a steady trickle, never a growing backlog.
     if (recheck && this.draining.size > 0) return;
-    if (!recheck && last !== null && last.virtualServices === desired.virtualServices && last.conditions === desired.conditions && last.defaultAddress === defaultAddress && outcomes.every((o) => o.result.ok)) return;
-    const targets = ingressStatusTargets(desired, defaultAddress);
+    if (!recheck && last !== null && last.virtualServices === desired.virtualServices && last.conditions === desired.conditions && last.defaultAddresses === this.lastInputs.defaultAddresses && outcomes.every((o) => o.result.ok)) return;
+    const targets = ingressStatusTargets(desired, addresses);
     const served = new Set(targets.map((t) => refKey(t.ref)));
     for (const [key, prev] of this.ours) {
       if (!served.has(key)) this.enqueue(prev.target.ref.cluster, `status:${key}`, { kind: 'status', target: { ref: prev.target.ref, entries: [] } });
     }
     for (const t of targets) this.enqueue(t.ref.cluster, `status:${refKey(t.ref)}`, { kind: 'status', target: t });
     for (const e of newEvents([...conditionEvents(desired), ...operationEvents(desired, outcomes)], this.reported)) {
-      this.reported.add(eventKey(e));
-      this.enqueue(e.ref.cluster, `event:${eventKey(e)}`, { kind: 'event', event: e });
-    }
-  }
-
-  /** Queues a Warning Event on each removal the safety rule holds for this appliance (once per hold and process). */
-  reportHolds(appliance: string, holds: readonly HeldRemovalView[]): void {
-    for (const e of newEvents(holdEvents(appliance, holds), this.reported)) {
       this.reported.add(eventKey(e));
       this.enqueue(e.ref.cluster, `event:${eventKey(e)}`, { kind: 'event', event: e });
     }

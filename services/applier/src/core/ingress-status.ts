@@ -26,18 +26,21 @@ export function loadBalancerEntry(address: string): LoadBalancerIngress {
 
 /**
  * The status each served Ingress should carry: the listen address of every virtual service it owns a part of.
- * `defaultAddress` stands in for listeners planned on the profile's default address (null: unknown, skipped).
+ * `defaultAddress` stands in for listeners planned on the profile's default address: one address (HAProxy's
+ * `address`, LoadMaster's `defaultAddress`) or several (the addresses of vTM's default traffic IP group, as read
+ * back); null or empty: unknown, skipped.
  */
-export function ingressStatusTargets(desired: DesiredState, defaultAddress: string | null): IngressStatusTarget[] {
+export function ingressStatusTargets(desired: DesiredState, defaultAddress: string | readonly string[] | null): IngressStatusTarget[] {
+  const defaults = defaultAddress === null ? [] : typeof defaultAddress === 'string' ? [defaultAddress] : defaultAddress;
   const byRef = new Map<string, { ref: ObjectRef; addresses: Set<string> }>();
   for (const vs of desired.virtualServices) {
-    const address = vs.address.kind === 'default' ? defaultAddress : vs.address.ip;
-    if (address === null || address === '') continue;
+    const addresses = (vs.address.kind === 'default' ? defaults : [vs.address.ip]).filter((a) => a !== '');
+    if (addresses.length === 0) continue;
     for (const owner of vs.owners) {
       if (owner.kind !== 'Ingress') continue;
       const key = refKey(owner);
       const slot = byRef.get(key) ?? { ref: owner, addresses: new Set<string>() };
-      slot.addresses.add(address);
+      for (const a of addresses) slot.addresses.add(a);
       byRef.set(key, slot);
     }
   }
