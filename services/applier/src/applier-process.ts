@@ -3,7 +3,7 @@ import { busDeclaration, NatsEventBus } from '@portolan/bus';
 import { FleetConfigError, loadFleetConfig, type ApplianceConfig, type FleetConfig } from '@portolan/fleet-config';
 import { LeaderElector, PgEpochStore, RedisLeaseClient, leaseTimings, type LeaderEvent } from '@portolan/leader';
 import { loadFleetKey } from '@portolan/secret-envelope';
-import { migrateToLatest, openDatabase } from '@portolan/store';
+import { migrateToLatest, openDatabase, readOpenHolds } from '@portolan/store';
 import { createLogger, createMetricsRegistry, startHealthServer, type Logger } from '@portolan/telemetry';
 import { ArchivedSecretResolver } from './adapters/archived-secret-resolver.ts';
 import { ApplierBus } from './adapters/bus-adapter.ts';
@@ -56,6 +56,9 @@ function onLeaderEvent(log: Logger, metrics: ApplierMetrics, applier: () => Appl
   };
 }
 
+/** How often the leader looks for new safety-rule holds to report as Events (a cheap indexed read). */
+const HOLD_REPORT_EVERY_MS = 2000;
+
 async function main(): Promise<void> {
   const run = parseRunConfig(process.argv.slice(2));
   const log = createLogger('applier', { verbose: run.verbose });
@@ -87,11 +90,21 @@ async function main(): Promise<void> {
   applier = new Applier({
     appliance: appliance.name, replicaId: run.replicaId, driver, snapshots: new PgSnapshotSource(db), log: new PgApplyLog(db),
     leadership: () => elector.current(), secrets: new ArchivedSecretResolver(db, loadFleetKey(config.secrets.keyFile, config.secrets.keyId)),
-    drift: { intervalMs: appliance.drift.intervalSeconds * 1000, policy: appliance.drift.policy }, safety: { maxRemovalFraction: appliance.safety.maxRemovalFraction }, bus: new ApplierBus(bus, appliance.name),
+    drift: { intervalMs: appliance.drift.intervalSeconds * 1000, policy: appliance.drift.policy }, bus: new ApplierBus(bus, appliance.name),
     writeback, defaultAddress: defaultAddressOf(appliance), metrics, logger: log,
   });
   await applier.start();
   elector.start();
+  // The planner records the safety rule's holds; the leader puts a Warning Event on each held object it serves.
+  const servedClusters = appliance.clusters ?? config.clusters.map((c) => c.name);
+  const holdReporter = setInterval(() => {
+    if (elector.current() === null) return;
+    readOpenHolds(db, servedClusters).then(
+      (holds) => writeback.reportHolds(appliance.name, holds),
+      (e: unknown) => log.warn({ err: e }, 'reading the safety rule holds failed'),
+    );
+  }, HOLD_REPORT_EVERY_MS);
+  holdReporter.unref();
   const acme = challenges === null ? null : await startAcme({
     appliance, baseDir, clusters: config.clusters.filter((c) => appliance.clusters?.includes(c.name) ?? true), challenges, logger: log,
     desired: () => applier?.currentDesired() ?? null,
@@ -115,6 +128,7 @@ async function main(): Promise<void> {
     // A cycle stuck on an unreachable appliance must not keep the process: the lease then simply expires.
     setTimeout(() => process.exit(1), 10_000).unref();
     acme?.stop();
+    clearInterval(holdReporter);
     await applier?.stop();
     await elector.stop();
     writeback.close();

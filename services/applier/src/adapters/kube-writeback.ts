@@ -1,7 +1,7 @@
 import type { OperationOutcome } from '@portolan/appliance-driver';
 import type { DesiredState } from '@portolan/desired-state';
 import { ingressStatusTargets, mergeLoadBalancerIngress, refKey, type IngressStatusTarget, type LoadBalancerIngress } from '../core/ingress-status.ts';
-import { conditionEvents, operationEvents, eventKey, fullBucket, newEvents, takeToken, clientGoRateLimit, type ObjectEventDraft, type RateLimit, type TokenBucket } from '../core/kube-write-plan.ts';
+import { conditionEvents, operationEvents, eventKey, fullBucket, holdEvents, newEvents, takeToken, clientGoRateLimit, type HeldRemovalView, type ObjectEventDraft, type RateLimit, type TokenBucket } from '../core/kube-write-plan.ts';
 import type { KubeApi } from './kube-api.ts';
 
 type Task = { kind: 'status'; target: IngressStatusTarget } | { kind: 'event'; event: ObjectEventDraft };
@@ -68,6 +68,14 @@ export class KubeWriteback {
     }
     for (const t of targets) this.enqueue(t.ref.cluster, `status:${refKey(t.ref)}`, { kind: 'status', target: t });
     for (const e of newEvents([...conditionEvents(desired), ...operationEvents(desired, outcomes)], this.reported)) {
+      this.reported.add(eventKey(e));
+      this.enqueue(e.ref.cluster, `event:${eventKey(e)}`, { kind: 'event', event: e });
+    }
+  }
+
+  /** Queues a Warning Event on each removal the safety rule holds for this appliance (once per hold and process). */
+  reportHolds(appliance: string, holds: readonly HeldRemovalView[]): void {
+    for (const e of newEvents(holdEvents(appliance, holds), this.reported)) {
       this.reported.add(eventKey(e));
       this.enqueue(e.ref.cluster, `event:${eventKey(e)}`, { kind: 'event', event: e });
     }
