@@ -187,6 +187,20 @@ const TABLE: { name: string; objects: Record<string, unknown>[]; appliance?: Par
     ],
   },
   {
+    name: 'the HTTP port is an older passthrough listener\'s: a newer TLS Ingress is served over HTTPS only, with a warning',
+    objects: [ing('pt', { [`${P}/ssl-passthrough`]: 'true', [`${P}/listen-port`]: '80' }, { created: 1, rules: false, defaultBackend: true }), ing('tls', {}, { created: 2, tls: true })],
+    want: [
+      'vs default~443 https default owners=c1/default/tls certs=c1~default~tls',
+      '  a.example.com/ Prefix -> default~web~80 (c1/default/tls)',
+      'vs default~80 tls-passthrough default owners=c1/default/pt default=default~web~80',
+      'pool default~web~80 [10.1.0.1:8080@c1]',
+      'cert c1~default~tls cdcdcd hosts=a.example.com',
+      'Accepted c1/default/pt Planned',
+      'Accepted c1/default/tls Planned',
+      'Warning c1/default/tls HttpPortInUse',
+    ],
+  },
+  {
     name: 'vTM annotations mean nothing to HAProxy (its own set only)',
     objects: [ing('a', { 'vtm.pulsesecure.net/ip-address': '10.0.2.223' })],
     want: ['vs default~80 http default owners=c1/default/a', '  a.example.com/ Prefix -> default~web~80 (c1/default/a)', 'pool default~web~80 [10.1.0.1:8080@c1]', 'Accepted c1/default/a Planned'],
