@@ -31,7 +31,7 @@ function randomEvent(r: () => number): KubeEventShape {
   const big = (): bigint => (r() < 0.2 ? 0n : BigInt(Math.floor(r() * 2 ** 53)) * (r() < 0.5 ? 1n : 2047n));
   return create(KubeEventSchema, {
     cluster: randomString(r, 20), kind: Math.floor(r() * 7), namespace: randomString(r, 70), name: randomString(r, 300), uid: randomString(r, 40),
-    resourceVersion: randomString(r, 12), type: Math.floor(r() * 4), object, listGeneration: big(), omittedReason: randomString(r, 200),
+    resourceVersion: randomString(r, 12), type: Math.floor(r() * 4), object, listGeneration: big(), omittedReason: randomString(r, 200), noticedByRelist: r() < 0.3,
     ...(r() < 0.9 ? { observedAt: timestampFromMs((r() < 0.1 ? -1 : 1) * (r() < 0.2 ? 1000 : 1) * Math.floor(r() * 2 ** 44)) } : {}),
   });
 }

@@ -47,6 +47,10 @@ export function encodeKubeEvent(e: KubeEventShape): Uint8Array {
     w.buf[lengthAt] = w.pos - lengthAt - 1; // at most 1 + 10 + 1 + 10 bytes: always one length byte
   }
   writeString(w, 11, e.omittedReason);
+  if (e.noticedByRelist) {
+    tag(w, 12, 0);
+    w.buf[w.pos++] = 1;
+  }
   return w.buf.slice(0, w.pos);
 }
 
