@@ -48,6 +48,8 @@ export interface PipelineProcess {
 export interface Pipeline extends AsyncDisposable {
   readonly root: string;
   readonly kubeconfig: string;
+  /** The fleet config file every process reads (for the `portolan` CLI's `--config`). */
+  readonly fleetConfig: string;
   readonly db: Kysely<Database>;
   readonly httpPort: number;
   readonly httpsPort: number;
@@ -161,6 +163,7 @@ function buildPipeline(p: Parts): Pipeline {
   return {
     root: p.root,
     kubeconfig: launched.layout.kubeconfig,
+    fleetConfig: launched.layout.fleetConfig,
     db: database.db,
     httpPort: launched.haproxy.httpPort,
     httpsPort: launched.haproxy.httpsPort,

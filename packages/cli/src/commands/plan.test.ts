@@ -78,7 +78,7 @@ test('plan: the command prints JSON with the snapshot hash, lists conditions on 
     const out = JSON.parse(stdout) as { appliance: string; snapshot: string; desired: { virtualServices: { name: string }[]; conditions: unknown[] } };
     assert.equal(out.appliance, 'edge');
     assert.match(out.snapshot, /^[A-Za-z0-9_-]{43}$/);
-    assert.deepEqual(out.desired.virtualServices.map((v) => v.name), ['default~8443'], 'the HAProxy section\'s default HTTPS port; vTM annotations ignored');
+    assert.deepEqual(out.desired.virtualServices.map((v) => v.name), ['default~8080', 'default~8443'], 'the HAProxy section\'s default HTTP and HTTPS ports (a TLS Ingress is served on both); vTM annotations ignored');
     assert.match(stderr, /Rejected Ingress web\/broken \(east\): InvalidWildcard/);
     assert.doesNotMatch(stdout + stderr, new RegExp(KEY_B64.slice(0, 20)));
     assert.doesNotMatch(stdout + stderr, /PRIVATE KEY/);
