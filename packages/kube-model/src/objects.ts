@@ -144,7 +144,14 @@ export interface TrimmedSecret {
   readonly sealed: SealedBox | null;
   /** Keyed fingerprint of the certificate and key; changes exactly when the material does. */
   readonly fingerprint: string | null;
+  /** What the watcher could tell of its TLS material before sealing it (absent: not inspected, or no TLS keys). */
+  readonly tls?: SecretTlsSummary;
 }
+
+/** A TLS Secret's material as the watcher judged it: usable (with names and validity) or why not. Never key bytes. */
+export type SecretTlsSummary =
+  | { readonly ok: true; readonly names: readonly string[]; readonly notAfter: string; readonly expiredWhenRead: boolean }
+  | { readonly ok: false; readonly reason: string };
 
 /** Any trimmed object. */
 export type TrimmedObject =

@@ -7,6 +7,7 @@ import {
   type IngressTls,
   type KubeKind,
   type SealedBox,
+  type SecretTlsSummary,
   type ServicePort,
   type SliceEndpoint,
   type SlicePort,
@@ -295,7 +296,18 @@ function trimNodeStatus(status: Record<string, unknown>): unknown {
 }
 
 /** Accepts the watcher's replacement `data: {sealed, fingerprint}` or the already-trimmed top-level fields. */
-function trimSealed(obj: Record<string, unknown>): { sealed: SealedBox | null; fingerprint: string | null } {
+/** The watcher's TLS summary, kept only when well formed (bounded names, a short reason). */
+function trimTlsSummary(x: unknown): { tls?: SecretTlsSummary } {
+  const t = record(x);
+  if (t === undefined) return {};
+  if (t['ok'] === false && typeof t['reason'] === 'string') return { tls: { ok: false, reason: t['reason'].slice(0, 200) } };
+  const names = Array.isArray(t['names']) ? t['names'].filter((n): n is string => typeof n === 'string' && n.length <= 253).slice(0, 100) : undefined;
+  const notAfter = str(t['notAfter']);
+  if (t['ok'] !== true || names === undefined || notAfter === undefined) return {};
+  return { tls: { ok: true, names, notAfter: notAfter.slice(0, 40), expiredWhenRead: t['expiredWhenRead'] === true } };
+}
+
+function trimSealed(obj: Record<string, unknown>): { sealed: SealedBox | null; fingerprint: string | null; tls?: SecretTlsSummary } {
   const data = record(obj['data']);
   const from = data !== undefined && ('sealed' in data || 'fingerprint' in data) ? data : obj;
   const box = record(from['sealed']);
@@ -305,7 +317,7 @@ function trimSealed(obj: Record<string, unknown>): { sealed: SealedBox | null; f
   const tag = str(box?.['tag']);
   const sealed = keyId !== undefined && iv !== undefined && ciphertext !== undefined && tag !== undefined ? { keyId, iv, ciphertext, tag } : null;
   const fingerprint = str(from['fingerprint']);
-  return { sealed, fingerprint: fingerprint !== undefined && /^[0-9a-f]{16,128}$/.test(fingerprint) ? fingerprint : null };
+  return { sealed, fingerprint: fingerprint !== undefined && /^[0-9a-f]{16,128}$/.test(fingerprint) ? fingerprint : null, ...trimTlsSummary(from['tls']) };
 }
 
 function record(x: unknown): Record<string, unknown> | undefined {

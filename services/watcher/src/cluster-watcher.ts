@@ -1,5 +1,5 @@
 import { toBinary, WatcherHeartbeatSchema } from '@portolan/proto';
-import { sealSecretData, type FleetKey } from '@portolan/secret-envelope';
+import { inspectTlsData, sealSecretData, type FleetKey } from '@portolan/secret-envelope';
 import type { Logger, Registry, Tracer } from '@portolan/telemetry';
 import {
   WATCHED_KINDS, checkServerVersion, heartbeatMessage, kindFreshness, kubeEventMessage, liveness, planWatchStreams, readiness,
@@ -101,7 +101,7 @@ export class ClusterWatcher {
       listPageSize: options.listPageSize ?? 100,
       maxObjectBytes,
       maxMessageBytes: options.maxMessageBytes,
-      seal: (data) => sealSecretData(options.fleetKey, data),
+      seal: (data) => ({ ...sealSecretData(options.fleetKey, data), tls: inspectTlsData(data, now()) }),
       metrics: this.metrics,
       logger: options.logger,
       now,

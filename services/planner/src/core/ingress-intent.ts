@@ -139,6 +139,22 @@ function tlsHostsOf(spec: NormalizedIngress): string[] {
   return [...hosts].sort();
 }
 
+/** Warnings a usable certificate still deserves: expired when read, or not covering a host it is used for. */
+function certificateWarnings(tls: { readonly names: readonly string[]; readonly notAfter: string; readonly expiredWhenRead: boolean }, hosts: readonly string[], secret: string, warnings: Issue[]): void {
+  if (tls.expiredWhenRead) warnings.push(issue('CertificateExpired', `Secret ${secret}: the certificate is not valid now (it expires ${tls.notAfter}); clients will refuse it`));
+  const uncovered = hosts.filter((h) => h !== '' && !tls.names.some((n) => certificateNameCovers(n, h)));
+  if (uncovered.length > 0) warnings.push(issue('CertificateHostMismatch', `Secret ${secret}: the certificate does not name ${uncovered.slice(0, 3).join(', ')}${uncovered.length > 3 ? ` and ${uncovered.length - 3} more` : ''}; clients will refuse it for those hosts`));
+}
+
+/** Whether a certificate name (`a.example.com` or `*.example.com`) covers a host (a wildcard covers one label). */
+function certificateNameCovers(name: string, host: string): boolean {
+  const h = host.toLowerCase();
+  if (name === h) return true;
+  if (!name.startsWith('*.')) return false;
+  const dot = h.indexOf('.');
+  return dot > 0 && h.slice(dot) === name.slice(1);
+}
+
 /** Whether a rule's host is served by a TLS entry: listed, covered by a listed `*.` wildcard, or any host. */
 export function isTlsHost(tlsHosts: readonly string[], host: string): boolean {
   if (tlsHosts.includes('') || tlsHosts.includes(host)) return true;
@@ -156,12 +172,17 @@ function tlsIntents(spec: NormalizedIngress, ref: ObjectRef, o: IngressOptions, 
     const name = `${ref.cluster}~${ref.namespace}~${t.secretName}`;
     const secret = secrets(ref.namespace, t.secretName);
     if (o.letsEncrypt) {
-      const fingerprint = secret?.type === 'kubernetes.io/tls' && secret.fingerprint !== null ? secret.fingerprint : '';
+      // Unusable material counts as none: the issuer obtains a certificate anew.
+      const usable = secret?.type === 'kubernetes.io/tls' && secret.fingerprint !== null && secret.tls?.ok !== false;
+      const fingerprint = usable ? secret.fingerprint! : '';
       return void out.push({ hosts, certificate: { name, secret: secretRef, fingerprint, hosts: [], acme: true } });
     }
     if (secret === undefined) return void warnings.push(issue('SecretNotFound', `Secret ${ref.namespace}/${t.secretName} (spec.tls[${i}]) does not exist; its hosts are served without this certificate`));
     if (secret.type !== 'kubernetes.io/tls') return void warnings.push(issue('SecretWrongType', `Secret ${ref.namespace}/${t.secretName} is of type ${secret.type.slice(0, 60)}, not kubernetes.io/tls`));
     if (secret.fingerprint === null) return void warnings.push(issue('SecretNotSealed', `Secret ${ref.namespace}/${t.secretName} carries no sealed certificate`));
+    // Material an appliance would refuse never reaches one (HAProxy would refuse its whole configuration over it).
+    if (secret.tls?.ok === false) return void warnings.push(issue('InvalidCertificate', `Secret ${ref.namespace}/${t.secretName}: ${secret.tls.reason}; its hosts are served without this certificate`));
+    if (secret.tls?.ok === true) certificateWarnings(secret.tls, hosts, `${ref.namespace}/${t.secretName}`, warnings);
     out.push({ hosts, certificate: { name, secret: secretRef, fingerprint: secret.fingerprint, hosts: [] } });
   });
   return out;

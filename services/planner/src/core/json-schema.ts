@@ -1,4 +1,5 @@
 import type { JsonObject, JsonValue } from '@portolan/desired-state';
+import { portableRegexProblem } from './portable-regex.ts';
 
 /**
  * A small, strict schema language for annotation JSON: objects list every allowed key (unknown keys are errors),
@@ -41,16 +42,18 @@ export function checkSchema(value: JsonValue, schema: Schema, path = '$'): strin
 }
 
 /**
- * A regular expression the appliance will compile (HAProxy and vTM use PCRE): one that does not even compile here
- * would break the appliance's whole configuration for everyone (FM-23), so it is refused on its object instead.
+ * A regular expression the appliance will compile (HAProxy with PCRE2, vTM with PCRE): one the appliance refuses
+ * would break its whole configuration for everyone, so anything outside the subset every engine reads the same way
+ * is refused on its object instead (portable-regex.ts).
  */
 function regexProblem(value: string, path: string): string | null {
   try {
     new RegExp(value);
-    return null;
   } catch (e) {
     return `${path}: is not a valid regular expression (${(e as Error).message.replace(/^Invalid regular expression: /, '').slice(0, 120)})`;
   }
+  const problem = portableRegexProblem(value);
+  return problem === null ? null : `${path}: is outside the regular expressions every appliance compiles alike (${problem})`;
 }
 
 function checkObject(value: JsonValue, schema: Extract<Schema, { type: 'object' }>, path: string): string | null {

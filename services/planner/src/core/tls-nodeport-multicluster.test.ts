@@ -18,6 +18,8 @@ test('TLS table: each unusable Secret is a warning on its Ingress only; other ho
     { name: 'not sealed (plaintext never kept)', objects: [web({ tls: [{ hosts: ['a.example.com'], secretName: 's' }] }), { kind: 'Secret', metadata: { name: 's', namespace: 'default', resourceVersion: f.nextRv() }, type: 'kubernetes.io/tls', data: { 'tls.key': 'S0VZ' } }], want: ['Warning c1/default/web SecretNotSealed'] },
     { name: 'no secretName', objects: [web({ tls: [{ hosts: ['a.example.com'] }] })], want: ['Warning c1/default/web TlsWithoutSecret'] },
     { name: 'missing', objects: [web({ tls: [{ hosts: ['a.example.com'], secretName: 'gone' }] })], want: ['Warning c1/default/web SecretNotFound'] },
+    { name: 'key does not match', objects: [web({ tls: [{ hosts: ['a.example.com'], secretName: 's' }] }), f.tlsSecret('s', 'cd'.repeat(32), { tls: { ok: false, reason: 'tls.key does not match the certificate in tls.crt' } })], want: ['Warning c1/default/web InvalidCertificate'] },
+    { name: 'garbage certificate', objects: [web({ tls: [{ hosts: ['a.example.com'], secretName: 's' }] }), f.tlsSecret('s', 'cd'.repeat(32), { tls: { ok: false, reason: 'tls.crt is not a PEM or DER X.509 certificate' } })], want: ['Warning c1/default/web InvalidCertificate'] },
   ];
   for (const row of rows) {
     const d = planEvents(haproxy, f.added('c1', CLASS, f.service('web', [[undefined, 80]]), ...row.objects, web({ name: 'ok', created: 1, host: 'b.example.com', tls: [{ hosts: ['b.example.com'], secretName: 'good' }] }), f.tlsSecret('good')));
@@ -26,6 +28,16 @@ test('TLS table: each unusable Secret is a warning on its Ingress only; other ho
     assert.ok(lines.includes('cert c1~default~good ababab hosts=b.example.com'), row.name);
     assert.ok(lines.includes('  a.example.com/ Prefix -> default~web~80 (c1/default/web)'), `${row.name}: the host keeps its routes`);
   }
+});
+
+test('a usable certificate that expired or does not name its hosts is served, with a warning for each', () => {
+  const tls = { ok: true, names: ['*.example.com'], notAfter: '2026-01-01T00:00:00.000Z', expiredWhenRead: true };
+  const ing = f.ingress({ name: 'web', rules: [f.rule('a.example.com', ['/', 'Prefix', 'web', 80]), f.rule('x.other.org', ['/', 'Prefix', 'web', 80])], tls: [{ hosts: ['a.example.com', 'x.other.org'], secretName: 's' }] });
+  const d = planEvents(haproxy, f.added('c1', CLASS, f.service('web', [[undefined, 80]]), ing, f.tlsSecret('s', 'ef'.repeat(32), { tls })));
+  const lines = summarize(d);
+  assert.ok(lines.includes('cert c1~default~s efefef hosts=a.example.com,x.other.org'), lines.join('\n'));
+  assert.deepEqual(lines.filter((l) => l.startsWith('Warning')), ['Warning c1/default/web CertificateExpired', 'Warning c1/default/web CertificateHostMismatch']);
+  assert.match(d.conditions.find((c) => c.reason === 'CertificateHostMismatch')!.message, /does not name x\.other\.org;/);
 });
 
 test('TLS without hosts offers the listener-wide default certificate', () => {

@@ -92,12 +92,12 @@ export function node(name: string, ip: string, ready = true): Obj {
 }
 
 /** A sealed TLS Secret as the watcher publishes it. */
-export function tlsSecret(name: string, fingerprint = 'ab'.repeat(32), o: { namespace?: string; type?: string } = {}): Obj {
+export function tlsSecret(name: string, fingerprint = 'ab'.repeat(32), o: { namespace?: string; type?: string; tls?: Obj } = {}): Obj {
   return {
     kind: 'Secret',
     metadata: { name, namespace: o.namespace ?? 'default', resourceVersion: nextRv() },
     type: o.type ?? 'kubernetes.io/tls',
-    data: { sealed: { keyId: 'k1', iv: 'aXY=', ciphertext: 'Y3Q=', tag: 'dGFn' }, fingerprint },
+    data: { sealed: { keyId: 'k1', iv: 'aXY=', ciphertext: 'Y3Q=', tag: 'dGFn' }, fingerprint, ...(o.tls ? { tls: o.tls } : {}) },
   };
 }
 

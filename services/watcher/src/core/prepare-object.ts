@@ -2,7 +2,7 @@ import { trimObject, type KubeKind } from '@portolan/kube-model';
 import type { ObservedObject } from './object-ledger.ts';
 
 /** Replaces a Secret's plaintext `data` map by the sealed envelope and keyed fingerprint (done in the shell: crypto). */
-export type SealSecretData = (data: Readonly<Record<string, string>>) => { sealed: unknown; fingerprint: string };
+export type SealSecretData = (data: Readonly<Record<string, string>>) => { sealed: unknown; fingerprint: string; tls?: unknown };
 
 /** An API object made ready to publish: identity, trimmed JSON bytes, or why the bytes were left out. */
 export type PreparedObject =
