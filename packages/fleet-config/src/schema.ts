@@ -133,11 +133,21 @@ const appliance = z
         relistConfirmSeconds: z.number().min(0).default(300),
       })
       .prefault({}),
+    /**
+     * Which namespaces may serve routes on a host: `shared` (any, as Kubernetes has it; sharing is reported on both
+     * Ingresses), `first-namespace` (the namespace whose Ingress claimed the host first), or `allow-list`
+     * (`hostAllowList`, unlisted hosts as first-namespace).
+     */
+    hostOwnership: z.enum(['shared', 'first-namespace', 'allow-list']).optional(),
+    /** For `allow-list`: host (or `*.suffix`) → the namespaces that may serve routes on it. */
+    hostAllowList: z.record(z.string().regex(/^(\*\.)?[A-Za-z0-9.-]+$/, 'a host name or *.suffix'), z.array(z.string().min(1)).min(1)).optional(),
     haproxy: haproxy.optional(),
     vtm: vtm.optional(),
     loadmaster: loadmaster.optional(),
   })
   .superRefine((a, ctx) => {
+    if (a.hostOwnership === 'allow-list' && a.hostAllowList === undefined) ctx.addIssue({ code: 'custom', path: ['hostAllowList'], message: 'hostOwnership allow-list needs a hostAllowList' });
+    if (a.hostOwnership !== 'allow-list' && a.hostAllowList !== undefined) ctx.addIssue({ code: 'custom', path: ['hostAllowList'], message: 'hostAllowList applies only to hostOwnership: allow-list' });
     const section = a[a.driver];
     if (section === undefined) {
       ctx.addIssue({ code: 'custom', path: [a.driver], message: `driver "${a.driver}" needs a "${a.driver}" section` });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { it } from 'node:test';
@@ -14,6 +14,7 @@ it('persists objects to the state file and restores them (same uid and resourceV
     const created = first.objects.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'kept', namespace: 'default' }, data: { a: '1' } });
     const oldRv = Number(created.metadata?.resourceVersion) - 1;
     await first.close();
+    assert.equal((await stat(statePath)).mode & 0o777, 0o600, 'the state file holds Secret data: owner-only');
     const second = await startKubeSim({ statePath });
     try {
       const got = await call(second, 'GET', '/api/v1/namespaces/default/configmaps/kept');

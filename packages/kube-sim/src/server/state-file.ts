@@ -1,4 +1,4 @@
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { chmod, readFile, rename, writeFile } from 'node:fs/promises';
 import type { KubeObject } from '../core/resource-types.ts';
 
 /** The persisted form of the simulator's objects. */
@@ -62,7 +62,9 @@ export class StateFileWriter {
     const state = this.snapshot();
     this.writing = this.writing.then(async () => {
       const tmp = `${this.path}.tmp-${process.pid}`;
-      await writeFile(tmp, JSON.stringify(state));
+      // The state holds Secret data in clear, as an API server's etcd does: readable by its owner only.
+      await writeFile(tmp, JSON.stringify(state), { mode: 0o600 });
+      await chmod(tmp, 0o600); // writeFile's mode applies only when it creates the file
       await rename(tmp, this.path);
     });
     return this.writing;

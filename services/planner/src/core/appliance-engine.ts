@@ -206,7 +206,7 @@ export class ApplianceEngine {
 
   private decideRoutes(bk: string, w: PlanWork): void {
     const vs = bk.slice(0, bk.indexOf('\u0000'));
-    const r = resolveRouteBucket([...(this.routeBuckets.get(bk)?.values() ?? [])].flat());
+    const r = resolveRouteBucket([...(this.routeBuckets.get(bk)?.values() ?? [])].flat(), this.profile.hostOwnership);
     const keep = new Set(r.routes.map(routeSortKey));
     for (const old of this.routeResults.get(bk) ?? []) {
       const k = routeSortKey(old);
@@ -229,7 +229,7 @@ export class ApplianceEngine {
   }
 
   private decideTls(bk: string, w: PlanWork): void {
-    const r = resolveTlsBucket([...(this.tlsBuckets.get(bk)?.values() ?? [])]);
+    const r = resolveTlsBucket([...(this.tlsBuckets.get(bk)?.values() ?? [])], this.profile.hostOwnership);
     const prev = this.tlsWins.get(bk) ?? null;
     if (tlsKey(prev) !== tlsKey(r.winner)) {
       if (prev !== null) this.countTlsWin(bk, prev, -1, w);

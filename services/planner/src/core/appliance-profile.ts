@@ -1,6 +1,7 @@
 import type { DriverKind, Monitor } from '@portolan/desired-state';
 import type { ApplianceConfig, ClusterConfig } from '@portolan/fleet-config';
 import { VTM_DEFAULT_MONITOR } from './annotation-schemas.ts';
+import type { HostOwnership } from './host-ownership.ts';
 
 /** The vTM controller name of seed 003; a vTM appliance answers it besides the configured ones. */
 export const VTM_CONTROLLER = 'pulsesecure.net/vtm-ingress-controller';
@@ -36,6 +37,8 @@ export interface ApplianceProfile {
   readonly sslRedirectDefault: boolean;
   /** Unit a dedicated address is exclusive for: the whole IP (vTM traffic IP group) or one ip:port (LoadMaster VS). */
   readonly exclusivity: 'address' | 'listener';
+  /** Which namespaces may serve routes on a host (host-ownership.ts). */
+  readonly hostOwnership: HostOwnership;
   /** Whether Ingresses naming no address have somewhere to go (vTM default traffic IP group, LoadMaster default VS address). */
   readonly hasDefaultAddress: boolean;
   /** LoadMaster Service mode binds annotated Services to existing virtual services; every other profile plans Ingresses. */
@@ -63,6 +66,7 @@ export function profileFromConfig(a: ApplianceConfig): ApplianceProfile {
     tlsAlsoServesHttp: !vtm,
     sslRedirectDefault: a.driver === 'haproxy' && a.haproxy?.sslRedirectDefault === true,
     exclusivity: lm ? 'listener' : 'address',
+    hostOwnership: hostOwnershipOf(a),
     hasDefaultAddress: a.driver === 'haproxy' || (vtm && a.vtm?.defaultTrafficIpGroup !== undefined) || (lm && a.loadmaster?.defaultAddress !== undefined),
     mode: lm && a.loadmaster?.mode === 'service' ? 'service' : 'ingress',
     defaultMonitor: vtm ? VTM_DEFAULT_MONITOR : null,
@@ -86,4 +90,11 @@ export function isNamespaceInScope(namespace: string, scope: ClusterConfig['name
 /** Whether an appliance serves a cluster. */
 export function servesCluster(profile: ApplianceProfile, cluster: string): boolean {
   return profile.clusters === null || profile.clusters.includes(cluster);
+}
+
+/** The appliance's host-ownership policy (a config built in code may omit it: shared). */
+function hostOwnershipOf(a: ApplianceConfig): HostOwnership {
+  const mode = a.hostOwnership ?? 'shared';
+  if (mode !== 'allow-list') return { mode };
+  return { mode, hosts: new Map(Object.entries(a.hostAllowList ?? {}).map(([host, namespaces]) => [host.toLowerCase(), [...namespaces].sort()] as const)) };
 }

@@ -70,7 +70,7 @@ export function planAppliance(world: WorldView, profile: ApplianceProfile, clust
   const uses: PoolUse[] = [];
   const routesByVs = new Map<string, Route[]>();
   for (const claims of routeBuckets.values()) {
-    const r = resolveRouteBucket(claims);
+    const r = resolveRouteBucket(claims, profile.hostOwnership);
     routesByVs.set(claims[0]!.vs, [...(routesByVs.get(claims[0]!.vs) ?? []), ...r.routes]);
     uses.push(...r.uses);
     r.losses.forEach((l) => lose(l.ingressKey, l.issue));
@@ -84,7 +84,7 @@ export function planAppliance(world: WorldView, profile: ApplianceProfile, clust
   }
   const tlsWins: TlsClaim[] = [];
   for (const claims of tlsBuckets.values()) {
-    const r = resolveTlsBucket(claims);
+    const r = resolveTlsBucket(claims, profile.hostOwnership);
     if (r.winner !== null) tlsWins.push(r.winner);
     r.losses.forEach((l) => lose(l.ingressKey, l.issue));
   }

@@ -2,12 +2,15 @@ import type { Certificate, ObjectRef, PathMatch, Route } from '@portolan/desired
 import type { MemberOutcome } from './allocate-listeners.ts';
 import { isTlsHost, type IngressIntent } from './ingress-intent.ts';
 import { issue, type Issue } from './issue.ts';
+import { applyHostOwnership, SHARED_HOSTS, type HostOwnership } from './host-ownership.ts';
 import { pickOldest, type Claim } from './oldest-wins.ts';
 
 /** An Ingress's claim on one (listener, host, path, match). */
 export interface RouteClaim extends Claim {
   readonly ingressKey: string;
   readonly ref: ObjectRef;
+  /** The tenant: host ownership and sharing are judged by namespace. */
+  readonly namespace: string;
   readonly app: string;
   readonly cluster: string;
   readonly vs: string;
@@ -30,6 +33,7 @@ export interface DefaultClaim extends Claim {
 /** An Ingress's claim to serve a certificate for one host ('' = any) on a listener. */
 export interface TlsClaim extends Claim {
   readonly ingressKey: string;
+  readonly namespace: string;
   readonly app: string;
   readonly vs: string;
   readonly host: string;
@@ -66,7 +70,7 @@ export function routeBucketKey(vs: string, host: string): string {
 /** The claims of an Ingress the address rules accepted. */
 export function claimsOf(intent: IngressIntent, outcome: MemberOutcome): Claims {
   if (!outcome.ok) return NO_CLAIMS;
-  const base = { ingressKey: intent.key, order: intent.order, app: intent.app, cluster: intent.ref.cluster };
+  const base = { ingressKey: intent.key, order: intent.order, app: intent.app, cluster: intent.ref.cluster, namespace: intent.ref.namespace };
   const routes: RouteClaim[] = intent.routes.map((r) => ({ ...base, ref: intent.ref, vs: outcome.vs, ...r, redirectToHttpsPort: null }));
   const defaults: DefaultClaim[] = intent.defaultPool === null ? [] : [{ ...base, vs: outcome.vs, pool: intent.defaultPool }];
   if (outcome.httpVs !== null) {
@@ -79,7 +83,7 @@ export function claimsOf(intent: IngressIntent, outcome: MemberOutcome): Claims 
     // A default backend answers any host, TLS ones included: with ssl-redirect on it stays on HTTPS only.
     if (intent.defaultPool !== null && !sslRedirect) defaults.push({ ...base, vs: outcome.httpVs, pool: intent.defaultPool });
   }
-  const tls = intent.listener!.protocol !== 'https' ? [] : intent.tls.flatMap((t) => t.hosts.map((host) => ({ ingressKey: intent.key, order: intent.order, app: intent.app, vs: outcome.vs, host, certificate: t.certificate })));
+  const tls = intent.listener!.protocol !== 'https' ? [] : intent.tls.flatMap((t) => t.hosts.map((host) => ({ ingressKey: intent.key, namespace: intent.ref.namespace, order: intent.order, app: intent.app, vs: outcome.vs, host, certificate: t.certificate })));
   return { routes, defaults, tls: dedupeTls(tls) };
 }
 
@@ -95,8 +99,13 @@ function dedupeTls(claims: TlsClaim[]): TlsClaim[] {
   return out;
 }
 
-/** Resolves one route bucket (listener, host): per (path, match) the oldest claim wins; equal backends merge. */
-export function resolveRouteBucket(claims: readonly RouteClaim[]): { routes: Route[]; uses: PoolUse[]; losses: Loss[] } {
+/**
+ * Resolves one route bucket (listener, host): the host-ownership rule first decides which namespaces may serve it
+ * (and notes a host shared across namespaces on both sides), then per (path, match) the oldest claim wins and equal
+ * backends merge.
+ */
+export function resolveRouteBucket(all: readonly RouteClaim[], ownership: HostOwnership = SHARED_HOSTS): { routes: Route[]; uses: PoolUse[]; losses: Loss[] } {
+  const { eligible: claims, notes } = applyHostOwnership(all, ownership);
   const byPath = new Map<string, RouteClaim[]>();
   for (const c of claims) {
     const k = `${c.path}\u0000${c.match}`;
@@ -106,7 +115,7 @@ export function resolveRouteBucket(claims: readonly RouteClaim[]): { routes: Rou
   }
   const routes: Route[] = [];
   const uses: PoolUse[] = [];
-  const losses: Loss[] = [];
+  const losses: Loss[] = [...notes];
   for (const list of byPath.values()) {
     const r = pickOldest(list, (a, b) => a.pool === b.pool && a.redirectToHttpsPort === b.redirectToHttpsPort)!;
     const w = r.winner;
@@ -131,7 +140,9 @@ export function resolveDefaultBackend(claims: readonly DefaultClaim[]): { pool: 
 }
 
 /** Resolves who serves TLS for one (listener, host): the oldest claim wins (as ingress-nginx does); the same certificate merges. */
-export function resolveTlsBucket(claims: readonly TlsClaim[]): { winner: TlsClaim | null; losses: Loss[] } {
+export function resolveTlsBucket(all: readonly TlsClaim[], ownership: HostOwnership = SHARED_HOSTS): { winner: TlsClaim | null; losses: Loss[] } {
+  // Sharing is noted on the route bucket; here only who may present a certificate for the host counts.
+  const claims = ownership.mode === 'shared' ? all : applyHostOwnership(all, ownership).eligible;
   const r = pickOldest(claims, (a, b) => a.certificate.name === b.certificate.name);
   if (r === null) return { winner: null, losses: [] };
   return {
