@@ -2,13 +2,29 @@ import http from 'node:http';
 import https from 'node:https';
 import type { TLSSocket } from 'node:tls';
 
+/** What an echo backend reported about the request it answered (its JSON body). */
+export interface EchoSeen {
+  readonly address: string;
+  readonly port: number;
+  readonly method: string;
+  readonly host: string;
+  readonly path: string;
+  readonly forwardedProto: string;
+  /** Present when the backend was started with a context (see `EchoReply` of @portolan/echo-backend). */
+  readonly proto?: string;
+  readonly headers?: Readonly<Record<string, readonly string[]>>;
+  readonly context?: { readonly namespace: string; readonly ingress: string; readonly service: string; readonly pod: string };
+}
+
 /** One response as a client saw it, with the certificate the server presented (HTTPS). */
 export interface Reply {
   readonly status: number;
+  /** The response's HTTP version, e.g. `1.1`. */
+  readonly httpVersion: string;
   readonly headers: http.IncomingHttpHeaders;
   readonly body: string;
   /** The echo backend that answered (parsed JSON body), when it was one. */
-  readonly echo: { readonly address: string; readonly port: number; readonly host: string; readonly path: string; readonly forwardedProto: string } | null;
+  readonly echo: EchoSeen | null;
   /** Subject alternative names of the server certificate (HTTPS only), e.g. `DNS:a.example.com`. */
   readonly certificateNames: string | null;
 }
@@ -20,6 +36,8 @@ export interface RequestOptions {
   readonly sni?: string;
   readonly method?: string;
   readonly timeoutMs?: number;
+  /** Extra request headers (Host is always the `host` argument). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -28,7 +46,7 @@ export interface RequestOptions {
  */
 export function sendRequest(port: number, host: string, path: string, options: RequestOptions = {}): Promise<Reply> {
   const servername = options.sni ?? host.replace(/:\d+$/, '');
-  const common = { host: '127.0.0.1', port, path, method: options.method ?? 'GET', headers: { host }, agent: false as const, timeout: options.timeoutMs ?? 5000 };
+  const common = { host: '127.0.0.1', port, path, method: options.method ?? 'GET', headers: { ...options.headers, host }, agent: false as const, timeout: options.timeoutMs ?? 5000 };
   return new Promise((resolve, reject) => {
     const onResponse = (res: http.IncomingMessage): void => {
       const socket = res.socket as TLSSocket;
@@ -36,7 +54,7 @@ export function sendRequest(port: number, host: string, path: string, options: R
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (d: string) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body, echo: parseEcho(res.headers, body), certificateNames }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, httpVersion: res.httpVersion, headers: res.headers, body, echo: parseEcho(res.headers, body), certificateNames }));
       res.on('error', reject);
     };
     const req = options.https === true

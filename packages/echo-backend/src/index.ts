@@ -3,5 +3,6 @@ export {
   type EchoBackend,
   type EchoBackends,
   type EchoBackendSpec,
+  type EchoContext,
   type EchoReply,
 } from './start-echo-backends.ts';

@@ -34,3 +34,16 @@ test('each echo backend answers from its own address and reports host, path and 
   assert.equal(fromB.forwardedFor, '');
   assert.equal(a.requests, 1);
 });
+
+test('a backend given a context also reports the protocol, the request headers and who answered', async () => {
+  const context = { namespace: 'ns-1', ingress: 'web', service: 'echo-service', pod: 'web-echo-service-0' };
+  await using echo = await startEchoBackends([{ address: '127.0.3.3', port: 0, context }, { address: '127.0.3.4', port: 0 }]);
+  const [described, plain] = echo.backends;
+  assert.ok(described && plain);
+  const reply = await get(described.address, described.port, '/p', { host: 'h.example', 'user-agent': 'probe/1' });
+  assert.deepEqual(reply.context, context);
+  assert.equal(reply.proto, 'HTTP/1.1');
+  assert.deepEqual(reply.headers?.['user-agent'], ['probe/1']);
+  const other = await get(plain.address, plain.port, '/p', { host: 'h.example' });
+  assert.deepEqual(Object.keys(other).sort(), ['address', 'forwardedFor', 'forwardedProto', 'host', 'method', 'path', 'port', 'tls'], 'without a context the reply keeps its shape');
+});

@@ -9,6 +9,16 @@ export interface EchoBackendSpec {
   readonly port: number;
   /** Serve HTTPS with this certificate instead of plain HTTP (re-encrypt tests). */
   readonly tls?: { readonly certificatePem: string; readonly privateKeyPem: string };
+  /** Who this backend plays (Ingress conformance); when set, replies also carry `proto`, `headers` and `context`. */
+  readonly context?: EchoContext;
+}
+
+/** The Kubernetes identity of a backend, as the SIG-Network Ingress conformance echoserver reports it. */
+export interface EchoContext {
+  readonly namespace: string;
+  readonly ingress: string;
+  readonly service: string;
+  readonly pod: string;
 }
 
 /** The JSON body every echo backend answers with: who answered, and what the request looked like on arrival. */
@@ -22,6 +32,12 @@ export interface EchoReply {
   /** X-Forwarded-For as received ('' when absent). */
   readonly forwardedFor: string;
   readonly forwardedProto: string;
+  /** The request's protocol as received, e.g. `HTTP/1.1` (only when the spec has a `context`). */
+  readonly proto?: string;
+  /** Request headers as received, lower-case names (only when the spec has a `context`). */
+  readonly headers?: Readonly<Record<string, readonly string[]>>;
+  /** The spec's `context`: which namespace, Ingress, Service and pod answered. */
+  readonly context?: EchoContext;
 }
 
 /** One running echo backend. */
@@ -60,6 +76,8 @@ export async function startEchoBackends(specs: readonly EchoBackendSpec[]): Prom
           path: req.url ?? '',
           forwardedFor: headerText(req.headers['x-forwarded-for']),
           forwardedProto: headerText(req.headers['x-forwarded-proto']),
+          // Only conformance backends describe the request in full, so other tests' replies keep their shape.
+          ...(spec.context === undefined ? {} : { proto: `HTTP/${req.httpVersion}`, headers: distinctHeaders(req), context: spec.context }),
         };
         const body = JSON.stringify(reply);
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
@@ -82,6 +100,10 @@ export async function startEchoBackends(specs: readonly EchoBackendSpec[]): Prom
     await Promise.all(servers.map(closeServer));
   };
   return { backends, close, [Symbol.asyncDispose]: close };
+}
+
+function distinctHeaders(req: http.IncomingMessage): Record<string, readonly string[]> {
+  return Object.fromEntries(Object.entries(req.headersDistinct).flatMap(([name, values]) => (values === undefined ? [] : [[name, values]])));
 }
 
 function headerText(value: string | string[] | undefined): string {
