@@ -15,3 +15,12 @@ export class ReplayTargetError extends Error {
     this.name = 'ReplayTargetError';
   }
 }
+
+/** Postgres did not answer: `portolan status` reports it instead of failing (exit 1). */
+export class StoreUnreachableError extends Error {
+  readonly code = 'AUDIT_STORE_UNREACHABLE';
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'StoreUnreachableError';
+  }
+}

@@ -5,6 +5,8 @@ export interface ApplierMetrics {
   readonly leader: Gauge;
   readonly epoch: Gauge;
   readonly lastApplyTimestamp: Gauge;
+  /** Unix time of the last apply that left the appliance equal to its target (succeeded or no-op). */
+  readonly lastSuccessTimestamp: Gauge;
   readonly oldestUnappliedAge: Gauge;
   readonly pendingOperations: Gauge;
   readonly operations: Counter;
@@ -30,6 +32,7 @@ export function createApplierMetrics(registry: Registry, lastApplyAt: () => numb
     leader: new Gauge({ name: 'portolan_applier_leader', help: '1 while this replica leads its appliance group and may write.', registers }),
     epoch: new Gauge({ name: 'portolan_applier_epoch', help: 'Fencing epoch of the current (or last) leadership term of this replica.', registers }),
     lastApplyTimestamp: new Gauge({ name: 'portolan_applier_last_apply_timestamp_seconds', help: 'Unix time of the last recorded apply.', registers }),
+    lastSuccessTimestamp: new Gauge({ name: 'portolan_applier_last_success_timestamp_seconds', help: 'Unix time of the last apply that succeeded or found nothing to do (0 before the first).', registers }),
     oldestUnappliedAge: new Gauge({ name: 'oldest_unapplied_snapshot_age_seconds', help: 'Age of the oldest snapshot newer than the last applied one (0 when up to date).', registers }),
     pendingOperations: new Gauge({ name: 'portolan_applier_pending_operations', help: 'Operations the last diff found between the appliance and the target.', registers }),
     operations: new Counter({ name: 'portolan_applier_operations_total', help: 'Operations sent to the appliance, by result.', labelNames: ['result'], registers }),

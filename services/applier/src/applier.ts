@@ -306,6 +306,8 @@ export class Applier {
       this.last = recorded;
       if (observedAfter !== null) this.baseline = observedAfter;
       this.o.metrics?.lastApplyTimestamp.set(recorded.finishedAt.getTime() / 1000);
+      // Partial counts as an apply, not a success: the alert on failing applies reads this one.
+      if (recorded.status === 'succeeded' || recorded.status === 'noop') this.o.metrics?.lastSuccessTimestamp.set(recorded.finishedAt.getTime() / 1000);
     }
     await this.announce(recorded, snapshot, leadership.epoch, summary.failed, operations.length, recorded.finishedAt.getTime() - startedAt.getTime());
     phases.mark('announce');

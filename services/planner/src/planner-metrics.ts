@@ -7,10 +7,23 @@ export interface PlannerMetrics {
   observeBatch(events: number, snapshots: number, ms: number): void;
   /** Sets the held-removals gauge from the holds in force (every cluster and kind, zero included once seen). */
   observeHolds(holds: readonly HeldRemoval[]): void;
+  /** Counts a batch that failed (it is redelivered): a planner failing every batch commits nothing. */
+  readonly batchFailures: Counter;
+  /** Records a committed batch: the time feeds `planner_last_commit_timestamp_seconds`. */
+  observeCommitted(atMs: number): void;
 }
 
-/** Registers the planner's metrics on `registry`. */
-export function plannerMetrics(registry: Registry): PlannerMetrics {
+/** Live planner state the gauges read at scrape time (the committed position, the newest folded heartbeat per cluster). */
+export interface PlannerGaugeSources {
+  committedPosition(): number;
+  foldedHeartbeats(): ReadonlyMap<string, number>;
+}
+
+/** Registers the planner's metrics on `registry`; the position and heartbeat gauges only with `sources`. */
+export function plannerMetrics(registry: Registry, sources?: PlannerGaugeSources): PlannerMetrics {
+  if (sources !== undefined) registerProgressGauges(registry, sources);
+  const failures = new Counter({ name: 'planner_batch_failures_total', help: 'Batches (or their deliveries) that failed and will be redelivered; nothing of a failed batch is committed', registers: [registry] });
+  const lastCommit = new Gauge({ name: 'planner_last_commit_timestamp_seconds', help: 'Unix time of the last committed batch (0 before the first)', registers: [registry] });
   const regressed = new Counter({ name: 'broker_history_regressed_total', help: 'Stream sequences missing or behind the committed position (FM-8)', registers: [registry] });
   const events = new Counter({ name: 'planner_events_total', help: 'Kube-stream messages folded', registers: [registry] });
   const snapshots = new Counter({ name: 'planner_snapshots_total', help: 'Snapshots committed', registers: [registry] });
@@ -19,6 +32,10 @@ export function plannerMetrics(registry: Registry): PlannerMetrics {
   const seen = new Set<string>();
   return {
     brokerHistoryRegressed: regressed,
+    batchFailures: failures,
+    observeCommitted(atMs) {
+      lastCommit.set(atMs / 1000);
+    },
     observeHolds(holds) {
       const counts = new Map<string, number>();
       for (const h of holds) counts.set(`${h.cluster}\u0000${h.kind}`, (counts.get(`${h.cluster}\u0000${h.kind}`) ?? 0) + 1);
@@ -35,4 +52,25 @@ export function plannerMetrics(registry: Registry): PlannerMetrics {
       batch.observe(ms / 1000);
     },
   };
+}
+
+/**
+ * The planner's progress as the alerting rules need it: its committed stream position (compare with the stream's last
+ * sequence: lag that grows while the position stands still is a planner not consuming) and the age of the newest
+ * heartbeat it folded per cluster (a stale watch when the watcher is silent, a stalled planner when all go stale).
+ */
+function registerProgressGauges(registry: Registry, sources: PlannerGaugeSources): void {
+  new Gauge({
+    name: 'planner_committed_sequence', help: 'Last kube-stream sequence whose effects are committed', registers: [registry],
+    collect() {
+      this.set(sources.committedPosition());
+    },
+  });
+  new Gauge({
+    name: 'planner_folded_heartbeat_age_seconds', help: 'Seconds since the newest watcher heartbeat the planner folded was sent, per cluster', labelNames: ['cluster'], registers: [registry],
+    collect() {
+      const now = Date.now();
+      for (const [cluster, sentAtMs] of sources.foldedHeartbeats()) this.set({ cluster }, Math.max(0, (now - sentAtMs) / 1000));
+    },
+  });
 }

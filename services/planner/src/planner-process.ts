@@ -17,7 +17,8 @@ const log = createLogger('planner', { verbose: values.verbose });
 const { config, hash } = await loadFleetConfig(values.config);
 startTracing('planner');
 const registry = createMetricsRegistry('planner');
-const metrics = plannerMetrics(registry);
+// The gauges read the service at scrape time; the health server (the only scraper) starts after it exists.
+const metrics = plannerMetrics(registry, { committedPosition: () => service.committedPosition, foldedHeartbeats: () => service.heartbeats });
 
 const db = openDatabase(config.store.url);
 await migrateToLatest(db);
@@ -44,9 +45,13 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => 
 await bus.consumeBatches('planner', async (batch) => {
   await service.handleBatch(batch);
   lastBatchAt = performance.now();
+  metrics.observeCommitted(Date.now());
 }, {
   signal: stop.signal,
-  onError: (e) => log.error({ err: e instanceof Error ? e.message : String(e) }, 'planner batch failed; it will be redelivered'),
+  onError: (e) => {
+    metrics.batchFailures.inc();
+    log.error({ err: e instanceof Error ? e.message : String(e) }, 'planner batch failed; it will be redelivered');
+  },
 });
 log.info({ idleMs: Math.round(performance.now() - lastBatchAt) }, 'planner stopping');
 await bus.close();
