@@ -1,4 +1,5 @@
-import { CoreV1Api, KubeConfig, NetworkingV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig, KubernetesObjectApi, NetworkingV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import type { ObjectRef } from '@portolan/desired-state';
 import type { ClusterConfig } from '@portolan/fleet-config';
 import type { LoadBalancerIngress } from '../core/ingress-status.ts';
 import type { ObjectEventDraft } from '../core/kube-write-plan.ts';
@@ -6,11 +7,28 @@ import type { ObjectEventDraft } from '../core/kube-write-plan.ts';
 /** The few Kubernetes calls the applier makes on one cluster. */
 export interface KubeApi {
   /** An Ingress's resourceVersion and `status.loadBalancer.ingress`; null when the Ingress is gone. */
-  readIngressStatus(namespace: string, name: string): Promise<{ resourceVersion: string; entries: LoadBalancerIngress[] } | null>;
+  readIngressStatus(namespace: string, name: string): Promise<{ resourceVersion: string; entries: LoadBalancerIngress[]; uid?: string } | null>;
   /** Merge-patches the status subresource; the resourceVersion makes a concurrent writer's change a conflict. */
   patchIngressStatus(namespace: string, name: string, resourceVersion: string, entries: readonly LoadBalancerIngress[]): Promise<void>;
-  createEvent(event: ObjectEventDraft, reportingInstance: string, now: Date): Promise<void>;
+  /** The object's uid (what `kubectl describe` finds its Events by); null when the object does not exist. */
+  readUid(ref: ObjectRef): Promise<string | null>;
+  /** An Event already recorded for this object, reason, message and source (after a restart or a leader change). */
+  findEvent(event: ObjectEventDraft, uid: string): Promise<RecordedEvent | null>;
+  /** Creates the Event (count 1) on the object with that uid; returns where it was stored. */
+  createEvent(event: ObjectEventDraft, uid: string, reportingInstance: string, now: Date): Promise<RecordedEvent>;
+  /** Aggregates a repeat: sets `count` and `lastTimestamp` (firstTimestamp stays); false when the Event is gone. */
+  patchEventCount(namespace: string, name: string, count: number, now: Date): Promise<boolean>;
 }
+
+/** Where an Event is stored and how often it was seen. */
+export interface RecordedEvent {
+  readonly namespace: string;
+  readonly name: string;
+  readonly count: number;
+}
+
+/** `source.component` of every Event the applier writes (with the reason and message, what aggregates repeats). */
+export const EVENT_SOURCE = 'portolan-applier';
 
 const statusCode = (e: unknown): number | undefined => (e as { code?: number }).code;
 
@@ -18,6 +36,7 @@ const statusCode = (e: unknown): number | undefined => (e as { code?: number }).
 export class ClientNodeKubeApi implements KubeApi {
   private readonly networking: NetworkingV1Api;
   private readonly core: CoreV1Api;
+  private readonly objects: KubernetesObjectApi;
 
   constructor(cluster: Pick<ClusterConfig, 'kubeconfig' | 'context'>) {
     const kc = new KubeConfig();
@@ -26,13 +45,32 @@ export class ClientNodeKubeApi implements KubeApi {
     if (cluster.context !== undefined) kc.setCurrentContext(cluster.context);
     this.networking = kc.makeApiClient(NetworkingV1Api);
     this.core = kc.makeApiClient(CoreV1Api);
+    this.objects = KubernetesObjectApi.makeApiClient(kc);
   }
 
-  async readIngressStatus(namespace: string, name: string): Promise<{ resourceVersion: string; entries: LoadBalancerIngress[] } | null> {
+  async readUid(ref: ObjectRef): Promise<string | null> {
+    try {
+      const o = await this.objects.read({ apiVersion: apiVersionOf(ref.kind), kind: ref.kind, metadata: { name: ref.name, ...(ref.namespace === '' ? {} : { namespace: ref.namespace }) } });
+      return o.metadata?.uid ?? null;
+    } catch (e) {
+      if (statusCode(e) === 404) return null;
+      throw e;
+    }
+  }
+
+  async findEvent(event: ObjectEventDraft, uid: string): Promise<RecordedEvent | null> {
+    const namespace = eventNamespace(event.ref);
+    const list = await this.core.listNamespacedEvent({ namespace, fieldSelector: `involvedObject.uid=${uid},reason=${event.reason}` });
+    const message = eventMessage(event);
+    const found = list.items.find((e) => e.message === message && e.source?.component === EVENT_SOURCE && e.type === event.type);
+    return found?.metadata?.name === undefined ? null : { namespace, name: found.metadata.name, count: found.count ?? 1 };
+  }
+
+  async readIngressStatus(namespace: string, name: string): Promise<{ resourceVersion: string; entries: LoadBalancerIngress[]; uid?: string } | null> {
     try {
       const ing = await this.networking.readNamespacedIngressStatus({ namespace, name });
       const entries = (ing.status?.loadBalancer?.ingress ?? []).map((e) => ({ ...(e.ip ? { ip: e.ip } : {}), ...(e.hostname ? { hostname: e.hostname } : {}) }));
-      return { resourceVersion: ing.metadata?.resourceVersion ?? '', entries };
+      return { resourceVersion: ing.metadata?.resourceVersion ?? '', entries, ...(ing.metadata?.uid === undefined ? {} : { uid: ing.metadata.uid }) };
     } catch (e) {
       if (statusCode(e) === 404) return null;
       throw e;
@@ -44,18 +82,18 @@ export class ClientNodeKubeApi implements KubeApi {
     await this.networking.patchNamespacedIngressStatus({ namespace, name, body }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
   }
 
-  async createEvent(event: ObjectEventDraft, reportingInstance: string, now: Date): Promise<void> {
+  async createEvent(event: ObjectEventDraft, uid: string, reportingInstance: string, now: Date): Promise<RecordedEvent> {
     const { ref } = event;
-    const apiVersion = ref.kind === 'Ingress' || ref.kind === 'IngressClass' ? 'networking.k8s.io/v1' : ref.kind === 'EndpointSlice' ? 'discovery.k8s.io/v1' : 'v1';
-    await this.core.createNamespacedEvent({
-      namespace: ref.namespace === '' ? 'default' : ref.namespace,
+    const namespace = eventNamespace(ref);
+    const created = await this.core.createNamespacedEvent({
+      namespace,
       body: {
-        metadata: { generateName: `${ref.name}.`, namespace: ref.namespace === '' ? 'default' : ref.namespace },
-        involvedObject: { apiVersion, kind: ref.kind, name: ref.name, ...(ref.namespace === '' ? {} : { namespace: ref.namespace }) },
+        metadata: { generateName: `${ref.name}.`, namespace },
+        involvedObject: { apiVersion: apiVersionOf(ref.kind), kind: ref.kind, name: ref.name, uid, ...(ref.namespace === '' ? {} : { namespace: ref.namespace }) },
         type: event.type,
         reason: event.reason,
-        message: event.message.slice(0, 1024),
-        source: { component: 'portolan-applier' },
+        message: eventMessage(event),
+        source: { component: EVENT_SOURCE },
         reportingComponent: 'portolan.dev/applier',
         reportingInstance,
         firstTimestamp: now,
@@ -63,5 +101,30 @@ export class ClientNodeKubeApi implements KubeApi {
         count: 1,
       },
     });
+    return { namespace, name: created.metadata?.name ?? '', count: 1 };
   }
+
+  async patchEventCount(namespace: string, name: string, count: number, now: Date): Promise<boolean> {
+    try {
+      await this.core.patchNamespacedEvent({ namespace, name, body: { count, lastTimestamp: now.toISOString() } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+      return true;
+    } catch (e) {
+      if (statusCode(e) === 404) return false;
+      throw e;
+    }
+  }
+}
+
+function apiVersionOf(kind: ObjectRef['kind']): string {
+  return kind === 'Ingress' || kind === 'IngressClass' ? 'networking.k8s.io/v1' : kind === 'EndpointSlice' ? 'discovery.k8s.io/v1' : 'v1';
+}
+
+/** The Event API is namespaced: Events of cluster-scoped objects (IngressClass, Node) are stored in `default`. */
+function eventNamespace(ref: ObjectRef): string {
+  return ref.namespace === '' ? 'default' : ref.namespace;
+}
+
+/** The message as stored (the API server refuses messages over 1 KiB). */
+function eventMessage(event: ObjectEventDraft): string {
+  return event.message.slice(0, 1024);
 }

@@ -1,8 +1,12 @@
 import type { OperationOutcome } from '@portolan/appliance-driver';
 import type { DesiredState } from '@portolan/desired-state';
 import { ingressStatusTargets, mergeLoadBalancerIngress, refKey, type IngressStatusTarget, type LoadBalancerIngress } from '../core/ingress-status.ts';
-import { conditionEvents, operationEvents, eventKey, fullBucket, holdEvents, newEvents, takeToken, clientGoRateLimit, type HeldRemovalView, type ObjectEventDraft, type RateLimit, type TokenBucket } from '../core/kube-write-plan.ts';
+import { conditionEvents, operationEvents, eventKey, fullBucket, holdEvents, newEvents, servedHolds, takeToken, clientGoRateLimit, type HeldRemovalView, type ObjectEventDraft, type RateLimit, type TokenBucket } from '../core/kube-write-plan.ts';
+import { EventRecorder } from './event-recorder.ts';
 import type { KubeApi } from './kube-api.ts';
+
+/** How often a condition that persists is recorded again (its Event's count rises), on the drift timer's rechecks. */
+const REPEAT_AFTER_MS = 10 * 60_000;
 
 type Task = { kind: 'status'; target: IngressStatusTarget } | { kind: 'event'; event: ObjectEventDraft };
 
@@ -10,17 +14,24 @@ type Task = { kind: 'status'; target: IngressStatusTarget } | { kind: 'event'; e
 export interface WritebackCounters {
   statusWrites: number;
   statusSkipped: number;
+  /** Events created (a first occurrence). */
   events: number;
+  /** Repeats aggregated into an existing Event (count and lastTimestamp raised). */
+  eventsAggregated: number;
+  /** Events not written: the object no longer exists, or the per-object spam filter refused them. */
+  eventsDropped: number;
   failures: number;
 }
 
 /**
  * Ingress status and Kubernetes Events after an apply, per cluster, through a queue drained at client-go's
- * default rate (5 QPS, burst 10) per cluster. Status tasks are keyed by Ingress (the latest wins), Events by
- * (object, reason, message) and reported once per process. A read before each status write skips no-op writes.
+ * default rate (5 QPS, burst 10) per cluster. Status tasks are keyed by Ingress (the latest wins). A read before each
+ * status write skips no-op writes. Events go through an EventRecorder (uid, aggregation, spam filter): a condition is
+ * recorded when it appears (again) in the desired state and, while it persists, once per `repeatAfterMs` on rechecks;
+ * a refused operation on each failed apply; a held removal once per process.
  */
 export class KubeWriteback {
-  readonly counters: WritebackCounters = { statusWrites: 0, statusSkipped: 0, events: 0, failures: 0 };
+  readonly counters: WritebackCounters = { statusWrites: 0, statusSkipped: 0, events: 0, eventsAggregated: 0, eventsDropped: 0, failures: 0 };
   private readonly apiFor: (cluster: string) => KubeApi | null;
   private readonly reportingInstance: string;
   private readonly limit: RateLimit;
@@ -28,7 +39,12 @@ export class KubeWriteback {
   private readonly queues = new Map<string, Map<string, Task>>();
   private readonly buckets = new Map<string, TokenBucket>();
   private readonly draining = new Map<string, Promise<void>>();
+  /** Held removals already reported (once per process). */
   private readonly reported = new Set<string>();
+  /** Conditions of the last desired state, with when each was last recorded. */
+  private active = new Map<string, number>();
+  private readonly recorder: EventRecorder;
+  private readonly repeatAfterMs: number;
   private readonly ours = new Map<string, { target: IngressStatusTarget }>();
   private closed = false;
   private readonly defaultAddresses: () => readonly string[] | null;
@@ -38,7 +54,9 @@ export class KubeWriteback {
    * `defaultAddresses` reports what the driver last read back for the default address (vTM's default traffic IP
    * group); it is used when the fleet config names no default address.
    */
-  constructor(options: { apiFor: (cluster: string) => KubeApi | null; reportingInstance: string; limit?: RateLimit; onError?: (e: unknown) => void; defaultAddresses?: () => readonly string[] | null }) {
+  constructor(options: { apiFor: (cluster: string) => KubeApi | null; reportingInstance: string; limit?: RateLimit; onError?: (e: unknown) => void; defaultAddresses?: () => readonly string[] | null; repeatAfterMs?: number; recorder?: EventRecorder }) {
+    this.recorder = options.recorder ?? new EventRecorder();
+    this.repeatAfterMs = options.repeatAfterMs ?? REPEAT_AFTER_MS;
     this.defaultAddresses = options.defaultAddresses ?? (() => null);
     this.apiFor = options.apiFor;
     this.reportingInstance = options.reportingInstance;
@@ -66,16 +84,35 @@ export class KubeWriteback {
     for (const [key, prev] of this.ours) {
       if (!served.has(key)) this.enqueue(prev.target.ref.cluster, `status:${key}`, { kind: 'status', target: { ref: prev.target.ref, entries: [] } });
     }
-    for (const t of targets) this.enqueue(t.ref.cluster, `status:${refKey(t.ref)}`, { kind: 'status', target: t });
-    for (const e of newEvents([...conditionEvents(desired), ...operationEvents(desired, outcomes)], this.reported)) {
-      this.reported.add(eventKey(e));
-      this.enqueue(e.ref.cluster, `event:${eventKey(e)}`, { kind: 'event', event: e });
+    for (const t of targets) {
+      // A status this process already wrote is not read again on every change of some other Ingress (at 5 QPS that
+      // backlog delayed every Event by seconds); the drift timer's recheck re-reads them all.
+      if (!recheck && sameEntries(this.ours.get(refKey(t.ref))?.target.entries, t.entries)) continue;
+      this.enqueue(t.ref.cluster, `status:${refKey(t.ref)}`, { kind: 'status', target: t });
     }
+    this.recordConditions(conditionEvents(desired), recheck);
+    for (const e of newEvents(operationEvents(desired, outcomes), new Set())) this.enqueue(e.ref.cluster, `event:${eventKey(e)}`, { kind: 'event', event: e });
+  }
+
+  /** New (or returning) conditions are recorded now; persisting ones again on a recheck once `repeatAfterMs` passed. */
+  private recordConditions(drafts: readonly ObjectEventDraft[], recheck: boolean): void {
+    const now = Date.now();
+    const next = new Map<string, number>();
+    for (const e of newEvents(drafts, new Set())) {
+      const key = eventKey(e);
+      const last = this.active.get(key);
+      const due = last === undefined || (recheck && now - last >= this.repeatAfterMs);
+      next.set(key, due ? now : last);
+      if (due) this.enqueue(e.ref.cluster, `event:${key}`, { kind: 'event', event: e });
+    }
+    this.active = next;
   }
 
   /** Queues a Warning Event on each removal the safety rule holds for this appliance (once per hold and process). */
   reportHolds(appliance: string, holds: readonly HeldRemovalView[]): void {
-    for (const e of newEvents(holdEvents(appliance, holds), this.reported)) {
+    // Until the first apply this appliance's Ingresses are unknown: their holds are reported on a later call.
+    const mine = servedHolds(holds, this.lastInputs?.conditions ?? []);
+    for (const e of newEvents(holdEvents(appliance, mine), this.reported)) {
       this.reported.add(eventKey(e));
       this.enqueue(e.ref.cluster, `event:${eventKey(e)}`, { kind: 'event', event: e });
     }
@@ -83,10 +120,7 @@ export class KubeWriteback {
 
   /** Queues Events for refused operations of an apply that did not land (no status is written for it). */
   reportRefusals(desired: DesiredState, outcomes: readonly OperationOutcome[]): void {
-    for (const e of newEvents(operationEvents(desired, outcomes), this.reported)) {
-      this.reported.add(eventKey(e));
-      this.enqueue(e.ref.cluster, `event:${eventKey(e)}`, { kind: 'event', event: e });
-    }
+    for (const e of newEvents(operationEvents(desired, outcomes), new Set())) this.enqueue(e.ref.cluster, `event:${eventKey(e)}`, { kind: 'event', event: e });
   }
 
   /** Resolves when every queue has drained (tests). */
@@ -116,9 +150,10 @@ export class KubeWriteback {
       const [key, task] = q.entries().next().value as [string, Task];
       q.delete(key);
       if (api === null) continue;
-      await this.waitForToken(cluster);
       try {
-        await this.run(api, task);
+        // An Event costs one to three calls (uid, lookup, write): the recorder takes a token before each.
+        if (task.kind === 'status') await this.waitForToken(cluster);
+        await this.run(api, cluster, task);
       } catch (e) {
         this.counters.failures++;
         this.onError(e);
@@ -136,10 +171,12 @@ export class KubeWriteback {
     }
   }
 
-  private async run(api: KubeApi, task: Task): Promise<void> {
+  private async run(api: KubeApi, cluster: string, task: Task): Promise<void> {
     if (task.kind === 'event') {
-      await api.createEvent(task.event, this.reportingInstance, new Date());
-      this.counters.events++;
+      const outcome = await this.recorder.record(api, task.event, this.reportingInstance, () => this.waitForToken(cluster));
+      if (outcome === 'created') this.counters.events++;
+      else if (outcome === 'aggregated') this.counters.eventsAggregated++;
+      else this.counters.eventsDropped++;
       return;
     }
     const { ref, entries } = task.target;
@@ -149,6 +186,7 @@ export class KubeWriteback {
       this.ours.delete(key);
       return;
     }
+    if (current.uid !== undefined) this.recorder.noteUid(ref, current.uid);
     const previous: readonly LoadBalancerIngress[] = this.ours.get(key)?.target.entries ?? [];
     const merged = mergeLoadBalancerIngress(current.entries, previous, entries);
     if (merged === null) this.counters.statusSkipped++;
@@ -160,4 +198,9 @@ export class KubeWriteback {
     if (entries.length === 0) this.ours.delete(key);
     else this.ours.set(key, { target: task.target });
   }
+}
+
+/** Whether two status entry lists say the same (same order: both come from one canonical render). */
+function sameEntries(a: readonly LoadBalancerIngress[] | undefined, b: readonly LoadBalancerIngress[]): boolean {
+  return a !== undefined && a.length === b.length && a.every((e, i) => JSON.stringify(e) === JSON.stringify(b[i]));
 }

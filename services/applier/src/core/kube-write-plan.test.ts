@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { DesiredState, ObjectRef, VirtualService } from '@portolan/desired-state';
-import { conditionEvents, eventKey, fullBucket, newEvents, operationEvents, takeToken, clientGoRateLimit } from './kube-write-plan.ts';
+import { conditionEvents, eventKey, fullBucket, newEvents, operationEvents, servedHolds, takeToken, clientGoRateLimit } from './kube-write-plan.ts';
 import { ingressStatusTargets, mergeLoadBalancerIngress } from './ingress-status.ts';
 
 const ing = (name: string): ObjectRef => ({ cluster: 'c1', kind: 'Ingress', namespace: 'default', name });
@@ -73,4 +73,11 @@ test('a refused Service-mode binding becomes a Warning Event on its Service; oth
   assert.deepEqual(operationEvents(desired, [outcome('binding', '7', false), outcome('realserver', '7/10.0.0.1:80', false), outcome('binding', '7', true)]), [
     { ref: service, type: 'Warning', reason: 'VirtualServiceNotFound', message: 'appliance lm: virtual service 7 does not exist on the LoadMaster; nothing is created' },
   ]);
+});
+
+test('servedHolds keeps held Ingresses this appliance has a condition on, and every other kind', () => {
+  const hold = (kind: string, objectKey: string) => ({ cluster: 'c1', kind, objectKey, reason: 'relist' });
+  const conditions = [{ object: { cluster: 'c1', kind: 'Ingress' as const, namespace: 'team', name: 'mine' }, type: 'Accepted' as const, reason: 'Planned', message: '' }];
+  const kept = servedHolds([hold('Ingress', 'team/mine'), hold('Ingress', 'team/theirs'), hold('EndpointSlice', 'team/web-1')], conditions);
+  assert.deepEqual(kept.map((h) => h.objectKey), ['team/mine', 'team/web-1']);
 });

@@ -61,6 +61,16 @@ export function holdEvents(appliance: string, holds: readonly HeldRemovalView[])
   });
 }
 
+/**
+ * The holds this appliance serves. Holds are recorded per cluster, but a held Ingress stays planned as it was, so it is
+ * this appliance's only when its current desired state has a condition on it; an Ingress of another class (served by
+ * another appliance) gets no Event from this one. Other kinds are not tied to one appliance's conditions and are kept.
+ */
+export function servedHolds(holds: readonly HeldRemovalView[], conditions: DesiredState['conditions']): HeldRemovalView[] {
+  const ingresses = new Set(conditions.filter((c) => c.object.kind === 'Ingress').map((c) => `${c.object.cluster}/${c.object.namespace}/${c.object.name}`));
+  return holds.filter((h) => h.kind !== 'Ingress' || ingresses.has(`${h.cluster}/${h.objectKey}`));
+}
+
 /** Events not reported yet, so re-applying the same snapshot does not repeat them. */
 export function newEvents(drafts: readonly ObjectEventDraft[], reported: ReadonlySet<string>): ObjectEventDraft[] {
   const seen = new Set<string>();
@@ -83,6 +93,12 @@ export interface RateLimit {
   readonly qps: number;
   readonly burst: number;
 }
+
+/**
+ * client-go's EventSourceObjectSpamFilter: per object, a burst of 25 Events, then one every 5 minutes (a flapping
+ * condition cannot flood the API server or the object's Event list).
+ */
+export const EVENT_SPAM_LIMIT: RateLimit = { qps: 1 / 300, burst: 25 };
 
 /** client-go's defaults for one client. */
 export const clientGoRateLimit: RateLimit = { qps: 5, burst: 10 };
