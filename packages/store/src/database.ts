@@ -19,6 +19,10 @@ export function openDatabase(url: string, options: { max?: number } = {}): Kysel
   const pool = new pg.Pool({ connectionString: url, max: options.max ?? 5 });
   // Idle clients that error (server restart, pg_terminate_backend) must not crash the process.
   pool.on('error', () => {});
+  // Nor may checked-out ones: the pool listens only to idle clients, and a client whose server goes away while it is
+  // checked out (inside a transaction, between its statements, on `pg_ctl stop`) emits 'error' with no listener,
+  // an uncaught exception. The caller still gets the failure: its pending and later queries on the client reject.
+  pool.on('connect', (client) => client.on('error', () => {}));
   return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
 }
 

@@ -65,6 +65,11 @@ export class PlannerService {
   private heads = new Map<string, SnapshotHead>();
   /** Newest heartbeat per cluster (watch freshness, for status and metrics). */
   readonly heartbeats = new Map<string, number>();
+  /**
+   * True from the first fold of a batch (or of a rebuild) until its commit is answered: while set, the memory may be
+   * ahead of the store (see handleBatch), and only a rebuild from the archive makes the two agree again.
+   */
+  private aheadOfStore = false;
 
   constructor(options: PlannerServiceOptions) {
     this.o = options;
@@ -82,6 +87,7 @@ export class PlannerService {
    * whose plan differs from its head (a new planner version, or a new appliance in the fleet config).
    */
   async recover(): Promise<{ replayed: number; snapshots: number }> {
+    this.aheadOfStore = true;
     this.planner = new Planner(this.o.config, { layout: this.o.layout });
     this.sync = new SyncTracker(this.o.config);
     this.released.clear();
@@ -96,6 +102,7 @@ export class PlannerService {
     this.planner.takeHoldTransitions();
     this.o.metrics?.observeHolds(this.planner.heldRemovals());
     const snapshots = await this.commitPlans([], this.position, null);
+    this.aheadOfStore = false;
     await this.checkBrokerHistory();
     return { replayed, snapshots };
   }
@@ -114,8 +121,24 @@ export class PlannerService {
    * Processes one delivered batch; resolves once its effects are committed (then the bus acks it). When another
    * writer moved the position or a head first (a second planner, an operator's rollback), the world is rebuilt from
    * the archive and the batch is folded again — it is never acked uncommitted.
+   *
+   * Invariant: every archived event is reflected in the next snapshot of every appliance it concerns, whatever fails
+   * between the fold and the commit. Folding and planning change memory before the commit: the world takes the
+   * events, planDirty() consumes the dirty marks, the encoders move to the new roots (whose pieces exist only in the
+   * failed commit), appliances count as released, hold transitions are taken. After a failed commit (Postgres down,
+   * a lost connection, an answer that never came) none of that is in the store, and the redelivered batch cannot
+   * redo it: its events change nothing in a world that already has them (same resourceVersion), so their commit
+   * archived them with no snapshot, and a later plan could name pieces never stored. So a failed commit leaves
+   * `aheadOfStore` set and the next batch first rebuilds everything from the archive (recover(), which also reads the
+   * position and heads the commit may in fact have written); a rebuild that fails too leaves it set. Keeping the
+   * dirty marks until the commit would not be enough: the encoders' state moves with the plan.
    */
   async handleBatch(batch: readonly BusMessage[]): Promise<void> {
+    if (this.aheadOfStore) {
+      // While Postgres is down this fails at its first read, and the batch is redelivered: logged once it succeeds.
+      const { replayed, snapshots } = await this.recover();
+      this.o.log.warn({ position: this.position, replayed, snapshots }, 'rebuilt the world from the archive after a failed commit');
+    }
     for (let attempt = 1; ; attempt++) {
       try {
         await this.foldAndCommit(batch);
@@ -134,6 +157,8 @@ export class PlannerService {
     const started = performance.now();
     const events: ArchivedEvent[] = [];
     const holds: HoldRecord[] = [];
+    // Cleared only once the commit is answered (handleBatch says why).
+    this.aheadOfStore = true;
     for (const m of ordered) {
       const input = decodeBusMessage(m.subject, m.data);
       if (input.type === 'unreadable') this.o.log.warn({ seq: m.streamSeq, reason: input.reason }, 'unreadable message archived and skipped');
@@ -144,6 +169,7 @@ export class PlannerService {
     if (holds.length > 0) this.logHolds(holds);
     const last = ordered[ordered.length - 1]!;
     const n = await this.commitPlans(events, last.streamSeq, last.headers.traceparent?.split('-')[1] ?? null, holds);
+    this.aheadOfStore = false;
     if (holds.length > 0) this.o.metrics?.observeHolds(this.planner.heldRemovals());
     this.o.metrics?.observeBatch(ordered.length, n, performance.now() - started);
   }
