@@ -12,6 +12,9 @@ export interface SecretResolver {
   resolve(secret: ObjectRef): Promise<TlsMaterial>;
 }
 
+/** The appliance's verdict on a configuration it was only asked to check. */
+export type ConfigCheck = { readonly ok: true } | { readonly ok: false; readonly message: string };
+
 /** Context the applier hands to every write. */
 export interface ExecutionContext {
   /** The fencing token of the leader issuing the write; drivers stamp it where the appliance can hold it. */
@@ -73,6 +76,12 @@ export interface ApplianceDriver<Vendor> {
    * default traffic IP group's `ipaddresses`), for Ingress status; null before any read-back or when it has none.
    */
   defaultAddresses?(): readonly string[] | null;
+  /**
+   * Optional: runs the appliance's own check of the configuration `desired` renders to, without changing the
+   * appliance (HAProxy: `haproxy -c` on a scratch copy). The applier uses it to find which objects make the appliance
+   * refuse a configuration, so those alone are refused and everything else is applied.
+   */
+  checkConfiguration?(desired: DesiredState, secrets: SecretResolver): Promise<ConfigCheck>;
   /** Releases sockets and timers. */
   close(): Promise<void>;
 }

@@ -3,3 +3,4 @@ export { canonicalJson, compareCodeUnits } from './canonical-json.ts';
 export { contentHash, sha256Text } from './content-hash.ts';
 export { ValueTreeEncoder, textParts, type TreeSink } from './value-tree.ts';
 export { decodeValueTree, treeReferences, type TreeLookup } from './value-tree-decode.ts';
+export { objectRefKey, sourcesOf, withoutSources } from './without-sources.ts';

@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { ApplianceDriver, ExecutionContext, Operation, OperationResult } from '@portolan/appliance-driver';
+import type { ApplianceDriver, ConfigCheck, ExecutionContext, Operation, OperationResult, SecretResolver } from '@portolan/appliance-driver';
 import type { DesiredState } from '@portolan/desired-state';
 import type { ApplianceConfig } from '@portolan/fleet-config';
 import type { BackendSlots, HaproxyBundle } from './core/haproxy-bundle.ts';
-import { CONFIG_FILE, HaproxyRenderer, RUNTIME_SOCKET, defaultRenderTuning } from './core/render-haproxy-bundle.ts';
+import { CONFIG_FILE, HaproxyRenderer, RUNTIME_SOCKET, defaultRenderTuning, type HaproxyRenderOptions } from './core/render-haproxy-bundle.ts';
+import { checkHaproxyConfiguration } from './check-configuration.ts';
 import { diffHaproxy } from './core/diff-haproxy.ts';
 import { withSlotChanges } from './core/diff-slots.ts';
 import { type HaproxyOperation, fromOperation } from './core/haproxy-operations.ts';
@@ -58,6 +59,7 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
   readonly #configDir: string;
   readonly #binary: string;
   readonly #renderer: HaproxyRenderer;
+  readonly #renderOptions: HaproxyRenderOptions;
   readonly #reloadTimeoutMs: number;
   #observedSlots: readonly BackendSlots[] = [];
   #workerPid: number | null = null;
@@ -74,13 +76,14 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
     this.#reloadTimeoutMs = options.reloadTimeoutMs ?? 30_000;
     this.runtime = new HaproxyRuntimeClient(path.join(this.#configDir, RUNTIME_SOCKET));
     this.master = new HaproxyMasterClient(path.resolve(config.masterSocket));
-    this.#renderer = new HaproxyRenderer({
+    this.#renderOptions = {
       configDir: this.#configDir,
       defaultAddress: config.address,
       sizing: { minFreeSlots: config.minFreeSlots, slotIncrement: config.slotIncrement },
       serverHeader: options.serverHeader ?? defaultRenderTuning.serverHeader,
       hardStopAfter: options.hardStopAfter ?? defaultRenderTuning.hardStopAfter,
-    });
+    };
+    this.#renderer = new HaproxyRenderer(this.#renderOptions);
     const delay = config.serverLinesWriteDelayMs ?? DEFAULT_SERVER_LINES_WRITE_DELAY_MS;
     this.#serverLines = new ServerLinesFile(path.join(this.#configDir, CONFIG_FILE), delay, (epoch) => this.#checkEpoch(epoch));
   }
@@ -88,6 +91,11 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
   /** Reloads this driver has performed successfully (tests and benchmarks count them). */
   get reloadCount(): number {
     return this.#reloads;
+  }
+
+  /** `haproxy -c` on what `desired` renders to, in a scratch folder; the running HAProxy is not touched. */
+  checkConfiguration(desired: DesiredState, secrets: SecretResolver): Promise<ConfigCheck> {
+    return checkHaproxyConfiguration(desired, this.#renderOptions, this.#binary, secrets);
   }
 
   render(desired: DesiredState): HaproxyBundle {
