@@ -23,6 +23,8 @@ export const heartbeatSubject = (cluster: string): string => `kube.${part(cluste
  * folds it in order with the observations (no cluster name starts with `_`, so it cannot collide with one).
  */
 export const holdApprovalSubject = 'kube._operator.approval';
+/** `kube._appliance.refused`: objects an appliance refused (the applier's bisection), folded by the planner in order. */
+export const objectsRefusedSubject = 'kube._appliance.refused';
 /** `plan.<appliance>`: a snapshot became head. */
 export const planSubject = (appliance: string): string => `plan.${part(appliance, 'appliance')}`;
 /** `apply.<appliance>`: an apply was recorded. */

@@ -4,6 +4,7 @@ import { StaleEpochError, type Leadership } from '@portolan/leader';
 import type { RecordedApply } from './adapters/pg-apply-log.ts';
 import type { LoadedSnapshot } from './adapters/pg-snapshot-source.ts';
 import type { ApplierLogger, ApplierOptions, CycleResult, DriftCheckResult } from './applier-options.ts';
+import { RefusedObjectsReporter } from './report-refused-objects.ts';
 import { executeOperations } from './execute-operations.ts';
 import { isAppliedStatus, summarizeApply } from './core/apply-outcome.ts';
 import { CyclePhases } from './core/cycle-phases.ts';
@@ -41,6 +42,7 @@ export class Applier {
   /** Decoded snapshots by id: the current one and the last applied one (decoding is O(world), the check needs both). */
   private readonly loaded = new Map<string, LoadedSnapshot>();
   private readonly retry: RetryTimer;
+  private readonly refusals: RefusedObjectsReporter;
   private followerTimer: NodeJS.Timeout | null = null;
   /** When the follower's pending catch-up was first asked for (the debounce gives up waiting for quiet after 40 delays). */
   private followerSince = 0;
@@ -57,6 +59,7 @@ export class Applier {
     this.o = options;
     this.logger = options.logger ?? silent;
     this.retry = new RetryTimer(() => this.trigger('retry'), options.retry, options.random);
+    this.refusals = new RefusedObjectsReporter({ driver: options.driver, secrets: options.secrets, bus: options.bus ?? null, logger: this.logger });
   }
 
   /** Loads the last recorded apply and holds, so a restart neither re-records nor re-applies. */
@@ -315,6 +318,9 @@ export class Applier {
     this.logger.info({ snapshot: snapshot.id, status: recorded.status, operations: operations.length, ms: phases.toObject(), totalMs: Math.round(phases.totalMs * 10) / 10 }, 'apply recorded');
     if (isAppliedStatus(recorded.status)) this.o.writeback?.afterApply(snapshot.desired, this.o.defaultAddress ?? null, outcomes);
     else if (recorded.status === 'failed') this.o.writeback?.reportRefusals(snapshot.desired, outcomes);
+    if (recorded.status === 'failed' || recorded.status === 'partial') {
+      await this.refusals.afterApply(snapshot.id, snapshot.desired, outcomes).catch((e: unknown) => this.logger.warn({ err: e }, 'finding the refused objects failed'));
+    }
     const retryInMs = recorded.status === 'fenced' ? null : this.retry.schedule(summary.failed, summary.retryableFailed, this.stopController.signal.aborted);
     return { kind: 'applied', snapshotId: snapshot.id, status: recorded.status, applyId: recorded.id, operations: operations.length, failed: summary.failed, retryInMs };
   }

@@ -44,6 +44,9 @@ export function foldInput(planner: Planner, input: PlannerInput, heartbeats: Map
     case 'approval':
       planner.approveHolds(input.approval);
       break;
+    case 'refused':
+      planner.refuseObjects(input.refusal);
+      break;
     case 'unreadable':
       break;
   }
@@ -300,6 +303,8 @@ function archived(m: BusMessage, input: PlannerInput): ArchivedEvent {
       return { ...base, cluster: input.cluster, kind: 'Heartbeat', objectKey: '', eventType: 'HEARTBEAT', receivedAt: at(input.sentAtMs) };
     case 'approval':
       return { ...base, cluster: '', kind: 'HoldApproval', objectKey: input.approval.appliance, eventType: 'APPROVAL', receivedAt: at(input.approvedAtMs) };
+    case 'refused':
+      return { ...base, cluster: '', kind: 'ObjectsRefused', objectKey: input.refusal.appliance, eventType: 'REFUSED', receivedAt: at(input.refusedAtMs) };
     case 'unreadable':
       return { ...base, cluster: m.subject.split('.')[1] ?? '', kind: 'Unreadable', objectKey: '', eventType: 'UNREADABLE', receivedAt: at(0) };
   }
@@ -313,6 +318,8 @@ function inputTimeMs(input: PlannerInput): number {
       return input.observedAtMs;
     case 'approval':
       return input.approvedAtMs;
+    case 'refused':
+      return input.refusedAtMs;
     case 'heartbeat':
       return input.sentAtMs;
     case 'unreadable':

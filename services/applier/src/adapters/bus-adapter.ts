@@ -1,9 +1,10 @@
 import type { NatsEventBus } from '@portolan/bus';
-import { applySubject, driftSubject, planSubject } from '@portolan/bus';
+import { applySubject, driftSubject, objectsRefusedSubject, planSubject } from '@portolan/bus';
 import {
-  ApplyRecordedSchema, ApplyStatus as ProtoApplyStatus, DriftAction, DriftObservedSchema, SnapshotCommittedSchema,
+  ApplyRecordedSchema, ApplyStatus as ProtoApplyStatus, DriftAction, DriftObservedSchema, ObjectsRefusedSchema, SnapshotCommittedSchema,
   create, fromBinary, timestampFromMs, toBinary,
 } from '@portolan/proto';
+import type { ObjectRef } from '@portolan/desired-state';
 import type { ApplyStatus } from '../core/apply-outcome.ts';
 import type { DriftReport } from '../core/drift-report.ts';
 
@@ -56,6 +57,18 @@ export class ApplierBus {
       durationMs: BigInt(Math.round(a.durationMs)), finishedAt: timestampFromMs(a.finishedAt.getTime()),
     });
     await this.bus.publish(applySubject(this.appliance), toBinary(ApplyRecordedSchema, msg), { msgId: `apply:${this.appliance}:${a.applyId}` });
+  }
+
+  /**
+   * Publishes the objects the appliance refused in a snapshot's configuration into the kube stream (the planner
+   * folds it in order with the observations; one message per snapshot: a republish is deduplicated).
+   */
+  async objectsRefused(snapshotId: string, objects: readonly { ref: ObjectRef; message: string }[], at: Date): Promise<void> {
+    const msg = create(ObjectsRefusedSchema, {
+      appliance: this.appliance, snapshotId: BigInt(snapshotId), refusedAt: timestampFromMs(at.getTime()),
+      objects: objects.map((o) => ({ cluster: o.ref.cluster, kind: o.ref.kind, namespace: o.ref.namespace, name: o.ref.name, message: o.message.slice(0, 1000) })),
+    });
+    await this.bus.publish(objectsRefusedSubject, toBinary(ObjectsRefusedSchema, msg), { msgId: `refused:${this.appliance}:${snapshotId}` });
   }
 
   /** Publishes DriftObserved for a recorded drift observation. */

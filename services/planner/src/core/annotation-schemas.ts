@@ -8,7 +8,8 @@ import { s, type Schema } from './json-schema.ts';
  */
 
 const regexText = s.regex(256);
-const urlPath = s.str(1024, /^\/[\x21-\x7e]*$/);
+/** A request path (and query) of RFC 3986 characters only: no quotes, "#" or "\\" a config line could misread. */
+const urlPath = s.str(1024, /^\/[A-Za-z0-9\-._~!$&()*+,;=:@%/?]*$/);
 const hostHeader = s.str(253, /^[A-Za-z0-9.-]*$/);
 const cookieName = s.str(64, /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/);
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { create, toBinary, timestampFromMs, HoldApprovedSchema, KubeEventSchema, KubeListMarkerSchema, WatcherHeartbeatSchema, KubeKind, KubeEventType } from '@portolan/proto';
+import { create, toBinary, timestampFromMs, HoldApprovedSchema, ObjectsRefusedSchema, KubeEventSchema, KubeListMarkerSchema, WatcherHeartbeatSchema, KubeKind, KubeEventType } from '@portolan/proto';
 import { decodeBusMessage } from './decode-bus-message.ts';
 
 const enc = new TextEncoder();
@@ -25,6 +25,16 @@ test('a delete the watcher inferred from a relist keeps that mark; an approval d
   assert.equal(decoded.type === 'event' && decoded.event.noticedByRelist, true);
   const approval = toBinary(HoldApprovedSchema, create(HoldApprovedSchema, { appliance: 'edge', approvedBy: 'alice', reason: 'team gone', approvedAt: timestampFromMs(9000), approvalId: 'id-1' }));
   assert.deepEqual(decodeBusMessage('kube._operator.approval', approval), { type: 'approval', approval: { appliance: 'edge', approvedBy: 'alice', reason: 'team gone', approvalId: 'id-1' }, approvedAtMs: 9000 });
+});
+
+test('an appliance refusal decodes with its objects; kinds other than Ingress and Secret are dropped', () => {
+  const bytes = toBinary(ObjectsRefusedSchema, create(ObjectsRefusedSchema, {
+    appliance: 'edge', snapshotId: 12n, refusedAt: timestampFromMs(3000),
+    objects: [{ cluster: 'c', kind: 'Secret', namespace: 'n', name: 's', message: 'bad key' }, { cluster: 'c', kind: 'Node', namespace: '', name: 'x', message: '?' }],
+  }));
+  assert.deepEqual(decodeBusMessage('kube._appliance.refused', bytes), {
+    type: 'refused', refusal: { appliance: 'edge', snapshotId: '12', objects: [{ cluster: 'c', kind: 'Secret', namespace: 'n', name: 's', message: 'bad key' }] }, refusedAtMs: 3000,
+  });
 });
 
 test('garbage is an unreadable input with a reason, never an exception', () => {

@@ -1,4 +1,4 @@
-import { fromBinary, timestampMs, HoldApprovedSchema, KubeEventSchema, KubeListMarkerSchema, WatcherHeartbeatSchema, KubeKind as ProtoKind, KubeEventType } from '@portolan/proto';
+import { fromBinary, timestampMs, HoldApprovedSchema, ObjectsRefusedSchema, KubeEventSchema, KubeListMarkerSchema, WatcherHeartbeatSchema, KubeKind as ProtoKind, KubeEventType } from '@portolan/proto';
 import type { KubeKind, KubeListMarker, KubeWatchEvent } from '@portolan/kube-model';
 
 /** What one message of the kube stream means to the planner. */
@@ -7,6 +7,7 @@ export type PlannerInput =
   | { readonly type: 'marker'; readonly marker: KubeListMarker; readonly observedAtMs: number }
   | { readonly type: 'heartbeat'; readonly cluster: string; readonly sentAtMs: number; readonly synced: boolean }
   | { readonly type: 'approval'; readonly approval: HoldApproval; readonly approvedAtMs: number }
+  | { readonly type: 'refused'; readonly refusal: ApplianceRefusal; readonly refusedAtMs: number }
   | { readonly type: 'unreadable'; readonly reason: string };
 
 /** An operator's approval of the removals held for one appliance's clusters. */
@@ -15,6 +16,13 @@ export interface HoldApproval {
   readonly approvedBy: string;
   readonly reason: string;
   readonly approvalId: string;
+}
+
+/** Objects an appliance refused (its own check, narrowed by bisection), with the appliance's message for each. */
+export interface ApplianceRefusal {
+  readonly appliance: string;
+  readonly snapshotId: string;
+  readonly objects: readonly { readonly cluster: string; readonly kind: 'Ingress' | 'Secret'; readonly namespace: string; readonly name: string; readonly message: string }[];
 }
 
 const kinds: Readonly<Record<number, KubeKind>> = {
@@ -36,6 +44,14 @@ export function decodeBusMessage(subject: string, data: Uint8Array): PlannerInpu
     if (subject.endsWith('.approval')) {
       const a = fromBinary(HoldApprovedSchema, data);
       return { type: 'approval', approval: { appliance: a.appliance, approvedBy: a.approvedBy, reason: a.reason, approvalId: a.approvalId }, approvedAtMs: a.approvedAt ? timestampMs(a.approvedAt) : 0 };
+    }
+    if (subject.endsWith('.refused')) {
+      const r = fromBinary(ObjectsRefusedSchema, data);
+      const objects = r.objects.flatMap((o): ApplianceRefusal['objects'][number][] => {
+        const kind = o.kind === 'Ingress' || o.kind === 'Secret' ? o.kind : null;
+        return kind === null ? [] : [{ cluster: o.cluster, kind, namespace: o.namespace, name: o.name, message: o.message }];
+      });
+      return { type: 'refused', refusal: { appliance: r.appliance, snapshotId: String(r.snapshotId), objects }, refusedAtMs: r.refusedAt ? timestampMs(r.refusedAt) : 0 };
     }
     if (subject.endsWith('.heartbeat')) {
       const h = fromBinary(WatcherHeartbeatSchema, data);

@@ -83,13 +83,14 @@ export function listenerNameOf(address: ListenAddress, port: number): string {
 }
 
 /** Builds the intent of one selected Ingress: validate, annotate, look up TLS Secrets. Never throws. */
-export function buildIntent(ingress: TrimmedIngress, cluster: string, profile: ApplianceProfile, secrets: SecretLookup, selectionWarning: Issue | null): IngressIntent {
+export function buildIntent(ingress: TrimmedIngress, cluster: string, profile: ApplianceProfile, secrets: SecretLookup, selectionWarning: Issue | null, refusal: Issue | null = null): IngressIntent {
   const { name, namespace, creationTimestamp } = ingress.metadata;
   const ref: ObjectRef = { cluster, kind: 'Ingress', namespace, name };
   const base = { key: worldKeyString(ref), ref, app: `${namespace}/${name}`, order: creationOrderKey(creationTimestamp, namespace, name, cluster) };
   const validation = validateIngress(ingress);
   const reading = validation.ok ? readIngressOptions(ingress.metadata.annotations ?? {}, profile, validation.ingress) : null;
   const errors = validation.ok ? [...reading!.errors] : [...validation.errors];
+  if (refusal !== null) errors.push(refusal);
   const warnings = [...(selectionWarning === null ? [] : [selectionWarning]), ...(validation.ok ? validation.warnings : []), ...(reading?.warnings ?? [])];
   if (!validation.ok || reading === null || errors.length > 0) return seal({ ...base, ...EMPTY, errors, warnings });
   const spec = validation.ingress;
@@ -177,7 +178,7 @@ function tlsIntents(spec: NormalizedIngress, ref: ObjectRef, o: IngressOptions, 
       const fingerprint = usable ? secret.fingerprint! : '';
       return void out.push({ hosts, certificate: { name, secret: secretRef, fingerprint, hosts: [], acme: true } });
     }
-    if (secret === undefined) return void warnings.push(issue('SecretNotFound', `Secret ${ref.namespace}/${t.secretName} (spec.tls[${i}]) does not exist; its hosts are served without this certificate`));
+    if (secret === undefined) return void warnings.push(issue('SecretNotFound', `Secret ${ref.namespace}/${t.secretName} (spec.tls[${i}]) does not exist or is not of type kubernetes.io/tls (only TLS Secrets are watched); its hosts are served without this certificate`));
     if (secret.type !== 'kubernetes.io/tls') return void warnings.push(issue('SecretWrongType', `Secret ${ref.namespace}/${t.secretName} is of type ${secret.type.slice(0, 60)}, not kubernetes.io/tls`));
     if (secret.fingerprint === null) return void warnings.push(issue('SecretNotSealed', `Secret ${ref.namespace}/${t.secretName} carries no sealed certificate`));
     // Material an appliance would refuse never reaches one (HAProxy would refuse its whole configuration over it).

@@ -1,12 +1,12 @@
 import type { DesiredState, ObjectCondition, Route, ServiceBinding, VirtualService } from '@portolan/desired-state';
 import { compareCodeUnits } from '@portolan/desired-state';
-import { worldKeyString } from '@portolan/kube-model';
+import { worldKeyString, type TrimmedSecret } from '@portolan/kube-model';
 import { allocateGroup, type ListenerSpec, type MemberOutcome } from './allocate-listeners.ts';
 import { isNamespaceInScope, servesCluster, type ApplianceProfile, type ClusterProfile } from './appliance-profile.ts';
 import { asksAffinity, buildCertificate, buildPool, buildVirtualService, defaultCertificateOf, ingressConditions } from './assemble-parts.ts';
 import { canonicalizeDesiredState, sortMembers } from './canonical-order.ts';
 import { buildIntent, type IngressIntent, type PoolSpec } from './ingress-intent.ts';
-import type { Issue } from './issue.ts';
+import { issue, type Issue } from './issue.ts';
 import { pickOldest } from './oldest-wins.ts';
 import { resolveMembers, type Resolution } from './resolve-members.ts';
 import { claimsOf, resolveDefaultBackend, resolveRouteBucket, resolveTlsBucket, routeBucketKey, type DefaultClaim, type PoolUse, type RouteClaim, type TlsClaim } from './route-claims.ts';
@@ -28,7 +28,16 @@ export function intentFor(world: WorldView, profile: ApplianceProfile, cluster: 
   if (ingress === undefined || !isNamespaceInScope(namespace, cluster.namespaces)) return null;
   const selection = selectIngress(ingress, world.ingressClasses(cluster.name), profile);
   if (!selection.selected) return null;
-  return buildIntent(ingress, cluster.name, profile, (ns, n) => world.secret(cluster.name, ns, n), selection.warning);
+  // What this appliance refused (its own check, narrowed by bisection) is left out of its plan until it changes: a
+  // refused Secret reads as unusable material, a refused Ingress is rejected.
+  const secrets = (ns: string, n: string): TrimmedSecret | undefined => {
+    const secret = world.secret(cluster.name, ns, n);
+    const refused = secret === undefined ? null : world.refusalOf(profile.name, cluster.name, 'Secret', ns, n);
+    return refused === null ? secret : { ...secret!, tls: { ok: false, reason: `appliance ${profile.name} refused it: ${refused}` } };
+  };
+  const refused = world.refusalOf(profile.name, cluster.name, 'Ingress', namespace, name);
+  const refusal = refused === null ? null : issue('RefusedByAppliance', `appliance ${profile.name} refused this Ingress's configuration: ${refused}`);
+  return buildIntent(ingress, cluster.name, profile, secrets, selection.warning, refusal);
 }
 
 /**

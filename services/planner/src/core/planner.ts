@@ -10,7 +10,7 @@ import { classRequestOf, isDefaultClass } from './select-ingress.ts';
 import { CURRENT_LAYOUT, type SnapshotLayout } from './snapshot-layout.ts';
 import { World, type WorldChange } from './world.ts';
 import { DEFAULT_REMOVAL_POLICY, strictestPolicy, type HeldRemoval, type HoldTransition, type RemovalPolicy } from './removal-hold.ts';
-import type { HoldApproval } from './decode-bus-message.ts';
+import type { ApplianceRefusal, HoldApproval } from './decode-bus-message.ts';
 
 /** Version of the planning rules; recorded with every snapshot (a change here explains hash differences on replay). */
 export const PLANNER_VERSION = '0.3.0';
@@ -110,6 +110,21 @@ export class Planner {
     const changes = this.world.approveHolds(clusters, { by: 'approval', approvedBy: approval.approvedBy, reason: approval.reason, approvalId: approval.approvalId });
     for (const c of changes) this.note(c);
     return changes.length;
+  }
+
+  /**
+   * Folds an appliance's refusal: the objects are left out of that appliance's plan (a Rejected condition on an
+   * Ingress; a Secret's certificate is dropped with a condition on the Ingresses using it) until they change.
+   */
+  refuseObjects(refusal: ApplianceRefusal): number {
+    if (!this.servedClusters.has(refusal.appliance)) return 0;
+    const changed = this.world.refuse(refusal.appliance, refusal.objects);
+    for (const o of changed) {
+      this.version++;
+      if (o.kind === 'Ingress') this.markIngress(worldKeyString({ cluster: o.cluster, kind: 'Ingress', namespace: o.namespace, name: o.name }));
+      else for (const k of this.bySecret.get(serviceKey(o.cluster, o.namespace, o.name)) ?? []) this.markIngress(k);
+    }
+    return changed.length;
   }
 
   /** The removals the safety rule holds now. */

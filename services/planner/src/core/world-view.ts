@@ -13,4 +13,6 @@ export interface WorldView {
   slicesOfService(cluster: string, namespace: string, service: string): readonly TrimmedEndpointSlice[];
   secret(cluster: string, namespace: string, name: string): TrimmedSecret | undefined;
   nodes(cluster: string): Iterable<TrimmedNode>;
+  /** Why an appliance refused this object (its own check; see World.refuse), or null: it is left out of that plan. */
+  refusalOf(appliance: string, cluster: string, kind: 'Ingress' | 'Secret', namespace: string, name: string): string | null;
 }

@@ -68,6 +68,8 @@ export class World implements WorldView {
   private readonly held = new Map<string, HeldRemoval>();
   /** Holds begun and ended since the last `takeHoldTransitions()`. */
   private transitions: HoldTransition[] = [];
+  /** Objects appliances refused (cluster\0kind\0key → appliance → the appliance's message), until the object changes. */
+  private readonly refusals = new Map<string, Map<string, string>>();
 
   /** Folds one watch event; returns the effective change, or null when it changes nothing. */
   apply(event: KubeWatchEvent): WorldChange | null {
@@ -100,6 +102,8 @@ export class World implements WorldView {
     if (prev !== undefined && prev.object !== null && after !== null && rv === '' && canonicalJson(prev.object) === canonicalJson(after)) return null;
     const before = prev?.object ?? null;
     if (this.held.size > 0) this.explainHold(event.cluster, event.kind, key, deleted);
+    // A changed object gets another chance on every appliance that refused it.
+    if (this.refusals.size > 0) this.refusals.delete(holdKey(event.cluster, event.kind, key));
     if (prev === undefined) return this.store(event.cluster, event.kind, key, { rv, object: after }, before, meta);
     // The held register takes the new version: no entry allocated (and kept) per event, no map write.
     prev.rv = rv;
@@ -220,6 +224,24 @@ export class World implements WorldView {
       if (change !== null) changes.push(change);
     }
     return changes;
+  }
+
+  /** Records that `appliance` refused these objects; returns those whose refusal is new or changed. */
+  refuse(appliance: string, objects: readonly { cluster: string; kind: KubeKind; namespace: string; name: string; message: string }[]): typeof objects {
+    const changed: typeof objects[number][] = [];
+    for (const o of objects) {
+      const k = holdKey(o.cluster, o.kind, objectKey(o.namespace, o.name));
+      const byAppliance = this.refusals.get(k) ?? new Map<string, string>();
+      if (byAppliance.get(appliance) === o.message) continue;
+      this.refusals.set(k, byAppliance.set(appliance, o.message));
+      changed.push(o);
+    }
+    return changed;
+  }
+
+  refusalOf(appliance: string, cluster: string, kind: KubeKind, namespace: string, name: string): string | null {
+    if (this.refusals.size === 0) return null;
+    return this.refusals.get(holdKey(cluster, kind, objectKey(namespace, name)))?.get(appliance) ?? null;
   }
 
   /** The removals held now, sorted by cluster, kind and key. */

@@ -265,6 +265,84 @@ export declare type HoldApproved = Message<"portolan.v1.HoldApproved"> & {
 export declare const HoldApprovedSchema: GenMessage<HoldApproved>;
 
 /**
+ * Objects an appliance refused: its own check of a configuration failed, and bisection against that check found
+ * these objects responsible. The planner leaves them out of that appliance's plan, with a condition on each, until
+ * the object changes. Published by the applier into the kube stream, so replay leaves them out at the same point.
+ * Subject: kube._appliance.refused.
+ *
+ * @generated from message portolan.v1.ObjectsRefused
+ */
+export declare type ObjectsRefused = Message<"portolan.v1.ObjectsRefused"> & {
+  /**
+   * @generated from field: string appliance = 1;
+   */
+  appliance: string;
+
+  /**
+   * The snapshot whose configuration was refused.
+   *
+   * @generated from field: uint64 snapshot_id = 2;
+   */
+  snapshotId: bigint;
+
+  /**
+   * @generated from field: repeated portolan.v1.RefusedObject objects = 3;
+   */
+  objects: RefusedObject[];
+
+  /**
+   * @generated from field: google.protobuf.Timestamp refused_at = 4;
+   */
+  refusedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message portolan.v1.ObjectsRefused.
+ * Use `create(ObjectsRefusedSchema)` to create a new message.
+ */
+export declare const ObjectsRefusedSchema: GenMessage<ObjectsRefused>;
+
+/**
+ * One refused object and the appliance's words about it.
+ *
+ * @generated from message portolan.v1.RefusedObject
+ */
+export declare type RefusedObject = Message<"portolan.v1.RefusedObject"> & {
+  /**
+   * @generated from field: string cluster = 1;
+   */
+  cluster: string;
+
+  /**
+   * "Ingress" or "Secret".
+   *
+   * @generated from field: string kind = 2;
+   */
+  kind: string;
+
+  /**
+   * @generated from field: string namespace = 3;
+   */
+  namespace: string;
+
+  /**
+   * @generated from field: string name = 4;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string message = 5;
+   */
+  message: string;
+};
+
+/**
+ * Describes the message portolan.v1.RefusedObject.
+ * Use `create(RefusedObjectSchema)` to create a new message.
+ */
+export declare const RefusedObjectSchema: GenMessage<RefusedObject>;
+
+/**
  * Kubernetes kinds the watcher follows.
  *
  * @generated from enum portolan.v1.KubeKind
