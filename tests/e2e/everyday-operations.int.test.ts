@@ -322,6 +322,23 @@ test('30 the fault ends and the namespace is deleted for real: nothing comes bac
   assert.deepEqual(open, []);
 });
 
+test('30a another namespace adds a path to a team\'s host: served (shared is the default), visible on both and in explain', async () => {
+  await p.apply(namespace('team-x') + service('team-x', 'web', p.echoPort) + endpointSlice('team-x', 'web', [pod(16)], p.echoPort)
+    + ingress('team-x', 'join', { className: 'portolan', rules: [{ host: 'a.example.com', paths: [{ path: '/joined', type: 'Prefix', service: 'web' }] }] }));
+  await within('the joined path', async () => assert.equal(await who('a.example.com', '/joined/x'), pod(16)));
+  await within('HostSharedAcrossNamespaces on both Ingresses', async () => {
+    for (const [ns, name] of [['team-a', 'web'], ['team-x', 'join']] as const) {
+      const events = JSON.parse(await p.kubectl(['get', 'events', '-n', ns, '-o', 'json'])) as { items: { reason: string; involvedObject: { name: string } }[] };
+      assert.ok(events.items.some((e) => e.reason === 'HostSharedAcrossNamespaces' && e.involvedObject.name === name), `${ns}/${name}`);
+    }
+  });
+  const r = await portolan(['explain', p.appliance('edge'), 'a.example.com/joined']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /Conditions:[\s\S]*team-x\/join\s+Warning\s+HostSharedAcrossNamespaces\s+host a\.example\.com is shared: it was first claimed by namespace team-a/);
+  await p.kubectl(['delete', 'namespace', 'team-x', '--wait=false']);
+  await within('the joined path gone', async () => assert.notEqual(await who('a.example.com', '/joined/x'), pod(16)));
+});
+
 test('31 every appliance equals its head snapshot', async () => {
   await p.settled('edge');
   await p.settled('vtm');

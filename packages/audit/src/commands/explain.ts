@@ -25,7 +25,11 @@ export async function runExplain(args: readonly string[], io: CommandIo): Promis
     const inputs = kubeInputsOf(target, desired);
     const objects = await explainObjects(ctx, inputs, s.lastEventSeq);
     const lastChange = await walkBack(ctx, io, renderer, s, desired, target, new Set(objects.map((o) => o.object)));
-    printReport(io, format, { appliance, snapshot: s.id, query, target, objects, lastChange }, formatExplainTable);
+    const named = new Set(objects.map((o) => o.object));
+    const conditions = desired.conditions
+      .filter((c) => c.type !== 'Accepted' && named.has(refString(c.object)))
+      .map((c) => ({ object: refString(c.object), type: c.type, reason: c.reason, message: c.message }));
+    printReport(io, format, { appliance, snapshot: s.id, query, target, objects, lastChange, conditions }, formatExplainTable);
     return 0;
   });
 }

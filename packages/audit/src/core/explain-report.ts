@@ -42,6 +42,8 @@ export interface ExplainReport {
   readonly target: ExplainTarget;
   readonly objects: readonly ExplainedObject[];
   readonly lastChange: LastChange | null;
+  /** The snapshot's conditions on those objects (a shared host, a lost route, a refused certificate...). */
+  readonly conditions: readonly { readonly object: string; readonly type: string; readonly reason: string; readonly message: string }[];
 }
 
 /** An explained object from its input and its archived events (newest first). */
@@ -73,6 +75,10 @@ export function formatExplainTable(r: ExplainReport): string {
   }
   out += '\nKubernetes objects:\n';
   out += r.objects.length === 0 ? '(none)\n' : formatTable(['OBJECT', 'RESOURCE VERSION', 'LAST EVENT', 'SEQ', 'AT', 'ROLE'], r.objects.map((o) => [o.object, o.resourceVersion ?? '-', o.event ?? '(not archived)', o.seq === null ? '-' : String(o.seq), o.at ?? '-', truncateCell(o.role, 50)]));
+  if (r.conditions.length > 0) {
+    out += '\nConditions:\n';
+    out += formatTable(['OBJECT', 'TYPE', 'REASON', 'MESSAGE'], r.conditions.map((x) => [x.object, x.type, x.reason, truncateCell(x.message, 110)]));
+  }
   const c = r.lastChange;
   if (c === null) return `${out}\nLast changed: unknown.\n`;
   out += `\nLast changed: snapshot ${c.snapshot} at ${c.at}${c.sinceFirst ? ' (unchanged since the first snapshot)' : ''}${c.origin === 'rollback' ? ` by an operator rollback${c.reason ? `: ${c.reason}` : ''}` : ''}`;
