@@ -1,4 +1,4 @@
-// FM-2 with the fault proxy in blackhole mode: the watch connections stay open but carry no more bytes (a half-open
+// A watch that stalls silently, made with the fault proxy in blackhole mode: the watch connections stay open but carry no more bytes (a half-open
 // connection, an idle cut without FIN/RST). The server side keeps working, so only the watcher's stall clock can
 // notice. It must abandon the dead sockets, reconnect, relist, and publish everything changed meanwhile.
 import { test } from 'node:test';
@@ -11,7 +11,7 @@ import { ingress, namespace, endpointSlice } from './testing/sample-objects.ts';
 
 const STALL_MS = 1_500;
 
-test('FM-2: blackholed watch connections are detected by the stall clock, abandoned, and every change made meanwhile is published', async () => {
+test('blackholed watch connections are detected by the stall clock, abandoned, and every change made meanwhile is published', async () => {
   const { natsUrl } = await testStack();
   const h = await startHarness({ natsUrl, deferStart: true, countConnections: true, kinds: [watchedKind('Ingress'), watchedKind('EndpointSlice')], timing: { stallMs: STALL_MS } });
   try {

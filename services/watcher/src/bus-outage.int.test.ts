@@ -1,4 +1,4 @@
-// Issue 4 §4: publish, then wait for the ack; while NATS is down, hold what is pending in bounded memory and
+// NATS outage: publish, then wait for the ack; while NATS is down, hold what is pending in bounded memory and
 // resume when it returns. A private nats-server is killed and restarted so other tests keep their broker.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -122,7 +122,7 @@ export class ClusterWatcher {
     return w;
   }
 
-  /** Reads `/version` and logs an error below Kubernetes 1.19 (seed 003). Returns the verdict. */
+  /** Reads `/version` and logs an error below Kubernetes 1.19 (the oldest the vTM integration documents). Returns the verdict. */
   async checkServerVersion(): Promise<ReturnType<typeof checkServerVersion>> {
     const verdict = checkServerVersion(await this.options.client.getJson('/version'));
     if (verdict.ok) this.options.logger.info({ version: verdict.version }, 'Kubernetes API server version');

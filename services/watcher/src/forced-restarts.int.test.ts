@@ -1,4 +1,4 @@
-// FM-3: the server ends watches over and over (and fails requests with 403/429/500): no event is lost, checked
+// Supervision: the server ends watches over and over (and fails requests with 403/429/500): no event is lost, checked
 // against the simulator's change log; each stream holds at most one socket; lists happen only for real reasons.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -24,7 +24,7 @@ function settledHeapBytes(): number {
   return process.memoryUsage().heapUsed;
 }
 
-test('FM-3: 1000 forced watch restarts lose no event and keep one socket per watch', async () => {
+test('1000 forced watch restarts lose no event and keep one socket per watch', async () => {
   const { natsUrl } = await testStack();
   const h = await startHarness({ natsUrl, deferStart: true, countConnections: true, kinds: [watchedKind('Ingress'), watchedKind('EndpointSlice')] });
   try {
@@ -64,13 +64,13 @@ test('FM-3: 1000 forced watch restarts lose no event and keep one socket per wat
     }
     await waitFor('both watches re-established', () => (h.sim.faults.openWatches === 2 ? true : undefined), 5_000, 1);
     const growth = (settledHeapBytes() - heapBase) / heapBase;
-    assert.ok(growth < 0.1, `heap growth over ${2 * ROUNDS} restarts: ${(growth * 100).toFixed(1)}% of ${(heapBase / 1048576).toFixed(1)} MiB (FM-3: under 10%)`);
+    assert.ok(growth < 0.1, `heap growth over ${2 * ROUNDS} restarts: ${(growth * 100).toFixed(1)}% of ${(heapBase / 1048576).toFixed(1)} MiB (bound: under 10%)`);
   } finally {
     await h.close();
   }
 });
 
-test('FM-3: bursts of 403, 429 and 500 are retried with backoff and never stop the watcher', async () => {
+test('bursts of 403, 429 and 500 are retried with backoff and never stop the watcher', async () => {
   const { natsUrl } = await testStack();
   const h = await startHarness({ natsUrl, deferStart: true, kinds: [watchedKind('EndpointSlice')] });
   try {

@@ -1,5 +1,5 @@
-// FM-1: a 410 at watch start, inside a live stream, or on a list page costs one relist, and deletes made during the
-// gap come out as deletes. The bound is the issue's: converged within 10 s of the 410.
+// 410 Gone: a 410 at watch start, inside a live stream, or on a list page costs one relist, and deletes made during the
+// gap come out as deletes. The bound: converged within 10 s of the 410.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testStack } from '@portolan/infra';
@@ -42,7 +42,7 @@ async function assertConverged(h: WatcherHarness, since: number): Promise<void> 
   assert.ok(Date.now() - since < CONVERGE_MS);
 }
 
-test('FM-1a: HTTP 410 at watch start → one relist, gap deletes published, converged within 10 s', async () => {
+test('HTTP 410 at watch start → one relist, gap deletes published, converged within 10 s', async () => {
   const h = await seeded();
   try {
     h.startWatcher();
@@ -60,7 +60,7 @@ test('FM-1a: HTTP 410 at watch start → one relist, gap deletes published, conv
   }
 });
 
-test('FM-1b: in-stream 410 on a stream the server keeps open → the watcher closes it, relists once, converges', async () => {
+test('in-stream 410 on a stream the server keeps open → the watcher closes it, relists once, converges', async () => {
   const h = await seeded();
   try {
     h.startWatcher();
@@ -81,7 +81,7 @@ test('FM-1b: in-stream 410 on a stream the server keeps open → the watcher clo
   }
 });
 
-test('FM-1c: 410 on the second page of a paginated list → the list restarts once, gap deletes published', async () => {
+test('410 on the second page of a paginated list → the list restarts once, gap deletes published', async () => {
   let armed = true;
   const ref: { h?: WatcherHarness } = {};
   const h = await seeded({

@@ -1,4 +1,4 @@
-// Watcher: every Kubernetes change of one cluster onto JetStream, never silently stale (issue 4).
+// Watcher: every Kubernetes change of one cluster onto JetStream, never silently stale.
 export { ClusterWatcher, type ClusterWatcherOptions } from './cluster-watcher.ts';
 export { StreamRunner } from './stream-runner.ts';
 export { KubeApiClient, KubeApiError, type KubeEndpoint } from './adapters/kube-api-client.ts';

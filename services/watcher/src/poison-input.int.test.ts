@@ -1,4 +1,4 @@
-// FM-13 (oversized objects) and FM-4 (garbled or truncated lines): the bad input is counted and reported, the
+// Oversized objects and garbled or truncated lines: the bad input is counted and reported, the
 // watcher keeps running and every other object keeps flowing. Trace context rides in the message headers.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,7 +15,7 @@ function hugeIngress(name: string, rules: number): ReturnType<typeof ingress> {
   return base;
 }
 
-test('FM-13: a 1.2 MiB Ingress is published without its body, reported with a Kubernetes Event and a metric; others keep flowing', async () => {
+test('a 1.2 MiB Ingress is published without its body, reported with a Kubernetes Event and a metric; others keep flowing', async () => {
   const { natsUrl } = await testStack();
   const h = await startHarness({ natsUrl, deferStart: true, kinds: [watchedKind('Ingress')] });
   try {
@@ -47,7 +47,7 @@ test('FM-13: a 1.2 MiB Ingress is published without its body, reported with a Ku
   }
 });
 
-test('FM-4: a garbled line and a truncated event are counted, and the relist they cause repairs the lost change', async () => {
+test('a garbled line and a truncated event are counted, and the relist they cause repairs the lost change', async () => {
   const { natsUrl } = await testStack();
   const h = await startHarness({ natsUrl, deferStart: true, kinds: [watchedKind('Ingress')] });
   try {

@@ -1,4 +1,4 @@
-// FM-6: an API server whose watch cache lags answers `resourceVersion=0` lists with an old state. The watcher's
+// A lagging watch cache: an API server whose watch cache lags answers `resourceVersion=0` lists with an old state. The watcher's
 // lists (the first one and every relist after it) are quorum reads — no resourceVersion — so a lagging cache
 // can never take the published state back in time.
 import { test } from 'node:test';
@@ -10,7 +10,7 @@ import { watchedKind } from './core/index.ts';
 import { startHarness, waitFor, foldEvents, simState, stateLines, metricValue } from './testing/watcher-harness.ts';
 import { ingress, namespace } from './testing/sample-objects.ts';
 
-test('FM-6: with a lagging RV=0 cache, every list and relist is a quorum read and the published state never goes back', async () => {
+test('with a lagging RV=0 cache, every list and relist is a quorum read and the published state never goes back', async () => {
   const { natsUrl } = await testStack();
   const requests: RequestLogEntry[] = [];
   const h = await startHarness({ natsUrl, deferStart: true, kinds: [watchedKind('Ingress')], timing: { relistMs: 700 }, sim: { onRequest: (e) => requests.push(e) } });

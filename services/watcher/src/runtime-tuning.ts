@@ -1,5 +1,5 @@
 // How the watcher process starts: main.ts (and `portolan watch`) replace themselves, same pid, by a Node with
-// memory-oriented V8 flags and a compile cache, so the process that users run is the tuned one (issue 4: RSS goal).
+// memory-oriented V8 flags and a compile cache, so the process that users run is the tuned one (its memory goal).
 import path from 'node:path';
 import { execTuned, persistCompileCache, tunedExecution as tunedProcess, type ProcessTuning } from '@portolan/telemetry';
 

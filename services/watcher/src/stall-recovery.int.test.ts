@@ -1,6 +1,6 @@
-// FM-2 (the seed 002 outage): a watch that stays open and delivers nothing is detected within the stall bound, the
+// A watch that stalls silently: a watch that stays open and delivers nothing is detected within the stall bound, the
 // watcher is reported unhealthy meanwhile, and every change made during the stall is published after recovery.
-// A quiet cluster (bookmarks only) never trips the detector. FM-4: a watcher that was down publishes a marker
+// A quiet cluster (bookmarks only) never trips the detector. Deletes nobody saw: a watcher that was down publishes a marker
 // without what was deleted meanwhile.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,7 +12,7 @@ import { ingress, namespace, service, endpointSlice } from './testing/sample-obj
 
 const STALL_MS = 1_500;
 
-test('FM-2: a stalled watch is detected within the bound, health fails meanwhile, and every change of the stall is published', async () => {
+test('a stalled watch is detected within the bound, health fails meanwhile, and every change of the stall is published', async () => {
   const { natsUrl } = await testStack();
   const h = await startHarness({ natsUrl, deferStart: true, kinds: [watchedKind('Ingress'), watchedKind('EndpointSlice')], timing: { stallMs: STALL_MS } });
   try {
@@ -50,7 +50,7 @@ test('FM-2: a stalled watch is detected within the bound, health fails meanwhile
   }
 });
 
-test('FM-2/FM-5: a quiet cluster with bookmarks never trips the stall detector and needs no relist', async () => {
+test('a quiet cluster with bookmarks never trips the stall detector and needs no relist', async () => {
   const { natsUrl } = await testStack();
   // Bookmarks every 300 ms against a 1.5 s bound; watches end (server timeout) every ~2 s and resume without a list.
   const h = await startHarness({ natsUrl, deferStart: true, kinds: [watchedKind('Ingress'), watchedKind('Service')], timing: { stallMs: STALL_MS, watchTimeoutSeconds: 1 }, sim: { bookmarkIntervalMs: 300 } });
@@ -71,7 +71,7 @@ test('FM-2/FM-5: a quiet cluster with bookmarks never trips the stall detector a
   }
 });
 
-test('FM-4: a watcher stopped while 5 Ingresses and 3 EndpointSlices were deleted publishes list markers without them', async () => {
+test('a watcher stopped while 5 Ingresses and 3 EndpointSlices were deleted publishes list markers without them', async () => {
   const { natsUrl } = await testStack();
   const h = await startHarness({ natsUrl, deferStart: true, kinds: [watchedKind('Ingress'), watchedKind('EndpointSlice')] });
   try {

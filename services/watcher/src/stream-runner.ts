@@ -42,7 +42,7 @@ class GarbledError extends Error {
 }
 
 /**
- * Supervises one list/watch stream for as long as the watcher runs: it never gives up (issue 4 §3). The decisions
+ * Supervises one list/watch stream for as long as the watcher runs: it never gives up. The decisions
  * are the pure state machine's (`advanceStream`); this class only performs requests and feeds it what happened.
  */
 export class StreamRunner {
@@ -213,7 +213,7 @@ export class StreamRunner {
           this.deps.metrics.decodeErrors.inc({ kind: this.stream.kind.kind });
           throw new GarbledError(event.detail);
         case 'ERROR':
-          // The stream stays open after an in-stream 410 on some servers: leaving this loop aborts it (FM-1 b).
+          // The stream stays open after an in-stream 410 on some servers: leaving this loop aborts it.
           if (event.code === 410) throw new GoneError(`in-stream ${event.reason}: ${event.message}`);
           throw new KubeApiError(event.code, event.reason, `in-stream error: ${event.message}`);
         case 'BOOKMARK':

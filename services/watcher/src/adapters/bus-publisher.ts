@@ -5,7 +5,7 @@ import { backoffDelayMs, encodeKubeEvent, type OutboundMessage } from '../core/i
 /** The part of NatsEventBus the publisher needs (an interface so the bus can be swapped in benchmarks). */
 export interface PublishTarget {
   publish(subject: string, data: Uint8Array, options: { msgId: string; headers?: Readonly<Record<string, string>>; timeoutMs?: number }): Promise<{ duplicate: boolean }>;
-  /** Recreates the stream after the broker lost it (fresh store directory, FM-8). */
+  /** Recreates the stream after the broker lost it (fresh store directory). */
   provision(): Promise<void>;
 }
 

@@ -92,7 +92,7 @@ export class JetStreamAckTarget implements PublishTarget {
     }
   }
 
-  /** Recreates the streams after the broker lost them (FM-8). */
+  /** Recreates the streams after the broker lost them. */
   provision(): Promise<void> {
     return this.bus.provision();
   }

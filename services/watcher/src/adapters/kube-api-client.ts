@@ -33,7 +33,7 @@ export interface KubeEndpoint {
 
 /**
  * A small Kubernetes API client that leaves timeouts, bookmarks and socket reuse to the watcher: each stream gets
- * its own keep-alive agent limited to one socket, so a stream never holds more than one connection (FM-3), and an
+ * its own keep-alive agent limited to one socket, so a stream never holds more than one connection, however often it restarts, and an
  * abandoned request destroys its socket instead of leaking it.
  */
 export class KubeApiClient {

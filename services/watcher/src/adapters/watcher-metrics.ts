@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, type Registry } from '@portolan/telemetry';
 import type { KindFreshness } from '../core/index.ts';
 
-/** The watcher's Prometheus metrics (issue 4 §6). Gauges are computed at scrape time from the live state. */
+/** The watcher's Prometheus metrics (docs/operations.md). Gauges are computed at scrape time from the live state. */
 export interface WatcherMetrics {
   readonly relists: Counter<'kind' | 'reason'>;
   readonly restarts: Counter<'kind' | 'reason'>;

@@ -4,12 +4,12 @@ export interface BackoffPolicy {
   readonly capMs: number;
 }
 
-/** The watch supervisor's schedule: 0.5 s doubling to at most 30 s (issue 4 §3). */
+/** The watch supervisor's schedule: 0.5 s doubling to at most 30 s. */
 export const WATCH_BACKOFF: BackoffPolicy = { baseMs: 500, capMs: 30_000 };
 
 /**
  * Delay before retry number `attempt` (1 = first retry): "equal jitter", half fixed and half random, so retries of
- * many watchers spread out (no reconnect storm, FM-3) yet never fall to zero. `random` is in [0, 1).
+ * many watchers spread out (no reconnect storm) yet never fall to zero. `random` is in [0, 1).
  */
 export function backoffDelayMs(attempt: number, random: number, policy: BackoffPolicy = WATCH_BACKOFF): number {
   const exp = Math.min(policy.capMs, policy.baseMs * 2 ** Math.max(0, Math.min(attempt - 1, 30)));

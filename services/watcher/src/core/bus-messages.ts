@@ -24,7 +24,7 @@ const EVENT_TYPES: Readonly<Record<WatchEventType, KubeEventType>> = {
 
 /**
  * A KubeEvent for one observation. The message id is a pure function of (cluster, uid, resourceVersion, type), so
- * the same observation published twice (restart, retry, second watcher) is one message (FM-9).
+ * the same observation published twice (restart, retry, second watcher) is one message.
  */
 export function kubeEventMessage(cluster: string, kind: WatchedKind, type: WatchEventType, o: ObservedObject, object: Uint8Array, extra: { generation: bigint; observedAtMs: number; omittedReason: string; noticedByRelist?: boolean }): OutboundMessage {
   return {
@@ -42,7 +42,7 @@ export function kubeEventMessage(cluster: string, kind: WatchedKind, type: Watch
 }
 
 /**
- * The chunks of one list marker. Ids include the generation (FM-9: "plus a list-generation id"), so a later list at
+ * The chunks of one list marker. Ids include the list generation, so a later list at
  * the same resourceVersion is never swallowed by the dedup window when its key set differs.
  */
 export function listMarkerMessages(cluster: string, kind: WatchedKind, listResourceVersion: string, generation: bigint, chunks: readonly (readonly string[])[], observedAtMs: number): OutboundMessage[] {

@@ -29,7 +29,7 @@ export function readiness(kinds: readonly KindFreshness[]): { ok: true } | { ok:
   return problems.length === 0 ? { ok: true } : { ok: false, reason: problems.join('; ') };
 }
 
-/** /healthz verdict: a kind that was synced but has gone silent past the stall bound is the seed 002 outage. */
+/** /healthz verdict: a kind that was synced but has gone silent past the stall bound: a watch that stalls silently. */
 export function liveness(kinds: readonly KindFreshness[]): { ok: true } | { ok: false; reason: string } {
   const silent = kinds.filter((k) => k.synced && k.stale);
   return silent.length === 0 ? { ok: true } : { ok: false, reason: silent.map((k) => `${k.kind.kind} silent for ${Math.round(k.ageMs / 1000)} s`).join('; ') };

@@ -11,7 +11,7 @@ function keyCost(key: string): number {
 
 /**
  * Splits a sorted key set into list-marker chunks that each stay under `maxMessageBytes`, so a marker of any size
- * fits the broker's max payload (DESIGN.md §3). Deterministic: the same keys and limit always give the same chunks,
+ * fits the broker's max payload. Deterministic: the same keys and limit always give the same chunks,
  * so chunk message ids deduplicate. An empty set is one empty chunk (it still deletes everything of the kind).
  */
 export function chunkListMarkerKeys(sortedKeys: readonly string[], maxMessageBytes: number): string[][] {

@@ -16,8 +16,8 @@ export type ListItemChange = 'ADDED' | 'MODIFIED' | null;
 
 /**
  * The last published (uid, resourceVersion) of every object of one kind. ResourceVersions are opaque: they are
- * compared for equality only, never ordered (api-concepts; FM-6). Memory is a few dozen bytes per object, not the
- * objects themselves.
+ * compared for equality only, never ordered (the Kubernetes API concepts say so, and a lagging cache must not look
+ * newer). Memory is a few dozen bytes per object, not the objects themselves.
  */
 export class ObjectLedger {
   private readonly entries = new Map<string, LedgerEntry>();
@@ -52,7 +52,7 @@ export class ObjectLedger {
 
   /**
    * After a complete list of one stream (cluster-wide when `namespace` is undefined): forgets and returns every
-   * object of that scope the list did not contain — the deletes nobody watched (FM-4).
+   * object of that scope the list did not contain — the deletes nobody watched.
    */
   removeUnlisted(namespace: string | undefined, listedKeys: ReadonlySet<string>): LedgerEntry[] {
     const gone: LedgerEntry[] = [];

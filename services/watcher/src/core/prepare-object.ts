@@ -14,7 +14,7 @@ const utf8 = new TextEncoder();
 /**
  * Trims an API object (kube-model), seals Secret data, and encodes it as JSON. An object whose encoding exceeds
  * `maxObjectBytes` keeps flowing as identity only with an `omittedReason`, so the planner marks it invalid while
- * every other object keeps flowing (FM-13). Objects without a name or uid are refused (a decode problem).
+ * every other object keeps flowing. Objects without a name or uid are refused (a decode problem).
  */
 export function prepareObject(kind: KubeKind, raw: unknown, options: { maxObjectBytes: number; seal: SealSecretData }): PreparedObject {
   const meta = metadataOf(raw);

@@ -1,4 +1,4 @@
-/** The oldest Kubernetes minor the watcher supports (seed 003: networking.k8s.io/v1 Ingress and IngressClass). */
+/** The oldest Kubernetes minor the watcher supports (networking.k8s.io/v1 Ingress and IngressClass, as the vTM integration requires). */
 export const MIN_KUBERNETES = { major: 1, minor: 19 } as const;
 
 /** Verdict on the API server's `/version` answer. */

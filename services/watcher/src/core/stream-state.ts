@@ -14,9 +14,9 @@ export interface StreamTiming {
 export type StreamFailure =
   /** 410 Gone: at watch start, inside the stream, or on a list page (expired continue token). */
   | 'gone'
-  /** An undecodable line: an event may be lost, only a relist repairs it (FM-4). */
+  /** An undecodable line: an event may be lost, only a relist repairs it. */
   | 'garbled'
-  /** Nothing arrived within the stall bound (FM-2). */
+  /** Nothing arrived within the stall bound: the watch stalled silently. */
   | 'stalled'
   /** The periodic relist timer fired. */
   | 'relist-due'

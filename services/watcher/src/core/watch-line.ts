@@ -4,7 +4,7 @@ export type WatchLine =
   | { readonly type: 'BOOKMARK'; readonly resourceVersion: string }
   /** An in-stream Status, e.g. code 410 when the requested resourceVersion is too old. */
   | { readonly type: 'ERROR'; readonly code: number; readonly reason: string; readonly message: string }
-  /** Not a watch event at all: counted, and repaired by a relist (FM-4). Never silently dropped. */
+  /** Not a watch event at all: counted, and repaired by a relist. Never silently dropped. */
   | { readonly type: 'garbled'; readonly detail: string };
 
 /** Decodes one newline-delimited watch event. Total: never throws. */

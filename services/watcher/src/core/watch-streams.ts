@@ -21,7 +21,7 @@ export type StreamRequest =
 
 /**
  * The streams of one cluster. A namespace list gives one stream per namespace (RBAC can stay namespaced; no
- * cluster-wide Secret access, failure-modes S4); "all except kube-system" is one cluster-wide stream per kind
+ * cluster-wide Secret access); "all except kube-system" is one cluster-wide stream per kind
  * with a server-side field selector.
  */
 export function planWatchStreams(kinds: readonly WatchedKind[], scope: NamespaceScope, secretLabelSelector: string): WatchStream[] {
@@ -48,7 +48,7 @@ function stream(kind: WatchedKind, namespace: string | undefined, fieldSelector:
 
 /**
  * The request path and query of a list page or a watch. Lists never send resourceVersion: every list is a quorum
- * read, so a lagging cache can never send the watcher back in time (FM-6). Watches always ask for bookmarks.
+ * read, so a lagging cache can never send the watcher back in time. Watches always ask for bookmarks.
  */
 export function streamRequestPath(s: WatchStream, request: StreamRequest): string {
   const base = s.namespace === undefined ? `${s.kind.apiPrefix}/${s.kind.resource}` : `${s.kind.apiPrefix}/namespaces/${encodeURIComponent(s.namespace)}/${s.kind.resource}`;

@@ -17,7 +17,7 @@ export interface WatchedKind {
   readonly fieldSelector?: string;
 }
 
-/** The kinds the watcher follows (issue 4 §1), in a fixed order. Secrets only of type kubernetes.io/tls. */
+/** The kinds the watcher follows, in a fixed order. Secrets only of type kubernetes.io/tls. */
 export const WATCHED_KINDS: readonly WatchedKind[] = [
   { kind: 'Ingress', token: 'ingress', protoKind: ProtoKind.INGRESS, apiPrefix: '/apis/networking.k8s.io/v1', resource: 'ingresses', namespaced: true },
   { kind: 'IngressClass', token: 'ingressclass', protoKind: ProtoKind.INGRESS_CLASS, apiPrefix: '/apis/networking.k8s.io/v1', resource: 'ingressclasses', namespaced: false },
