@@ -24,7 +24,7 @@ export function plannerMetrics(registry: Registry, sources?: PlannerGaugeSources
   if (sources !== undefined) registerProgressGauges(registry, sources);
   const failures = new Counter({ name: 'planner_batch_failures_total', help: 'Batches (or their deliveries) that failed and will be redelivered; nothing of a failed batch is committed', registers: [registry] });
   const lastCommit = new Gauge({ name: 'planner_last_commit_timestamp_seconds', help: 'Unix time of the last committed batch (0 before the first)', registers: [registry] });
-  const regressed = new Counter({ name: 'broker_history_regressed_total', help: 'Stream sequences missing or behind the committed position (FM-8)', registers: [registry] });
+  const regressed = new Counter({ name: 'broker_history_regressed_total', help: 'Stream sequences missing or behind the committed position', registers: [registry] });
   const events = new Counter({ name: 'planner_events_total', help: 'Kube-stream messages folded', registers: [registry] });
   const snapshots = new Counter({ name: 'planner_snapshots_total', help: 'Snapshots committed', registers: [registry] });
   const batch = new Histogram({ name: 'planner_batch_seconds', help: 'Fold + plan + commit time per batch', buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1], registers: [registry] });

@@ -33,7 +33,7 @@ const kinds: Record<string, [KubeKind, KindToken]> = {
   Secret: [KubeKind.SECRET, 'secret'], Node: [KubeKind.NODE, 'node'],
 };
 
-/** The list markers a watcher publishes after its first list: the planner plans nothing before them (FM-7). */
+/** The list markers a watcher publishes after its first list: the planner plans nothing before them. */
 async function markSynced(bus: NatsEventBus, keys: Record<string, string[]>, cluster = 'dev'): Promise<void> {
   for (const [kind, [k, token]] of Object.entries(kinds)) {
     const msg = create(KubeListMarkerSchema, { cluster, kind: k, listResourceVersion: String(rv), listGeneration: 1n, chunkIndex: 0, chunkCount: 1, keys: keys[kind] ?? [] });
@@ -100,7 +100,7 @@ async function runUntil(h: Harness, s: PlannerService, seq: number, maxBatch?: n
   assert.ok(s.committedPosition >= seq, `reached ${s.committedPosition} of ${seq}`);
 }
 
-test('nothing is planned until every kind of the cluster has been listed (FM-7)', async () => {
+test('nothing is planned until every kind of the cluster has been listed', async () => {
   const h = await harness();
   try {
     await publish(h.bus, 'IngressClass', kubeObject('IngressClass', '', 'portolan', { spec: { controller: 'portolan.dev/ingress-controller' } }), KubeEventType.ADDED);

@@ -110,7 +110,7 @@ export class PlannerService {
     return { replayed, snapshots };
   }
 
-  /** FM-8: a stream whose history ends before what we committed lost acknowledged messages. */
+  /** A stream whose history ends before what we committed lost acknowledged messages. */
   private async checkBrokerHistory(): Promise<void> {
     if (this.o.bus === null) return;
     const { lastSeq } = await this.o.bus.kubeStreamBounds();
@@ -192,7 +192,7 @@ export class PlannerService {
     const snapshots: NewSnapshot[] = [];
     for (const plan of this.plansToRecord()) {
       const head = this.heads.get(plan.appliance);
-      // Identical input never creates a new snapshot (FM-6, FM-9).
+      // Identical input (a relist, a duplicate) never creates a new snapshot.
       if (head !== undefined && head.contentHash === plan.root) continue;
       // Not held here: the store holds it when an operator's rollback pin exists (read in the commit's transaction).
       snapshots.push({
@@ -210,7 +210,7 @@ export class PlannerService {
   }
 
   /**
-   * FM-7: no snapshot for an appliance until every cluster it serves has completed a list of every kind; its
+   * Never plan from a partial world: no snapshot for an appliance until every cluster it serves has completed a list of every kind; its
    * first snapshot after that is a full encoding of the current plan, later ones are incremental.
    *
    * Until some appliance is synced nothing is planned at all: the events are folded and their dirty marks add up,

@@ -63,7 +63,7 @@ export class HeadMovedError extends Error {
 
 /**
  * The planner's Postgres side. `commit` writes archived events, snapshot pieces, snapshots with their head moves,
- * and the consumer position in ONE transaction (FM-14): either all of it is visible or none.
+ * and the consumer position in ONE transaction: either all of it is visible or none.
  */
 export class PgPlannerStore {
   readonly db: Kysely<Database>;
@@ -178,7 +178,7 @@ export class PgPlannerStore {
       .onConflict((c) => c.doNothing())
       .returning('id')
       .executeTakeFirst();
-    // The unique (appliance, parent_id) index turns a racing append into "no row": the chain stays linear (FM-15).
+    // The unique (appliance, parent_id) index turns a racing append into "no row": the chain stays linear.
     if (inserted === undefined) throw new HeadMovedError(`${s.appliance}: snapshot ${s.parentId ?? '(root)'} already has a child`);
     const id = inserted.id;
     if (s.parentId === null) {

@@ -62,7 +62,7 @@ interface GroupState {
  * Allocates the listeners of one address (an IP, or the default address) to the Ingresses that ask for it, in
  * creation order, so the outcome never depends on event order. Rules: the oldest accepted Ingress sets whether the
  * address is dedicated or shared; a dedicated address (vTM: the IP; LoadMaster: the ip:port) belongs to one
- * application (its copies in other clusters share it); one protocol per port; and seed 003's shared-address rules —
+ * application (its copies in other clusters share it); one protocol per port; and vTM's documented shared-address rules —
  * ssl-redirect and use-lets-encrypt need port 80 free of older plain-HTTP Ingresses, and once one is accepted no
  * newer Ingress may bind port 80. An Ingress also served over HTTP beside its HTTPS port binds port 80 too; when
  * these rules keep it off port 80, it is served over HTTPS only, with a warning. Cost: linear in the group's size.

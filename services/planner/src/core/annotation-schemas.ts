@@ -3,7 +3,7 @@ import { s, type Schema } from './json-schema.ts';
 
 /**
  * Allowlist schemas for JSON annotations. Only fields that tune behaviour are allowed; fields that name other
- * appliance objects, fetch URLs, carry credentials or move the listener (tenant isolation, SSRF — FM-28, S6, S7)
+ * appliance objects, fetch URLs, carry credentials or move the listener (tenant isolation, SSRF)
  * are absent, so they are rejected as unknown keys.
  */
 
@@ -102,7 +102,7 @@ export const loadmasterPersistenceSchema: Schema = s.obj({ type: s.oneOf('cookie
 
 const DEFAULTS = { path: '/', hostHeader: '', expectStatus: '^[234][0-9][0-9]$', intervalSeconds: 3, timeoutSeconds: 3, failures: 3 };
 
-/** vTM's default when no monitor is asked for (seed 003): a plain TCP connect monitor. */
+/** vTM's default when no monitor is asked for (as documented): a plain TCP connect monitor. */
 export const VTM_DEFAULT_MONITOR: Monitor = { type: 'tcp', path: '', hostHeader: '', expectStatus: '', intervalSeconds: 3, timeoutSeconds: 3, failures: 3, vendor: null };
 
 function obj(x: unknown): Record<string, unknown> {

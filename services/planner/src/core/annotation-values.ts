@@ -9,7 +9,7 @@ export type AnnotationValue<T> = { readonly kind: 'absent' } | { readonly kind: 
 const ABSENT = { kind: 'absent' } as const;
 
 /**
- * Reads one setting that may be spelled several ways (seed 003's table and prose disagree, so both spellings
+ * Reads one setting that may be spelled several ways (the vTM integration's documented table and prose disagree, so both spellings
  * are accepted). Two spellings with different values are an error rather than a silent pick.
  */
 export function readRaw(annotations: Readonly<Record<string, string>>, names: readonly string[]): AnnotationValue<string> {
@@ -52,7 +52,7 @@ export function readWord<W extends string>(annotations: Readonly<Record<string, 
   });
 }
 
-/** A JSON annotation parsed strictly and checked against an allowlist schema (FM-28). */
+/** A JSON annotation parsed strictly and checked against an allowlist schema (hostile JSON is refused). */
 export function readJson(annotations: Readonly<Record<string, string>>, names: readonly string[], schema: Schema): AnnotationValue<JsonObject> {
   return mapValue(readRaw(annotations, names), (v, name) => {
     const parsed = parseStrictJson(v);

@@ -3,7 +3,7 @@ import type { ApplianceConfig, ClusterConfig } from '@portolan/fleet-config';
 import { VTM_DEFAULT_MONITOR } from './annotation-schemas.ts';
 import type { HostOwnership } from './host-ownership.ts';
 
-/** The vTM controller name of seed 003; a vTM appliance answers it besides the configured ones. */
+/** The controller name the vTM Kubernetes integration documents; a vTM appliance answers it besides the configured ones. */
 export const VTM_CONTROLLER = 'pulsesecure.net/vtm-ingress-controller';
 
 /** Everything the pure stages need to know about one appliance, derived once from its fleet-config entry. */
@@ -23,13 +23,13 @@ export interface ApplianceProfile {
   readonly httpPort: number;
   readonly httpsPort: number;
   /**
-   * `vtm`: ssl-redirect is a redirect-only listener on port 80 and seed 003's shared-address rules apply
+   * `vtm`: ssl-redirect is a redirect-only listener on port 80 and vTM's documented shared-address rules apply
    * (vTM, LoadMaster). `none`: one shared listener pair; ssl-redirect is per route (HAProxy).
    */
   readonly sharedRules: 'vtm' | 'none';
   /**
    * Whether an Ingress with a TLS section is served on the plain-HTTP port too, as the Ingress specification has it
-   * (HAProxy, LoadMaster), or only on its HTTPS port (seed 003's documented vTM rule: a TLS section moves the
+   * (HAProxy, LoadMaster), or only on its HTTPS port (the vTM integration's documented rule: a TLS section moves the
    * virtual server to 443).
    */
   readonly tlsAlsoServesHttp: boolean;

@@ -31,7 +31,7 @@ export function poolMembers(perCluster: ReadonlyMap<string, Resolution>): readon
   return sortMembers(members);
 }
 
-/** Whether a pool asks for persistence or a monitor (seed 003's NodePort warning). */
+/** Whether a pool asks for persistence or a monitor (the vTM integration's documented NodePort warning). */
 export function asksAffinity(spec: PoolSpec): boolean {
   return spec.settings.monitor !== null || spec.settings.persistence !== null;
 }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import * as f from '../testing/fixtures.ts';
 import { planEvents, summarize } from '../testing/summary.ts';
 
-/** FM-24 / FM-26: each class of malformed or oversized Ingress is rejected alone, with a machine-readable reason. */
+/** One bad Ingress never blocks the others: each class of malformed or oversized Ingress is rejected alone, with a machine-readable reason. */
 const CLASS = f.ingressClass('portolan', 'portolan.dev/ingress-controller');
 const cfg = f.fleet([{ name: 'c1' }], [f.appliance('lb', 'haproxy')]);
 const raw = (name: string, spec: Record<string, unknown>, annotations?: Record<string, string>) => ({ kind: 'Ingress', metadata: { name, namespace: 'default', resourceVersion: f.nextRv(), creationTimestamp: f.at(1), ...(annotations ? { annotations } : {}) }, spec: { ingressClassName: 'portolan', ...spec } });
@@ -21,8 +21,8 @@ const TABLE: { name: string; ingress: Record<string, unknown>; reason: string }[
   { name: 'IP literal host', ingress: raw('bad', { rules: [{ host: '10.0.0.1', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { number: 80 } } } }] } }] }), reason: 'HostIsIPAddress' },
   { name: 'invalid TLS host', ingress: raw('bad', { ...path({ service: { name: 'web', port: { number: 80 } } }), tls: [{ hosts: ['*.*.example.com'], secretName: 's' }] }), reason: 'InvalidWildcard' },
   { name: 'invalid Secret name', ingress: raw('bad', { ...path({ service: { name: 'web', port: { number: 80 } } }), tls: [{ hosts: ['x.example.com'], secretName: 'Bad_Secret' }] }), reason: 'InvalidSecretName' },
-  { name: 'more rules than the cap (FM-26)', ingress: raw('bad', { rules: Array.from({ length: 1001 }, (_, i) => ({ host: `h${i}.example.com`, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { number: 80 } } } }] } })) }), reason: 'TooLarge' },
-  { name: 'a 300 KiB annotation (FM-26)', ingress: raw('bad', path({ service: { name: 'web', port: { number: 80 } } }), { 'example.com/blob': 'x'.repeat(300 * 1024) }), reason: 'TooLarge' },
+  { name: 'more rules than the cap', ingress: raw('bad', { rules: Array.from({ length: 1001 }, (_, i) => ({ host: `h${i}.example.com`, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { number: 80 } } } }] } })) }), reason: 'TooLarge' },
+  { name: 'a 300 KiB annotation', ingress: raw('bad', path({ service: { name: 'web', port: { number: 80 } } }), { 'example.com/blob': 'x'.repeat(300 * 1024) }), reason: 'TooLarge' },
   { name: 'an annotation JSON over 16 KiB', ingress: raw('bad', path({ service: { name: 'web', port: { number: 80 } } }), { 'portolan.dev/monitor': `{"type":"http","path":"/${'a'.repeat(17000)}"}` }), reason: 'InvalidAnnotationJson' },
   { name: 'fields of the wrong type everywhere', ingress: { kind: 'Ingress', metadata: { name: 'bad', namespace: 'default', resourceVersion: f.nextRv() }, spec: { ingressClassName: 'portolan', rules: 'nope', tls: 7, defaultBackend: [] } }, reason: 'NoBackends' },
 ];

@@ -11,7 +11,7 @@ import { CURRENT_LAYOUT, type SnapshotLayout } from './snapshot-layout.ts';
 import type { WorldView } from './world-view.ts';
 
 /**
- * Incremental planning of a LoadMaster in Service mode (seed 000): opted-in Services feed pre-existing Virtual
+ * Incremental planning of a LoadMaster in Service mode (as LoadMaster documents it): opted-in Services feed pre-existing Virtual
  * Services. A Service or endpoint change revisits only the Virtual Service (target) that Service binds.
  */
 export class BindingEngine {

@@ -6,7 +6,7 @@ import * as f from '../testing/fixtures.ts';
 import { planEvents, summarize } from '../testing/summary.ts';
 import { Planner } from './planner.ts';
 
-/** FM-25: conflicts for the same host and path across Ingresses and namespaces. */
+/** Conflicts for the same host and path across Ingresses and namespaces. */
 const CLASS = f.ingressClass('portolan', 'portolan.dev/ingress-controller');
 const cfg = f.fleet([{ name: 'c1' }], [f.appliance('lb', 'haproxy')]);
 const ing = (namespace: string, name: string, created: number, paths: [string, string][], o: { defaultBackend?: string; tls?: string; host?: string } = {}) =>
@@ -139,7 +139,7 @@ test('the loser is told who holds the route', () => {
   assert.equal(d.conditions.find((c) => c.reason === 'RouteConflict')?.message, 'shop.example.com/ (Prefix) on listener default~80 is served by the older Ingress team-a/shop in cluster c1');
 });
 
-test('property (FM-25): the winner depends only on (creationTimestamp, namespace, name) — any arrival order, relist or redelivery', () => {
+test('property: the winner depends only on (creationTimestamp, namespace, name) — any arrival order, relist or redelivery', () => {
   const contenders = [
     ing('n1', 'x', 3, [['/', 's1'], ['/api', 's1']]),
     ing('n2', 'x', 1, [['/api', 's2']]),

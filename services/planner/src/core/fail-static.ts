@@ -21,7 +21,7 @@ export function staleClusters(lastHeartbeatMs: ReadonlyMap<string, number>, clus
 }
 
 /**
- * Fail-static (DESIGN.md §4): members a stale cluster contributed are taken from the last applied state instead of
+ * Fail-static (docs/design-notes.md §3): members a stale cluster contributed are taken from the last applied state instead of
  * the new plan, so a silent watcher never empties pools; healthy clusters' members follow the plan. Applies to
  * pools and Service-mode bindings that exist in both states.
  */

@@ -5,7 +5,7 @@ import { planEvents } from '../testing/summary.ts';
 import { canonicalizeHost, hostMatches } from './host-name.ts';
 import { matchRequest } from './route-matcher.ts';
 
-/** FM-29 corpus: canonical form, or the reason a host is refused. */
+/** Look-alike and malformed hosts: canonical form, or the reason a host is refused. */
 const HOSTS: { raw: string; want: string | { reason: string } }[] = [
   { raw: 'Shop.EXAMPLE.com', want: 'shop.example.com' },
   { raw: 'shop.example.com.', want: 'shop.example.com' },

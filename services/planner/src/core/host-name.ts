@@ -10,7 +10,7 @@ const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 const AUTHORITY_BREAKERS = /[\s:/?#@[\]\\%*]/u;
 
 /**
- * Canonicalises an Ingress host before any comparison (FM-29): lower case, IDNA to ASCII (the WHATWG URL parser,
+ * Canonicalises an Ingress host before any comparison (so look-alike spellings of one host compare equal): lower case, IDNA to ASCII (the WHATWG URL parser,
  * which is global, not a `node:` import), one trailing dot removed, `*.` allowed only as the whole first label.
  * Rejects IP literals, mixed-script labels (homoglyph hosts) and anything that is not LDH after conversion.
  */

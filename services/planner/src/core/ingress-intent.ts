@@ -105,7 +105,7 @@ export function buildIntent(ingress: TrimmedIngress, cluster: string, profile: A
   const routes = spec.routes.map((r) => ({ host: r.host, path: r.path, match: r.match, pool: poolFor(r.backend) }));
   const defaultPool = spec.defaultBackend === null ? null : poolFor(spec.defaultBackend);
   const tls = tlsIntents(spec, ref, o, secrets, warnings);
-  // Seed 003: 80 without TLS, 443 with a TLS section; passthrough carries HTTPS, so it defaults to the HTTPS port too.
+  // vTM's documented rule: 80 without TLS, 443 with a TLS section; passthrough carries HTTPS, so it defaults to the HTTPS port too.
   const port = o.port ?? (spec.hasTls || o.passthrough ? profile.httpsPort : profile.httpPort);
   const listener: ListenerRequest = {
     group: o.address.kind === 'default' ? 'default' : o.address.ip,

@@ -50,7 +50,7 @@ export interface IngressShape {
   readonly hasRules: boolean;
 }
 
-/** Annotation names of seed 003, with every spelling its table and prose use. */
+/** The vTM integration's annotation names, with every spelling its documented table and prose use. */
 export const VTM_ANNOTATIONS = {
   ipAddress: ['vtm.pulsesecure.net/ip-address'],
   sharedIpAddress: ['vtm.pulsesecure.net/shared-ip-address', 'vtm.pulsesecure.net/shared-ipaddress'],
@@ -199,7 +199,7 @@ function readLoadmaster(a: Readonly<Record<string, string>>, profile: ApplianceP
 }
 
 /**
- * Rules that hold for every driver family (passthrough needs a bare default backend) and seed 003's rules for a
+ * Rules that hold for every driver family (passthrough needs a bare default backend) and vTM's documented rules for a
  * shared address (the default address counts as shared: several Ingresses use it).
  */
 function applyListenerRules(o: IngressOptions, profile: ApplianceProfile, shape: IngressShape, issues: AnnotationIssues): IngressOptions {

@@ -3,7 +3,7 @@ import { portableRegexProblem } from './portable-regex.ts';
 
 /**
  * A small, strict schema language for annotation JSON: objects list every allowed key (unknown keys are errors),
- * scalars carry their bounds. An allowlist, because blocklists of dangerous fields always miss one (FM-28).
+ * scalars carry their bounds. An allowlist, because blocklists of dangerous fields always miss one.
  */
 export type Schema =
   | { readonly type: 'object'; readonly properties: Readonly<Record<string, Schema>>; readonly required?: readonly string[] }

@@ -6,7 +6,7 @@ import { planEvents, summarize } from '../testing/summary.ts';
 import { poolNameOf } from './ingress-intent.ts';
 import { loadmasterMonitor } from './annotation-schemas.ts';
 
-/** Seed 000: LoadMaster Ingress mode (a VS per Ingress, SubVS per backend) and Service mode (Real Servers on an existing VS). */
+/** LoadMaster's documented behaviour: Ingress mode (a VS per Ingress, SubVS per backend) and Service mode (Real Servers on an existing VS). */
 const BASE = [
   f.ingressClass('portolan', 'portolan.dev/ingress-controller'),
   f.service('web', [[undefined, 80]]),
@@ -125,7 +125,7 @@ const INGRESS_MODE: { name: string; objects: Record<string, unknown>[]; applianc
 ];
 
 for (const row of INGRESS_MODE) {
-  test(`seed 000 Ingress mode: ${row.name}`, () => {
+  test(`LoadMaster Ingress mode: ${row.name}`, () => {
     const cfg = f.fleet([{ name: 'c1' }], [{ ...f.appliance('lb', 'loadmaster'), ...row.appliance }]);
     assert.deepEqual(summarize(planEvents(cfg, f.added('c1', ...BASE, ...row.objects))), row.want);
   });
@@ -174,7 +174,7 @@ const SERVICE_MODE: { name: string; objects: Record<string, unknown>[]; want: st
 ];
 
 for (const row of SERVICE_MODE) {
-  test(`seed 000 Service mode: ${row.name}`, () => {
+  test(`LoadMaster Service mode: ${row.name}`, () => {
     const cfg = f.fleet([{ name: 'c1' }], [{ ...f.appliance('lb', 'loadmaster'), ...SERVICE_MODE_LM }]);
     assert.deepEqual(summarize(planEvents(cfg, f.added('c1', ...BASE, ...row.objects))), row.want);
   });

@@ -211,7 +211,7 @@ const TABLE: { name: string; objects: Record<string, unknown>[]; appliance?: Par
     want: ['Rejected c1/default/a InvalidAnnotationJson'],
   },
   {
-    name: 'a monitor status pattern the appliance cannot compile rejects that Ingress only (FM-23); the others are planned',
+    name: 'a monitor status pattern the appliance cannot compile rejects that Ingress only; the others are planned',
     objects: [ing('a', { [`${P}/monitor`]: '{"type":"http","expectStatus":"(["}' }), ing('b', {}, { created: 1, host: 'b.example.com' })],
     want: [
       'vs default~80 http default owners=c1/default/b',

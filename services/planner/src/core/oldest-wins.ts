@@ -4,7 +4,7 @@ export interface Claim {
 }
 
 /**
- * The conflict rule (FM-25): the oldest claim wins whatever the event order; claims asking for the same thing
+ * The conflict rule: the oldest claim wins whatever the event order; claims asking for the same thing
  * as the winner (`same`) are merged with it; the rest lose. One object never has two claims in one contest, and
  * order keys are unique per object, so there are no ties.
  */

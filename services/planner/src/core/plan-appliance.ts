@@ -132,7 +132,7 @@ export function planAppliance(world: WorldView, profile: ApplianceProfile, clust
   return canonicalizeDesiredState({ appliance: profile.name, driver: profile.driver, virtualServices, pools, certificates, bindings: [], conditions });
 }
 
-/** LoadMaster Service mode from scratch: annotated Services feed pre-existing Virtual Services (seed 000). */
+/** LoadMaster Service mode from scratch: annotated Services feed pre-existing Virtual Services (as LoadMaster documents it). */
 function planBindings(world: WorldView, profile: ApplianceProfile, served: readonly ClusterProfile[]): DesiredState {
   const intents: BindingIntent[] = [];
   const weights = new Map(served.map((c) => [c.name, c.weight] as const));

@@ -88,7 +88,7 @@ test('property: duplicated and redelivered events give the same hashes', () => {
   );
 });
 
-test('property (FM-24): the planner never throws, and valid Ingresses plan identically with invalid ones present', () => {
+test('property (isolation): the planner never throws, and valid Ingresses plan identically with invalid ones present', () => {
   const base = f.added('c1', f.ingressClass('portolan', 'portolan.dev/ingress-controller'), f.ingressClass('vtm', 'pulsesecure.net/vtm-ingress-controller'), f.service('s1', [[undefined, 80]], { namespace: 'n1' }), f.slice('s1-0', 's1', undefined, 8080, [['10.1.0.1']], { namespace: 'n1' }));
   fc.assert(
     fc.property(fc.array(ingressArb(false), { maxLength: 4 }), fc.array(ingressArb(true), { minLength: 1, maxLength: 4 }), (valid, invalid) => {

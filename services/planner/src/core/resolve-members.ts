@@ -25,7 +25,7 @@ export interface ResolveRequest {
 
 /**
  * The resolve stage: Service → port (by number or name) → EndpointSlices (ready → active, serving and terminating →
- * draining), or in NodePort mode the Ready nodes' InternalIP × nodePort (seed 003's data path). Cost: the Service's
+ * draining), or in NodePort mode the Ready nodes' InternalIP × nodePort (the vTM integration's NodePort data path). Cost: the Service's
  * slices (and the cluster's nodes in NodePort mode), never the world.
  */
 export function resolveMembers(world: WorldView, r: ResolveRequest, previous?: readonly PoolMember[]): Resolution {

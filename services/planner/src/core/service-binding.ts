@@ -5,7 +5,7 @@ import { readIp, readPort, readRaw, readWord, AnnotationIssues } from './annotat
 import { creationOrderKey } from './creation-order.ts';
 import { issue, type Issue } from './issue.ts';
 
-/** Seed 000 / Kemp Service mode: the label that opts a Service in, and its value. */
+/** LoadMaster's documented Service mode: the label that opts a Service in, and its value. */
 export const LOADMASTER_SERVICE_LABEL = 'kempLB';
 /** The annotation naming the pre-existing Virtual Service by its id. */
 export const LOADMASTER_VSID_ANNOTATION = 'vsid';
@@ -34,7 +34,7 @@ export function isBindingService(svc: TrimmedService): boolean {
   return svc.metadata.labels?.[LOADMASTER_SERVICE_LABEL] === 'Enabled';
 }
 
-/** Reads the binding a Service asks for (seed 000: the VS must already exist; only Real Servers are managed). */
+/** Reads the binding a Service asks for (as LoadMaster documents it: the VS must already exist; only Real Servers are managed). */
 export function buildBindingIntent(svc: TrimmedService, cluster: string): BindingIntent {
   const { name, namespace, creationTimestamp } = svc.metadata;
   const ref: ObjectRef = { cluster, kind: 'Service', namespace, name };

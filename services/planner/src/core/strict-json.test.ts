@@ -6,7 +6,7 @@ import { checkSchema } from './json-schema.ts';
 import { vtmMonitor, vtmMonitorSchema, vtmPersistenceSchema, vtmPoolCustomizationSchema, vtmVirtualServerCustomizationSchema, neutralMonitorSchema } from './annotation-schemas.ts';
 import { readJson } from './annotation-values.ts';
 
-/** FM-28: a fixed corpus of hostile annotation JSON; each is refused with a reason naming the problem. */
+/** Tenant isolation: a fixed corpus of hostile annotation JSON; each is refused with a reason naming the problem. */
 const HOSTILE: { name: string; text: string; reason: RegExp }[] = [
   { name: 'syntax error', text: '{"properties": {', reason: /unexpected end|expected/ },
   { name: 'trailing data', text: '{"properties":{}} x', reason: /after the JSON value/ },
@@ -56,7 +56,7 @@ test('an annotation naming the problem: readJson reports the annotation and the 
   assert.deepEqual(v, { kind: 'invalid', issue: { reason: 'InvalidAnnotationJson', message: 'vtm.pulsesecure.net/monitor: $.properties.basic.machine: unknown key' } });
 });
 
-test('the seed 003 monitor example maps to an HTTPS monitor with its timeout and status regex', () => {
+test('the documented vTM monitor example maps to an HTTPS monitor with its timeout and status regex', () => {
   const json = { properties: { basic: { type: 'http', timeout: 5, use_ssl: true }, http: { status_regex: '^403$' } } };
   assert.equal(checkSchema(json, vtmMonitorSchema), null);
   assert.deepEqual(vtmMonitor(json), { type: 'https', path: '/', hostHeader: '', expectStatus: '^403$', intervalSeconds: 3, timeoutSeconds: 5, failures: 3, vendor: json });

@@ -14,7 +14,7 @@ export const ANNOTATION_JSON_LIMITS: JsonLimits = { maxBytes: 16 * 1024, maxDept
 /** Parsed JSON, or a reason a user can act on. */
 export type StrictJsonResult = { readonly ok: true; readonly value: JsonValue } | { readonly ok: false; readonly message: string };
 
-/** Keys that reach an object's prototype when merged into config objects (FM-28): refused outright. */
+/** Keys that reach an object's prototype when merged into config objects (prototype pollution): refused outright. */
 const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 class JsonRefused extends Error {}

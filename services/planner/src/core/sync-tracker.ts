@@ -3,7 +3,7 @@ import { KUBE_KINDS } from '@portolan/kube-model';
 import type { PlannerConfig } from './planner.ts';
 
 /**
- * Which clusters have completed a full list of every kind (FM-7: never plan from a partial world). A kind is
+ * Which clusters have completed a full list of every kind (never plan from a partial world). A kind is
  * synced once all chunks of one list-marker generation have arrived; it stays synced (a later failing list leaves
  * the last complete world in place, which is the fail-static behaviour).
  */

@@ -56,7 +56,7 @@ test('a Secret created after its Ingress is picked up incrementally (its event r
   assert.deepEqual(summarize(planned[0]!.desired).filter((l) => l.startsWith('cert') || l.startsWith('Warning')), ['cert c1~default~s 121212 hosts=a.example.com']);
 });
 
-test('FM-27: private-key bytes never reach any snapshot piece, even when a Secret arrives unsealed', () => {
+test('private-key bytes never reach any snapshot piece, even when a Secret arrives unsealed', () => {
   const p = new Planner(haproxy);
   const plain = { kind: 'Secret', metadata: { name: 's', namespace: 'default', resourceVersion: '5' }, type: 'kubernetes.io/tls', data: { 'tls.crt': 'LS0tQ0VSVElGSUNBVEUtLS0t', 'tls.key': 'LS0tUFJJVkFURSBLRVktLS0t' } };
   for (const e of f.added('c1', CLASS, web({ tls: [{ hosts: ['a.example.com'], secretName: 's' }] }), plain)) p.applyEvent(e);
@@ -71,7 +71,7 @@ const VTM_CLASS = f.ingressClass('vtm', 'pulsesecure.net/vtm-ingress-controller'
 const NODES = [f.node('n1', '192.168.0.1'), f.node('n2', '192.168.0.2'), f.node('n3', '192.168.0.3', false)];
 const vtmIngress = (annotations: Record<string, string> = {}) => f.ingress({ name: 'web', className: 'vtm', annotations: { 'vtm.pulsesecure.net/ip-address': '10.0.0.9', ...annotations }, rules: [f.rule('a.example.com', ['/', 'Prefix', 'web', 80])] });
 
-test('NodePort mode (seed 003 data path): Ready nodes × nodePort; NotReady nodes are left out', () => {
+test('NodePort mode (the documented vTM data path): Ready nodes × nodePort; NotReady nodes are left out', () => {
   const d = planEvents(vtmNodePort(), f.added('c1', VTM_CLASS, ...NODES, vtmIngress(), f.service('web', [[undefined, 80, 30080]], { type: 'NodePort' }), f.slice('web-1', 'web', undefined, 8080, [['10.1.0.1', true, true, false, 'n1']])));
   assert.deepEqual(summarize(d).filter((l) => l.startsWith('pool') || l.startsWith('Accepted') || l.startsWith('Warning')), ['pool default~web~80 monitor=tcp [192.168.0.1:30080@c1 192.168.0.2:30080@c1]', 'Accepted c1/default/web Planned']);
 });
@@ -81,7 +81,7 @@ test('NodePort mode: a ClusterIP Service has no data path: warned, pool empty', 
   assert.deepEqual(summarize(d).filter((l) => l.startsWith('pool') || l.startsWith('Warning')), ['pool default~web~80 monitor=tcp []', 'Warning c1/default/web NotNodePortService']);
 });
 
-test('NodePort mode: persistence without externalTrafficPolicy Local is warned (seed 003); with Local only nodes running endpoints serve', () => {
+test('NodePort mode: persistence without externalTrafficPolicy Local is warned (as vTM documents); with Local only nodes running endpoints serve', () => {
   const persistence = '{"properties":{"basic":{"type":"ip"}}}';
   const pool = poolNameOf('default', { service: 'web', port: 80 }, { monitor: null, persistence: vtmPersistence({ properties: { basic: { type: 'ip' } } }) as never, tlsToBackend: false, customization: null });
   const objects = (policy?: string) => f.added('c1', VTM_CLASS, ...NODES, vtmIngress({ 'vtm.pulsesecure.net/persistence': persistence }), f.service('web', [[undefined, 80, 30080]], { type: 'NodePort', ...(policy ? { externalTrafficPolicy: policy } : {}) }), f.slice('web-1', 'web', undefined, 8080, [['10.1.0.1', true, true, false, 'n2'], ['10.1.0.2', false, true, true, 'n3']]));

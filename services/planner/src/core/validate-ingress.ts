@@ -30,14 +30,14 @@ export interface NormalizedIngress {
 /** Validation outcome: the normalised Ingress (with warnings), or every error found. */
 export type ValidationResult = { readonly ok: true; readonly ingress: NormalizedIngress; readonly warnings: readonly Issue[] } | { readonly ok: false; readonly errors: readonly Issue[] };
 
-/** Per-object caps (S11, FM-26): objects beyond them are rejected whole, so one tenant cannot stall planning. */
+/** Per-object caps: objects beyond them are rejected whole, so one tenant cannot stall planning. */
 export const INGRESS_LIMITS = { rules: 1000, paths: 5000, tls: 100, hostsPerTls: 100, annotationBytes: 256 * 1024 } as const;
 
 const SERVICE_NAME = /^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const PORT_NAME = /^(?=.*[a-z])[a-z0-9]([-a-z0-9]{0,13}[a-z0-9])?$/;
 const SECRET_NAME = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
 
-/** Validates one Ingress on its own (FM-24): never throws; a bad field rejects this Ingress only. */
+/** Validates one Ingress on its own: never throws; a bad field rejects this Ingress only. */
 export function validateIngress(ingress: TrimmedIngress): ValidationResult {
   const errors: Issue[] = [];
   const warnings: Issue[] = [];

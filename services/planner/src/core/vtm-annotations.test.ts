@@ -7,7 +7,7 @@ import { poolNameOf, type PoolSettings } from './ingress-intent.ts';
 import { vtmMonitor } from './annotation-schemas.ts';
 
 /**
- * Seed 003 (vTM Ingress controller), every annotation rule and restriction, both spellings where the seed's table
+ * The vTM Kubernetes integration's documented behaviour: every annotation rule and restriction, both spellings where its table
  * and prose disagree. Each row plans a small world and compares the whole output (summary form).
  */
 const V = 'vtm.pulsesecure.net';
@@ -150,7 +150,7 @@ const TABLE: { name: string; objects: Record<string, unknown>[]; appliance?: Par
     want: ['vs 10.0.2.223~80 http dedicated:10.0.2.223 owners=c1/default/a', `  a.example.com/ Prefix -> ${WEB({ tlsToBackend: true })} (c1/default/a)`, `pool ${WEB({ tlsToBackend: true })} monitor=tcp tls [10.1.0.1:8080@c1]`, 'Accepted c1/default/a Planned'],
   },
   {
-    name: 'monitor: the seed example becomes an HTTPS monitor (vendor JSON kept)',
+    name: 'monitor: the documented example becomes an HTTPS monitor (vendor JSON kept)',
     objects: [ing('a', { [`${V}/ip-address`]: '10.0.2.223', [`${V}/monitor`]: '{"properties": {"basic": {"type":"http","timeout":5,"use_ssl":true}, "http": {"status_regex":"^403$"}}}' })],
     want: ['vs 10.0.2.223~80 http dedicated:10.0.2.223 owners=c1/default/a', `  a.example.com/ Prefix -> ${WEB({ monitor: vtmMonitor(MONITOR) })} (c1/default/a)`, `pool ${WEB({ monitor: vtmMonitor(MONITOR) })} monitor=https:/ [10.1.0.1:8080@c1]`, 'Accepted c1/default/a Planned'],
   },
@@ -160,7 +160,7 @@ const TABLE: { name: string; objects: Record<string, unknown>[]; appliance?: Par
     want: ['Rejected c1/default/a InvalidAnnotationJson'],
   },
   {
-    name: 'persistence: the seed example becomes cookie persistence',
+    name: 'persistence: the documented example becomes cookie persistence',
     objects: [ing('a', { [`${V}/ip-address`]: '10.0.2.223', [`${V}/persistence`]: '{"properties": {"basic": {"type":"cookie","cookie":"ChocChip"}}}' })],
     want: ['vs 10.0.2.223~80 http dedicated:10.0.2.223 owners=c1/default/a', `  a.example.com/ Prefix -> ${WEB({ persistence: { type: 'cookie', cookie: 'ChocChip', vendor: { properties: { basic: { type: 'cookie', cookie: 'ChocChip' } } } } })} (c1/default/a)`, `pool ${WEB({ persistence: { type: 'cookie', cookie: 'ChocChip', vendor: { properties: { basic: { type: 'cookie', cookie: 'ChocChip' } } } } })} monitor=tcp persist=cookie:ChocChip [10.1.0.1:8080@c1]`, 'Accepted c1/default/a Planned'],
   },
@@ -314,14 +314,14 @@ function withSecret(o: Record<string, unknown>, secretName: string): Record<stri
 }
 
 for (const row of TABLE) {
-  test(`seed 003: ${row.name}`, () => {
+  test(`vTM: ${row.name}`, () => {
     const cfg = f.fleet([{ name: 'c1' }], [{ ...f.appliance('lb', 'vtm'), ...row.appliance }]);
     const d = planEvents(cfg, f.added('c1', ...BASE, ...row.objects));
     assert.deepEqual(summarize(d), row.want);
   });
 }
 
-test('seed 003: condition messages explain the restriction and name the older Ingress', () => {
+test('vTM: condition messages explain the restriction and name the older Ingress', () => {
   const cfg = f.fleet([{ name: 'c1' }], [f.appliance('lb', 'vtm')]);
   const d = planEvents(cfg, f.added('c1', ...BASE, ing('old', { [`${V}/shared-ip-address`]: '10.0.5.223' }, { created: 1 }), ing('new', { [`${V}/shared-ip-address`]: '10.0.5.223', 'ingress.kubernetes.io/ssl-redirect': 'true' }, { created: 2, tls: true })));
   const c = d.conditions.find((x) => x.object.name === 'new')!;

@@ -61,7 +61,7 @@ export class KubeTraffic {
     this.random = random;
   }
 
-  /** Every cluster's class, Services, slices and Ingresses, then a list marker of every kind (FM-7). */
+  /** Every cluster's class, Services, slices and Ingresses, then a list marker of every kind (so the planner may plan). */
   async publishWorld(): Promise<void> {
     for (const cluster of CLUSTERS) {
       await this.event(cluster, 'IngressClass', this.object('', 'portolan', { spec: { controller: 'portolan.dev/ingress-controller' } }), KubeEventType.ADDED);
