@@ -5,7 +5,7 @@ export interface Figure {
   /** The median (or the single measured value where a distribution makes no sense). */
   readonly value: number;
   readonly p99?: number;
-  /** Target from the issue, printed beside the figure (`≤ 25`, `≥ 20000`). */
+  /** The goal, printed beside the figure (`≤ 25`, `≥ 20000`). */
   readonly goal?: string;
   /** The same quantity measured in the same run by the naive approach. */
   readonly baseline?: number;

@@ -14,7 +14,7 @@ const config = benchFleet([
   { name: 'lm', driver: 'loadmaster', ingressControllers: ['portolan.dev/loadmaster'], loadmaster: { url: 'https://unused', username: 'bal', passwordFile: 'unused', mode: 'ingress' } },
 ]);
 
-/** Ingress i of a vendor: its own address, as seed 003 (vTM ip-address) and seed 000 (LoadMaster vsip) describe. */
+/** Ingress i of a vendor: its own address, as the vTM integration's ip-address and LoadMaster's vsip annotations describe. */
 function vendorIngress(i: number, cls: ClassName): KubeObject {
   const ip = `10.${cls === 'vtm' ? 100 : 101}.${(i >> 8) & 255}.${i & 255}`;
   return ingress(i, { cls, annotations: cls === 'vtm' ? { 'vtm.pulsesecure.net/ip-address': ip } : { 'kemp.ax/vsip': ip } });

@@ -2,7 +2,7 @@
 // same generator feeds the API simulator (real watcher) and the planner core (after the watcher's trimming).
 import type { KubeObject } from '@portolan/kube-sim';
 
-/** Endpoints per EndpointSlice (issue 10: "10-endpoint slices"). */
+/** Endpoints per EndpointSlice (the benchmark goals' "10-endpoint slices"). */
 export const ENDPOINTS_PER_SLICE = 10;
 /** Namespaces the Services are spread over. */
 const NAMESPACES = 50;

@@ -1,4 +1,4 @@
-// Issue 6, end to end, failure modes FM-17 and FM-21: two applier processes for one HAProxy appliance with the
+// End to end, a leader killed mid-reload and a stale leader resuming after its lease: two applier processes for one HAProxy appliance with the
 // default lease timings (crash takeover bound 6 s); the leader is SIGKILLed or SIGSTOPped in the middle of a reload.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,13 +10,13 @@ import { eventually } from './eventually.ts';
 
 const ns = 'ha';
 const pods = { a: ['127.0.22.1'], b: ['127.0.22.2'], c: ['127.0.22.3'], d: ['127.0.22.4', '127.0.22.5'] };
-/** The issue's bound for a crash takeover with the default lease timings. */
+/** The bound for a crash takeover with the default lease timings. */
 const takeoverBoundMs = 6000;
 let p: Pipeline;
 
 before(async () => {
   p = await startPipeline({
-    // A short drift interval: HAProxy has no compare-and-set, so a stale writer's files are corrected by the leader's drift check (FM-17).
+    // A short drift interval: HAProxy has no compare-and-set, so a stale writer's files are corrected by the leader's drift check.
     appliances: [{ name: 'edge', driver: 'haproxy', ingressControllers: ['portolan.dev/ingress-controller'], replicas: ['edge-a', 'edge-b'], drift: { intervalSeconds: 3, policy: 'correct' } }],
     echoAddresses: Object.values(pods).flat(),
   });

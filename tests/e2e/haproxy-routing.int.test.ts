@@ -1,4 +1,4 @@
-// Issue 6, end to end: kubectl → simulator → watcher → NATS → planner → Postgres → applier (leader of two) → HAProxy,
+// HAProxy, end to end: kubectl → simulator → watcher → NATS → planner → Postgres → applier (leader of two) → HAProxy,
 // with requests sent through HAProxy to echo backends standing in for pods.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,6 +1,6 @@
-// Issue 8, end to end: every behaviour of seed 000 in both modes, kubectl → simulator → watcher → planner →
-// applier → LoadMaster emulator (v2 JSON API over self-signed HTTPS), read back with listvs/showrule the way an
-// operator would, and out-of-band deletions made through the same API.
+// LoadMaster, end to end: every documented behaviour of its Ingress controller in both modes, kubectl → simulator →
+// watcher → planner → applier → LoadMaster emulator (v2 JSON API over self-signed HTTPS), read back with
+// listvs/showrule the way an operator would, and out-of-band deletions made through the same API.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -163,7 +163,7 @@ describe('Service mode', () => {
     await eventually('the real server to be re-added', async () => assert.deepEqual(rsOf(await vsAt('10.20.0.1', 80)), ['10.1.2.1:8080', '10.1.2.2:8080', '10.1.2.3:8080']), { context });
   });
 
-  test('a virtual service deleted on the LoadMaster is not recreated (seed 000: the Service no longer names a valid VS)', async () => {
+  test('a virtual service deleted on the LoadMaster is not recreated (as documented: the Service no longer names a valid VS)', async () => {
     const countBefore = (await p.loadmaster.listVs()).length;
     const lastId = (await p.db.selectFrom('applies').select((eb) => eb.fn.max('id').as('id')).executeTakeFirstOrThrow()).id ?? '0';
     assert.equal((await p.loadmaster.call('delvs', { vs: retiredIndex })).status, 'ok');
@@ -190,7 +190,7 @@ describe('Service mode', () => {
   // Also a regression test: the applier once diffed Service-mode changes against its last render, which holds no
   // pre-existing virtual service, so a change after a successful apply was refused (VirtualServiceNotFound).
   test('scaling the Service adds and removes real servers', async () => {
-    // Seed 000: the Service whose VS was deleted loses its annotation (here: is deleted), and applies succeed again.
+    // As LoadMaster documents it: the Service whose VS was deleted loses its annotation (here: is deleted), and applies succeed again.
     const lastId = (await p.db.selectFrom('applies').select((eb) => eb.fn.max('id').as('id')).executeTakeFirstOrThrow()).id ?? '0';
     await p.kubectl(['delete', 'service', 'retired', '-n', ns]);
     await eventually('a succeeded apply without the retired binding', async () => {

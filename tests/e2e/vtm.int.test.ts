@@ -1,4 +1,4 @@
-// Issue 7, end to end: kubectl → simulator → watcher → planner → applier → vTM emulator (REST API 8.3), read back
+// vTM, end to end: kubectl → simulator → watcher → planner → applier → vTM emulator (REST API 8.3), read back
 // over the emulator's REST API the way an operator would; drift: an object deleted on the appliance comes back.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -10,7 +10,7 @@ export interface DemoAppliance {
   readonly ingressControllers: readonly string[];
   /** Applier replica ids: one process each, electing one leader. */
   readonly replicas: readonly string[];
-  /** LoadMaster only: seed 000's Ingress mode (default) or Service mode. */
+  /** LoadMaster only: Ingress mode (default; LoadMaster's Ingress controller's documented behaviour) or Service mode. */
   readonly mode?: 'ingress' | 'service';
   readonly drift?: { readonly intervalSeconds: number; readonly policy: 'correct' | 'report' };
 }

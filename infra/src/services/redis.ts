@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { StackConfig } from '../stack-config.ts';
 import { daemonService, type StackService } from './daemon-service.ts';
 
-/** redis-server on a private port with an append-only file, so a restart keeps leases (FM-18). */
+/** redis-server on a private port with an append-only file, so a restart keeps leases (a Redis that forgets them could let two leaders act). */
 export function redisService(config: StackConfig, binary: string): StackService {
   const dir = path.join(config.stateDir, 'redis');
   return daemonService({

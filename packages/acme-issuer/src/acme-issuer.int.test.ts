@@ -169,7 +169,7 @@ describe('AcmeIssuer against Pebble, with HTTP-01 answered by the vTM emulator d
       });
     }
     const freshBefore = await api.readNamespacedSecret({ name: 'fresh-tls', namespace: 'shop' });
-    // Only an https service on the address: port 80 exists just while the challenge is pending (seed 003 reserves it).
+    // Only an https service on the address: port 80 exists just while the challenge is pending (the vTM integration reserves it).
     await applyAll(desired([vs({ port: 443, protocol: 'https', certificates: ['shop.old-tls'] })], [
       { name: 'shop.old-tls', secret: secretRef('old-tls'), fingerprint: 'e'.repeat(64), hosts: ['old.example.test'], acme: true },
     ]));

@@ -19,7 +19,7 @@ export interface AcmeIssuerOptions {
   readonly secretStores: Readonly<Record<string, TlsSecretStore>>;
   readonly challenges: ChallengeStore;
   readonly publisher: ChallengePublisher;
-  /** Renew this many days before expiry (fleet config `vtm.acme.renewBeforeDays`; seed 003: 8). */
+  /** Renew this many days before expiry (fleet config `vtm.acme.renewBeforeDays`; the vTM integration documents 8). */
   readonly renewBeforeDays?: number;
   /** Structured events (no key material ever); default: none. */
   readonly log?: (event: IssuerEvent) => void;
@@ -43,7 +43,7 @@ export interface ReconcileReport {
 }
 
 /**
- * Requests and renews ACME certificates for kubernetes.io/tls Secrets (seed 003 use-lets-encrypt): each pass
+ * Requests and renews ACME certificates for kubernetes.io/tls Secrets (the vTM integration's use-lets-encrypt): each pass
  * reads the Secrets, decides with the pure planCertificateActions, and obtains what is due one order at a time,
  * answering HTTP-01 through the traffic manager. Failures are remembered and retried with backoff.
  */

@@ -20,7 +20,7 @@ const DEFAULT_BOUNDS: PassDelayBounds = { minMs: 5_000, maxMs: 3_600_000 };
 
 /**
  * Runs issuer passes one at a time: at start, when triggered (new requests), and otherwise when the earliest
- * renewal or retry falls due — seed 003's "renews the certificates eight days before they expire".
+ * renewal or retry falls due — the vTM integration's documented "renews the certificates eight days before they expire".
  */
 export class AcmeScheduler {
   readonly #options: AcmeSchedulerOptions;

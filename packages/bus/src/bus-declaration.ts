@@ -28,7 +28,7 @@ export function busDeclaration(options: { stream: string; replicas: number; maxP
     retention: RetentionPolicy.Limits,
     discard: DiscardPolicy.Old,
     num_replicas: options.replicas,
-    // Dedup by Nats-Msg-Id for two minutes; the planner absorbs later duplicates itself (FM-9).
+    // Dedup by Nats-Msg-Id for two minutes; the planner absorbs later duplicates itself.
     duplicate_window: nanos(120_000),
     max_msg_size: options.maxPayloadBytes,
   };

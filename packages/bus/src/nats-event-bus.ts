@@ -95,7 +95,7 @@ export class NatsEventBus {
     }
   }
 
-  /** First and last sequence of the kube stream (0/0 when empty): the planner checks them for regressions (FM-8). */
+  /** First and last sequence of the kube stream (0/0 when empty): the planner checks them for lost history. */
   async kubeStreamBounds(): Promise<{ firstSeq: number; lastSeq: number }> {
     const info = await this.jsm.streams.info(this.declaration.kube.name);
     return { firstSeq: info.state.first_seq, lastSeq: info.state.last_seq };
@@ -117,7 +117,7 @@ export class NatsEventBus {
    * Consumes a durable consumer of the kube stream until `signal` aborts, handing the handler every message that
    * arrived while it was busy (group commit: batch size 1 when idle, larger under load). Messages are acked only
    * after the handler's promise resolves (its work is committed); a throwing handler naks the batch. A consume loop
-   * that stops (missed heartbeats after a server restart, FM-11) is recreated.
+   * that stops (missed heartbeats after a server restart) is recreated.
    */
   async consumeBatches(durable: string, handler: (batch: readonly BusMessage[]) => Promise<void>, options: { signal: AbortSignal; maxBatch?: number; onError?: (e: unknown) => void; idleHeartbeatMs?: number }): Promise<void> {
     const maxBatch = options.maxBatch ?? 500;

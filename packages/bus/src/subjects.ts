@@ -1,5 +1,5 @@
 /**
- * Subject names and message ids (DESIGN.md §3). Subjects are namespaced by cluster and appliance; message ids
+ * Subject names and message ids (docs/architecture.md, "Contracts"). Subjects are namespaced by cluster and appliance; message ids
  * are pure functions of what was observed, so a republished observation is deduplicated by the broker.
  */
 

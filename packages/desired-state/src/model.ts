@@ -58,7 +58,7 @@ export interface VirtualService {
   readonly address: ListenAddress;
   readonly port: number;
   readonly protocol: ListenProtocol;
-  /** Ingresses that contribute to this service, oldest first (seed 003: shared IP routes apply in creation order). */
+  /** Ingresses that contribute to this service, oldest first (vTM's documented rule: shared IP routes apply in creation order). */
   readonly owners: readonly ObjectRef[];
   /** Certificate names (see DesiredState.certificates) served by SNI; the first is the default certificate. */
   readonly certificates: readonly string[];
@@ -138,7 +138,7 @@ export interface Certificate {
   readonly acme?: boolean;
 }
 
-/** A pre-existing appliance service that a Service feeds (LoadMaster Service mode, seed 000): never created by us. */
+/** A pre-existing appliance service that a Service feeds (LoadMaster Service mode, as its Ingress controller documents it): never created by us. */
 export interface ServiceBinding {
   /** The appliance-side identity, e.g. LoadMaster VS index "12" or "10.0.0.4:80:tcp". */
   readonly target: string;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The fleet config schema (DESIGN.md §8): one YAML file naming clusters, appliances, bus, store and leases.
+ * The fleet config schema (docs/fleet-config.md): one YAML file naming clusters, appliances, bus, store and leases.
  * Every object is strict, so a typo in a key is an error that names the key, not a silently ignored setting.
  */
 
@@ -21,7 +21,7 @@ const cluster = z.strictObject({
   kubeconfig: z.string().min(1).optional(),
   context: z.string().min(1).optional(),
   namespaces: namespaceScope.default('all-except-kube-system'),
-  /** Label selector for TLS Secrets the watcher follows (seed 003). */
+  /** Label selector for TLS Secrets the watcher follows (as the vTM integration documents). */
   secretLabelSelector: z.string().default(''),
   /** Weight of this cluster's members in multi-cluster pools. */
   weight: z.number().int().min(1).max(100).default(1),
@@ -72,7 +72,7 @@ const vtm = z.strictObject({
   /** File holding the password; credentials never sit in the fleet config itself. */
   passwordFile: z.string().min(1),
   apiVersion: z.string().default('8.3'),
-  /** Traffic IP group used when an Ingress names no address (seed 003); none → such Ingresses are rejected. */
+  /** Traffic IP group used when an Ingress names no address (vTM's documented default group); none → such Ingresses are rejected. */
   defaultTrafficIpGroup: z.string().optional(),
   /** Traffic managers that host the traffic IP groups the driver creates; omitted → every traffic manager of the cluster. */
   machines: z.array(z.string().min(1)).min(1).optional(),

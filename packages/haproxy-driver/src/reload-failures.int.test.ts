@@ -39,7 +39,7 @@ test('a configuration that fails `haproxy -c` is refused: failed result, files r
   const configBefore = fs.readFileSync(path.join(h.dir, 'haproxy.cfg'), 'utf8');
   const reloads = (await h.driver.showProc()).master.reloads;
   const b = echo.backends[0]!;
-  // An expect pattern PCRE cannot compile: valid for Kubernetes, fatal for HAProxy (FM-23's shape).
+  // An expect pattern PCRE cannot compile: valid for Kubernetes, fatal for HAProxy: a value only the appliance refuses.
   const bad = desired({
     pools: [
       pool('web', [member(b.address, b.port)]),

@@ -30,7 +30,7 @@ export interface ReloadTarget {
   readonly reloadTimeoutMs: number;
   /**
    * Re-checks the writer's right to write (epoch fence, leadership signal) just before each side effect: a leader
-   * paused mid-reload and resumed after a successor applied must not finish its stale reload (FM-17).
+   * paused mid-reload and resumed after a successor applied must not finish its stale reload.
    */
   readonly fence?: () => Promise<OperationResult | null>;
 }

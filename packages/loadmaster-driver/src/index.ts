@@ -1,4 +1,4 @@
-// Kemp LoadMaster driver: Service mode and Ingress mode (seed 000) over the v2 JSON API.
+// Kemp LoadMaster driver: Service mode and Ingress mode, as LoadMaster documents them, over the v2 JSON API.
 export { LoadMasterDriver, LoadMasterReadBackError, type LoadMasterDriverOptions } from './loadmaster-driver.ts';
 export { createLoadMasterDriver, LoadMasterConfigError } from './create-loadmaster-driver.ts';
 export { LoadMasterClient, LoadMasterTransportError, type LoadMasterCredentials, type LoadMasterReply } from './adapters/loadmaster-client.ts';

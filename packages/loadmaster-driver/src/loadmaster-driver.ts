@@ -35,7 +35,7 @@ export class LoadMasterReadBackError extends Error {
 }
 
 /**
- * The Kemp LoadMaster driver (seed 000): Service mode (DesiredState.bindings → real servers of existing VSs)
+ * The Kemp LoadMaster driver (its Ingress controller's documented behaviour): Service mode (DesiredState.bindings → real servers of existing VSs)
  * and Ingress mode (VirtualServices → owned VS/SubVS/rules/real servers/certificates), over the v2 JSON API.
  */
 export class LoadMasterDriver implements ApplianceDriver<LmVendorState> {

@@ -1,7 +1,7 @@
 import type { ColumnType } from 'kysely';
 
 /**
- * The Postgres schema (DESIGN.md §5) as kysely types. Everything here is append-only except
+ * The Postgres schema (docs/architecture.md, "Storage") as kysely types. Everything here is append-only except
  * `snapshot_heads`, `consumer_positions` and `leader_epochs`, which are moved by compare-and-set.
  */
 

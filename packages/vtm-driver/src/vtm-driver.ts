@@ -39,7 +39,7 @@ export class VtmDriverConfigError extends Error {
   }
 }
 
-/** The vTM ApplianceDriver: pure render and diff (seed 003), REST read-back of owned objects, one call per operation. */
+/** The vTM ApplianceDriver: pure render and diff (the vTM integration's documented behaviour), REST read-back of owned objects, one call per operation. */
 export class VtmDriver implements ApplianceDriver<VtmObjects> {
   readonly kind = 'vtm' as const;
   /** Every object is ours and written whole, so after a fully successful apply the appliance holds the render. */

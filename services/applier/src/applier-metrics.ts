@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, type Registry } from '@portolan/telemetry';
 
-/** The applier's Prometheus metrics (FM-19: alarm on no leader and on the age of the oldest unapplied snapshot). */
+/** The applier's Prometheus metrics (enough to alarm on no leader and on the age of the oldest unapplied snapshot). */
 export interface ApplierMetrics {
   readonly leader: Gauge;
   readonly epoch: Gauge;

@@ -77,7 +77,7 @@ async function main(): Promise<void> {
   const bus = await NatsEventBus.open(config.bus.url, busDeclaration({ stream: config.bus.stream, replicas: config.bus.replicas, maxPayloadBytes: config.bus.maxPayloadBytes, subjectPrefix: config.bus.subjectPrefix }), { name: `applier-${run.replicaId}` });
   const lease = new RedisLeaseClient(config.leases.redisUrl, { commandTimeoutMs: timings.timings.commandTimeoutMs, name: `applier-${run.replicaId}` });
   const elector = new LeaderElector({ group, holder: run.replicaId, timings: timings.timings, lease, epochs: new PgEpochStore(db), onEvent: onLeaderEvent(log, metrics, () => applier) });
-  // seed 003's use-lets-encrypt: pending HTTP-01 challenges are rendered into the vTM's port-80 services.
+  // The vTM integration's use-lets-encrypt: pending HTTP-01 challenges are rendered into the vTM's port-80 services.
   const challenges = appliance.driver === 'vtm' && appliance.vtm?.acme !== undefined ? new ChallengeStore() : null;
   const drivers = new DriverRegistry();
   if (challenges !== null) drivers.register('vtm', async (a, base) => (await import('@portolan/vtm-driver')).createVtmDriver(a, base, { acmeChallenges: () => challenges.list() }));

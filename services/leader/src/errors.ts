@@ -1,4 +1,4 @@
-/** A leader whose epoch was superseded tried to act (FM-17): the caller must stop and record nothing as applied. */
+/** A leader whose epoch was superseded tried to act (a stale leader): the caller must stop and record nothing as applied. */
 export class StaleEpochError extends Error {
   readonly code = 'LEADER_EPOCH_STALE';
   readonly group: string;

@@ -266,7 +266,7 @@ test('a blackholed Redis link: the leader stops acting before its lease expires 
   }
 });
 
-test('killed Redis client connections: some candidate leads again within TTL + 5 s (FM-19)', async () => {
+test('killed Redis client connections: some candidate leads again within TTL + 5 s', async () => {
   const group = `g${unique()}`;
   const prefix = `t${unique()}:`;
   const candidates = ['x', 'y'].map((h) => elector(group, h, fast, prefix));

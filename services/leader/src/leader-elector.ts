@@ -56,7 +56,7 @@ interface Term {
 }
 
 /**
- * Campaigns for one group's lease, holds it by renewing, and hands out a Leadership per term (DESIGN.md §6).
+ * Campaigns for one group's lease, holds it by renewing, and hands out a Leadership per term (docs/architecture.md).
  * The leader stops acting before its lease expires by its own clock: a deadline timer aborts the term, and
  * `isValid()` checks the clock directly so a resumed process (SIGSTOP, GC pause) stops even before timers run.
  */

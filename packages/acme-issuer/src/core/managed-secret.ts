@@ -2,7 +2,7 @@ import type { CertificateRequest, ObjectRef } from '@portolan/desired-state';
 
 /**
  * The Secrets the issuer writes: kubernetes.io/tls, labelled as ours (so they can be found and renewed without
- * any Ingress asking, as seed 003's controller "monitors all Secrets created by the Traffic Manager"), with the
+ * any Ingress asking, as the vTM integration's controller "monitors all Secrets created by the Traffic Manager"), with the
  * hosts and the requesting Ingress recorded as annotations.
  */
 

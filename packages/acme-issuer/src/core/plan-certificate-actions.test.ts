@@ -37,7 +37,7 @@ describe('planCertificateActions: which certificates to request or renew', () =>
     { name: 'a requested Secret that does not exist is issued', input: { requests: [request('a-tls', ['a.example.com'])] }, want: { 'a-tls': 'issue/SecretMissing' } },
     { name: 'expiring in 30 days: left alone', input: { requests: [request('a-tls', ['a.example.com'])], secrets: [secret('a-tls')] }, want: { 'a-tls': 'keep' } },
     { name: 'expiring in 5 days: renewed', input: { requests: [request('a-tls', ['a.example.com'])], secrets: [secret('a-tls', { notAfterMs: NOW + 5 * DAY })] }, want: { 'a-tls': 'issue/Expiring' } },
-    { name: 'exactly 8 days left: renewed (seed 003: eight days before expiry)', input: { secrets: [secret('a-tls', { notAfterMs: NOW + 8 * DAY })] }, want: { 'a-tls': 'issue/Expiring' } },
+    { name: 'exactly 8 days left: renewed (eight days before expiry)', input: { secrets: [secret('a-tls', { notAfterMs: NOW + 8 * DAY })] }, want: { 'a-tls': 'issue/Expiring' } },
     { name: '8 days and a minute left: kept', input: { secrets: [secret('a-tls', { notAfterMs: NOW + 8 * DAY + 60_000 })] }, want: { 'a-tls': 'keep' } },
     { name: 'already expired: renewed', input: { secrets: [secret('a-tls', { notAfterMs: NOW - DAY })] }, want: { 'a-tls': 'issue/Expiring' } },
     { name: 'renewBeforeDays from the fleet config is honoured', input: { renewBeforeDays: 31, secrets: [secret('a-tls')] }, want: { 'a-tls': 'issue/Expiring' } },

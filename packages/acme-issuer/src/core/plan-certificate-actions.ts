@@ -36,7 +36,7 @@ export interface CertificatePlanInput {
   readonly secrets: readonly ObservedTlsSecret[];
   readonly failures: readonly IssuanceFailure[];
   readonly nowMs: number;
-  /** Renew when the certificate expires within this many days (seed 003: 8). */
+  /** Renew when the certificate expires within this many days (the vTM integration documents 8). */
   readonly renewBeforeDays: number;
 }
 

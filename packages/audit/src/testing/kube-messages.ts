@@ -27,7 +27,7 @@ export function kubeMessage(cluster: string, kind: KubeKind, type: WatchEventTyp
 
 /**
  * The list markers a watcher publishes after its initial list of every kind (keys present per kind): the planner
- * records no snapshot before every kind of every served cluster has completed a list (FM-7).
+ * records no snapshot before every kind of every served cluster has completed a list (it never plans from a partial world).
  */
 export function listMarkers(cluster: string, keysByKind: Readonly<Partial<Record<KubeKind, readonly string[]>>>, listResourceVersion: string, observedAtMs: number): OutboundKubeMessage[] {
   const kinds: readonly KubeKind[] = ['Ingress', 'IngressClass', 'Service', 'EndpointSlice', 'Secret', 'Node'];

@@ -6,7 +6,7 @@ import { passwordFrom, requiredPort } from './emulator-options.ts';
 const usage = `Usage: portolan emulate loadmaster --port <p> [--host 127.0.0.1] [--user bal] (--password <p> | --password-file <f>)
                                 [--state <file>] [--rate-limit] [--http]
 
-Runs an emulated Kemp LoadMaster RESTful API (appliance-apis.md §2) until interrupted:
+Runs an emulated Kemp LoadMaster RESTful API (v1 XML and v2 JSON) until interrupted:
 v1 (GET/POST /access/<cmd>, XML) and v2 (POST /accessv2, JSON) over one configuration.
   --port        TCP port (0 picks a free one; the address is printed)
   --state       keep the configuration in this file across restarts

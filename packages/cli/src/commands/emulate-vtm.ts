@@ -6,7 +6,7 @@ import { passwordFrom, requiredPort } from './emulator-options.ts';
 const usage = `Usage: portolan emulate vtm --port <p> [--host 127.0.0.1] [--user admin] (--password-file <f> | --password <p>)
                          [--state <file>] [--strict] [--https] [--machines tm-1,tm-2]
 
-Runs an emulated Traffic Manager REST API 8.3 (appliance-apis.md §1) until interrupted.
+Runs an emulated Traffic Manager REST API 8.3 until interrupted.
   --port       TCP port (0 picks a free one; the address is printed)
   --state      keep the configuration in this file across restarts
   --strict     refuse dangling references and deleting objects in use

@@ -2,7 +2,7 @@ import type { MapEntry, ServerSlot } from './haproxy-bundle.ts';
 
 /**
  * Runtime API commands as data, each with the rule that tells its success from its refusal
- * (HAProxy 2.6 answers in free text; the accepted forms are the ones listed in appliance-apis.md §3).
+ * (HAProxy 2.6 answers in free text; the accepted forms are the replies HAProxy 2.6 documents).
  */
 export interface RuntimeCommand {
   /** The command line, or a payload command (`… <<\n<lines>\n`), without the final newline. */

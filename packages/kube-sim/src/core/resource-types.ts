@@ -58,7 +58,7 @@ function resource(r: Partial<ResourceType> & Pick<ResourceType, 'group' | 'versi
   };
 }
 
-/** Every resource the simulator serves (issue 3): what Portolan watches, writes, or kubectl needs. */
+/** Every resource the simulator serves: what Portolan watches, writes, or kubectl needs. */
 export const resourceTypes: readonly ResourceType[] = [
   resource({ group: '', version: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false, shortNames: ['ns'], hasStatus: true, fieldLabels: ['status.phase'] }),
   resource({ group: '', version: 'v1', kind: 'Node', plural: 'nodes', namespaced: false, shortNames: ['no'], hasStatus: true, fieldLabels: ['spec.unschedulable'] }),

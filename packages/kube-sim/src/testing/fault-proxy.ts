@@ -1,7 +1,7 @@
-// A TCP fault proxy for tests (failure-modes.md §3: no toxiproxy here). It forwards bytes between a client and a
+// A TCP fault proxy for tests (toxiproxy is not available here). It forwards bytes between a client and a
 // target until told to blackhole: then the connections open at that moment stay open and silently stop carrying
 // bytes in both directions — a half-open connection, an LB idle cut without FIN/RST, an API server lost behind a
-// VIP (FM-2). Connections opened afterwards work normally, so a client that abandons the dead one recovers.
+// VIP: a watch that stalls silently. Connections opened afterwards work normally, so a client that abandons the dead one recovers.
 import net from 'node:net';
 
 /** A running fault proxy. */

@@ -1,5 +1,5 @@
 /**
- * The appliance's API rate limit (§2.2): a call is refused (connection dropped) when `limit` calls were already
+ * The appliance's API rate limit: a call is refused (connection dropped) when `limit` calls were already
  * accepted in the last `windowMs`. Time is passed in, so this stays pure and testable.
  */
 export class CallWindow {

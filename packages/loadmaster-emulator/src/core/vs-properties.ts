@@ -19,7 +19,7 @@ interface PropDef {
 
 const NICKNAME = /^[A-Za-z0-9][A-Za-z0-9.@_-]*$/;
 
-/** The property table (subset of §3.6.1 relevant to ingress control, plus common operational ones). */
+/** The property table (the subset of LoadMaster's virtual service properties relevant to ingress control, plus common operational ones). */
 export const VS_PROPERTIES: readonly PropDef[] = [
   { tag: 'NickName', kind: 'string', pattern: NICKNAME },
   { tag: 'Enable', kind: 'bool' },
@@ -98,7 +98,7 @@ export function parseVsProperty(name: string, raw: string): { tag: string; value
   }
 }
 
-/** Creation defaults (§2.3): non-transparent and subnet-originating for TCP, transparent L4 for UDP; type by port. */
+/** Creation defaults: non-transparent and subnet-originating for TCP, transparent L4 for UDP; type by port. */
 export function defaultVsProperties(port: number, protocol: 'tcp' | 'udp'): Record<string, LmScalar> {
   const http = protocol === 'tcp' && (port === 80 || port === 8080 || port === 443);
   return {

@@ -1,7 +1,7 @@
 import type { LmOutObject, LmOutValue, LmResult } from './lm-result.ts';
 
 /**
- * The two wire formats (§2.1). v1: XML declared ISO-8859-1, `stat`/`code` attributes, Y/N booleans, repeated
+ * The two wire formats. v1: XML declared ISO-8859-1, `stat`/`code` attributes, Y/N booleans, repeated
  * tags for lists. v2: flat JSON `{"code":200, …data, "status":"ok"}` or `{"code":…, "message":…, "status":"fail"}`.
  * The HTTP status always equals `stat` / `code`.
  */

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 /**
  * Records which Redis incarnation (INFO `run_id`) granted each lease, and how long a new leader waited before
  * acting. A lease granted by a different incarnation than the previous holder's may overlap a holder that
- * Redis forgot (restart without persistence, failover): the new leader then waits one TTL (FM-18).
+ * Redis forgot (restart without persistence, failover): the new leader then waits one TTL, so two leaders never act at once.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('leader_epochs').addColumn('redis_run_id', 'text').execute();

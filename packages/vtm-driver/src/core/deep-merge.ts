@@ -15,7 +15,7 @@ export function isPlainObject(value: JsonValue | undefined): value is JsonObject
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Vendor JSON from an annotation may be `{properties: {...}}` (seed 003's form) or the properties themselves. */
+/** Vendor JSON from an annotation may be `{properties: {...}}` (the vTM integration's documented form) or the properties themselves. */
 export function vendorProperties(vendor: JsonObject): JsonObject {
   const inner = vendor['properties'];
   return isPlainObject(inner) ? inner : vendor;

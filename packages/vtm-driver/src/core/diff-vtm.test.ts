@@ -107,7 +107,7 @@ describe('diffVtm: ownership', () => {
   });
 });
 
-describe('diffVtm: shared addresses reuse an existing traffic IP group (seed 003)', () => {
+describe('diffVtm: shared addresses reuse an existing traffic IP group (the documented vTM rule)', () => {
   const shared = renderVtm(desiredState({
     virtualServices: [virtualService({ address: { kind: 'shared', ip: '192.0.2.50' }, defaultPool: 'default.a' })],
     pools: [pool('default.a')],

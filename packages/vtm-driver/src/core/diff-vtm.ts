@@ -40,7 +40,7 @@ export function diffVtm(rendered: VtmObjects, observed: VtmObjects): Operation[]
 }
 
 /**
- * seed 003 shared-ip-address: "if a Traffic IP group with the specified address exists, it is used; otherwise
+ * The vTM integration's documented shared-ip-address: "if a Traffic IP group with the specified address exists, it is used; otherwise
  * one is created". Our group for such an address is dropped and the virtual servers listen on the existing one.
  */
 export function adoptExistingTrafficIpGroups(desired: VtmObjects, observed: VtmObjects): VtmObjects {

@@ -14,7 +14,7 @@ export interface AcmeChallengeObjects {
   readonly rule: string | null;
   /**
    * Challenge-only port-80 services for addresses that serve an ACME certificate over https but have no port-80
-   * HTTP service: seed 003 reserves port 80 on such an address for Let's Encrypt. They answer challenges and 404.
+   * HTTP service: the vTM integration reserves port 80 on such an address for Let's Encrypt. They answer challenges and 404.
    */
   readonly listeners: readonly Accepted[];
 }

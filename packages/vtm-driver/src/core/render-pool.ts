@@ -5,7 +5,7 @@ import { formatRef } from './render-virtual-server.ts';
 import { vtmName } from './vtm-names.ts';
 import type { VtmObject } from './vtm-objects.ts';
 
-/** Factory monitor used when a pool names none: a plain TCP connect check (seed 003). */
+/** Factory monitor used when a pool names none: a plain TCP connect check (vTM's documented default). */
 export const DEFAULT_MONITOR = 'Connect';
 
 /** Renders one pool with its monitor and persistence class (both owned, named after the pool). */

@@ -30,7 +30,7 @@ const ROUTE = vtmName('route', 'default.web');
 const POOL_A = vtmName('pool', 'default.a');
 const POOL_B = vtmName('pool', 'default.b');
 
-describe('renderVtm: addresses (seed 003 ip-address, shared-ip-address, default group)', () => {
+describe('renderVtm: addresses (the documented ip-address, shared-ip-address, default group)', () => {
   const cases: { name: string; vs: Parameters<typeof virtualService>[0][]; want: { tigs: JsonObject[]; listen: string[][]; conditions: string[] } }[] = [
     {
       name: 'dedicated ip-address creates a traffic IP group on the configured machines',
@@ -99,7 +99,7 @@ describe('renderVtm: virtual servers', () => {
     });
   });
 
-  test('the annotated port is used as is (seed 003 vtm.pulsesecure.net/port)', () => {
+  test('the annotated port is used as is (vtm.pulsesecure.net/port)', () => {
     const out = renderVtm(desiredState({ virtualServices: [virtualService({ port: 666, defaultPool: 'default.a' })], pools: [pool('default.a')] }), config);
     assert.equal(props(out, 'virtual_servers', VS).basic.port, 666);
     assert.equal(props(out, 'virtual_servers', VS).basic.pool, POOL_A, 'spec.defaultBackend is the default pool');

@@ -10,7 +10,7 @@ import { writeOrder, type VtmObject, type VtmObjects } from './vtm-objects.ts';
 /** Appliance settings render needs (from the fleet config's `vtm` section). */
 export interface VtmRenderConfig {
   readonly appliance: string;
-  /** Traffic IP group for Ingresses that name no address; null → such Ingresses are rejected (seed 003). */
+  /** Traffic IP group for Ingresses that name no address; null → such Ingresses are rejected (vTM's documented rule). */
   readonly defaultTrafficIpGroup: string | null;
   /**
    * Traffic managers that host the traffic IP groups the driver creates; null leaves `machines` out of the
@@ -26,7 +26,7 @@ export interface VtmRenderInputs {
 }
 
 /**
- * Renders the neutral desired state into the vTM objects the driver owns (seed 003): a traffic IP group per
+ * Renders the neutral desired state into the vTM objects the driver owns (as the vTM Kubernetes integration documents): a traffic IP group per
  * address, a virtual server (and its rules) per virtual service, a pool (monitor, persistence) per pool, an SSL
  * server key per certificate. Pure; services the appliance cannot carry become conditions, not exceptions.
  */
@@ -75,7 +75,7 @@ export interface Accepted {
   readonly trafficIpGroup: string;
 }
 
-/** Applies seed 003's restrictions: default group required, shared addresses carry no passthrough or user scripts. */
+/** Applies the vTM integration's documented restrictions: default group required, shared addresses carry no passthrough or user scripts. */
 function acceptVirtualServices(
   services: readonly VirtualService[],
   config: VtmRenderConfig,

@@ -12,7 +12,7 @@ export interface VtmJsonObject {
   readonly properties: JsonObject;
   /** SSL server keys only: the Secret whose certificate and key are pushed at execute time (never the material). */
   readonly secret?: ObjectRef;
-  /** Traffic IP groups of shared addresses only: an existing group holding this IP is used instead (seed 003). */
+  /** Traffic IP groups of shared addresses only: an existing group holding this IP is used instead (vTM's documented rule). */
   readonly adoptableIp?: string;
 }
 
@@ -40,7 +40,7 @@ export interface VtmObjects {
 }
 
 /**
- * Write order: children before the objects that name them (appliance-apis.md §1.4); deletes run in reverse.
+ * Write order: children before the objects that name them; deletes run in reverse.
  */
 export const writeOrder: readonly VtmObjectType[] = [
   'rules', 'monitors', 'persistence', 'ssl/server_keys', 'pools', 'traffic_ip_groups', 'virtual_servers',

@@ -1,5 +1,5 @@
 /**
- * vTM's error bodies (appliance-apis.md §1.4): a dotted `error_id`, a human `error_text` and, for validation
+ * vTM's error bodies, as its REST API documents them: a dotted `error_id`, a human `error_text` and, for validation
  * errors, `error_info` nested section → key (→ table row → column) → {error_id, error_text}.
  */
 

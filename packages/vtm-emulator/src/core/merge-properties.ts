@@ -2,7 +2,7 @@ import type { FieldSpec, ResourceSchema } from './schema/index.ts';
 import type { Json, Properties } from './validate-properties.ts';
 
 /**
- * PUT semantics (appliance-apis.md §1.3): a partial body is merged section by section and key by key over
+ * PUT semantics of vTM's REST API: a partial body is merged section by section and key by key over
  * the existing object (or the defaults on create); lists and tables are replaced wholesale, and table rows
  * get their column defaults. The result always holds every section and key.
  */

@@ -37,7 +37,7 @@ export interface AcmeWiringOptions {
 }
 
 /**
- * Runs the ACME issuer for a vTM appliance with `vtm.acme` (seed 003's use-lets-encrypt): certificates come from
+ * Runs the ACME issuer for a vTM appliance with `vtm.acme` (the vTM integration's use-lets-encrypt): certificates come from
  * the ACME server through HTTP-01 answered by the appliance's data plane, are stored as kubernetes.io/tls Secrets
  * in the Ingress's cluster (the watcher then brings them in like any Secret), and are renewed before expiry.
  * Only the group's leader orders certificates (two issuers would order twice).

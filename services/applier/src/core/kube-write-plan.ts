@@ -24,7 +24,7 @@ export function conditionEvents(desired: DesiredState): ObjectEventDraft[] {
 
 /**
  * Events for operations the appliance refused that concern one Kubernetes object: a Service-mode binding whose
- * virtual service is gone (seed 000: the Service gets an Event and nothing is recreated), and a binding's other
+ * virtual service is gone (as LoadMaster documents it: the Service gets an Event and nothing is recreated), and a binding's other
  * refusals. Other refused operations are recorded in the apply log and retried.
  */
 export function operationEvents(desired: DesiredState, outcomes: readonly OperationOutcome[]): ObjectEventDraft[] {

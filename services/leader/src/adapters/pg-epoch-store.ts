@@ -17,7 +17,7 @@ export interface CurrentEpoch {
 }
 
 /**
- * Fencing epochs in Postgres (DESIGN.md §6). `grant` increments the group's epoch and appends to the history;
+ * Fencing epochs in Postgres (docs/architecture.md, "Leadership and fencing"). `grant` increments the group's epoch and appends to the history;
  * `assertCurrent` inside the caller's transaction takes a share lock on the group's row (alone, it is a plain read), so a record
  * either commits before the next epoch is granted or is refused.
  */

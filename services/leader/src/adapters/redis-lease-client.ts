@@ -13,8 +13,8 @@ export interface LeaseInspection {
 }
 
 /**
- * Lease commands on Redis (DESIGN.md §6). The offline queue is off and every command has a timeout, so a command
- * is never held while disconnected and sent late (FM-18, ioredis#285/#1164): it fails now and the caller decides.
+ * Lease commands on Redis (docs/architecture.md, "Leadership and fencing"). The offline queue is off and every command has a timeout, so a command
+ * is never held while disconnected and sent late after its lease may have passed (ioredis#285/#1164): it fails now and the caller decides.
  */
 export class RedisLeaseClient {
   readonly redis: Redis;

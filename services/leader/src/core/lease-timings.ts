@@ -1,5 +1,5 @@
 /**
- * Lease arithmetic (FM-18): validity is measured on the monotonic clock from just BEFORE the request that
+ * Lease arithmetic: validity is measured on the monotonic clock from just BEFORE the request that
  * set or extended the lease, minus a drift margin, so a leader always stops before Redis expires its key.
  */
 

@@ -3,7 +3,7 @@ import type { LmParams } from '../lm-params.ts';
 import type { LmResult } from '../lm-result.ts';
 import { fail, missing, okData, okDone, strings } from '../lm-result.ts';
 
-/** API key commands (§2.2): at most 16 keys per user, the oldest evicted when a 17th is added. */
+/** API key commands: at most 16 keys per user, the oldest evicted when a 17th is added. */
 
 const MAX_KEYS_PER_USER = 16;
 

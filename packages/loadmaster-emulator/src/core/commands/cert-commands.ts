@@ -4,7 +4,7 @@ import { parseLmBool } from '../lm-params.ts';
 import type { LmOutObject, LmResult } from '../lm-result.ts';
 import { fail, missing, okData, okDone } from '../lm-result.ts';
 
-/** Certificate commands (§2.6): addcert (PEM with cert and key), listcert, readcert, delcert (refused while in use). */
+/** Certificate commands: addcert (PEM with cert and key), listcert, readcert, delcert (refused while in use). */
 
 const CERT_NAME = /^[A-Za-z0-9][A-Za-z0-9._@-]*$/;
 

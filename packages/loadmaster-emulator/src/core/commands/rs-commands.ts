@@ -7,7 +7,7 @@ import type { LmRealServer, LmVirtualService } from '../lm-state.ts';
 import { viewRs, viewSubVsLink } from '../vs-view.ts';
 import { isIpAddress } from './vs-commands.ts';
 
-/** Real server commands: addrs, modrs, delrs, showrs (§2.4), addressed by ip+rsport or `rs=!<RsIndex>`. */
+/** Real server commands: addrs, modrs, delrs, showrs, addressed by ip+rsport or `rs=!<RsIndex>`. */
 
 const UNKNOWN_RS = 'Unknown Real Server';
 

@@ -6,7 +6,7 @@ import { fail, missing, okData, okDone } from '../lm-result.ts';
 import type { LmRule, LmVirtualService, LmVsRules } from '../lm-state.ts';
 import { compileRulePattern } from '../rule-match.ts';
 
-/** Content rule commands (§2.5): system-wide rules by name, their assignment to real servers, SubVSs and VSs. */
+/** Content rule commands: system-wide rules by name, their assignment to real servers, SubVSs and VSs. */
 
 const MAX_RULES = 1024;
 const RULE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;

@@ -7,7 +7,7 @@ import type { LmScalar, LmVirtualService } from '../lm-state.ts';
 import { viewVs } from '../vs-view.ts';
 import { defaultVsProperties, parseVsProperty } from '../vs-properties.ts';
 
-/** Virtual service commands: listvs, showvs, addvs, modvs (incl. createsubvs, vsport), delvs (§2.3). */
+/** Virtual service commands: listvs, showvs, addvs, modvs (incl. createsubvs, vsport), delvs. */
 
 const UNKNOWN_VS = 'Unknown VS';
 
