@@ -1,6 +1,6 @@
 export { NatsEventBus, BusError, type BusMessage } from './nats-event-bus.ts';
 export { busDeclaration, type BusDeclaration } from './bus-declaration.ts';
 export {
-  kubeEventSubject, kubeListMarkerSubject, heartbeatSubject, holdApprovalSubject, objectsRefusedSubject, planSubject, applySubject, driftSubject,
+  kubeEventSubject, kubeListMarkerSubject, heartbeatSubject, holdApprovalSubject, objectsRefusedSubject, selectionHeldSubject, planSubject, applySubject, driftSubject,
   kubeEventMsgId, kubeListMarkerMsgId, type KindToken,
 } from './subjects.ts';

@@ -25,6 +25,8 @@ export const heartbeatSubject = (cluster: string): string => `kube.${part(cluste
 export const holdApprovalSubject = 'kube._operator.approval';
 /** `kube._appliance.refused`: objects an appliance refused (the applier's bisection), folded by the planner in order. */
 export const objectsRefusedSubject = 'kube._appliance.refused';
+/** `kube._planner.selection-held`: Ingresses a fleet-config change would stop serving, held by the safety rule. */
+export const selectionHeldSubject = 'kube._planner.selection-held';
 /** `plan.<appliance>`: a snapshot became head. */
 export const planSubject = (appliance: string): string => `plan.${part(appliance, 'appliance')}`;
 /** `apply.<appliance>`: an apply was recorded. */

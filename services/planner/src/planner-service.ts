@@ -1,6 +1,8 @@
 import type { BusMessage, NatsEventBus } from '@portolan/bus';
-import { planSubject } from '@portolan/bus';
-import { create, toBinary, timestampFromMs, SnapshotCommittedSchema } from '@portolan/proto';
+import { planSubject, selectionHeldSubject } from '@portolan/bus';
+import { create, toBinary, timestampFromMs, SelectionHeldSchema, SnapshotCommittedSchema } from '@portolan/proto';
+import { fleetConfigSchema } from '@portolan/fleet-config';
+import { selectionDrops } from './core/config-change-hold.ts';
 import type { Logger } from '@portolan/telemetry';
 import { decodeBusMessage, type PlannerInput } from './core/decode-bus-message.ts';
 import { Planner, PLANNER_VERSION, type PlannerConfig } from './core/planner.ts';
@@ -46,6 +48,9 @@ export function foldInput(planner: Planner, input: PlannerInput, heartbeats: Map
       break;
     case 'refused':
       planner.refuseObjects(input.refusal);
+      break;
+    case 'selection-held':
+      planner.holdSelection(input.held, input.heldAtMs);
       break;
     case 'unreadable':
       break;
@@ -104,10 +109,39 @@ export class PlannerService {
     // The holds the archive rebuilds were recorded when their batches were committed.
     this.planner.takeHoldTransitions();
     this.o.metrics?.observeHolds(this.planner.heldRemovals());
-    const snapshots = await this.commitPlans([], this.position, null);
+    // A fleet-config change that would drop too much is held like any unexplained removal: the hold goes into the
+    // stream first, and planning waits for it to come back in order (so replay holds at the same point).
+    const held = await this.holdConfigDrops();
+    const snapshots = held ? 0 : await this.commitPlans([], this.position, null);
     this.aheadOfStore = false;
     await this.checkBrokerHistory();
     return { replayed, snapshots };
+  }
+
+  /**
+   * Compares what each appliance served under the fleet config of its head snapshot with what the config in force
+   * serves; removals over the safety limits are published as SelectionHeld. True when something was published.
+   */
+  private async holdConfigDrops(): Promise<boolean> {
+    if (this.o.bus === null) return false;
+    const previous = await this.o.store.headFleetConfigs();
+    let published = false;
+    for (const [hash, entry] of previous) {
+      if (hash === this.o.fleetConfigHash) continue;
+      const parsed = fleetConfigSchema.safeParse(entry.body);
+      if (!parsed.success) continue;
+      const drops = selectionDrops(this.planner.world, parsed.data, this.o.config).filter((d) => entry.appliances.includes(d.appliance));
+      for (const d of drops) {
+        const msg = create(SelectionHeldSchema, {
+          appliance: d.appliance, ingresses: d.ingresses.map((i) => `${i.cluster}/${i.namespace}/${i.name}`), reason: d.reason,
+          previousConfigHash: hash, configHash: this.o.fleetConfigHash, heldAt: timestampFromMs(Date.now()),
+        });
+        await this.o.bus.publish(selectionHeldSubject, toBinary(SelectionHeldSchema, msg), { msgId: `selection:${d.appliance}:${hash}:${this.o.fleetConfigHash}` });
+        this.o.log.warn({ appliance: d.appliance, ingresses: d.ingresses.length, reason: d.reason }, 'fleet-config change held by the safety rule: approve with `portolan approve <appliance> --reason ...`');
+        published = true;
+      }
+    }
+    return published;
   }
 
   /** A stream whose history ends before what we committed lost acknowledged messages. */
@@ -305,6 +339,8 @@ function archived(m: BusMessage, input: PlannerInput): ArchivedEvent {
       return { ...base, cluster: '', kind: 'HoldApproval', objectKey: input.approval.appliance, eventType: 'APPROVAL', receivedAt: at(input.approvedAtMs) };
     case 'refused':
       return { ...base, cluster: '', kind: 'ObjectsRefused', objectKey: input.refusal.appliance, eventType: 'REFUSED', receivedAt: at(input.refusedAtMs) };
+    case 'selection-held':
+      return { ...base, cluster: '', kind: 'SelectionHeld', objectKey: input.held.appliance, eventType: 'SELECTION_HELD', receivedAt: at(input.heldAtMs) };
     case 'unreadable':
       return { ...base, cluster: m.subject.split('.')[1] ?? '', kind: 'Unreadable', objectKey: '', eventType: 'UNREADABLE', receivedAt: at(0) };
   }
@@ -320,6 +356,8 @@ function inputTimeMs(input: PlannerInput): number {
       return input.approvedAtMs;
     case 'refused':
       return input.refusedAtMs;
+    case 'selection-held':
+      return input.heldAtMs;
     case 'heartbeat':
       return input.sentAtMs;
     case 'unreadable':

@@ -85,6 +85,25 @@ export class PgPlannerStore {
     return new Map(rows.map((r) => [r.appliance, { appliance: r.appliance, snapshotId: r.snapshot_id, contentHash: r.content_hash }]));
   }
 
+  /** The fleet config each appliance's head snapshot was planned under: hash → its body and those appliances. */
+  async headFleetConfigs(): Promise<Map<string, { body: unknown; appliances: string[] }>> {
+    const rows = await this.db
+      .selectFrom('snapshot_heads as h')
+      .innerJoin('snapshots as s', 's.id', 'h.snapshot_id')
+      .leftJoin('fleet_configs as f', 'f.hash', 's.fleet_config_hash')
+      .select(['h.appliance', 's.fleet_config_hash', 'f.body'])
+      .execute();
+    const out = new Map<string, { body: unknown; appliances: string[] }>();
+    for (const r of rows) {
+      if (r.body === null || r.body === undefined) continue;
+      const body = typeof r.body === 'string' ? (JSON.parse(r.body) as unknown) : r.body;
+      const entry = out.get(r.fleet_config_hash) ?? { body, appliances: [] };
+      entry.appliances.push(r.appliance);
+      out.set(r.fleet_config_hash, entry);
+    }
+    return out;
+  }
+
   /** Records a fleet-config version (a planner input) once. */
   async recordFleetConfig(hash: string, body: unknown): Promise<void> {
     await this.db.insertInto('fleet_configs').values({ hash, body: JSON.stringify(body) }).onConflict((c) => c.column('hash').doNothing()).execute();

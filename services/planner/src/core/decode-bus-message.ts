@@ -1,4 +1,4 @@
-import { fromBinary, timestampMs, HoldApprovedSchema, ObjectsRefusedSchema, KubeEventSchema, KubeListMarkerSchema, WatcherHeartbeatSchema, KubeKind as ProtoKind, KubeEventType } from '@portolan/proto';
+import { fromBinary, timestampMs, HoldApprovedSchema, ObjectsRefusedSchema, SelectionHeldSchema, KubeEventSchema, KubeListMarkerSchema, WatcherHeartbeatSchema, KubeKind as ProtoKind, KubeEventType } from '@portolan/proto';
 import type { KubeKind, KubeListMarker, KubeWatchEvent } from '@portolan/kube-model';
 
 /** What one message of the kube stream means to the planner. */
@@ -8,6 +8,7 @@ export type PlannerInput =
   | { readonly type: 'heartbeat'; readonly cluster: string; readonly sentAtMs: number; readonly synced: boolean }
   | { readonly type: 'approval'; readonly approval: HoldApproval; readonly approvedAtMs: number }
   | { readonly type: 'refused'; readonly refusal: ApplianceRefusal; readonly refusedAtMs: number }
+  | { readonly type: 'selection-held'; readonly held: SelectionHold; readonly heldAtMs: number }
   | { readonly type: 'unreadable'; readonly reason: string };
 
 /** An operator's approval of the removals held for one appliance's clusters. */
@@ -23,6 +24,13 @@ export interface ApplianceRefusal {
   readonly appliance: string;
   readonly snapshotId: string;
   readonly objects: readonly { readonly cluster: string; readonly kind: 'Ingress' | 'Secret'; readonly namespace: string; readonly name: string; readonly message: string }[];
+}
+
+/** Ingresses a fleet-config change would stop serving on an appliance, held until approved. */
+export interface SelectionHold {
+  readonly appliance: string;
+  readonly ingresses: readonly { readonly cluster: string; readonly namespace: string; readonly name: string }[];
+  readonly reason: string;
 }
 
 const kinds: Readonly<Record<number, KubeKind>> = {
@@ -44,6 +52,14 @@ export function decodeBusMessage(subject: string, data: Uint8Array): PlannerInpu
     if (subject.endsWith('.approval')) {
       const a = fromBinary(HoldApprovedSchema, data);
       return { type: 'approval', approval: { appliance: a.appliance, approvedBy: a.approvedBy, reason: a.reason, approvalId: a.approvalId }, approvedAtMs: a.approvedAt ? timestampMs(a.approvedAt) : 0 };
+    }
+    if (subject.endsWith('.selection-held')) {
+      const h = fromBinary(SelectionHeldSchema, data);
+      const ingresses = h.ingresses.flatMap((k) => {
+        const [cluster = '', namespace = '', name = ''] = k.split('/');
+        return cluster === '' || name === '' ? [] : [{ cluster, namespace, name }];
+      });
+      return { type: 'selection-held', held: { appliance: h.appliance, ingresses, reason: h.reason }, heldAtMs: h.heldAt ? timestampMs(h.heldAt) : 0 };
     }
     if (subject.endsWith('.refused')) {
       const r = fromBinary(ObjectsRefusedSchema, data);

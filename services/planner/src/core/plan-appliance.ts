@@ -25,9 +25,13 @@ export function servedClusters(world: WorldView, profile: ApplianceProfile, clus
 /** The intent of one Ingress for this appliance, or null when the appliance does not serve it. */
 export function intentFor(world: WorldView, profile: ApplianceProfile, cluster: ClusterProfile, namespace: string, name: string): IngressIntent | null {
   const ingress = world.ingress(cluster.name, namespace, name);
-  if (ingress === undefined || !isNamespaceInScope(namespace, cluster.namespaces)) return null;
-  const selection = selectIngress(ingress, world.ingressClasses(cluster.name), profile);
-  if (!selection.selected) return null;
+  if (ingress === undefined) return null;
+  // An Ingress a fleet-config change dropped stays selected while the safety rule holds that removal.
+  const held = world.selectionHeldFor(profile.name, cluster.name, namespace, name);
+  const inScope = isNamespaceInScope(namespace, cluster.namespaces);
+  const selection = inScope ? selectIngress(ingress, world.ingressClasses(cluster.name), profile) : { selected: false as const };
+  if (!selection.selected && held === null) return null;
+  const selectionWarning = selection.selected ? selection.warning : issue('RemovalHeld', `${held}; approve with portolan approve ${profile.name} --reason "..."`);
   // What this appliance refused (its own check, narrowed by bisection) is left out of its plan until it changes: a
   // refused Secret reads as unusable material, a refused Ingress is rejected.
   const secrets = (ns: string, n: string): TrimmedSecret | undefined => {
@@ -37,7 +41,7 @@ export function intentFor(world: WorldView, profile: ApplianceProfile, cluster: 
   };
   const refused = world.refusalOf(profile.name, cluster.name, 'Ingress', namespace, name);
   const refusal = refused === null ? null : issue('RefusedByAppliance', `appliance ${profile.name} refused this Ingress's configuration: ${refused}`);
-  return buildIntent(ingress, cluster.name, profile, secrets, selection.warning, refusal);
+  return buildIntent(ingress, cluster.name, profile, secrets, selectionWarning, refusal);
 }
 
 /**

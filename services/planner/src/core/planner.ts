@@ -9,8 +9,8 @@ import { serviceKey, type DirtyIngress } from './dirty-set.ts';
 import { classRequestOf, isDefaultClass } from './select-ingress.ts';
 import { CURRENT_LAYOUT, type SnapshotLayout } from './snapshot-layout.ts';
 import { World, type WorldChange } from './world.ts';
-import { DEFAULT_REMOVAL_POLICY, strictestPolicy, type HeldRemoval, type HoldTransition, type RemovalPolicy } from './removal-hold.ts';
-import type { ApplianceRefusal, HoldApproval } from './decode-bus-message.ts';
+import { removalPolicyOf, strictestPolicy, type HeldRemoval, type HoldTransition, type RemovalPolicy } from './removal-hold.ts';
+import type { ApplianceRefusal, HoldApproval, SelectionHold } from './decode-bus-message.ts';
 
 /** Version of the planning rules; recorded with every snapshot (a change here explains hash differences on replay). */
 export const PLANNER_VERSION = '0.3.0';
@@ -107,9 +107,12 @@ export class Planner {
   approveHolds(approval: HoldApproval): number {
     const clusters = this.servedClusters.get(approval.appliance);
     if (clusters === undefined) return 0;
-    const changes = this.world.approveHolds(clusters, { by: 'approval', approvedBy: approval.approvedBy, reason: approval.reason, approvalId: approval.approvalId });
+    const release = { by: 'approval' as const, approvedBy: approval.approvedBy, reason: approval.reason, approvalId: approval.approvalId };
+    const changes = this.world.approveHolds(clusters, release);
     for (const c of changes) this.note(c);
-    return changes.length;
+    const deselected = this.world.approveSelection(approval.appliance, release);
+    this.markHeldIngresses(deselected);
+    return changes.length + deselected.length;
   }
 
   /**
@@ -125,6 +128,22 @@ export class Planner {
       else for (const k of this.bySecret.get(serviceKey(o.cluster, o.namespace, o.name)) ?? []) this.markIngress(k);
     }
     return changed.length;
+  }
+
+  /** Folds a selection hold: these Ingresses stay served on the appliance although its fleet config dropped them. */
+  holdSelection(held: SelectionHold, sinceMs: number): number {
+    if (!this.servedClusters.has(held.appliance)) return 0;
+    const added = this.world.holdSelection(held.appliance, held.ingresses, held.reason, sinceMs);
+    this.markHeldIngresses(added);
+    return added.length;
+  }
+
+  private markHeldIngresses(holds: readonly HeldRemoval[]): void {
+    for (const h of holds) {
+      this.version++;
+      const [namespace = '', name = ''] = h.key.split('/');
+      this.markIngress(worldKeyString({ cluster: h.cluster, kind: 'Ingress', namespace, name }));
+    }
   }
 
   /** The removals the safety rule holds now. */
@@ -284,14 +303,4 @@ function unindex(m: Map<string, Set<string>>, k: string, v: string): void {
   const s = m.get(k);
   s?.delete(v);
   if (s?.size === 0) m.delete(k);
-}
-
-/** An appliance's safety limits from its fleet config (seconds become ms; a config built in code may omit them). */
-function removalPolicyOf(a: ApplianceConfig): RemovalPolicy {
-  const s: Partial<ApplianceConfig['safety']> = a.safety ?? {};
-  return {
-    maxRemovalFraction: s.maxRemovalFraction ?? DEFAULT_REMOVAL_POLICY.maxRemovalFraction,
-    minRemovals: s.minRemovals ?? DEFAULT_REMOVAL_POLICY.minRemovals,
-    relistConfirmMs: s.relistConfirmSeconds === undefined ? DEFAULT_REMOVAL_POLICY.relistConfirmMs : s.relistConfirmSeconds * 1000,
-  };
 }

@@ -1,3 +1,4 @@
+import type { ApplianceConfig } from '@portolan/fleet-config';
 import type { KubeKind, TrimmedEndpointSlice, TrimmedIngress, TrimmedObject } from '@portolan/kube-model';
 
 /**
@@ -78,4 +79,14 @@ export function strictestPolicy(policies: readonly RemovalPolicy[]): RemovalPoli
 
 function percent(f: number): string {
   return `${Math.round(f * 1000) / 10}%`;
+}
+
+/** An appliance's safety limits from its fleet config (seconds become ms; a config built in code may omit them). */
+export function removalPolicyOf(a: ApplianceConfig): RemovalPolicy {
+  const s: Partial<ApplianceConfig['safety']> = a.safety ?? {};
+  return {
+    maxRemovalFraction: s.maxRemovalFraction ?? DEFAULT_REMOVAL_POLICY.maxRemovalFraction,
+    minRemovals: s.minRemovals ?? DEFAULT_REMOVAL_POLICY.minRemovals,
+    relistConfirmMs: s.relistConfirmSeconds === undefined ? DEFAULT_REMOVAL_POLICY.relistConfirmMs : s.relistConfirmSeconds * 1000,
+  };
 }

@@ -15,4 +15,6 @@ export interface WorldView {
   nodes(cluster: string): Iterable<TrimmedNode>;
   /** Why an appliance refused this object (its own check; see World.refuse), or null: it is left out of that plan. */
   refusalOf(appliance: string, cluster: string, kind: 'Ingress' | 'Secret', namespace: string, name: string): string | null;
+  /** Why an appliance keeps serving an Ingress its fleet config no longer selects (a held removal), or null. */
+  selectionHeldFor(appliance: string, cluster: string, namespace: string, name: string): string | null;
 }

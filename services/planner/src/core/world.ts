@@ -3,6 +3,7 @@ import { KUBE_KINDS, objectKey, parseObjectKey, SERVICE_NAME_LABEL, trimObject }
 import { canonicalJson } from '@portolan/desired-state';
 import { compareResourceVersions } from './resource-version.ts';
 import type { WorldView } from './world-view.ts';
+import { SelectionHolds } from './selection-holds.ts';
 import { judgeUnexplainedRemovals, removalWeight, type HeldRemoval, type HoldRelease, type HoldTransition, type RemovalPolicy } from './removal-hold.ts';
 
 /** One effective change to the world: what an object was before and is after (null = absent). */
@@ -68,6 +69,8 @@ export class World implements WorldView {
   private readonly held = new Map<string, HeldRemoval>();
   /** Holds begun and ended since the last `takeHoldTransitions()`. */
   private transitions: HoldTransition[] = [];
+  /** Ingresses a fleet-config change would drop, kept selected per appliance until approved or changed. */
+  private readonly selection = new SelectionHolds((t) => this.transitions.push(t));
   /** Objects appliances refused (cluster\0kind\0key → appliance → the appliance's message), until the object changes. */
   private readonly refusals = new Map<string, Map<string, string>>();
 
@@ -104,6 +107,7 @@ export class World implements WorldView {
     if (this.held.size > 0) this.explainHold(event.cluster, event.kind, key, deleted);
     // A changed object gets another chance on every appliance that refused it.
     if (this.refusals.size > 0) this.refusals.delete(holdKey(event.cluster, event.kind, key));
+    if (event.kind === 'Ingress') this.selection.changed(event.cluster, key);
     if (prev === undefined) return this.store(event.cluster, event.kind, key, { rv, object: after }, before, meta);
     // The held register takes the new version: no entry allocated (and kept) per event, no map write.
     prev.rv = rv;
@@ -244,9 +248,24 @@ export class World implements WorldView {
     return this.refusals.get(holdKey(cluster, kind, objectKey(namespace, name)))?.get(appliance) ?? null;
   }
 
+  /** Keeps Ingresses selected on an appliance that its fleet config no longer selects; returns the newly held. */
+  holdSelection(appliance: string, ingresses: readonly { cluster: string; namespace: string; name: string }[], reason: string, sinceMs: number): HeldRemoval[] {
+    const exists = (i: { cluster: string; namespace: string; name: string }): boolean => this.get(i.cluster, 'Ingress', i.namespace, i.name) !== undefined;
+    return this.selection.hold(appliance, ingresses.filter(exists), reason, sinceMs);
+  }
+
+  /** Ends an appliance's selection holds (an approval); returns the Ingresses that were held. */
+  approveSelection(appliance: string, release: Extract<HoldRelease, { by: 'approval' }>): HeldRemoval[] {
+    return this.selection.approve(appliance, release);
+  }
+
+  selectionHeldFor(appliance: string, cluster: string, namespace: string, name: string): string | null {
+    return this.selection.heldFor(appliance, cluster, namespace, name);
+  }
+
   /** The removals held now, sorted by cluster, kind and key. */
   heldRemovals(): HeldRemoval[] {
-    return [...this.held.values()].sort(compareHolds);
+    return [...this.held.values(), ...this.selection.all()].sort(compareHolds);
   }
 
   /** The holds begun and ended since the last call (for the store's record of them). */

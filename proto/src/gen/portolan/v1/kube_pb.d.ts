@@ -343,6 +343,54 @@ export declare type RefusedObject = Message<"portolan.v1.RefusedObject"> & {
 export declare const RefusedObjectSchema: GenMessage<RefusedObject>;
 
 /**
+ * Ingresses a fleet-config change would stop serving on an appliance, held by the safety rule (the planner found
+ * them when it started with the new config). They stay served until an operator approves, or Kubernetes changes
+ * them. Published by the planner into the kube stream, so replay holds them at the same point.
+ * Subject: kube._planner.selection-held.
+ *
+ * @generated from message portolan.v1.SelectionHeld
+ */
+export declare type SelectionHeld = Message<"portolan.v1.SelectionHeld"> & {
+  /**
+   * @generated from field: string appliance = 1;
+   */
+  appliance: string;
+
+  /**
+   * "cluster/namespace/name" of each Ingress.
+   *
+   * @generated from field: repeated string ingresses = 2;
+   */
+  ingresses: string[];
+
+  /**
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+
+  /**
+   * @generated from field: string previous_config_hash = 4;
+   */
+  previousConfigHash: string;
+
+  /**
+   * @generated from field: string config_hash = 5;
+   */
+  configHash: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp held_at = 6;
+   */
+  heldAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message portolan.v1.SelectionHeld.
+ * Use `create(SelectionHeldSchema)` to create a new message.
+ */
+export declare const SelectionHeldSchema: GenMessage<SelectionHeld>;
+
+/**
  * Kubernetes kinds the watcher follows.
  *
  * @generated from enum portolan.v1.KubeKind
