@@ -55,6 +55,7 @@ export const approve: CliCommand = {
       const declaration = bus.busDeclaration({ stream: config.bus.stream, replicas: config.bus.replicas, maxPayloadBytes: config.bus.maxPayloadBytes, subjectPrefix: config.bus.subjectPrefix });
       const nats = await bus.NatsEventBus.open(config.bus.url, declaration, { name: 'portolan-approve' });
       let seq: number;
+      const publishedAt = performance.now();
       try {
         const ack = await nats.publish(bus.holdApprovalSubject, proto.toBinary(proto.HoldApprovedSchema, message), { msgId: `approve:${approvalId}` });
         seq = ack.seq;
@@ -84,7 +85,7 @@ export const approve: CliCommand = {
         return row ?? null;
       });
       if (applied === null) process.stdout.write(`the leader has not applied it to ${appliance} yet; see portolan status\n`);
-      else process.stdout.write(`applied to ${appliance} in snapshot ${applied.snapshot_id} (${applied.status})\n`);
+      else process.stdout.write(`applied to ${appliance} in snapshot ${applied.snapshot_id} (${applied.status}), ${Math.round(performance.now() - publishedAt)} ms after the approval was published\n`);
       return 0;
     } finally {
       await db.destroy();
