@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { startPipeline, type Pipeline } from './pipeline-harness.ts';
 import { endpointSlice, ingress, ingressClass, namespace, selfSignedCertificate, service, type IngressPath } from './manifests.ts';
 import { eventually } from './eventually.ts';
+import { recordGoldenIfAsked } from './golden-recorder.ts';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 const cli = path.join(root, 'packages', 'cli', 'bin', 'portolan.js');
@@ -36,6 +37,7 @@ before(async () => {
   await p.apply(ingressClass('portolan', 'portolan.dev/ingress-controller') + ingressClass('vtm', 'pulsesecure.net/vtm-ingress-controller'));
 });
 after(async () => {
+  if (p !== undefined) await recordGoldenIfAsked(p, 'everyday-operations');
   await p?.stop();
 });
 

@@ -14,6 +14,7 @@ import { loadFleetConfig } from '@portolan/fleet-config';
 import { startPipeline, type Pipeline } from './pipeline-harness.ts';
 import { endpointSlice, ingress, ingressClass, namespace, service } from './manifests.ts';
 import { eventually } from './eventually.ts';
+import { recordGoldenIfAsked } from './golden-recorder.ts';
 import { hostileCorpus, NS, type HostileEntry, type Material } from './hostile-input/corpus.ts';
 
 const STEP_MS = 10_000;
@@ -61,6 +62,7 @@ before(async () => {
   for (const [name, proc] of p.processes) pids.set(name, proc.pid());
 });
 after(async () => {
+  if (p !== undefined) await recordGoldenIfAsked(p, 'hostile-input');
   await p?.stop();
 });
 

@@ -24,3 +24,4 @@ export { decodeBusMessage, type PlannerInput } from './core/decode-bus-message.t
 export { replayVerify, type ReplayReport, type ReplayMismatch } from './replay-verify.ts';
 export { plannerMetrics, type PlannerMetrics } from './planner-metrics.ts';
 export { PLANNER_TUNING, plannerTuning } from './runtime-tuning.ts';
+export { replayGoldenHistory, recordGoldenHistory, encodeGoldenHistory, decodeGoldenHistory, type GoldenHistory, type GoldenMismatch } from './golden-history.ts';
