@@ -251,7 +251,9 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
     const file = path.join(this.#configDir, EPOCH_FILE);
     // A few bytes from the local config directory, read synchronously: four thread-pool hops of an async read cost
     // more than the read, and this runs before every write.
-    const recorded = Number(readSmallFile(file).trim()) || 0;
+    const read = readEpochFile(file);
+    if (!read.ok) return { ok: false, code: 'EpochUnreadable', message: read.message, retryable: true };
+    const recorded = read.epoch;
     if (epoch < recorded) {
       return { ok: false, code: 'StaleEpoch', message: `epoch ${epoch} is older than epoch ${recorded} that already wrote here`, retryable: false };
     }
@@ -275,12 +277,22 @@ function unavailable(error: unknown): OperationResult {
 }
 
 /** A small file's text, or '0' when it does not exist or cannot be read (an epoch file never written). */
-function readSmallFile(file: string): string {
+/**
+ * The epoch that last wrote here. Fails closed: only a file that does not exist yet reads as epoch 0 (a fresh
+ * appliance); an unreadable file or one that does not hold an epoch refuses the write, since taking it for 0 would
+ * let any stale leader write.
+ */
+function readEpochFile(file: string): { ok: true; epoch: number } | { ok: false; message: string } {
+  let text: string;
   try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return '0';
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { ok: true, epoch: 0 };
+    return { ok: false, message: `the fencing epoch file cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'}); nothing is written until it can` };
   }
+  const trimmed = text.trim();
+  if (!/^\d{1,15}$/.test(trimmed)) return { ok: false, message: `the fencing epoch file holds "${trimmed.slice(0, 20)}", not an epoch; nothing is written until it is repaired` };
+  return { ok: true, epoch: Number(trimmed) };
 }
 
 /** Refused because the caller's epoch is not current (its write gate said no). */
