@@ -304,7 +304,7 @@ test('28 portolan approve removes the held objects at once', async () => {
   assert.match(r.stdout, /released local Ingress team-h\/i0 \(removed\)/);
   assert.match(r.stdout, /applied to /);
   for (const host of heldHosts) await answers(host, 404);
-  process.stdout.write(`# approve → held hosts gone: ${Math.round(performance.now() - started)} ms (CLI start included)\n`);
+  process.stdout.write(`# approve → held hosts gone: ${Math.round(performance.now() - started)} ms (CLI start included); ${/applied to .*/.exec(r.stdout)?.[0] ?? ''}\n`);
 });
 
 test('29 history shows the hold and the approval with who and why', async () => {
