@@ -3,6 +3,7 @@ export { stackConfig, stackEndpoints, type StackConfig, type StackEndpoints } fr
 export { StackServiceError } from './errors.ts';
 export { ensureBinaries, findBinary, stackBinaries, type SystemBinary } from './system-packages.ts';
 export { haproxyPaths } from './services/haproxy.ts';
+export { natsService } from './services/nats.ts';
 export type { ServiceStatus } from './services/daemon-service.ts';
 export { testStack, type TestStack } from './test-stack.ts';
 export { portolanUp, portolanDown, type UpOptions, type UpResult } from './demo/portolan-up.ts';

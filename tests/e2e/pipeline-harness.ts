@@ -25,6 +25,12 @@ export interface PipelineOptions {
   /** YAML applied before the watcher starts. */
   readonly manifests?: string;
   readonly leases?: { readonly ttlMs?: number; readonly renewEveryMs?: number; readonly retryEveryMs?: number };
+  /**
+   * A Postgres (admin URL: the pipeline gets a fresh database in it) and a NATS the test owns, e.g. to stop them
+   * (default: the shared test stack's, which a test must never stop).
+   */
+  readonly postgresUrl?: string;
+  readonly natsUrl?: string;
 }
 
 /** One pipeline process: its pid and the signals a test sends it. */
@@ -94,7 +100,8 @@ export async function startPipeline(options: PipelineOptions): Promise<Pipeline>
   const names = new Map(options.appliances.map((a) => [a.name, `${a.name}-${suffix}`]));
   const appliances = options.appliances.map((a) => ({ ...a, name: names.get(a.name)! }));
   const root = mkdtempSync(path.join(os.tmpdir(), 'ptl-e2e-'));
-  const database = await createTestDatabase(stack.postgresUrl);
+  const natsUrl = options.natsUrl ?? stack.natsUrl;
+  const database = await createTestDatabase(options.postgresUrl ?? stack.postgresUrl);
   const stream = `E2E_${suffix}`;
   const free = async (): Promise<number> => freePort();
   const ports = { kubeSim: await free(), vtm: await free(), loadmaster: await free(), echo: await free(), watcherHealth: await free(), plannerHealth: await free() };
@@ -106,7 +113,7 @@ export async function startPipeline(options: PipelineOptions): Promise<Pipeline>
   try {
     launched = await launchPipeline({
       root, ports, haproxyPorts, applierHealthPorts, appliances,
-      endpoints: { postgresUrl: database.url, natsUrl: stack.natsUrl, redisUrl: stack.redisUrl },
+      endpoints: { postgresUrl: database.url, natsUrl, redisUrl: stack.redisUrl },
       bus: { stream, subjectPrefix: `e2e${suffix}` },
       echoAddresses: options.echoAddresses ?? [],
       ...(options.leases ? { leases: options.leases } : {}),
@@ -114,10 +121,10 @@ export async function startPipeline(options: PipelineOptions): Promise<Pipeline>
     });
   } catch (e) {
     guard.dispose();
-    await cleanUp(database, stack.natsUrl, stream, root);
+    await cleanUp(database, natsUrl, stream, root);
     throw e;
   }
-  return buildPipeline({ launched, database, names, natsUrl: stack.natsUrl, redisUrl: stack.redisUrl, stream, guard, root, echoPort: ports.echo });
+  return buildPipeline({ launched, database, names, natsUrl, redisUrl: stack.redisUrl, stream, guard, root, echoPort: ports.echo });
 }
 
 interface Parts {
