@@ -75,8 +75,11 @@ class Parser {
         if (this.isQuantifierStart()) throw new RegexSubsetError('an anchor cannot be repeated', this.pos);
         continue;
       }
-      this.atom();
-      if (this.isQuantifierStart()) this.quantifier();
+      const assertion = this.atom();
+      if (!this.isQuantifierStart()) continue;
+      // PCRE2 refuses a repeated assertion (`\b*`); JavaScript accepts some: refuse it here.
+      if (assertion) throw new RegexSubsetError('an assertion cannot be repeated', this.pos);
+      this.quantifier();
     }
   }
 
@@ -85,18 +88,24 @@ class Parser {
     return c === '*' || c === '+' || c === '?' || c === '{';
   }
 
-  private atom(): void {
+  /** Reads one atom; true when it is a zero-width assertion (`\b`, `\B`), which may not be repeated. */
+  private atom(): boolean {
     const at = this.pos;
     const c = this.src[this.pos++]!;
     switch (c) {
       case '.':
-        return;
+        return false;
       case '(':
-        return this.group(at);
+        this.group(at);
+        return false;
       case '[':
-        return this.bracketClass(at);
-      case '\\':
-        return this.escape(at, false);
+        this.bracketClass(at);
+        return false;
+      case '\\': {
+        const next = this.src[this.pos];
+        this.escape(at, false);
+        return next === 'b' || next === 'B';
+      }
       case '*':
       case '+':
       case '?':
@@ -104,6 +113,7 @@ class Parser {
         throw new RegexSubsetError(`"${c}" has nothing to repeat`, at);
       default:
         if (SPECIAL.has(c)) throw new RegexSubsetError(`"${c}" must be escaped to stand for itself`, at);
+        return false;
     }
   }
 
@@ -127,6 +137,11 @@ class Parser {
   }
 
   private bracketClass(at: number): void {
+    // PCRE2 reads `[:...:]`, `[.....]` and `[=...=]` as POSIX syntax (and refuses it outside a class).
+    const posixLike = this.peek();
+    if ((posixLike === ':' || posixLike === '.' || posixLike === '=') && this.src.slice(this.pos + 1).match(/^[^\]]*\]/)?.[0].endsWith(`${posixLike}]`)) {
+      throw new RegexSubsetError(`a class written [${posixLike}...${posixLike}] reads as POSIX syntax to PCRE2`, at);
+    }
     if (this.peek() === '^') this.pos++;
     let items = 0;
     let previous: string | null = null; // the last single character, the start of a possible range
