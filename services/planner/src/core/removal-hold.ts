@@ -90,3 +90,13 @@ export function removalPolicyOf(a: ApplianceConfig): RemovalPolicy {
     relistConfirmMs: s.relistConfirmSeconds === undefined ? DEFAULT_REMOVAL_POLICY.relistConfirmMs : s.relistConfirmSeconds * 1000,
   };
 }
+
+/** The map key of one object's hold: cluster, kind and `namespace/name`. */
+export function holdKey(cluster: string, kind: KubeKind, key: string): string {
+  return `${cluster}\u0000${kind}\u0000${key}`;
+}
+
+/** Holds in a stable order: cluster, kind, key. */
+export function compareHolds(a: HeldRemoval, b: HeldRemoval): number {
+  return a.cluster !== b.cluster ? (a.cluster < b.cluster ? -1 : 1) : a.kind !== b.kind ? (a.kind < b.kind ? -1 : 1) : a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+}

@@ -4,7 +4,7 @@ import { canonicalJson } from '@portolan/desired-state';
 import { compareResourceVersions } from './resource-version.ts';
 import type { WorldView } from './world-view.ts';
 import { SelectionHolds } from './selection-holds.ts';
-import { judgeUnexplainedRemovals, removalWeight, type HeldRemoval, type HoldRelease, type HoldTransition, type RemovalPolicy } from './removal-hold.ts';
+import { compareHolds, holdKey, judgeUnexplainedRemovals, removalWeight, type HeldRemoval, type HoldRelease, type HoldTransition, type RemovalPolicy } from './removal-hold.ts';
 
 /** One effective change to the world: what an object was before and is after (null = absent). */
 export interface WorldChange {
@@ -394,12 +394,4 @@ export class World implements WorldView {
   nodes(cluster: string): Iterable<TrimmedNode> {
     return this.list(cluster, 'Node');
   }
-}
-
-function holdKey(cluster: string, kind: KubeKind, key: string): string {
-  return `${cluster}\u0000${kind}\u0000${key}`;
-}
-
-function compareHolds(a: HeldRemoval, b: HeldRemoval): number {
-  return a.cluster !== b.cluster ? (a.cluster < b.cluster ? -1 : 1) : a.kind !== b.kind ? (a.kind < b.kind ? -1 : 1) : a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
 }
