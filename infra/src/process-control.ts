@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
-import { existsSync, openSync, readFileSync, closeSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, readFileSync, closeSync, rmSync, writeSync } from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Last `lines` lines of a log file, or a note that it is empty — shown in every start error. */
@@ -97,9 +99,42 @@ export async function freePort(host = '127.0.0.1'): Promise<number> {
   const [from, to] = low > 12_000 ? [10_000, low] : [high + 1, 65_536];
   for (let attempt = 0; attempt < 50 && to > from; attempt++) {
     const port = from + Math.floor(Math.random() * (to - from));
+    if (!reservePort(port)) continue;
     if ((await listenOnce(port, host)) !== null) return port;
   }
   return (await listenOnce(0, host))!;
+}
+
+/** Where processes note the ports they chose (one file per port, holding the owner's pid). */
+const RESERVATIONS = path.join(os.tmpdir(), 'portolan-ports');
+const reserved: string[] = [];
+
+/**
+ * Claims a port for this process until it exits, so two processes picking at once (parallel test files, each
+ * starting a pipeline of a dozen services) never hand out the same one: a port is free on the wire until the service
+ * it was chosen for binds it, which may be seconds later. A claim whose owner died is taken over.
+ */
+function reservePort(port: number): boolean {
+  const file = path.join(RESERVATIONS, String(port));
+  mkdirSync(RESERVATIONS, { recursive: true });
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(file, 'wx');
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      if (reserved.length === 0) process.once('exit', () => reserved.forEach((f) => rmSync(f, { force: true })));
+      reserved.push(file);
+      return true;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      const text = readFileSync(file, 'utf8');
+      const owner = Number(text);
+      // An empty claim is one being written this instant: someone else's.
+      if (text === '' || (Number.isInteger(owner) && owner > 0 && (owner === process.pid || isAlive(owner)))) return false;
+      rmSync(file, { force: true }); // its owner is gone
+    }
+  }
+  return false;
 }
 
 /** The kernel's ephemeral port range (Linux), or Linux's default where it cannot be read. */
