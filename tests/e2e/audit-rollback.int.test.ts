@@ -102,6 +102,8 @@ test('rollback restores the earlier routing through HAProxy, pins planning, and 
     for (const flag of PLANNER_TUNING.flags) assert.ok(cmdline.includes(flag), `the planner runs with ${flag}: ${cmdline.join(' ')}`);
   }
   const good = await headSnapshot();
+  // HAProxy serves a change a moment before its apply record is written: "good at" is after that record.
+  await until('the good snapshot\'s apply is recorded', async () => (await tdb.db.selectFrom('applies').select('id').where('appliance', '=', appliance).where('snapshot_id', '=', good).where('status', 'in', ['succeeded', 'noop']).executeTakeFirst()) !== undefined);
   const goodAt = new Date();
 
   // A bad change: the Ingress now sends web.test to web-v2.

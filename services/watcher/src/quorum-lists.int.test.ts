@@ -31,7 +31,10 @@ test('with a lagging RV=0 cache, every list and relist is a quorum read and the 
     await waitFor('two periodic relists', async () => ((await metricValue(h.registry, 'watch_relists_total', { reason: 'relist-due' })) >= 2 ? true : undefined), 10_000);
     await waitFor('still the current state', async () => (JSON.stringify(stateLines(foldEvents(await h.read(), KubeKind.INGRESS))) === current() ? true : undefined));
 
-    const lists = requests.slice(fromWatcher).filter((r) => r.method === 'GET' && r.url.includes('/ingresses') && !/[?&]watch=(1|true)/.test(r.url));
+    const listsSeen = (): RequestLogEntry[] => requests.slice(fromWatcher).filter((r) => r.method === 'GET' && r.url.includes('/ingresses') && !/[?&]watch=(1|true)/.test(r.url));
+    // The relist counter moves as a relist starts; its request reaches the simulator a moment later.
+    await waitFor('the initial list and two relists at the simulator', async () => (listsSeen().length >= 3 ? true : undefined), 10_000);
+    const lists = listsSeen();
     assert.ok(lists.length >= 3, `initial list and relists seen (${lists.length})`);
     for (const l of lists) assert.equal(new URL(l.url, 'https://x').searchParams.get('resourceVersion') ?? '', '', `quorum list: ${l.url}`);
     const records = await h.read();
