@@ -83,7 +83,7 @@ for (const [i, entry] of corpus.entries()) {
   test(`${entry.name}: its condition is an Event on it, and a good Ingress beside it goes live`, async () => {
     const goodHost = `good-${i}.example.com`;
     await p.apply(asYaml(entry.objects) + ingress(NS, `good-${i}`, { className: 'portolan', rules: [{ host: goodHost, paths: [{ path: '/', type: 'Prefix', service: 'web' }] }] }));
-    await eventually(`${goodHost} live beside ${entry.name}`, async () => assert.equal((await p.request(goodHost, '/')).echo?.address, POD), { timeoutMs: STEP_MS, context });
+    await eventually(`${goodHost} live beside ${entry.name}`, async () => assert.equal((await p.request(goodHost, '/')).echo?.address, POD), { timeoutMs: entry.liveWithinMs ?? STEP_MS, context });
     await eventually(`the Event on ${entry.on.kind} ${entry.on.name}`, async () => {
       const reasons = await eventReasons(entry.on.kind, entry.on.name);
       assert.ok(reasons.some((r) => entry.reason.test(r)), `${entry.name}: Events ${JSON.stringify(reasons)}, want ${entry.reason}`);

@@ -13,6 +13,11 @@ export interface HostileEntry {
   readonly reason: RegExp;
   /** The host the bad Ingress asks for: it must not serve the bad part (checked where the entry says so). */
   readonly appliance: 'edge' | 'vtm';
+  /**
+   * How long the good Ingress beside it may take (default 10 s). Only what planning cannot know gets more: the
+   * appliance refuses the whole configuration first, and the applier bisects it with several `haproxy -c` runs.
+   */
+  readonly liveWithinMs?: number;
 }
 
 /** TLS material for Secrets, made by the runner (openssl) so no key is committed. */
@@ -127,7 +132,7 @@ export function hostileCorpus(m: Material): HostileEntry[] {
     tlsEntry('tls-opaque', { 'tls.crt': m.crt, 'tls.key': m.key }, /SecretNotFound/, { type: 'Opaque' }),
     tlsEntry('tls-wrong-name', { 'tls.crt': m.wrongNameCrt, 'tls.key': m.wrongNameKey }, /CertificateHostMismatch/),
     // Planning cannot know this one: HAProxy refuses it, the applier finds it by bisection, the planner leaves it out.
-    tlsEntry('tls-weak-key', { 'tls.crt': m.weakCrt, 'tls.key': m.weakKey }, /InvalidCertificate/),
+    { ...tlsEntry('tls-weak-key', { 'tls.crt': m.weakCrt, 'tls.key': m.weakKey }, /InvalidCertificate/), liveWithinMs: 30_000 },
     tlsEntry('tls-vtm-mismatch', { 'tls.crt': m.crt, 'tls.key': m.otherKey }, /InvalidCertificate/, { appliance: 'vtm' }),
     tlsEntry('tls-vtm-garbage', { 'tls.crt': garbagePem, 'tls.key': m.key }, /InvalidCertificate/, { appliance: 'vtm' }),
     {
