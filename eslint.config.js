@@ -11,7 +11,10 @@ export const coreBannedImports = [
   { group: ['ioredis'], message: 'core/ is pure: Redis belongs in an adapter.' },
   { group: ['@kubernetes/client-node'], message: 'core/ is pure: the Kubernetes client belongs in an adapter.' },
   { group: ['@opentelemetry/sdk-*', 'pino', 'prom-client'], message: 'core/ is pure: telemetry belongs in the shell.' },
-  { group: ['fs', 'net', 'http', 'https', 'child_process', 'crypto', 'os', 'dns', 'tls', 'dgram'], message: 'core/ is pure: no Node built-ins.' },
+  {
+    group: ['fs', 'net', 'http', 'https', 'child_process', 'crypto', 'os', 'dns', 'tls', 'dgram'],
+    message: 'core/ is pure: no Node built-ins.',
+  },
 ];
 
 export default tseslint.config(
@@ -19,11 +22,39 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: { ecmaVersion: 2024, sourceType: 'module', globals: { process: 'readonly', console: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', Buffer: 'readonly', URL: 'readonly', AbortController: 'readonly', AbortSignal: 'readonly', performance: 'readonly', TextEncoder: 'readonly', TextDecoder: 'readonly', fetch: 'readonly', structuredClone: 'readonly', queueMicrotask: 'readonly', setImmediate: 'readonly' } },
+    languageOptions: {
+      ecmaVersion: 2024,
+      sourceType: 'module',
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+        Buffer: 'readonly',
+        URL: 'readonly',
+        AbortController: 'readonly',
+        AbortSignal: 'readonly',
+        performance: 'readonly',
+        TextEncoder: 'readonly',
+        TextDecoder: 'readonly',
+        fetch: 'readonly',
+        structuredClone: 'readonly',
+        queueMicrotask: 'readonly',
+        setImmediate: 'readonly',
+      },
+    },
     rules: {
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_' },
+      ],
       '@typescript-eslint/consistent-type-imports': 'error',
-      'no-restricted-syntax': ['error', { selector: 'TSEnumDeclaration', message: 'Use a union of string literals (enums are not erasable syntax).' }],
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'TSEnumDeclaration', message: 'Use a union of string literals (enums are not erasable syntax).' },
+      ],
       eqeqeq: ['error', 'always'],
       // Validating user input against control characters is a legitimate use of them in patterns.
       'no-control-regex': 'off',
@@ -34,18 +65,24 @@ export default tseslint.config(
     ignores: ['**/*.test.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: coreBannedImports }],
-      'no-restricted-globals': ['error',
+      'no-restricted-globals': [
+        'error',
         { name: 'process', message: 'core/ is pure: no env or process access.' },
         { name: 'fetch', message: 'core/ is pure: no network.' },
         { name: 'setTimeout', message: 'core/ is pure: no timers.' },
         { name: 'setInterval', message: 'core/ is pure: no timers.' },
         { name: 'performance', message: 'core/ is pure: take `now` as an argument.' },
       ],
-      'no-restricted-syntax': ['error',
+      'no-restricted-syntax': [
+        'error',
         { selector: 'TSEnumDeclaration', message: 'Use a union of string literals (enums are not erasable syntax).' },
-        { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'core/ is pure: take `now` as an argument.' },
+        {
+          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+          message: 'core/ is pure: take `now` as an argument.',
+        },
       ],
-      'no-restricted-properties': ['error',
+      'no-restricted-properties': [
+        'error',
         { object: 'Date', property: 'now', message: 'core/ is pure: take `now` as an argument.' },
         { object: 'Math', property: 'random', message: 'core/ is pure: no randomness.' },
       ],

@@ -43,7 +43,8 @@ export class PartialResultError extends Error {
 export function summarize(samples: readonly number[]): { median: number; p99: number } {
   if (samples.length === 0) throw new RangeError('no samples');
   const sorted = [...samples].sort((a, b) => a - b);
-  const rank = (q: number): number => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+  const rank = (q: number): number =>
+    sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
   return { median: rank(0.5), p99: rank(0.99) };
 }
 

@@ -29,7 +29,11 @@ if (process.argv.includes('--check')) {
     const committed = path.join(protoDir, 'src', 'gen');
     const want = listFiles(fresh);
     const have = listFiles(committed);
-    const differing = want.filter((f) => !have.includes(f) || readFileSync(path.join(fresh, f), 'utf8') !== readFileSync(path.join(committed, f), 'utf8'));
+    const differing = want.filter(
+      (f) =>
+        !have.includes(f) ||
+        readFileSync(path.join(fresh, f), 'utf8') !== readFileSync(path.join(committed, f), 'utf8'),
+    );
     const extra = have.filter((f) => !want.includes(f));
     if (differing.length + extra.length > 0) {
       console.error(`generated protobuf code is stale (${[...differing, ...extra].join(', ')}): run npm run generate`);

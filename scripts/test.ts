@@ -12,7 +12,9 @@ const extra = process.argv.slice(2).filter((a) => a !== '--unit');
 
 process.stdout.write(`# Node.js ${process.version} (${process.execPath})\n`);
 if (Number(process.versions.node.split('.')[0]) < 24) {
-  process.stderr.write('tests must run on Node.js 24: run them through `npm test` so node_modules/.bin/node (the node@24 devDependency) is used\n');
+  process.stderr.write(
+    'tests must run on Node.js 24: run them through `npm test` so node_modules/.bin/node (the node@24 devDependency) is used\n',
+  );
   process.exit(1);
 }
 // Loaded after the version check: the workspace packages are TypeScript, which only Node 24 runs.
@@ -55,18 +57,33 @@ const useLocalStack = !unitOnly && (process.env.PORTOLAN_TEST_STACK ?? 'local') 
 const stack = localStack({ profile: 'data', log: (l) => process.stdout.write(`# stack: ${l}\n`) });
 if (!unitOnly) {
   // Tests start their own HAProxy and Pebble instances and drive the real kubectl: make sure they are installed.
-  ensureBinaries([stackBinaries.haproxy, stackBinaries.pebble, { name: 'kubectl', debianPackage: 'kubernetes-client', candidates: ['/usr/bin/kubectl', '/usr/local/bin/kubectl'] }], true, (l) => process.stdout.write(`# ${l}\n`));
+  ensureBinaries(
+    [
+      stackBinaries.haproxy,
+      stackBinaries.pebble,
+      {
+        name: 'kubectl',
+        debianPackage: 'kubernetes-client',
+        candidates: ['/usr/bin/kubectl', '/usr/local/bin/kubectl'],
+      },
+    ],
+    true,
+    (l) => process.stdout.write(`# ${l}\n`),
+  );
 }
 if (useLocalStack) await stack.up();
 
 /** Every test file of the repo, outside node_modules, build output and state folders. */
 function testFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    if (e.isDirectory()) return ['node_modules', 'dist', '.git', '.portolan'].includes(e.name) ? [] : testFiles(path.join(dir, e.name));
+    if (e.isDirectory())
+      return ['node_modules', 'dist', '.git', '.portolan'].includes(e.name) ? [] : testFiles(path.join(dir, e.name));
     return e.name.endsWith('.test.ts') ? [path.relative(root, path.join(dir, e.name))] : [];
   });
 }
-const files = testFiles(root).filter((f) => !unitOnly || !f.includes('.int.test.') && !f.split(path.sep).includes('e2e')).sort();
+const files = testFiles(root)
+  .filter((f) => !unitOnly || (!f.includes('.int.test.') && !f.split(path.sep).includes('e2e')))
+  .sort();
 const args = [
   '--test',
   '--test-reporter=spec',

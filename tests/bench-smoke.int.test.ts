@@ -12,9 +12,15 @@ test('`npm run bench -- --quick --only floor --json f` runs and writes the docum
   const dir = mkdtempSync(path.join(tmpdir(), 'portolan-bench-'));
   try {
     const file = path.join(dir, 'bench.json');
-    const { stdout } = await promisify(execFile)(process.execPath, [path.join(root, 'bench', 'run.ts'), '--quick', '--only', 'floor', '--json', file], { cwd: root, env: process.env, timeout: 240_000 });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [path.join(root, 'bench', 'run.ts'), '--quick', '--only', 'floor', '--json', file],
+      { cwd: root, env: process.env, timeout: 240_000 },
+    );
     assert.match(stdout, /figure\s+unit\s+median\s+p99/);
-    const report = JSON.parse(readFileSync(file, 'utf8')) as { figures: { name: string; unit: string; value: number; p99?: number }[] };
+    const report = JSON.parse(readFileSync(file, 'utf8')) as {
+      figures: { name: string; unit: string; value: number; p99?: number }[];
+    };
     assert.ok(report.figures.length >= 2);
     for (const f of report.figures) {
       assert.equal(typeof f.name, 'string');

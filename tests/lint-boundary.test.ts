@@ -13,18 +13,28 @@ async function problems(file: string, code: string): Promise<string[]> {
 
 test('a core/ module importing pg fails lint', async () => {
   const found = await problems('services/planner/src/core/probe.ts', "import pg from 'pg';\nexport const p = pg;\n");
-  assert.ok(found.some((p) => p.startsWith('no-restricted-imports') && p.includes('database')), found.join('\n'));
+  assert.ok(
+    found.some((p) => p.startsWith('no-restricted-imports') && p.includes('database')),
+    found.join('\n'),
+  );
 });
 
 test('core/ may not read the clock, randomness, env, or Node built-ins', async () => {
-  const code = "import { readFileSync } from 'node:fs';\nexport const a = Date.now() + Math.random();\nexport const b = process.env.X;\nexport const c = readFileSync;\n";
+  const code =
+    "import { readFileSync } from 'node:fs';\nexport const a = Date.now() + Math.random();\nexport const b = process.env.X;\nexport const c = readFileSync;\n";
   const found = await problems('packages/x/src/core/probe.ts', code);
   for (const rule of ['no-restricted-imports', 'no-restricted-properties', 'no-restricted-globals']) {
-    assert.ok(found.some((p) => p.startsWith(rule)), `${rule} missing in:\n${found.join('\n')}`);
+    assert.ok(
+      found.some((p) => p.startsWith(rule)),
+      `${rule} missing in:\n${found.join('\n')}`,
+    );
   }
 });
 
 test('the same imports are allowed in an adapter', async () => {
-  const found = await problems('services/planner/src/adapters/probe.ts', "import pg from 'pg';\nexport const p = pg;\n");
+  const found = await problems(
+    'services/planner/src/adapters/probe.ts',
+    "import pg from 'pg';\nexport const p = pg;\n",
+  );
   assert.deepEqual(found, []);
 });

@@ -10,7 +10,12 @@ function seeded(seed: number): () => number {
 }
 
 test('the memory probe chases one cycle through every cache line, each read landing on a line start', () => {
-  for (const [lines, seed] of [[2, 1], [3, 7], [1000, 42], [4096, 9]] as const) {
+  for (const [lines, seed] of [
+    [2, 1],
+    [3, 7],
+    [1000, 42],
+    [4096, 9],
+  ] as const) {
     const memory = chaseCycle(lines, seeded(seed));
     assert.equal(memory.length, lines * 16);
     const seen = new Uint8Array(lines);

@@ -11,30 +11,47 @@ const unique = (): string => randomBytes(4).toString('hex');
 test('JetStream: published events are consumed in order, acked, and a republished id is deduplicated', async () => {
   const stack = await testStack();
   const stream = `T_${unique()}`;
-  const bus = await NatsEventBus.open(stack.natsUrl, busDeclaration({ stream, replicas: 1, maxPayloadBytes: 1 << 20, subjectPrefix: stream }));
+  const bus = await NatsEventBus.open(
+    stack.natsUrl,
+    busDeclaration({ stream, replicas: 1, maxPayloadBytes: 1 << 20, subjectPrefix: stream }),
+  );
   try {
     // The subject prefix scopes the streams to this test, so parallel tests do not collide.
     const cluster = `c${unique()}`;
     const subject = kubeEventSubject(cluster, 'ingress');
     const acks = [];
     for (let i = 1; i <= 5; i++) {
-      acks.push(await bus.publish(subject, new TextEncoder().encode(`event-${i}`), { msgId: kubeEventMsgId(cluster, 'uid-1', String(i), 'MODIFIED'), headers: { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' } }));
+      acks.push(
+        await bus.publish(subject, new TextEncoder().encode(`event-${i}`), {
+          msgId: kubeEventMsgId(cluster, 'uid-1', String(i), 'MODIFIED'),
+          headers: { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' },
+        }),
+      );
     }
-    assert.deepEqual(acks.map((a) => a.duplicate), [false, false, false, false, false]);
-    const again = await bus.publish(subject, new TextEncoder().encode('event-3'), { msgId: kubeEventMsgId(cluster, 'uid-1', '3', 'MODIFIED') });
+    assert.deepEqual(
+      acks.map((a) => a.duplicate),
+      [false, false, false, false, false],
+    );
+    const again = await bus.publish(subject, new TextEncoder().encode('event-3'), {
+      msgId: kubeEventMsgId(cluster, 'uid-1', '3', 'MODIFIED'),
+    });
     assert.equal(again.duplicate, true);
 
     const seen: string[] = [];
     const seqs: number[] = [];
     const controller = new AbortController();
-    await bus.consumeBatches('planner', async (batch) => {
-      for (const m of batch) {
-        seen.push(new TextDecoder().decode(m.data));
-        seqs.push(m.streamSeq);
-        assert.equal(m.headers.traceparent, '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01');
-      }
-      if (seen.length === 5) controller.abort();
-    }, { signal: controller.signal });
+    await bus.consumeBatches(
+      'planner',
+      async (batch) => {
+        for (const m of batch) {
+          seen.push(new TextDecoder().decode(m.data));
+          seqs.push(m.streamSeq);
+          assert.equal(m.headers.traceparent, '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01');
+        }
+        if (seen.length === 5) controller.abort();
+      },
+      { signal: controller.signal },
+    );
     assert.deepEqual(seen, ['event-1', 'event-2', 'event-3', 'event-4', 'event-5']);
     assert.deepEqual(seqs, [1, 2, 3, 4, 5], 'the kube stream holds only observations: sequences are contiguous');
     assert.deepEqual(await bus.kubeStreamBounds(), { firstSeq: 1, lastSeq: 5 });
@@ -53,10 +70,24 @@ test('Postgres: a fresh migrated database per test file accepts and returns an a
   const stack = await testStack();
   const tdb = await createTestDatabase(stack.postgresUrl);
   try {
-    await tdb.db.insertInto('events').values({ seq: 1, subject: 'kube.dev.ingress', msg_id: 'ev:dev:u:1:ADDED', cluster: 'dev', kind: 'Ingress', object_key: 'shop/web', event_type: 'ADDED', payload: Buffer.from('x') }).execute();
+    await tdb.db
+      .insertInto('events')
+      .values({
+        seq: 1,
+        subject: 'kube.dev.ingress',
+        msg_id: 'ev:dev:u:1:ADDED',
+        cluster: 'dev',
+        kind: 'Ingress',
+        object_key: 'shop/web',
+        event_type: 'ADDED',
+        payload: Buffer.from('x'),
+      })
+      .execute();
     const rows = await tdb.db.selectFrom('events').select(['seq', 'object_key']).execute();
     assert.deepEqual(rows, [{ seq: '1', object_key: 'shop/web' }]);
-    const { rows: [version] } = await sql<{ v: string }>`SELECT current_setting('server_version_num') AS v`.execute(tdb.db);
+    const {
+      rows: [version],
+    } = await sql<{ v: string }>`SELECT current_setting('server_version_num') AS v`.execute(tdb.db);
     assert.ok(Number(version?.v) >= 150000);
   } finally {
     await tdb.drop();

@@ -14,7 +14,10 @@ export const busFloor: Benchmark = {
     const n = quick ? 300 : 2000;
     const stack = await testStack();
     const stream = `BENCH_${randomBytes(4).toString('hex')}`;
-    const bus = await NatsEventBus.open(stack.natsUrl, busDeclaration({ stream, replicas: 1, maxPayloadBytes: 1 << 20, subjectPrefix: stream }));
+    const bus = await NatsEventBus.open(
+      stack.natsUrl,
+      busDeclaration({ stream, replicas: 1, maxPayloadBytes: 1 << 20, subjectPrefix: stream }),
+    );
     const payload = randomBytes(512);
     const publish: number[] = [];
     try {
@@ -33,7 +36,19 @@ export const busFloor: Benchmark = {
     try {
       for (let i = 0; i < n; i++) {
         const t = performance.now();
-        await tdb.db.insertInto('events').values({ seq: i + 1, subject: 'kube.bench.endpointslice', msg_id: `m${i}`, cluster: 'bench', kind: 'EndpointSlice', object_key: `ns/s${i}`, event_type: 'MODIFIED', payload }).execute();
+        await tdb.db
+          .insertInto('events')
+          .values({
+            seq: i + 1,
+            subject: 'kube.bench.endpointslice',
+            msg_id: `m${i}`,
+            cluster: 'bench',
+            kind: 'EndpointSlice',
+            object_key: `ns/s${i}`,
+            event_type: 'MODIFIED',
+            payload,
+          })
+          .execute();
         commit.push(performance.now() - t);
       }
     } finally {

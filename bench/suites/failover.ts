@@ -23,7 +23,13 @@ export const failoverBench: Benchmark = {
     const p = await createPipeline({ objects: [] });
     try {
       const probe = p.echo.backends[0]!;
-      for (const o of [...worldObjects(SERVICES), service(SERVICES), endpointSlice(SERVICES, 0, { addresses: [probe.address], port: probe.port }), ingress(SERVICES)]) p.sim.objects.create(o);
+      for (const o of [
+        ...worldObjects(SERVICES),
+        service(SERVICES),
+        endpointSlice(SERVICES, 0, { addresses: [probe.address], port: probe.port }),
+        ingress(SERVICES),
+      ])
+        p.sim.objects.create(o);
       p.startAll();
       await waitServed(p.httpPort, hostOf(SERVICES), probe.address, 120_000, { periodMs: 50 });
       await waitCaughtUp(p);
@@ -38,7 +44,13 @@ export const failoverBench: Benchmark = {
       }
       const figure = (kind: 'graceful' | 'crash', goal: string): Figure => {
         const s = summarize(samples[kind]);
-        return { name: `${kind === 'graceful' ? 'graceful (SIGTERM)' : 'crash (SIGKILL)'} → first write by the new leader, ${rounds} round${rounds > 1 ? 's' : ''}${tag}`, unit: 's', value: s.median / 1000, p99: s.p99 / 1000, goal };
+        return {
+          name: `${kind === 'graceful' ? 'graceful (SIGTERM)' : 'crash (SIGKILL)'} → first write by the new leader, ${rounds} round${rounds > 1 ? 's' : ''}${tag}`,
+          unit: 's',
+          value: s.median / 1000,
+          p99: s.p99 / 1000,
+          goal,
+        };
       };
       return [figure('graceful', '≤ 2'), figure('crash', '≤ 6')];
     } catch (e) {
@@ -50,18 +62,37 @@ export const failoverBench: Benchmark = {
 };
 
 async function leaderOf(p: Pipeline): Promise<string> {
-  return waitUntil('a leader', async () => {
-    const row = await p.db.db.selectFrom('leader_epochs').select('holder').where('group_name', '=', p.appliance).executeTakeFirst();
-    return row?.holder;
-  }, 30_000, 20);
+  return waitUntil(
+    'a leader',
+    async () => {
+      const row = await p.db.db
+        .selectFrom('leader_epochs')
+        .select('holder')
+        .where('group_name', '=', p.appliance)
+        .executeTakeFirst();
+      return row?.holder;
+    },
+    30_000,
+    20,
+  );
 }
 
 /** One failover: stop or kill the leader, change an endpoint at once, time until HAProxy has it; returns ms. */
-async function failoverRound(p: Pipeline, kind: 'graceful' | 'crash', backends: ReadonlyMap<number, string>, changes: ChangeSequence, log: (line: string) => void): Promise<number> {
+async function failoverRound(
+  p: Pipeline,
+  kind: 'graceful' | 'crash',
+  backends: ReadonlyMap<number, string>,
+  changes: ChangeSequence,
+  log: (line: string) => void,
+): Promise<number> {
   const leader = await leaderOf(p);
   const follower = leader === 'a' ? 'b' : 'a';
   const leaderProc = p.processes.get(`applier-${leader}`)!;
-  const epochBefore = await p.db.db.selectFrom('leader_epochs').select('epoch').where('group_name', '=', p.appliance).executeTakeFirstOrThrow();
+  const epochBefore = await p.db.db
+    .selectFrom('leader_epochs')
+    .select('epoch')
+    .where('group_name', '=', p.appliance)
+    .executeTakeFirstOrThrow();
   const watch = new SlotWatch(p.haproxy.runtimeSocket);
   try {
     const change = changes.next();
@@ -74,15 +105,36 @@ async function failoverRound(p: Pipeline, kind: 'graceful' | 'crash', backends: 
     const t1 = await watch.waitReady(backends.get(change.i)!, change.address, 30_000, 5);
     await leaderProc.exited;
     await waitCaughtUp(p);
-    const last = await p.db.db.selectFrom('applies').select(['leader_id', 'epoch']).where('appliance', '=', p.appliance).where('status', '=', 'succeeded').orderBy('id', 'desc').executeTakeFirstOrThrow();
-    if (last.leader_id !== follower) throw new Error(`the change was applied by ${last.leader_id}, not by the follower ${follower}`);
-    const elected = await p.db.db.selectFrom('leader_epoch_history').select('acquired_at').where('group_name', '=', p.appliance).where('epoch', '>', epochBefore.epoch).orderBy('epoch').executeTakeFirst();
-    const electedMs = elected === undefined ? NaN : new Date(elected.acquired_at).getTime() - (performance.timeOrigin + t0);
-    log(`${kind}: ${leader} → ${follower} wrote after ${(t1 - t0).toFixed(0)} ms (new epoch granted after ~${electedMs.toFixed(0)} ms)`);
+    const last = await p.db.db
+      .selectFrom('applies')
+      .select(['leader_id', 'epoch'])
+      .where('appliance', '=', p.appliance)
+      .where('status', '=', 'succeeded')
+      .orderBy('id', 'desc')
+      .executeTakeFirstOrThrow();
+    if (last.leader_id !== follower)
+      throw new Error(`the change was applied by ${last.leader_id}, not by the follower ${follower}`);
+    const elected = await p.db.db
+      .selectFrom('leader_epoch_history')
+      .select('acquired_at')
+      .where('group_name', '=', p.appliance)
+      .where('epoch', '>', epochBefore.epoch)
+      .orderBy('epoch')
+      .executeTakeFirst();
+    const electedMs =
+      elected === undefined ? NaN : new Date(elected.acquired_at).getTime() - (performance.timeOrigin + t0);
+    log(
+      `${kind}: ${leader} → ${follower} wrote after ${(t1 - t0).toFixed(0)} ms (new epoch granted after ~${electedMs.toFixed(0)} ms)`,
+    );
     // The stopped replica comes back as the next round's follower.
     const offset = statSync(leaderProc.logFile).size;
     const restarted = p.start(`applier-${leader}`);
-    await waitUntil(`applier-${leader} to start`, () => readFileSync(restarted.logFile).subarray(offset).toString('utf8').includes('applier started'), 30_000, 50);
+    await waitUntil(
+      `applier-${leader} to start`,
+      () => readFileSync(restarted.logFile).subarray(offset).toString('utf8').includes('applier started'),
+      30_000,
+      50,
+    );
     await new Promise((r) => setTimeout(r, 1000));
     return t1 - t0;
   } finally {

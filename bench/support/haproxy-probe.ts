@@ -32,7 +32,9 @@ export class SlotWatch {
 
   /** Whether `address` is a ready slot of `backend` right now. */
   async hasReady(backend: string, address: string): Promise<boolean> {
-    return slots(await this.#runtime.command(`show servers state ${backend}`)).some((s) => s.ready && s.address === address);
+    return slots(await this.#runtime.command(`show servers state ${backend}`)).some(
+      (s) => s.ready && s.address === address,
+    );
   }
 
   /**
@@ -43,14 +45,16 @@ export class SlotWatch {
     const deadline = performance.now() + timeoutMs;
     for (;;) {
       if (await this.hasReady(backend, address)) return performance.now();
-      if (performance.now() > deadline) throw new Error(`${address} did not become a ready slot of ${backend} within ${timeoutMs} ms`);
+      if (performance.now() > deadline)
+        throw new Error(`${address} did not become a ready slot of ${backend} within ${timeoutMs} ms`);
       await new Promise((r) => setTimeout(r, periodMs));
     }
   }
 
   /** Number of backends the current worker holds. */
   async backendCount(): Promise<number> {
-    return (await this.#runtime.command('show backend')).split('\n').filter((l) => l !== '' && !l.startsWith('#')).length;
+    return (await this.#runtime.command('show backend')).split('\n').filter((l) => l !== '' && !l.startsWith('#'))
+      .length;
   }
 
   /** Reconnects on the next call (after a reload the old connection talks to the old worker). */
@@ -76,26 +80,50 @@ export interface ProbeReply {
 }
 
 /** GET `path` on 127.0.0.1:port with a Host header (and SNI over HTTPS); never throws. */
-export function probe(port: number, host: string, o: { https?: boolean; timeoutMs?: number } = {}): Promise<ProbeReply> {
+export function probe(
+  port: number,
+  host: string,
+  o: { https?: boolean; timeoutMs?: number } = {},
+): Promise<ProbeReply> {
   return new Promise((resolve) => {
-    const options = { host: '127.0.0.1', port, path: '/', headers: { host }, timeout: o.timeoutMs ?? 2000, agent: false as const };
+    const options = {
+      host: '127.0.0.1',
+      port,
+      path: '/',
+      headers: { host },
+      timeout: o.timeoutMs ?? 2000,
+      agent: false as const,
+    };
     const done = (res: http.IncomingMessage): void => {
       let body = '';
-      res.setEncoding('utf8').on('data', (d: string) => (body += d)).on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      res
+        .setEncoding('utf8')
+        .on('data', (d: string) => (body += d))
+        .on('end', () => resolve({ status: res.statusCode ?? 0, body }));
     };
-    const req = o.https === true ? https.get({ ...options, servername: host, rejectUnauthorized: false }, done) : http.get(options, done);
+    const req =
+      o.https === true
+        ? https.get({ ...options, servername: host, rejectUnauthorized: false }, done)
+        : http.get(options, done);
     req.once('timeout', () => req.destroy());
     req.once('error', () => resolve({ status: 0, body: '' }));
   });
 }
 
 /** Polls until a request for `host` is answered 200 by the echo backend at `address`; resolves with performance.now(). */
-export async function waitServed(port: number, host: string, address: string, timeoutMs: number, o: { https?: boolean; periodMs?: number } = {}): Promise<number> {
+export async function waitServed(
+  port: number,
+  host: string,
+  address: string,
+  timeoutMs: number,
+  o: { https?: boolean; periodMs?: number } = {},
+): Promise<number> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     const r = await probe(port, host, { https: o.https ?? false, timeoutMs: 1000 });
     if (r.status === 200 && r.body.includes(`"address":"${address}"`)) return performance.now();
-    if (performance.now() > deadline) throw new Error(`${host} was not served by ${address} within ${timeoutMs} ms (last: ${r.status})`);
+    if (performance.now() > deadline)
+      throw new Error(`${host} was not served by ${address} within ${timeoutMs} ms (last: ${r.status})`);
     await new Promise((res) => setTimeout(res, o.periodMs ?? 10));
   }
 }

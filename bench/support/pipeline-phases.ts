@@ -72,11 +72,26 @@ export async function backendsByService(runtimeSocket: string, n: number): Promi
 /** Waits until the leader has recorded an apply of the appliance's head snapshot (the applier is idle). */
 export async function waitCaughtUp(p: Pipeline, timeoutMs = 300_000): Promise<void> {
   const db = p.db.db;
-  await waitUntil('the applier to apply the head snapshot', async () => {
-    const head = await db.selectFrom('snapshot_heads').select('snapshot_id').where('appliance', '=', p.appliance).executeTakeFirst();
-    const last = await db.selectFrom('applies').select('snapshot_id').where('appliance', '=', p.appliance).where('status', 'in', ['succeeded', 'noop']).orderBy('id', 'desc').executeTakeFirst();
-    return head !== undefined && last !== undefined && String(head.snapshot_id) === String(last.snapshot_id);
-  }, timeoutMs, 5);
+  await waitUntil(
+    'the applier to apply the head snapshot',
+    async () => {
+      const head = await db
+        .selectFrom('snapshot_heads')
+        .select('snapshot_id')
+        .where('appliance', '=', p.appliance)
+        .executeTakeFirst();
+      const last = await db
+        .selectFrom('applies')
+        .select('snapshot_id')
+        .where('appliance', '=', p.appliance)
+        .where('status', 'in', ['succeeded', 'noop'])
+        .orderBy('id', 'desc')
+        .executeTakeFirst();
+      return head !== undefined && last !== undefined && String(head.snapshot_id) === String(last.snapshot_id);
+    },
+    timeoutMs,
+    5,
+  );
 }
 
 /**
@@ -85,11 +100,30 @@ export async function waitCaughtUp(p: Pipeline, timeoutMs = 300_000): Promise<vo
  */
 export async function coldStartStages(p: Pipeline, startedAt: number): Promise<string> {
   const db = p.db.db;
-  const snapshot = await db.selectFrom('snapshots').select(['id', 'created_at', 'last_event_seq']).where('appliance', '=', p.appliance).orderBy('id').executeTakeFirst();
+  const snapshot = await db
+    .selectFrom('snapshots')
+    .select(['id', 'created_at', 'last_event_seq'])
+    .where('appliance', '=', p.appliance)
+    .orderBy('id')
+    .executeTakeFirst();
   if (snapshot === undefined) return 'no snapshot';
-  const events = await db.selectFrom('events').select((eb) => [eb.fn.min('received_at').as('first'), eb.fn.max('received_at').as('last'), eb.fn.countAll().as('n')]).where('seq', '<=', snapshot.last_event_seq).executeTakeFirstOrThrow();
-  const apply = await db.selectFrom('applies').select(['started_at', 'finished_at']).where('appliance', '=', p.appliance).orderBy('id').executeTakeFirst();
-  const at = (d: unknown): string => (d === null || d === undefined ? '?' : ((new Date(d as string).getTime() - startedAt) / 1000).toFixed(1));
+  const events = await db
+    .selectFrom('events')
+    .select((eb) => [
+      eb.fn.min('received_at').as('first'),
+      eb.fn.max('received_at').as('last'),
+      eb.fn.countAll().as('n'),
+    ])
+    .where('seq', '<=', snapshot.last_event_seq)
+    .executeTakeFirstOrThrow();
+  const apply = await db
+    .selectFrom('applies')
+    .select(['started_at', 'finished_at'])
+    .where('appliance', '=', p.appliance)
+    .orderBy('id')
+    .executeTakeFirst();
+  const at = (d: unknown): string =>
+    d === null || d === undefined ? '?' : ((new Date(d as string).getTime() - startedAt) / 1000).toFixed(1);
   return `first event received ${at(events.first)} s, last of ${String(events.n)} initial messages ${at(events.last)} s, first snapshot committed ${at(snapshot.created_at)} s, first apply started ${at(apply?.started_at)} s and recorded ${at(apply?.finished_at)} s`;
 }
 
@@ -117,11 +151,28 @@ export interface StageTimes {
 /** Reads the stage instants of the round whose event is the newest archived one of `objectKey`. */
 async function stagesOf(p: Pipeline, objectKey: string, seenAt: number): Promise<StageTimes | null> {
   const db = p.db.db;
-  const event = await db.selectFrom('events').select(['seq', 'received_at']).where('kind', '=', 'EndpointSlice').where('object_key', '=', objectKey).orderBy('seq', 'desc').executeTakeFirst();
+  const event = await db
+    .selectFrom('events')
+    .select(['seq', 'received_at'])
+    .where('kind', '=', 'EndpointSlice')
+    .where('object_key', '=', objectKey)
+    .orderBy('seq', 'desc')
+    .executeTakeFirst();
   if (event === undefined) return null;
-  const snapshot = await db.selectFrom('snapshots').select(['id', 'created_at']).where('appliance', '=', p.appliance).where('last_event_seq', '>=', event.seq).orderBy('id').executeTakeFirst();
+  const snapshot = await db
+    .selectFrom('snapshots')
+    .select(['id', 'created_at'])
+    .where('appliance', '=', p.appliance)
+    .where('last_event_seq', '>=', event.seq)
+    .orderBy('id')
+    .executeTakeFirst();
   if (snapshot === undefined) return null;
-  const apply = await db.selectFrom('applies').select(['started_at', 'finished_at']).where('snapshot_id', '=', snapshot.id).orderBy('id').executeTakeFirst();
+  const apply = await db
+    .selectFrom('applies')
+    .select(['started_at', 'finished_at'])
+    .where('snapshot_id', '=', snapshot.id)
+    .orderBy('id')
+    .executeTakeFirst();
   if (apply === undefined) return null;
   const ms = (d: Date | string): number => new Date(d).getTime();
   return {
@@ -137,7 +188,12 @@ async function stagesOf(p: Pipeline, objectKey: string, seenAt: number): Promise
  * millisecond for the new address as a ready slot, then wait until the applier recorded the apply (so every round
  * starts with an idle pipeline).
  */
-export async function endpointRounds(p: Pipeline, backends: ReadonlyMap<number, string>, changes: ChangeSequence, rounds: number): Promise<EndpointRounds> {
+export async function endpointRounds(
+  p: Pipeline,
+  backends: ReadonlyMap<number, string>,
+  changes: ChangeSequence,
+  rounds: number,
+): Promise<EndpointRounds> {
   const watch = new SlotWatch(p.haproxy.runtimeSocket);
   const fromWrite: number[] = [];
   const fromReceived: number[] = [];
@@ -153,26 +209,47 @@ export async function endpointRounds(p: Pipeline, backends: ReadonlyMap<number, 
       p.sim.objects.update(endpointSlice(i, gen));
       const t1 = await watch.waitReady(backend, address, 300_000, POLL_MS);
       fromWrite.push(t1 - t0);
-      const received = await p.db.db.selectFrom('events').select('received_at').where('kind', '=', 'EndpointSlice').where('object_key', '=', `${namespaceOf(i)}/svc-${i}-a`).orderBy('seq', 'desc').executeTakeFirst();
-      if (received !== undefined) fromReceived.push(performance.timeOrigin + t1 - new Date(received.received_at).getTime());
+      const received = await p.db.db
+        .selectFrom('events')
+        .select('received_at')
+        .where('kind', '=', 'EndpointSlice')
+        .where('object_key', '=', `${namespaceOf(i)}/svc-${i}-a`)
+        .orderBy('seq', 'desc')
+        .executeTakeFirst();
+      if (received !== undefined)
+        fromReceived.push(performance.timeOrigin + t1 - new Date(received.received_at).getTime());
       await waitCaughtUp(p);
       const st = await stagesOf(p, `${namespaceOf(i)}/svc-${i}-a`, performance.timeOrigin + t1);
       if (st !== null) stages.push(st);
       // Each slow round with its stages (write → received is the rest), to tell a planner, pickup or apply stall apart.
       if (t1 - t0 > SLOW_ROUND_MS) {
-        const where = st === null ? '' : ` (committed ${st.plan} / started ${st.pickUp} / seen ${st.apply.toFixed(0)} ms)`;
-        slowAt.push(`${new Date(performance.timeOrigin + t1).toISOString().slice(11, 23)} ${(t1 - t0).toFixed(0)} ms${where}`);
+        const where =
+          st === null ? '' : ` (committed ${st.plan} / started ${st.pickUp} / seen ${st.apply.toFixed(0)} ms)`;
+        slowAt.push(
+          `${new Date(performance.timeOrigin + t1).toISOString().slice(11, 23)} ${(t1 - t0).toFixed(0)} ms${where}`,
+        );
       }
       await new Promise((res) => setTimeout(res, 10));
     }
   } finally {
     await watch.close();
   }
-  return { fromWrite, fromReceived, stages, slowAt, reloads: (await reloadCount(p.haproxy.masterSocket)) - reloadsBefore };
+  return {
+    fromWrite,
+    fromReceived,
+    stages,
+    slowAt,
+    reloads: (await reloadCount(p.haproxy.masterSocket)) - reloadsBefore,
+  };
 }
 
 /** A structural change: a new Service with one endpoint (an echo backend) and a new Ingress for a new host, optionally TLS. */
-export async function structuralRounds(p: Pipeline, firstIndex: number, rounds: number, tls: boolean): Promise<{ ms: number[]; reloads: number }> {
+export async function structuralRounds(
+  p: Pipeline,
+  firstIndex: number,
+  rounds: number,
+  tls: boolean,
+): Promise<{ ms: number[]; reloads: number }> {
   const ca = tls ? createCertificateAuthority('portolan-bench-ca') : null;
   const ms: number[] = [];
   const reloadsBefore = await reloadCount(p.haproxy.masterSocket);
@@ -197,7 +274,12 @@ export async function structuralRounds(p: Pipeline, firstIndex: number, rounds: 
 }
 
 /** CPU seconds each service spent on a burst of endpoint changes written back to back, and how long it took. */
-export async function burst(p: Pipeline, backends: ReadonlyMap<number, string>, changes: ChangeSequence, count: number): Promise<{ seconds: number; cpu: Map<string, number> }> {
+export async function burst(
+  p: Pipeline,
+  backends: ReadonlyMap<number, string>,
+  changes: ChangeSequence,
+  count: number,
+): Promise<{ seconds: number; cpu: Map<string, number> }> {
   const before = new Map([...p.processes].map(([name, proc]) => [name, procSample(proc.pid)?.cpuSeconds ?? 0]));
   const watch = new SlotWatch(p.haproxy.runtimeSocket);
   const t0 = performance.now();
@@ -215,7 +297,9 @@ export async function burst(p: Pipeline, backends: ReadonlyMap<number, string>, 
   }
   const seconds = (performance.now() - t0) / 1000;
   await waitCaughtUp(p);
-  const cpu = new Map([...p.processes].map(([name, proc]) => [name, (procSample(proc.pid)?.cpuSeconds ?? 0) - (before.get(name) ?? 0)]));
+  const cpu = new Map(
+    [...p.processes].map(([name, proc]) => [name, (procSample(proc.pid)?.cpuSeconds ?? 0) - (before.get(name) ?? 0)]),
+  );
   return { seconds, cpu };
 }
 
@@ -228,7 +312,10 @@ export async function reloadBaseline(p: Pipeline, rounds: number): Promise<numbe
   const appliance = config.appliances[0]!;
   const driver = createHaproxyDriver(appliance, baseDir);
   const source = new PgSnapshotSource(p.db.db);
-  const secrets = new ArchivedSecretResolver(p.db.db, loadFleetKey(path.resolve(baseDir, config.secrets.keyFile), config.secrets.keyId));
+  const secrets = new ArchivedSecretResolver(
+    p.db.db,
+    loadFleetKey(path.resolve(baseDir, config.secrets.keyFile), config.secrets.keyId),
+  );
   const context = { epoch: 2 ** 30, secrets, signal: new AbortController().signal };
   try {
     const head = await source.head(appliance.name);
@@ -238,7 +325,13 @@ export async function reloadBaseline(p: Pipeline, rounds: number): Promise<numbe
     const ms: number[] = [];
     for (let r = 0; r < rounds; r++) {
       const bundle = driver.render(moveOneMember(desired, `10.250.${r % 250}.1`));
-      const op = toOperation({ kind: 'reload', reasons: ['benchmark baseline: an endpoint change applied by a reload'], files: bundle.files, certificates: bundle.certificates, backends: bundle.backends });
+      const op = toOperation({
+        kind: 'reload',
+        reasons: ['benchmark baseline: an endpoint change applied by a reload'],
+        files: bundle.files,
+        certificates: bundle.certificates,
+        backends: bundle.backends,
+      });
       const t0 = performance.now();
       const [result] = await driver.executeAll([op], context);
       ms.push(performance.now() - t0);
@@ -259,15 +352,27 @@ function moveOneMember(desired: DesiredState, address: string): DesiredState {
 }
 
 /** `portolan replay --verify -o json` against the pipeline's archive: events, seconds and mismatches. */
-export async function replayVerify(p: Pipeline, nodeFlags: readonly string[] = []): Promise<{ events: number; seconds: number; verified: number; mismatches: number }> {
+export async function replayVerify(
+  p: Pipeline,
+  nodeFlags: readonly string[] = [],
+): Promise<{ events: number; seconds: number; verified: number; mismatches: number }> {
   const cli = path.join(root, 'packages', 'cli', 'bin', 'portolan.js');
-  const { stdout } = await promisify(execFile)(process.execPath, [...nodeFlags, cli, 'replay', '--verify', '-o', 'json', '--config', p.fleetConfig], { cwd: p.dir, maxBuffer: 64 << 20, timeout: 600_000 }).catch((e: { stdout?: string; code?: number }) => {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [...nodeFlags, cli, 'replay', '--verify', '-o', 'json', '--config', p.fleetConfig],
+    { cwd: p.dir, maxBuffer: 64 << 20, timeout: 600_000 },
+  ).catch((e: { stdout?: string; code?: number }) => {
     // Exit code 1 means mismatches: the JSON report is still on stdout.
     if (e.code === 1 && e.stdout) return { stdout: e.stdout };
     throw e;
   });
   const report = JSON.parse(stdout) as { events: number; seconds: number; verified: number; mismatches: unknown[] };
-  return { events: report.events, seconds: report.seconds, verified: report.verified, mismatches: report.mismatches.length };
+  return {
+    events: report.events,
+    seconds: report.seconds,
+    verified: report.verified,
+    mismatches: report.mismatches.length,
+  };
 }
 
 /** Where each applier's log ends now: pass to `applyPhaseLine` to read only the cycles after this point. */
@@ -290,7 +395,8 @@ export function applyPhaseLine(p: Pipeline, from: ReadonlyMap<string, number>): 
       if (!line.includes('"apply recorded"')) continue;
       try {
         const entry = JSON.parse(line) as { operations?: number; ms?: Record<string, number>; totalMs?: number };
-        if ((entry.operations ?? 0) > 0 && entry.ms !== undefined) cycles.push({ ms: entry.ms, totalMs: entry.totalMs ?? 0 });
+        if ((entry.operations ?? 0) > 0 && entry.ms !== undefined)
+          cycles.push({ ms: entry.ms, totalMs: entry.totalMs ?? 0 });
       } catch {
         // not a log entry of ours
       }
@@ -299,6 +405,16 @@ export function applyPhaseLine(p: Pipeline, from: ReadonlyMap<string, number>): 
   if (cycles.length === 0) return 'no apply cycles logged';
   const names = [...new Set(cycles.flatMap((c) => Object.keys(c.ms)))];
   const medians = names.map((k) => `${k} ${summarize(cycles.map((c) => c.ms[k] ?? 0)).median.toFixed(1)}`).join(', ');
-  const slowest = [...cycles].sort((a, b) => b.totalMs - a.totalMs).slice(0, 3).map((c) => `${c.totalMs.toFixed(0)} ms (${Object.entries(c.ms).filter(([, v]) => v >= 1).map(([k, v]) => `${k} ${v}`).join(', ')})`).join('; ');
+  const slowest = [...cycles]
+    .sort((a, b) => b.totalMs - a.totalMs)
+    .slice(0, 3)
+    .map(
+      (c) =>
+        `${c.totalMs.toFixed(0)} ms (${Object.entries(c.ms)
+          .filter(([, v]) => v >= 1)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')})`,
+    )
+    .join('; ');
   return `${cycles.length} cycles; median ms: ${medians}; slowest: ${slowest}`;
 }

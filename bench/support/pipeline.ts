@@ -57,7 +57,9 @@ export async function createPipeline(o: PipelineOptions): Promise<Pipeline> {
   const stream = `BENCH_${id.toUpperCase()}`;
   const dir = mkdtempSync(path.join(tmpdir(), 'portolan-bench-'));
   const keep = process.env['PORTOLAN_BENCH_KEEP'] !== undefined;
-  const cleanups: (() => Promise<unknown>)[] = [async () => (keep ? undefined : rmSync(dir, { recursive: true, force: true }))];
+  const cleanups: (() => Promise<unknown>)[] = [
+    async () => (keep ? undefined : rmSync(dir, { recursive: true, force: true })),
+  ];
   const cleanup = async (): Promise<void> => {
     for (const c of cleanups.reverse()) await c().catch(() => undefined);
   };
@@ -73,14 +75,21 @@ export async function createPipeline(o: PipelineOptions): Promise<Pipeline> {
     for (const ns of namespaces()) sim.objects.create(ns);
     for (const obj of o.objects) sim.objects.create(obj);
     await sim.writeKubeconfig(path.join(dir, 'kubeconfig'));
-    const echo = await startEchoBackends(Array.from({ length: o.echoBackends ?? 8 }, (_, n) => ({ address: `127.0.2.${n + 1}`, port: 0 })));
+    const echo = await startEchoBackends(
+      Array.from({ length: o.echoBackends ?? 8 }, (_, n) => ({ address: `127.0.2.${n + 1}`, port: 0 })),
+    );
     cleanups.push(() => echo.close());
     cleanups.push(() => deleteStreams(stack.natsUrl, stream, id));
     const [httpPort, httpsPort] = [await freePort(), await freePort()];
     writeFileSync(path.join(dir, 'fleet.key'), randomBytes(32).toString('hex'));
-    const leases = o.leases === undefined ? '' : `, ttlMs: ${o.leases.ttlMs}, renewEveryMs: ${o.leases.renewEveryMs}, retryEveryMs: ${o.leases.retryEveryMs}`;
+    const leases =
+      o.leases === undefined
+        ? ''
+        : `, ttlMs: ${o.leases.ttlMs}, renewEveryMs: ${o.leases.renewEveryMs}, retryEveryMs: ${o.leases.retryEveryMs}`;
     const fleetConfig = path.join(dir, 'fleet.yaml');
-    writeFileSync(fleetConfig, `version: 1
+    writeFileSync(
+      fleetConfig,
+      `version: 1
 clusters:
   - name: bench
     kubeconfig: ./kubeconfig
@@ -92,12 +101,24 @@ bus: { url: "${stack.natsUrl}", stream: ${stream}, subjectPrefix: b${id} }
 store: { url: "${db.url}" }
 leases: { redisUrl: "${stack.redisUrl}"${leases} }
 secrets: { keyFile: ./fleet.key }
-`);
+`,
+    );
     const processes = new Map<string, ServiceProcess>();
     const start = (name: string): ServiceProcess => {
       const cfg = ['--config', fleetConfig, '--health-port', '0'];
-      const args = name === 'watcher' ? [...cfg, '--cluster', 'bench'] : name === 'planner' ? cfg : [...cfg, '--appliance', appliance, '--id', name.replace(/^applier-/, '')];
-      const p = startService(name, entry(name.startsWith('applier') ? 'applier' : name), args, dir, o.nodeFlags?.[name] ?? []);
+      const args =
+        name === 'watcher'
+          ? [...cfg, '--cluster', 'bench']
+          : name === 'planner'
+            ? cfg
+            : [...cfg, '--appliance', appliance, '--id', name.replace(/^applier-/, '')];
+      const p = startService(
+        name,
+        entry(name.startsWith('applier') ? 'applier' : name),
+        args,
+        dir,
+        o.nodeFlags?.[name] ?? [],
+      );
       processes.set(name, p);
       return p;
     };
@@ -105,11 +126,24 @@ secrets: { keyFile: ./fleet.key }
       await Promise.all([...processes.values()].map((p) => p.stop('SIGTERM', 12_000)));
     });
     const pipeline: Pipeline = {
-      dir, appliance, fleetConfig, sim, db, haproxy, httpPort, httpsPort, echo, processes, start,
+      dir,
+      appliance,
+      fleetConfig,
+      sim,
+      db,
+      haproxy,
+      httpPort,
+      httpsPort,
+      echo,
+      processes,
+      start,
       startAll: () => {
         for (const name of ['watcher', 'planner', 'applier-a', 'applier-b']) start(name);
       },
-      logs: () => [...processes.values()].map((p) => `--- ${p.name} (${p.isRunning() ? 'running' : 'exited'})\n${tail(p.logFile, 8)}`).join('\n'),
+      logs: () =>
+        [...processes.values()]
+          .map((p) => `--- ${p.name} (${p.isRunning() ? 'running' : 'exited'})\n${tail(p.logFile, 8)}`)
+          .join('\n'),
       stop: cleanup,
       [Symbol.asyncDispose]: cleanup,
     };
@@ -122,7 +156,10 @@ secrets: { keyFile: ./fleet.key }
 
 /** Removes the run's streams from the shared NATS. */
 async function deleteStreams(natsUrl: string, stream: string, id: string): Promise<void> {
-  const bus = await NatsEventBus.open(natsUrl, busDeclaration({ stream, replicas: 1, maxPayloadBytes: 1 << 20, subjectPrefix: `b${id}` }));
+  const bus = await NatsEventBus.open(
+    natsUrl,
+    busDeclaration({ stream, replicas: 1, maxPayloadBytes: 1 << 20, subjectPrefix: `b${id}` }),
+  );
   try {
     await bus.jsm.streams.delete(stream).catch(() => undefined);
     await bus.jsm.streams.delete(bus.declaration.pipeline.name).catch(() => undefined);

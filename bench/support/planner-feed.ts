@@ -15,7 +15,15 @@ export class EventFeed {
   event(obj: KubeObject, type: 'ADDED' | 'MODIFIED' = 'ADDED'): KubeWatchEvent {
     const rv = String(++this.#rv);
     const meta = obj.metadata as Record<string, unknown>;
-    const withMeta = { ...obj, metadata: { ...meta, uid: `uid-${String(meta['namespace'] ?? '')}-${String(meta['name'])}`, resourceVersion: rv, creationTimestamp: '2026-01-01T00:00:00Z' } };
+    const withMeta = {
+      ...obj,
+      metadata: {
+        ...meta,
+        uid: `uid-${String(meta['namespace'] ?? '')}-${String(meta['name'])}`,
+        resourceVersion: rv,
+        creationTimestamp: '2026-01-01T00:00:00Z',
+      },
+    };
     const kind = obj.kind as KubeKind;
     const trimmed = trimObject(kind, withMeta);
     if (!trimmed.ok) throw new Error(`cannot trim ${kind}: ${trimmed.message}`);

@@ -24,7 +24,9 @@ const WARMUP = 1000;
  * messages) and plans once per batch; 100 stands for a moderately loaded planner.
  */
 export const BATCH = 100;
-const config = benchFleet([{ name: APPLIANCE, driver: 'haproxy', haproxy: { configDir: 'unused', masterSocket: 'unused' } }]);
+const config = benchFleet([
+  { name: APPLIANCE, driver: 'haproxy', haproxy: { configDir: 'unused', masterSocket: 'unused' } },
+]);
 
 /** What one size measured. */
 export interface SizeResult {
@@ -71,7 +73,11 @@ export const EVERY_SERVICE: WorldShape = { servedEvery: 1, changedEvery: 1 };
 const CHUNK = 50;
 
 /** CPU and wall time of `step` over `total` events built CHUNK at a time by `make` (construction not timed). */
-function timed(total: number, make: () => KubeWatchEvent, step: (events: readonly KubeWatchEvent[]) => void): { cpuSeconds: number; wallSeconds: number } {
+function timed(
+  total: number,
+  make: () => KubeWatchEvent,
+  step: (events: readonly KubeWatchEvent[]) => void,
+): { cpuSeconds: number; wallSeconds: number } {
   let cpu = 0;
   let wall = 0;
   for (let k = 0; k < total; k += CHUNK) {
@@ -115,7 +121,9 @@ function prepare(n: number, shape: WorldShape, log: (line: string) => void): Pre
   }
   planner.planDirty();
   const foldMs = performance.now() - t;
-  log(`${n} Services (${n * ENDPOINTS_PER_SLICE} endpoints): ${objects} objects folded and planned from empty in ${foldMs.toFixed(0)} ms (${Math.round(objects / (foldMs / 1000))} events/s)`);
+  log(
+    `${n} Services (${n * ENDPOINTS_PER_SLICE} endpoints): ${objects} objects folded and planned from empty in ${foldMs.toFixed(0)} ms (${Math.round(objects / (foldMs / 1000))} events/s)`,
+  );
 
   // Every Service of the world is changed once, whichever the timed changes go to, so a control's timed loop starts
   // after as many changes since the load as the full measurement's (the load's garbage is collected in both).
@@ -137,7 +145,10 @@ function prepare(n: number, shape: WorldShape, log: (line: string) => void): Pre
 }
 
 /** `changes` one-endpoint changes, each planned on its own: CPU and wall seconds, and the bytes each snapshot added. */
-function oneByOne({ planner, change }: Prepared, changes: number): { cpuSeconds: number; wallSeconds: number; bytes: number[] } {
+function oneByOne(
+  { planner, change }: Prepared,
+  changes: number,
+): { cpuSeconds: number; wallSeconds: number; bytes: number[] } {
   const bytes: number[] = [];
   const times = timed(changes, change, (events) => {
     for (const e of events) {
@@ -177,10 +188,18 @@ function oneByOneWarm({ planner, changeOf, pick }: Prepared, changes: number): {
  * without its batched, full-recompute and size figures; with `warm`, each timed change follows an untimed change to
  * the same Service (oneByOneWarm).
  */
-export function measureRate(n: number, changes: number, shape: WorldShape, log: (line: string) => void, warm = false): number {
+export function measureRate(
+  n: number,
+  changes: number,
+  shape: WorldShape,
+  log: (line: string) => void,
+  warm = false,
+): number {
   const prepared = prepare(n, shape, log);
   const seconds = warm ? oneByOneWarm(prepared, changes).seconds : oneByOne(prepared, changes).cpuSeconds;
-  log(`${n} Services, ${Math.ceil(n / shape.servedEvery)} served, ${shape.changedEvery === 1 ? 'every Service' : `1 Service in ${shape.changedEvery}`} changed${warm ? ', each change right after another to the same Service' : ''}: ${changes} changes in ${seconds.toFixed(2)} s ${warm ? '(the clock around each timed change)' : 'CPU'}`);
+  log(
+    `${n} Services, ${Math.ceil(n / shape.servedEvery)} served, ${shape.changedEvery === 1 ? 'every Service' : `1 Service in ${shape.changedEvery}`} changed${warm ? ', each change right after another to the same Service' : ''}: ${changes} changes in ${seconds.toFixed(2)} s ${warm ? '(the clock around each timed change)' : 'CPU'}`,
+  );
   return changes / seconds;
 }
 
@@ -209,10 +228,16 @@ export function measure(n: number, changes: number, scratchRounds: number, log: 
   const desired = planner.desiredState(APPLIANCE)!;
   const fullCopyBytes = new TextEncoder().encode(canonicalJson(desired)).length;
   const s = summarize(bytes);
-  log(`${n} Services: ${changes} changes in ${wallSeconds.toFixed(2)} s wall / ${cpuSeconds.toFixed(2)} s CPU; ${Math.round(changes / wallSeconds)} events/s wall; full recompute ${summarize(scratch).median.toFixed(0)} ms; ${bytes.length} snapshots, largest ${Math.max(...bytes)} B`);
-  log(`${n} Services: ${changes} more changes in batches of ${BATCH}: ${batchCpuSeconds.toFixed(2)} s CPU, ${Math.round(batchedBytes / (changes / BATCH))} B per batch snapshot`);
+  log(
+    `${n} Services: ${changes} changes in ${wallSeconds.toFixed(2)} s wall / ${cpuSeconds.toFixed(2)} s CPU; ${Math.round(changes / wallSeconds)} events/s wall; full recompute ${summarize(scratch).median.toFixed(0)} ms; ${bytes.length} snapshots, largest ${Math.max(...bytes)} B`,
+  );
+  log(
+    `${n} Services: ${changes} more changes in batches of ${BATCH}: ${batchCpuSeconds.toFixed(2)} s CPU, ${Math.round(batchedBytes / (changes / BATCH))} B per batch snapshot`,
+  );
   const heapMiB = liveHeapMiB();
-  log(`${n} Services: ${heapMiB.toFixed(0)} MiB of V8 heap in use after the measurement, with ${planner.appliances.length} appliance planned`);
+  log(
+    `${n} Services: ${heapMiB.toFixed(0)} MiB of V8 heap in use after the measurement, with ${planner.appliances.length} appliance planned`,
+  );
   return {
     eventsPerCpuSecond: changes / cpuSeconds,
     eventsPerWallSecond: changes / wallSeconds,
@@ -243,6 +268,9 @@ function shuffled(n: number, rnd: (m: number) => number): number[] {
 if (import.meta.main) {
   const [n, changes, rounds, servedEvery, changedEvery, warm] = process.argv.slice(2).map(Number);
   const log = (line: string): boolean => process.stderr.write(`${line}\n`);
-  const result = servedEvery === undefined ? measure(n!, changes!, rounds!, log) : measureRate(n!, changes!, { servedEvery, changedEvery: changedEvery! }, log, warm === 1);
+  const result =
+    servedEvery === undefined
+      ? measure(n!, changes!, rounds!, log)
+      : measureRate(n!, changes!, { servedEvery, changedEvery: changedEvery! }, log, warm === 1);
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }

@@ -20,7 +20,8 @@ export function procSample(pid: number): ProcSample | null {
   try {
     ticksPerSecond ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024;
+    const kb = (field: string): number =>
+      Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024;
     // Fields after the command name (which may contain spaces) start after the last ')'.
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -45,17 +46,30 @@ export interface ServiceProcess {
 }
 
 /** Starts `node <entry> <args>` with stdout and stderr appended to `<logDir>/<name>.log`. */
-export function startService(name: string, entry: string, args: readonly string[], logDir: string, nodeFlags: readonly string[] = []): ServiceProcess {
+export function startService(
+  name: string,
+  entry: string,
+  args: readonly string[],
+  logDir: string,
+  nodeFlags: readonly string[] = [],
+): ServiceProcess {
   const logFile = path.join(logDir, `${name}.log`);
   const log = createWriteStream(logFile, { flags: 'a' });
   const child = spawn(process.execPath, [...nodeFlags, entry, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.pipe(log, { end: false });
   child.stderr!.pipe(log, { end: false });
-  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, sig) => resolve(code ?? sig ?? 'unknown')));
+  const exited = new Promise<number | string>((resolve) =>
+    child.once('exit', (code, sig) => resolve(code ?? sig ?? 'unknown')),
+  );
   void exited.then(() => log.end());
   const isRunning = (): boolean => child.exitCode === null && child.signalCode === null;
   return {
-    name, pid: child.pid!, child, logFile, exited, isRunning,
+    name,
+    pid: child.pid!,
+    child,
+    logFile,
+    exited,
+    isRunning,
     async stop(signal = 'SIGTERM', graceMs = 10_000) {
       if (!isRunning()) return exited;
       child.kill(signal);
@@ -77,7 +91,12 @@ export function tail(file: string, lines = 20): string {
 }
 
 /** Polls `fn` every `everyMs` until it returns a value other than null/undefined/false, or throws after `timeoutMs`. */
-export async function waitUntil<T>(what: string, fn: () => Promise<T | null | undefined | false> | T | null | undefined | false, timeoutMs: number, everyMs = 20): Promise<T> {
+export async function waitUntil<T>(
+  what: string,
+  fn: () => Promise<T | null | undefined | false> | T | null | undefined | false,
+  timeoutMs: number,
+  everyMs = 20,
+): Promise<T> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     const v = await fn();

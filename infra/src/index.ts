@@ -10,6 +10,27 @@ export { portolanUp, portolanDown, type UpOptions, type UpResult } from './demo/
 export { demoBackends, sampleManifests } from './demo/sample-manifests.ts';
 export type { StackService } from './services/daemon-service.ts';
 export { freePort, isAlive, waitFor } from './process-control.ts';
-export { launchPipeline, stopPipeline, demoAppliers, kubectlBinary, type PipelineLaunchOptions, type LaunchedPipeline } from './demo/pipeline-launcher.ts';
-export { demoLayout, defaultDemoPorts, demoCredentials, type DemoLayout, type DemoPorts, type DemoApplier } from './demo/demo-files.ts';
-export { demoAppliances, demoCluster, demoFleetConfig, type DemoAppliance, type DemoFleetInputs, type DemoHaproxy } from './demo/demo-fleet-config.ts';
+export {
+  launchPipeline,
+  stopPipeline,
+  demoAppliers,
+  kubectlBinary,
+  type PipelineLaunchOptions,
+  type LaunchedPipeline,
+} from './demo/pipeline-launcher.ts';
+export {
+  demoLayout,
+  defaultDemoPorts,
+  demoCredentials,
+  type DemoLayout,
+  type DemoPorts,
+  type DemoApplier,
+} from './demo/demo-files.ts';
+export {
+  demoAppliances,
+  demoCluster,
+  demoFleetConfig,
+  type DemoAppliance,
+  type DemoFleetInputs,
+  type DemoHaproxy,
+} from './demo/demo-fleet-config.ts';

@@ -30,8 +30,17 @@ test('`portolan stack up`, `status` and `down` on private ports: all four servic
   try {
     await portolan('stack', 'up');
     const status = await portolan('stack', 'status');
-    const rows = status.stdout.trim().split('\n').slice(1).map((l) => l.split(/\s+/).slice(0, 2));
-    assert.deepEqual(rows, [['postgres', 'healthy'], ['nats', 'healthy'], ['redis', 'healthy'], ['haproxy', 'healthy']]);
+    const rows = status.stdout
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => l.split(/\s+/).slice(0, 2));
+    assert.deepEqual(rows, [
+      ['postgres', 'healthy'],
+      ['nats', 'healthy'],
+      ['redis', 'healthy'],
+      ['haproxy', 'healthy'],
+    ]);
     // Idempotent: a second `up` finds everything running and changes nothing.
     await portolan('stack', 'up');
     await portolan('stack', 'down');
@@ -50,8 +59,22 @@ test('a taken port is refused with an error naming the service and the port', as
   const port = (blocker.address() as net.AddressInfo).port;
   const dir = mkdtempSync(path.join(tmpdir(), 'portolan-port-'));
   try {
-    const svc = daemonService({ name: 'redis', port, dir, command: '/bin/sleep', args: ['30'], healthy: async () => false });
-    await assert.rejects(svc.start(), (e: unknown) => e instanceof StackServiceError && e.code === 'STACK_PORT_TAKEN' && e.message.includes('redis') && e.message.includes(String(port)));
+    const svc = daemonService({
+      name: 'redis',
+      port,
+      dir,
+      command: '/bin/sleep',
+      args: ['30'],
+      healthy: async () => false,
+    });
+    await assert.rejects(
+      svc.start(),
+      (e: unknown) =>
+        e instanceof StackServiceError &&
+        e.code === 'STACK_PORT_TAKEN' &&
+        e.message.includes('redis') &&
+        e.message.includes(String(port)),
+    );
   } finally {
     blocker.close();
     rmSync(dir, { recursive: true, force: true });
@@ -63,8 +86,23 @@ test('a binary that fails to start is reported with the last lines of its log', 
   try {
     const script = path.join(dir, 'fails.sh');
     writeFileSync(script, '#!/bin/sh\necho "FATAL: could not open configuration file" >&2\nexit 3\n', { mode: 0o755 });
-    const svc = daemonService({ name: 'nats', port: await freePort(), dir, command: script, args: [], healthy: async () => false, startTimeoutMs: 5000 });
-    await assert.rejects(svc.start(), (e: unknown) => e instanceof StackServiceError && e.code === 'STACK_START_FAILED' && /exited during start/.test(e.message) && e.message.includes('FATAL: could not open configuration file'));
+    const svc = daemonService({
+      name: 'nats',
+      port: await freePort(),
+      dir,
+      command: script,
+      args: [],
+      healthy: async () => false,
+      startTimeoutMs: 5000,
+    });
+    await assert.rejects(
+      svc.start(),
+      (e: unknown) =>
+        e instanceof StackServiceError &&
+        e.code === 'STACK_START_FAILED' &&
+        /exited during start/.test(e.message) &&
+        e.message.includes('FATAL: could not open configuration file'),
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -22,15 +22,24 @@ export interface LocalStack {
 }
 
 /** Builds the local stack for a config (defaults: `.portolan/stack` under the working directory). */
-export function localStack(options: { config?: Partial<StackConfig>; profile?: StackProfile; log?: (line: string) => void } = {}): LocalStack {
+export function localStack(
+  options: { config?: Partial<StackConfig>; profile?: StackProfile; log?: (line: string) => void } = {},
+): LocalStack {
   const config = stackConfig(options.config);
   const log = options.log ?? (() => {});
   const profile = options.profile ?? 'full';
-  const wanted = profile === 'full' ? ['postgres', 'nats', 'redis', 'haproxy', 'pebble'] as const : ['postgres', 'nats', 'redis'] as const;
+  const wanted =
+    profile === 'full'
+      ? (['postgres', 'nats', 'redis', 'haproxy', 'pebble'] as const)
+      : (['postgres', 'nats', 'redis'] as const);
   let services: StackService[] | null = null;
   const build = (): StackService[] => {
     if (services !== null) return services;
-    const bins = ensureBinaries(wanted.map((w) => stackBinaries[w]), config.install, log);
+    const bins = ensureBinaries(
+      wanted.map((w) => stackBinaries[w]),
+      config.install,
+      log,
+    );
     const path = (n: string): string => bins.get(n)!;
     services = [
       postgresService(config, path('postgres')),
@@ -64,5 +73,10 @@ export function localStack(options: { config?: Partial<StackConfig>; profile?: S
 
 /** Service handles for stop/status only: the binary paths are not needed to signal a pid. */
 function buildForStop(config: StackConfig): StackService[] {
-  return [postgresService(config, 'postgres'), natsService(config, 'nats-server'), redisService(config, 'redis-server'), haproxyService(config, 'haproxy')];
+  return [
+    postgresService(config, 'postgres'),
+    natsService(config, 'nats-server'),
+    redisService(config, 'redis-server'),
+    haproxyService(config, 'haproxy'),
+  ];
 }

@@ -10,7 +10,11 @@ export function logTail(file: string, lines = 15): string {
   if (!existsSync(file)) return '(no log written)';
   const text = readFileSync(file, 'utf8').trimEnd();
   if (text === '') return '(log is empty)';
-  return text.split('\n').slice(-lines).map((l) => `    ${l}`).join('\n');
+  return text
+    .split('\n')
+    .slice(-lines)
+    .map((l) => `    ${l}`)
+    .join('\n');
 }
 
 /** True when a process with this pid exists (signal 0 probes without killing). */
@@ -43,7 +47,12 @@ export function isPortOpen(port: number, host = '127.0.0.1'): Promise<boolean> {
 }
 
 /** Starts a long-running daemon detached from this process, its output appended to `logFile`. Returns its pid. */
-export function spawnDaemon(command: string, args: readonly string[], logFile: string, options: { cwd?: string; uid?: number; gid?: number } = {}): number {
+export function spawnDaemon(
+  command: string,
+  args: readonly string[],
+  logFile: string,
+  options: { cwd?: string; uid?: number; gid?: number } = {},
+): number {
   const fd = openSync(logFile, 'a');
   try {
     const child = spawn(command, args, {
@@ -62,7 +71,11 @@ export function spawnDaemon(command: string, args: readonly string[], logFile: s
 }
 
 /** Polls `check` until it returns true or `timeoutMs` passes; returns whether it succeeded. */
-export async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs: number, everyMs = 100): Promise<boolean> {
+export async function waitFor(
+  check: () => Promise<boolean> | boolean,
+  timeoutMs: number,
+  everyMs = 100,
+): Promise<boolean> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     if (await check()) return true;
@@ -130,7 +143,8 @@ function reservePort(port: number): boolean {
       const text = readFileSync(file, 'utf8');
       const owner = Number(text);
       // An empty claim is one being written this instant: someone else's.
-      if (text === '' || (Number.isInteger(owner) && owner > 0 && (owner === process.pid || isAlive(owner)))) return false;
+      if (text === '' || (Number.isInteger(owner) && owner > 0 && (owner === process.pid || isAlive(owner))))
+        return false;
       rmSync(file, { force: true }); // its owner is gone
     }
   }
@@ -152,7 +166,9 @@ function ephemeralPorts(): [number, number] {
 function listenOnce(port: number, host: string): Promise<number | null> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
-    server.once('error', (e: NodeJS.ErrnoException) => (e.code === 'EADDRINUSE' || e.code === 'EACCES' ? resolve(null) : reject(e)));
+    server.once('error', (e: NodeJS.ErrnoException) =>
+      e.code === 'EADDRINUSE' || e.code === 'EACCES' ? resolve(null) : reject(e),
+    );
     server.listen(port, host, () => {
       const address = server.address();
       const bound = typeof address === 'object' && address !== null ? address.port : 0;

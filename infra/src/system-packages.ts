@@ -12,7 +12,11 @@ export interface SystemBinary {
 
 /** The binaries of the local stack. */
 export const stackBinaries = {
-  nats: { name: 'nats-server', debianPackage: 'nats-server', candidates: ['/usr/sbin/nats-server', '/usr/bin/nats-server'] },
+  nats: {
+    name: 'nats-server',
+    debianPackage: 'nats-server',
+    candidates: ['/usr/sbin/nats-server', '/usr/bin/nats-server'],
+  },
   redis: { name: 'redis-server', debianPackage: 'redis-server', candidates: ['/usr/bin/redis-server'] },
   haproxy: { name: 'haproxy', debianPackage: 'haproxy', candidates: ['/usr/sbin/haproxy'] },
   pebble: { name: 'pebble', debianPackage: 'pebble', candidates: ['/usr/bin/pebble'] },
@@ -42,12 +46,20 @@ let aptUpdated = false;
  * Installs the Debian packages of every missing binary (apt-get update once, then install), and returns
  * the resolved paths. Without root, or with install off, a missing binary is an error naming the package.
  */
-export function ensureBinaries(binaries: readonly SystemBinary[], install: boolean, log: (line: string) => void = () => {}): Map<string, string> {
+export function ensureBinaries(
+  binaries: readonly SystemBinary[],
+  install: boolean,
+  log: (line: string) => void = () => {},
+): Map<string, string> {
   const missing = binaries.filter((b) => findBinary(b) === null);
   if (missing.length > 0) {
     const packages = [...new Set(missing.map((b) => b.debianPackage))];
     if (!install || process.getuid?.() !== 0) {
-      throw new StackServiceError('STACK_INSTALL_FAILED', missing.map((b) => b.name).join(', '), `not installed; run: sudo apt-get install -y ${packages.join(' ')}`);
+      throw new StackServiceError(
+        'STACK_INSTALL_FAILED',
+        missing.map((b) => b.name).join(', '),
+        `not installed; run: sudo apt-get install -y ${packages.join(' ')}`,
+      );
     }
     log(`installing ${packages.join(' ')} with apt-get`);
     try {
@@ -59,12 +71,14 @@ export function ensureBinaries(binaries: readonly SystemBinary[], install: boole
       throw new StackServiceError('STACK_INSTALL_FAILED', packages.join(', '), 'apt-get install failed', { cause });
     }
     // Debian starts some of these as system services on install; the stack runs its own private instances instead.
-    for (const unit of ['nats-server', 'redis-server', 'haproxy', 'postgresql']) spawnSync('systemctl', ['disable', '--now', unit], { stdio: 'ignore' });
+    for (const unit of ['nats-server', 'redis-server', 'haproxy', 'postgresql'])
+      spawnSync('systemctl', ['disable', '--now', unit], { stdio: 'ignore' });
   }
   const resolved = new Map<string, string>();
   for (const b of binaries) {
     const p = findBinary(b);
-    if (p === null) throw new StackServiceError('STACK_INSTALL_FAILED', b.name, `still missing after installing ${b.debianPackage}`);
+    if (p === null)
+      throw new StackServiceError('STACK_INSTALL_FAILED', b.name, `still missing after installing ${b.debianPackage}`);
     resolved.set(b.name, p);
   }
   return resolved;

@@ -32,7 +32,11 @@ async function containerStack(): Promise<TestStack> {
     import('@testcontainers/redis'),
   ]);
   const [postgres, nats, redis] = await Promise.all([
-    new PostgreSqlContainer('postgres:15').withUsername('portolan').withPassword('portolan').withDatabase('portolan').start(),
+    new PostgreSqlContainer('postgres:15')
+      .withUsername('portolan')
+      .withPassword('portolan')
+      .withDatabase('portolan')
+      .start(),
     new NatsContainer('nats:2.10').withJetStream().start(),
     new RedisContainer('redis:7').start(),
   ]);

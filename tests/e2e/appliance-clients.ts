@@ -38,7 +38,9 @@ export class VtmClient {
   async get(type: string, name: string): Promise<Record<string, Record<string, unknown>> | null> {
     const r = await this.call('GET', `${type}/${encodeURIComponent(name)}`);
     if (r.status === 404) return null;
-    return typeof r.body === 'string' ? { raw: { text: r.body } } : (r.body as { properties: Record<string, Record<string, unknown>> }).properties;
+    return typeof r.body === 'string'
+      ? { raw: { text: r.body } }
+      : (r.body as { properties: Record<string, Record<string, unknown>> }).properties;
   }
 }
 
@@ -59,18 +61,30 @@ export class LoadMasterClient {
     const body = JSON.stringify({ cmd, apiuser: this.#user, apipass: this.#password, ...params });
     const u = new URL(`${this.url}/accessv2`);
     return new Promise((resolve, reject) => {
-      const req = https.request({ host: u.hostname, port: u.port, path: u.pathname, method: 'POST', rejectUnauthorized: false, agent: false, timeout: 5000, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (d: string) => (text += d));
-        res.on('end', () => {
-          try {
-            resolve(JSON.parse(text) as Record<string, unknown>);
-          } catch (e) {
-            reject(new Error(`${cmd}: not JSON (HTTP ${res.statusCode}): ${text.slice(0, 200)}`, { cause: e }));
-          }
-        });
-      });
+      const req = https.request(
+        {
+          host: u.hostname,
+          port: u.port,
+          path: u.pathname,
+          method: 'POST',
+          rejectUnauthorized: false,
+          agent: false,
+          timeout: 5000,
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (d: string) => (text += d));
+          res.on('end', () => {
+            try {
+              resolve(JSON.parse(text) as Record<string, unknown>);
+            } catch (e) {
+              reject(new Error(`${cmd}: not JSON (HTTP ${res.statusCode}): ${text.slice(0, 200)}`, { cause: e }));
+            }
+          });
+        },
+      );
       req.once('timeout', () => req.destroy(new Error(`${cmd} timed out`)));
       req.once('error', reject);
       req.end(body);
@@ -91,6 +105,11 @@ export interface LoadMasterVs {
   readonly VSAddress?: string;
   readonly VSPort?: string;
   readonly MasterVSID?: number;
-  readonly Rs?: readonly { readonly RsIndex: number; readonly Addr: string; readonly Port: number; readonly Enable?: boolean }[];
+  readonly Rs?: readonly {
+    readonly RsIndex: number;
+    readonly Addr: string;
+    readonly Port: number;
+    readonly Enable?: boolean;
+  }[];
   readonly SubVS?: readonly { readonly VSIndex: number; readonly RsIndex: number; readonly Name?: string }[];
 }

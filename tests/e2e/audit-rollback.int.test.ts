@@ -48,12 +48,18 @@ before(async () => {
   echo = await startEchoBackends([A, B, C, D].map((address) => ({ address, port: echoPort })));
   httpPort = await freePort('127.0.0.1');
   const haproxyDir = path.join(dir, 'haproxy');
-  haproxy = await startHaproxy({ configDir: haproxyDir, masterSocket: path.join(haproxyDir, 'master.sock'), appliance });
+  haproxy = await startHaproxy({
+    configDir: haproxyDir,
+    masterSocket: path.join(haproxyDir, 'master.sock'),
+    appliance,
+  });
   tdb = await createTestDatabase(stack.postgresUrl);
   fs.writeFileSync(path.join(dir, 'fleet.key'), randomBytes(32).toString('hex'));
   const stream = `E2E_RB_${randomBytes(3).toString('hex')}`;
   configFile = path.join(dir, 'fleet.yaml');
-  fs.writeFileSync(configFile, `version: 1
+  fs.writeFileSync(
+    configFile,
+    `version: 1
 clusters:
   - name: c1
     kubeconfig: kubeconfig
@@ -68,17 +74,49 @@ bus: { url: "${stack.natsUrl}", stream: ${stream}, subjectPrefix: ${stream} }
 store: { url: "${tdb.url}" }
 leases: { redisUrl: "${stack.redisUrl}", ttlMs: 2000, renewEveryMs: 400, retryEveryMs: 200 }
 secrets: { keyFile: fleet.key }
-`);
-  sim.objects.create({ apiVersion: 'networking.k8s.io/v1', kind: 'IngressClass', metadata: { name: 'portolan' }, spec: { controller: 'portolan.dev/ingress-controller' } });
-  for (const [name, backends] of [['web', [A, B]], ['web-v2', [C]]] as const) {
-    sim.objects.create({ apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: 'default' }, spec: { type: 'ClusterIP', ports: [{ name: 'http', port: 80, targetPort: echoPort, protocol: 'TCP' }] } });
+`,
+  );
+  sim.objects.create({
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'IngressClass',
+    metadata: { name: 'portolan' },
+    spec: { controller: 'portolan.dev/ingress-controller' },
+  });
+  for (const [name, backends] of [
+    ['web', [A, B]],
+    ['web-v2', [C]],
+  ] as const) {
+    sim.objects.create({
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name, namespace: 'default' },
+      spec: { type: 'ClusterIP', ports: [{ name: 'http', port: 80, targetPort: echoPort, protocol: 'TCP' }] },
+    });
     sim.objects.create(slice(name, backends));
   }
   sim.objects.create(ingress('web'));
   children.push(
-    run('watcher', [path.join(root, 'services/watcher/src/main.ts'), '--config', configFile, '--cluster', 'c1', '--health-port', '0']),
+    run('watcher', [
+      path.join(root, 'services/watcher/src/main.ts'),
+      '--config',
+      configFile,
+      '--cluster',
+      'c1',
+      '--health-port',
+      '0',
+    ]),
     run('planner', [path.join(root, 'services/planner/src/main.ts'), '--config', configFile, '--health-port', '0']),
-    run('applier', [path.join(root, 'services/applier/src/main.ts'), '--config', configFile, '--appliance', appliance, '--id', 'replica-1', '--health-port', '0']),
+    run('applier', [
+      path.join(root, 'services/applier/src/main.ts'),
+      '--config',
+      configFile,
+      '--appliance',
+      appliance,
+      '--id',
+      'replica-1',
+      '--health-port',
+      '0',
+    ]),
   );
 });
 
@@ -97,20 +135,44 @@ test('rollback restores the earlier routing through HAProxy, pins planning, and 
   // The planner's main.ts replaced itself (same pid) by the tuned runtime, with the flags it takes on this machine.
   if (process.platform === 'linux') {
     const pid = children[1]!.pid;
-    assert.ok(fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes('PORTOLAN_PLANNER_RUNTIME=tuned'), 'the planner runs as its tuned runtime');
+    assert.ok(
+      fs.readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes('PORTOLAN_PLANNER_RUNTIME=tuned'),
+      'the planner runs as its tuned runtime',
+    );
     const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-    for (const flag of PLANNER_TUNING.flags) assert.ok(cmdline.includes(flag), `the planner runs with ${flag}: ${cmdline.join(' ')}`);
+    for (const flag of PLANNER_TUNING.flags)
+      assert.ok(cmdline.includes(flag), `the planner runs with ${flag}: ${cmdline.join(' ')}`);
   }
   const good = await headSnapshot();
   // HAProxy serves a change a moment before its apply record is written: "good at" is after that record.
-  await until('the good snapshot\'s apply is recorded', async () => (await tdb.db.selectFrom('applies').select('id').where('appliance', '=', appliance).where('snapshot_id', '=', good).where('status', 'in', ['succeeded', 'noop']).executeTakeFirst()) !== undefined);
+  await until(
+    "the good snapshot's apply is recorded",
+    async () =>
+      (await tdb.db
+        .selectFrom('applies')
+        .select('id')
+        .where('appliance', '=', appliance)
+        .where('snapshot_id', '=', good)
+        .where('status', 'in', ['succeeded', 'noop'])
+        .executeTakeFirst()) !== undefined,
+  );
   const goodAt = new Date();
 
   // A bad change: the Ingress now sends web.test to web-v2.
   sim.objects.apply(ingress('web-v2'));
   await until('the bad change reaches HAProxy', async () => sameSet(await answering(4), [C]));
 
-  const rollback = await portolan(['rollback', appliance, '--to', good, '--yes', '--reason', 'web-v2 is broken', '--wait', '30']);
+  const rollback = await portolan([
+    'rollback',
+    appliance,
+    '--to',
+    good,
+    '--yes',
+    '--reason',
+    'web-v2 is broken',
+    '--wait',
+    '30',
+  ]);
   assert.equal(rollback.code, 0, rollback.stderr);
   assert.match(rollback.stdout, /Appended rollback snapshot \d+ \(content of snapshot \d+, reason: web-v2 is broken\)/);
   assert.match(rollback.stdout, /Applied by apply \d+: succeeded/);
@@ -123,9 +185,28 @@ test('rollback restores the earlier routing through HAProxy, pins planning, and 
   await sleep(2500); // more than the applier's head poll
   assert.ok(sameSet(await answering(6), [A, B]), 'a pinned appliance keeps the rollback');
 
-  const history = JSON.parse((await portolan(['history', appliance, '-o', 'json'])).stdout) as { entries: { type: string; origin?: string; reason?: string | null; trigger?: string; status?: string; rollbackReason?: string | null }[] };
-  assert.ok(history.entries.some((e) => e.type === 'snapshot' && e.origin === 'rollback' && e.reason === 'web-v2 is broken'));
-  assert.ok(history.entries.some((e) => e.type === 'apply' && e.trigger === 'rollback' && e.status === 'succeeded' && e.rollbackReason === 'web-v2 is broken'));
+  const history = JSON.parse((await portolan(['history', appliance, '-o', 'json'])).stdout) as {
+    entries: {
+      type: string;
+      origin?: string;
+      reason?: string | null;
+      trigger?: string;
+      status?: string;
+      rollbackReason?: string | null;
+    }[];
+  };
+  assert.ok(
+    history.entries.some((e) => e.type === 'snapshot' && e.origin === 'rollback' && e.reason === 'web-v2 is broken'),
+  );
+  assert.ok(
+    history.entries.some(
+      (e) =>
+        e.type === 'apply' &&
+        e.trigger === 'rollback' &&
+        e.status === 'succeeded' &&
+        e.rollbackReason === 'web-v2 is broken',
+    ),
+  );
 
   const resume = await portolan(['resume', appliance]);
   assert.equal(resume.code, 0, resume.stderr);
@@ -133,7 +214,10 @@ test('rollback restores the earlier routing through HAProxy, pins planning, and 
   await until('the current plan applies after resume', async () => sameSet(await answering(8), [C, D]));
 
   const status = await portolan(['status', '-o', 'json']);
-  const report = JSON.parse(status.stdout) as { problems: string[]; appliances: { leader: string | null; pinnedTo: string | null; lag: { snapshots: number } }[] };
+  const report = JSON.parse(status.stdout) as {
+    problems: string[];
+    appliances: { leader: string | null; pinnedTo: string | null; lag: { snapshots: number } }[];
+  };
   assert.deepEqual(report.problems, [], status.stdout);
   assert.deepEqual([report.appliances[0]?.leader, report.appliances[0]?.pinnedTo], ['replica-1', null]);
 
@@ -146,7 +230,10 @@ test('rollback restores the earlier routing through HAProxy, pins planning, and 
   assert.match(cfg, new RegExp(`server s\\d+ ${A.replaceAll('.', '\\.')}:${echoPort} enabled`));
   assert.match(cfg, new RegExp(`server s\\d+ ${B.replaceAll('.', '\\.')}:${echoPort} enabled`));
   assert.ok(!cfg.includes(C), 'web-v2 was not routed then');
-  assert.ok(cfg.includes(`${scratch}/`) && !cfg.includes(`${path.join(dir, 'haproxy')}/`), 'paths point into the scratch directory');
+  assert.ok(
+    cfg.includes(`${scratch}/`) && !cfg.includes(`${path.join(dir, 'haproxy')}/`),
+    'paths point into the scratch directory',
+  );
 });
 
 /** Runs the portolan CLI binary (not a terminal on stdin) against the test's fleet config. */
@@ -161,8 +248,15 @@ async function portolan(args: readonly string[]): Promise<{ code: number; stdout
 }
 
 async function headSnapshotRow(): Promise<{ id: string; held: boolean; hold_reason: string | null }> {
-  const row = await tdb.db.selectFrom('snapshot_heads as h').innerJoin('snapshots as s', 's.id', 'h.snapshot_id').select(['s.id', 's.held', 's.hold_reason']).where('h.appliance', '=', appliance).executeTakeFirst();
-  return row === undefined ? { id: '', held: false, hold_reason: null } : { id: String(row.id), held: row.held, hold_reason: row.hold_reason };
+  const row = await tdb.db
+    .selectFrom('snapshot_heads as h')
+    .innerJoin('snapshots as s', 's.id', 'h.snapshot_id')
+    .select(['s.id', 's.held', 's.hold_reason'])
+    .where('h.appliance', '=', appliance)
+    .executeTakeFirst();
+  return row === undefined
+    ? { id: '', held: false, hold_reason: null }
+    : { id: String(row.id), held: row.held, hold_reason: row.hold_reason };
 }
 
 async function headSnapshot(): Promise<string> {
@@ -178,18 +272,27 @@ async function answering(n: number): Promise<string[]> {
 
 function get(): Promise<string> {
   return new Promise((resolve) => {
-    const req = http.get({ host: '127.0.0.1', port: httpPort, path: '/', headers: { host: 'web.test', connection: 'close' }, timeout: 2000 }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (body += c));
-      res.on('end', () => {
-        try {
-          resolve(res.statusCode === 200 ? String((JSON.parse(body) as { address?: string }).address ?? '') : '');
-        } catch {
-          resolve('');
-        }
-      });
-    });
+    const req = http.get(
+      {
+        host: '127.0.0.1',
+        port: httpPort,
+        path: '/',
+        headers: { host: 'web.test', connection: 'close' },
+        timeout: 2000,
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body += c));
+        res.on('end', () => {
+          try {
+            resolve(res.statusCode === 200 ? String((JSON.parse(body) as { address?: string }).address ?? '') : '');
+          } catch {
+            resolve('');
+          }
+        });
+      },
+    );
     req.once('timeout', () => req.destroy());
     req.once('error', () => resolve(''));
   });
@@ -205,7 +308,12 @@ async function until(what: string, check: () => Promise<boolean>, timeoutMs = 45
     if (await check()) return;
     await sleep(250);
   }
-  const logs = children.map((c) => `--- ${c.spawnfile} ${(c as ChildProcess & { logName?: string }).logName ?? ''}\n${tail((c as ChildProcess & { logFile?: string }).logFile)}`).join('\n');
+  const logs = children
+    .map(
+      (c) =>
+        `--- ${c.spawnfile} ${(c as ChildProcess & { logName?: string }).logName ?? ''}\n${tail((c as ChildProcess & { logFile?: string }).logFile)}`,
+    )
+    .join('\n');
   assert.fail(`timed out waiting until ${what}\n${logs}`);
 }
 
@@ -237,17 +345,43 @@ function waitExit(child: ChildProcess, timeoutMs: number): Promise<void> {
   });
 }
 
-function slice(service: string, addresses: readonly string[]): { apiVersion: string; kind: string; metadata: Record<string, unknown>; [k: string]: unknown } {
+function slice(
+  service: string,
+  addresses: readonly string[],
+): { apiVersion: string; kind: string; metadata: Record<string, unknown>; [k: string]: unknown } {
   return {
-    apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: `${service}-1`, namespace: 'default', labels: { 'kubernetes.io/service-name': service } },
-    addressType: 'IPv4', ports: [{ name: 'http', port: echoPort, protocol: 'TCP' }],
-    endpoints: addresses.map((a) => ({ addresses: [a], conditions: { ready: true, serving: true, terminating: false } })),
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
+    metadata: { name: `${service}-1`, namespace: 'default', labels: { 'kubernetes.io/service-name': service } },
+    addressType: 'IPv4',
+    ports: [{ name: 'http', port: echoPort, protocol: 'TCP' }],
+    endpoints: addresses.map((a) => ({
+      addresses: [a],
+      conditions: { ready: true, serving: true, terminating: false },
+    })),
   };
 }
 
-function ingress(service: string): { apiVersion: string; kind: string; metadata: Record<string, unknown>; spec: Record<string, unknown> } {
+function ingress(service: string): {
+  apiVersion: string;
+  kind: string;
+  metadata: Record<string, unknown>;
+  spec: Record<string, unknown>;
+} {
   return {
-    apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name: 'web', namespace: 'default' },
-    spec: { ingressClassName: 'portolan', rules: [{ host: 'web.test', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: service, port: { number: 80 } } } }] } }] },
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'Ingress',
+    metadata: { name: 'web', namespace: 'default' },
+    spec: {
+      ingressClassName: 'portolan',
+      rules: [
+        {
+          host: 'web.test',
+          http: {
+            paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: service, port: { number: 80 } } } }],
+          },
+        },
+      ],
+    },
   };
 }

@@ -56,14 +56,32 @@ export class ConformanceCluster {
       for (const s of feature.secrets) {
         const cert = selfSignedCertificate(s.hosts);
         try {
-          await this.p.kubectl(['create', 'secret', 'tls', s.name, '-n', namespace, '--cert', cert.certFile, '--key', cert.keyFile]);
+          await this.p.kubectl([
+            'create',
+            'secret',
+            'tls',
+            s.name,
+            '-n',
+            namespace,
+            '--cert',
+            cert.certFile,
+            '--key',
+            cert.keyFile,
+          ]);
         } finally {
           cert.dispose();
         }
       }
       for (const b of feature.backends) await this.deploy(run, b, 1);
       const spec = { ingressClassName: this.o.className, ...feature.ingress.spec };
-      await this.p.apply(doc({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name: feature.ingress.metadata.name, namespace }, spec }));
+      await this.p.apply(
+        doc({
+          apiVersion: 'networking.k8s.io/v1',
+          kind: 'Ingress',
+          metadata: { name: feature.ingress.metadata.name, namespace },
+          spec,
+        }),
+      );
     } catch (error) {
       // Listening echo pods would keep the test process alive after a failed set-up.
       await Promise.all(run.echo.map((e) => e.close()));
@@ -74,11 +92,15 @@ export class ConformanceCluster {
 
   /** Upstream's "The Ingress status shows the IP address or FQDN where it is exposed": HAProxy's listen address. */
   async assertExposed(run: FeatureRun): Promise<void> {
-    const addresses = await eventually(`Ingress ${run.namespace}/${run.feature.ingress.metadata.name} to show an address`, async () => {
-      const found = await this.statusAddresses(run.namespace, run.feature.ingress.metadata.name);
-      assert.ok(found.length > 0, 'no address in status.loadBalancer.ingress');
-      return found;
-    }, { timeoutMs: 60_000, context: () => this.p.diagnostics() });
+    const addresses = await eventually(
+      `Ingress ${run.namespace}/${run.feature.ingress.metadata.name} to show an address`,
+      async () => {
+        const found = await this.statusAddresses(run.namespace, run.feature.ingress.metadata.name);
+        assert.ok(found.length > 0, 'no address in status.loadBalancer.ingress');
+        return found;
+      },
+      { timeoutMs: 60_000, context: () => this.p.diagnostics() },
+    );
     assert.deepEqual(addresses, ['127.0.0.1'], 'the status shows where HAProxy listens');
   }
 
@@ -91,16 +113,44 @@ export class ConformanceCluster {
     const backend = run.feature.backends[0];
     assert.ok(backend !== undefined, 'the feature references a Service for the marker to use');
     const marker = 'conformance-marker';
-    await this.p.apply(doc({
-      apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name: marker, namespace: run.namespace },
-      spec: { ingressClassName: this.o.className, rules: [{ host: marker, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: backend.service, port: backend.port } } }] } }] },
-    }));
-    await eventually('the marker Ingress to be served and show an address', async () => {
-      const r = await this.send({ method: 'GET', scheme: 'http', host: marker, path: '/', count: 1, headers: {} });
-      assert.equal(r.echo?.context?.service, backend.service);
-      assert.ok((await this.statusAddresses(run.namespace, marker)).length > 0);
-    }, { timeoutMs: 60_000, context: () => this.p.diagnostics() });
-    assert.deepEqual(await this.statusAddresses(run.namespace, run.feature.ingress.metadata.name), [], 'the Ingress status shows no address');
+    await this.p.apply(
+      doc({
+        apiVersion: 'networking.k8s.io/v1',
+        kind: 'Ingress',
+        metadata: { name: marker, namespace: run.namespace },
+        spec: {
+          ingressClassName: this.o.className,
+          rules: [
+            {
+              host: marker,
+              http: {
+                paths: [
+                  {
+                    path: '/',
+                    pathType: 'Prefix',
+                    backend: { service: { name: backend.service, port: backend.port } },
+                  },
+                ],
+              },
+            },
+          ],
+        },
+      }),
+    );
+    await eventually(
+      'the marker Ingress to be served and show an address',
+      async () => {
+        const r = await this.send({ method: 'GET', scheme: 'http', host: marker, path: '/', count: 1, headers: {} });
+        assert.equal(r.echo?.context?.service, backend.service);
+        assert.ok((await this.statusAddresses(run.namespace, marker)).length > 0);
+      },
+      { timeoutMs: 60_000, context: () => this.p.diagnostics() },
+    );
+    assert.deepEqual(
+      await this.statusAddresses(run.namespace, run.feature.ingress.metadata.name),
+      [],
+      'the Ingress status shows no address',
+    );
   }
 
   /** Scales a Service's pods (upstream scales its Deployment): more echo pods, a bigger EndpointSlice. */
@@ -125,15 +175,23 @@ export class ConformanceCluster {
   async tearDown(run: FeatureRun, routed: readonly ConformanceRequest[]): Promise<void> {
     try {
       await this.p.kubectl(['delete', 'namespace', run.namespace]);
-      await eventually(`HAProxy to stop routing namespace ${run.namespace}`, async () => {
-        for (const request of routed) {
-          const r = await this.send(request).catch((e: unknown) => {
-            if ((e as NodeJS.ErrnoException).code === 'ECONNREFUSED') return null;
-            throw e;
-          });
-          if (r !== null) assert.ok(r.status === 404 && r.echo === null, `${describeRequest(request)} still answers ${r.status} ${r.echo?.context?.pod ?? ''}`);
-        }
-      }, { timeoutMs: 30_000, context: () => this.p.diagnostics() });
+      await eventually(
+        `HAProxy to stop routing namespace ${run.namespace}`,
+        async () => {
+          for (const request of routed) {
+            const r = await this.send(request).catch((e: unknown) => {
+              if ((e as NodeJS.ErrnoException).code === 'ECONNREFUSED') return null;
+              throw e;
+            });
+            if (r !== null)
+              assert.ok(
+                r.status === 404 && r.echo === null,
+                `${describeRequest(request)} still answers ${r.status} ${r.echo?.context?.pod ?? ''}`,
+              );
+          }
+        },
+        { timeoutMs: 30_000, context: () => this.p.diagnostics() },
+      );
       await this.p.settled(this.o.appliance);
     } finally {
       await Promise.all(run.echo.map((e) => e.close()));
@@ -142,8 +200,12 @@ export class ConformanceCluster {
 
   private async statusAddresses(namespace: string, name: string): Promise<string[]> {
     const out = await this.p.kubectl(['get', 'ingress', name, '-n', namespace, '-o', 'json']);
-    const ingress = JSON.parse(out) as { status?: { loadBalancer?: { ingress?: { ip?: string; hostname?: string }[] } } };
-    return (ingress.status?.loadBalancer?.ingress ?? []).flatMap((a) => [a.ip, a.hostname].filter((x): x is string => x !== undefined && x !== ''));
+    const ingress = JSON.parse(out) as {
+      status?: { loadBalancer?: { ingress?: { ip?: string; hostname?: string }[] } };
+    };
+    return (ingress.status?.loadBalancer?.ingress ?? []).flatMap((a) =>
+      [a.ip, a.hostname].filter((x): x is string => x !== undefined && x !== ''),
+    );
   }
 
   /**
@@ -156,26 +218,54 @@ export class ConformanceCluster {
     const pods = run.pods.get(backend.service) ?? [];
     const added: ConformancePod[] = [];
     const deployment = `${feature.ingress.metadata.name}-${backend.service}`;
-    while (pods.length + added.length < replicas) added.push({ name: `${deployment}-${randomBytes(3).toString('hex')}`, address: this.address() });
+    while (pods.length + added.length < replicas)
+      added.push({ name: `${deployment}-${randomBytes(3).toString('hex')}`, address: this.address() });
     if (added.length > 0) {
-      run.echo.push(await startEchoBackends(added.map((pod) => ({
-        address: pod.address, port: this.o.echoPort, context: { namespace, ingress: feature.ingress.metadata.name, service: backend.service, pod: pod.name },
-      }))));
+      run.echo.push(
+        await startEchoBackends(
+          added.map((pod) => ({
+            address: pod.address,
+            port: this.o.echoPort,
+            context: { namespace, ingress: feature.ingress.metadata.name, service: backend.service, pod: pod.name },
+          })),
+        ),
+      );
     }
     pods.push(...added);
     run.pods.set(backend.service, pods);
     const portName = 'name' in backend.port ? backend.port.name : undefined;
-    const servicePort = { ...(portName === undefined ? {} : { name: portName }), port: 'number' in backend.port ? backend.port.number : 8080, targetPort: this.o.echoPort, protocol: 'TCP' };
-    await this.p.apply([
-      doc({ apiVersion: 'v1', kind: 'Service', metadata: { name: backend.service, namespace }, spec: { type: 'ClusterIP', selector: { app: deployment }, ports: [servicePort] } }),
-      doc({
-        apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice',
-        metadata: { name: `${backend.service}-${namespace.slice(-6)}`, namespace, labels: { 'kubernetes.io/service-name': backend.service } },
-        addressType: 'IPv4',
-        ports: [{ name: portName ?? '', port: this.o.echoPort, protocol: 'TCP' }],
-        endpoints: pods.map((pod) => ({ addresses: [pod.address], conditions: { ready: true, serving: true, terminating: false }, targetRef: { kind: 'Pod', namespace, name: pod.name } })),
-      }),
-    ].join(''));
+    const servicePort = {
+      ...(portName === undefined ? {} : { name: portName }),
+      port: 'number' in backend.port ? backend.port.number : 8080,
+      targetPort: this.o.echoPort,
+      protocol: 'TCP',
+    };
+    await this.p.apply(
+      [
+        doc({
+          apiVersion: 'v1',
+          kind: 'Service',
+          metadata: { name: backend.service, namespace },
+          spec: { type: 'ClusterIP', selector: { app: deployment }, ports: [servicePort] },
+        }),
+        doc({
+          apiVersion: 'discovery.k8s.io/v1',
+          kind: 'EndpointSlice',
+          metadata: {
+            name: `${backend.service}-${namespace.slice(-6)}`,
+            namespace,
+            labels: { 'kubernetes.io/service-name': backend.service },
+          },
+          addressType: 'IPv4',
+          ports: [{ name: portName ?? '', port: this.o.echoPort, protocol: 'TCP' }],
+          endpoints: pods.map((pod) => ({
+            addresses: [pod.address],
+            conditions: { ready: true, serving: true, terminating: false },
+            targetRef: { kind: 'Pod', namespace, name: pod.name },
+          })),
+        }),
+      ].join(''),
+    );
   }
 
   /** A fresh loopback address per pod for the whole suite, so a stale route to an earlier feature's pod shows. */

@@ -67,7 +67,10 @@ type Json = Record<string, unknown>;
 
 /** Loads every `*.yaml` feature of `dir`, in file name order. */
 export function loadFeatures(dir: string): ConformanceFeature[] {
-  return readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort().map((f) => parseFeature(f, readFileSync(path.join(dir, f), 'utf8')));
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort()
+    .map((f) => parseFeature(f, readFileSync(path.join(dir, f), 'utf8')));
 }
 
 /** Parses and checks one feature file; unknown keys are errors, so a typo in the data cannot silently skip a check. */
@@ -82,18 +85,40 @@ export function parseFeature(file: string, text: string): ConformanceFeature {
   const secrets = list(doc.secrets ?? [], where('secrets')).map((s, i) => {
     const o = object(s, where(`secrets[${i}]`));
     only(o, ['name', 'hosts'], where(`secrets[${i}]`));
-    return { name: string(o.name, where(`secrets[${i}].name`)), hosts: list(o.hosts, where(`secrets[${i}].hosts`)).map((h) => string(h, where(`secrets[${i}].hosts`))) };
+    return {
+      name: string(o.name, where(`secrets[${i}].name`)),
+      hosts: list(o.hosts, where(`secrets[${i}].hosts`)).map((h) => string(h, where(`secrets[${i}].hosts`))),
+    };
   });
-  const scale = doc.scale === undefined ? null : (() => {
-    const o = object(doc.scale, where('scale'));
-    only(o, ['service', 'replicas'], where('scale'));
-    return { service: string(o.service, where('scale.service')), replicas: number(o.replicas, where('scale.replicas')) };
-  })();
+  const scale =
+    doc.scale === undefined
+      ? null
+      : (() => {
+          const o = object(doc.scale, where('scale'));
+          only(o, ['service', 'replicas'], where('scale'));
+          return {
+            service: string(o.service, where('scale.service')),
+            replicas: number(o.replicas, where('scale.replicas')),
+          };
+        })();
   if (typeof doc.exposed !== 'boolean') throw new Error(where('exposed must be true or false'));
-  const scenarios = list(doc.scenarios, where('scenarios')).flatMap((s, i) => expandScenario(object(s, where(`scenarios[${i}]`)), where(`scenarios[${i}]`)));
+  const scenarios = list(doc.scenarios, where('scenarios')).flatMap((s, i) =>
+    expandScenario(object(s, where(`scenarios[${i}]`)), where(`scenarios[${i}]`)),
+  );
   const backends = backendsOf(spec);
-  if (scale !== null && !backends.some((b) => b.service === scale.service)) throw new Error(where(`scale: the Ingress references no Service ${scale.service}`));
-  return { file, feature: string(doc.feature, where('feature')), ingress: { metadata: { name }, spec }, secrets, exposed: doc.exposed, statusScenario: doc.statusScenario === undefined ? null : string(doc.statusScenario, where('statusScenario')), scale, scenarios, backends };
+  if (scale !== null && !backends.some((b) => b.service === scale.service))
+    throw new Error(where(`scale: the Ingress references no Service ${scale.service}`));
+  return {
+    file,
+    feature: string(doc.feature, where('feature')),
+    ingress: { metadata: { name }, spec },
+    secrets,
+    exposed: doc.exposed,
+    statusScenario: doc.statusScenario === undefined ? null : string(doc.statusScenario, where('statusScenario')),
+    scale,
+    scenarios,
+    backends,
+  };
 }
 
 /** Every Service of the default backend and the rules, once each, as the Ingress references it. */
@@ -111,28 +136,46 @@ function backendsOf(spec: Json): ConformanceBackend[] {
     const name = string(svc.name, 'backend.service.name');
     const port = object(svc.port, `backend ${name}: port`);
     if (out.has(name)) continue;
-    out.set(name, { service: name, port: port.name !== undefined ? { name: string(port.name, `backend ${name}: port.name`) } : { number: number(port.number, `backend ${name}: port.number`) } });
+    out.set(name, {
+      service: name,
+      port:
+        port.name !== undefined
+          ? { name: string(port.name, `backend ${name}: port.name`) }
+          : { number: number(port.number, `backend ${name}: port.number`) },
+    });
   }
   return [...out.values()];
 }
 
 function expandScenario(s: Json, where: string): ConformanceScenario[] {
   only(s, ['name', 'origin', 'request', 'expect', 'examples'], where);
-  const rows = s.examples === undefined ? [null] : list(s.examples, `${where}.examples`).map((r) => object(r, `${where}.examples`));
+  const rows =
+    s.examples === undefined
+      ? [null]
+      : list(s.examples, `${where}.examples`).map((r) => object(r, `${where}.examples`));
   return rows.map((row) => {
     // Gherkin outline semantics: `<key>` in any string is replaced by the row's value.
     const fill = (v: unknown): unknown => {
-      if (typeof v === 'string' && row !== null) return v.replace(/<([a-z]+)>/gi, (m, k: string) => (k in row ? String(row[k]) : m));
+      if (typeof v === 'string' && row !== null)
+        return v.replace(/<([a-z]+)>/gi, (m, k: string) => (k in row ? String(row[k]) : m));
       if (Array.isArray(v)) return v.map(fill);
-      if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fill(x)]));
+      if (v !== null && typeof v === 'object')
+        return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fill(x)]));
       return v;
     };
     const filled = fill(s) as Json;
     const name = string(filled.name, `${where}.name`);
-    if (/<[a-z]+>/i.test(JSON.stringify(filled))) throw new Error(`${where}: unreplaced placeholder in ${JSON.stringify(filled)}`);
+    if (/<[a-z]+>/i.test(JSON.stringify(filled)))
+      throw new Error(`${where}: unreplaced placeholder in ${JSON.stringify(filled)}`);
     const origin = filled.origin ?? 'upstream';
-    if (origin !== 'upstream' && origin !== 'portolan') throw new Error(`${where}: origin must be upstream or portolan`);
-    return { name, origin, request: requestOf(object(filled.request, `${where}.request`), `${where}.request`), expect: expectationOf(object(filled.expect, `${where}.expect`), `${where}.expect`) };
+    if (origin !== 'upstream' && origin !== 'portolan')
+      throw new Error(`${where}: origin must be upstream or portolan`);
+    return {
+      name,
+      origin,
+      request: requestOf(object(filled.request, `${where}.request`), `${where}.request`),
+      expect: expectationOf(object(filled.expect, `${where}.expect`), `${where}.expect`),
+    };
   });
 }
 
@@ -152,7 +195,15 @@ function requestOf(r: Json, where: string): ConformanceRequest {
 }
 
 function expectationOf(e: Json, where: string): ConformanceExpectation {
-  const strings = ['service', 'requestHost', 'requestMethod', 'requestPath', 'requestProto', 'responseProto', 'certificateHost'] as const;
+  const strings = [
+    'service',
+    'requestHost',
+    'requestMethod',
+    'requestPath',
+    'requestProto',
+    'responseProto',
+    'certificateHost',
+  ] as const;
   only(e, ['status', 'distinctPods', 'requestHeaders', 'responseHeaders', ...strings], where);
   const out: Record<string, unknown> = { status: number(e.status, `${where}.status`) };
   for (const k of strings) if (e[k] !== undefined) out[k] = string(e[k], `${where}.${k}`);
@@ -185,7 +236,8 @@ function string(v: unknown, where: string): string {
 }
 
 function number(v: unknown, where: string): number {
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0) throw new Error(`${where}: expected a non-negative integer`);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0)
+    throw new Error(`${where}: expected a non-negative integer`);
   return v;
 }
 

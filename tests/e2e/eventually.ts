@@ -5,7 +5,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
  * `timeoutMs` runs out; then rethrows its last error, prefixed with what was awaited. A bound on convergence,
  * not a performance assertion.
  */
-export async function eventually<T>(what: string, check: () => Promise<T> | T, options: { timeoutMs?: number; everyMs?: number; context?: () => string } = {}): Promise<T> {
+export async function eventually<T>(
+  what: string,
+  check: () => Promise<T> | T,
+  options: { timeoutMs?: number; everyMs?: number; context?: () => string } = {},
+): Promise<T> {
   const deadline = performance.now() + (options.timeoutMs ?? 30_000);
   for (;;) {
     try {
@@ -13,7 +17,10 @@ export async function eventually<T>(what: string, check: () => Promise<T> | T, o
     } catch (error) {
       if (performance.now() > deadline) {
         const extra = options.context?.() ?? '';
-        throw new Error(`timed out waiting for ${what}: ${(error as Error).message}${extra === '' ? '' : `\n${extra}`}`, { cause: error });
+        throw new Error(
+          `timed out waiting for ${what}: ${(error as Error).message}${extra === '' ? '' : `\n${extra}`}`,
+          { cause: error },
+        );
       }
     }
     await sleep(options.everyMs ?? 150);

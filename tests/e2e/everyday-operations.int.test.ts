@@ -9,7 +9,15 @@ import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startPipeline, type Pipeline } from './pipeline-harness.ts';
-import { endpointSlice, ingress, ingressClass, namespace, selfSignedCertificate, service, type IngressPath } from './manifests.ts';
+import {
+  endpointSlice,
+  ingress,
+  ingressClass,
+  namespace,
+  selfSignedCertificate,
+  service,
+  type IngressPath,
+} from './manifests.ts';
 import { eventually } from './eventually.ts';
 import { recordGoldenIfAsked } from './golden-recorder.ts';
 
@@ -24,17 +32,31 @@ const PODS = Array.from({ length: 40 }, (_, i) => pod(i + 1));
 
 let p: Pipeline;
 const context = (): string => p.diagnostics();
-const within = <T>(what: string, check: () => Promise<T>): Promise<T> => eventually(what, check, { timeoutMs: STEP_MS, context });
+const within = <T>(what: string, check: () => Promise<T>): Promise<T> =>
+  eventually(what, check, { timeoutMs: STEP_MS, context });
 
 before(async () => {
   p = await startPipeline({
     appliances: [
-      { name: 'edge', driver: 'haproxy', ingressControllers: ['portolan.dev/ingress-controller'], replicas: ['edge-a', 'edge-b'] },
-      { name: 'vtm', driver: 'vtm', ingressControllers: ['pulsesecure.net/vtm-ingress-controller'], replicas: ['vtm-a'] },
+      {
+        name: 'edge',
+        driver: 'haproxy',
+        ingressControllers: ['portolan.dev/ingress-controller'],
+        replicas: ['edge-a', 'edge-b'],
+      },
+      {
+        name: 'vtm',
+        driver: 'vtm',
+        ingressControllers: ['pulsesecure.net/vtm-ingress-controller'],
+        replicas: ['vtm-a'],
+      },
     ],
     echoAddresses: PODS,
   });
-  await p.apply(ingressClass('portolan', 'portolan.dev/ingress-controller') + ingressClass('vtm', 'pulsesecure.net/vtm-ingress-controller'));
+  await p.apply(
+    ingressClass('portolan', 'portolan.dev/ingress-controller') +
+      ingressClass('vtm', 'pulsesecure.net/vtm-ingress-controller'),
+  );
 });
 after(async () => {
   if (p !== undefined) await recordGoldenIfAsked(p, 'everyday-operations');
@@ -47,7 +69,10 @@ function team(ns: string, hosts: readonly string[], pods: readonly string[], cla
     namespace(ns),
     service(ns, 'web', p.echoPort),
     endpointSlice(ns, 'web', pods, p.echoPort),
-    ingress(ns, 'web', { className, rules: hosts.map((host) => ({ host, paths: [{ path: '/', type: 'Prefix', service: 'web' }] as IngressPath[] })) }),
+    ingress(ns, 'web', {
+      className,
+      rules: hosts.map((host) => ({ host, paths: [{ path: '/', type: 'Prefix', service: 'web' }] as IngressPath[] })),
+    }),
   ].join('');
 }
 
@@ -58,13 +83,15 @@ async function who(host: string, urlPath = '/', https = false): Promise<string> 
 }
 
 /** Waits until `host` is answered by one of `pods`. */
-const servedBy = (host: string, pods: readonly string[]): Promise<string> => within(`${host} served by ${pods.join(',')}`, async () => {
-  const got = await who(host);
-  assert.ok(pods.includes(got), `${host}: ${got}`);
-  return got;
-});
+const servedBy = (host: string, pods: readonly string[]): Promise<string> =>
+  within(`${host} served by ${pods.join(',')}`, async () => {
+    const got = await who(host);
+    assert.ok(pods.includes(got), `${host}: ${got}`);
+    return got;
+  });
 /** Waits until `host` answers with a status (404: no route; 503: no endpoints). */
-const answers = (host: string, status: number): Promise<unknown> => within(`${host} to answer ${status}`, async () => assert.equal(await who(host), `status ${status}`));
+const answers = (host: string, status: number): Promise<unknown> =>
+  within(`${host} to answer ${status}`, async () => assert.equal(await who(host), `status ${status}`));
 
 /** Runs the `portolan` CLI against the pipeline's fleet config. */
 async function portolan(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -78,7 +105,8 @@ async function portolan(args: readonly string[]): Promise<{ code: number; stdout
 }
 
 /** Drives one of the simulator's fault controls (its admin endpoint takes the same bearer token as kubectl). */
-const fault = (body: Record<string, unknown>): Promise<string> => p.kubectl(['create', '--raw', '/_sim/faults', '-f', '-'], JSON.stringify(body));
+const fault = (body: Record<string, unknown>): Promise<string> =>
+  p.kubectl(['create', '--raw', '/_sim/faults', '-f', '-'], JSON.stringify(body));
 
 test('01 a team arrives: its Ingress is served by its pods', async () => {
   await p.apply(team('team-a', ['a.example.com'], [pod(1), pod(2)]));
@@ -86,7 +114,13 @@ test('01 a team arrives: its Ingress is served by its pods', async () => {
 });
 
 test('02 two teams arrive at once', async () => {
-  await p.apply(team('team-b', ['b1.example.com', 'b2.example.com', 'b3.example.com', 'b4.example.com', 'b5.example.com'], [pod(3)]) + team('team-c', ['c.example.com'], [pod(4)]));
+  await p.apply(
+    team(
+      'team-b',
+      ['b1.example.com', 'b2.example.com', 'b3.example.com', 'b4.example.com', 'b5.example.com'],
+      [pod(3)],
+    ) + team('team-c', ['c.example.com'], [pod(4)]),
+  );
   await servedBy('b5.example.com', [pod(3)]);
   await servedBy('c.example.com', [pod(4)]);
 });
@@ -116,7 +150,12 @@ test('06 an Ingress is deleted: 404', async () => {
 });
 
 test('07 it is re-created under the same name with other paths', async () => {
-  await p.apply(ingress('team-c', 'web', { className: 'portolan', rules: [{ host: 'c.example.com', paths: [{ path: '/shop', type: 'Prefix', service: 'web' }] }] }));
+  await p.apply(
+    ingress('team-c', 'web', {
+      className: 'portolan',
+      rules: [{ host: 'c.example.com', paths: [{ path: '/shop', type: 'Prefix', service: 'web' }] }],
+    }),
+  );
   await within('c.example.com/shop served', async () => assert.equal(await who('c.example.com', '/shop/cart'), pod(4)));
   assert.equal(await who('c.example.com', '/'), 'status 404', 'only /shop is routed now');
 });
@@ -129,14 +168,30 @@ test('08 a namespace holding most of the hosts is deleted: its hosts go, and not
 });
 
 test('09 right after that deletion a new Ingress goes live', async () => {
-  await p.apply(ingress('team-c', 'blog', { className: 'portolan', rules: [{ host: 'blog.example.com', paths: [{ path: '/', type: 'Prefix', service: 'web' }] }] }));
+  await p.apply(
+    ingress('team-c', 'blog', {
+      className: 'portolan',
+      rules: [{ host: 'blog.example.com', paths: [{ path: '/', type: 'Prefix', service: 'web' }] }],
+    }),
+  );
   await servedBy('blog.example.com', [pod(4)]);
 });
 
 test('10 an Ingress edited to drop hosts: the dropped ones go, the kept one stays', async () => {
-  await p.apply(team('team-d', ['d1.example.com', 'd2.example.com', 'd3.example.com', 'd4.example.com', 'd5.example.com'], [pod(6)]));
+  await p.apply(
+    team(
+      'team-d',
+      ['d1.example.com', 'd2.example.com', 'd3.example.com', 'd4.example.com', 'd5.example.com'],
+      [pod(6)],
+    ),
+  );
   await servedBy('d5.example.com', [pod(6)]);
-  await p.apply(ingress('team-d', 'web', { className: 'portolan', rules: [{ host: 'd1.example.com', paths: [{ path: '/', type: 'Prefix', service: 'web' }] }] }));
+  await p.apply(
+    ingress('team-d', 'web', {
+      className: 'portolan',
+      rules: [{ host: 'd1.example.com', paths: [{ path: '/', type: 'Prefix', service: 'web' }] }],
+    }),
+  );
   await answers('d5.example.com', 404);
   await servedBy('d1.example.com', [pod(6)]);
 });
@@ -173,11 +228,28 @@ after(() => {
 
 test('14 TLS is added to an Ingress: HTTPS by SNI with its certificate', async () => {
   certV1.current = selfSignedCertificate(['a.example.com']);
-  await p.kubectl(['create', 'secret', 'tls', 'a-tls', '-n', 'team-a', '--cert', certV1.current.certFile, '--key', certV1.current.keyFile]);
-  await p.apply(ingress('team-a', 'web', {
-    className: 'portolan', tls: [{ hosts: ['a.example.com'], secretName: 'a-tls' }],
-    rules: [{ host: 'a.example.com', paths: [{ path: '/', type: 'Prefix', service: 'web' }] }, { host: 'plain-a.example.com', paths: [{ path: '/', type: 'Prefix', service: 'web' }] }],
-  }));
+  await p.kubectl([
+    'create',
+    'secret',
+    'tls',
+    'a-tls',
+    '-n',
+    'team-a',
+    '--cert',
+    certV1.current.certFile,
+    '--key',
+    certV1.current.keyFile,
+  ]);
+  await p.apply(
+    ingress('team-a', 'web', {
+      className: 'portolan',
+      tls: [{ hosts: ['a.example.com'], secretName: 'a-tls' }],
+      rules: [
+        { host: 'a.example.com', paths: [{ path: '/', type: 'Prefix', service: 'web' }] },
+        { host: 'plain-a.example.com', paths: [{ path: '/', type: 'Prefix', service: 'web' }] },
+      ],
+    }),
+  );
   await within('HTTPS for a.example.com', async () => {
     const r = await p.request('a.example.com', '/', { https: true });
     assert.ok(r.echo !== null && [pod(1), pod(2)].includes(r.echo.address), `status ${r.status}`);
@@ -192,7 +264,21 @@ test('15 with TLS, every rule is still served over plain HTTP', async () => {
 
 test('16 the TLS Secret is rotated: the new certificate is served', async () => {
   certV2.current = selfSignedCertificate(['a.example.com', 'www.a.example.com']);
-  const secret = await p.kubectl(['create', 'secret', 'tls', 'a-tls', '-n', 'team-a', '--cert', certV2.current.certFile, '--key', certV2.current.keyFile, '--dry-run=client', '-o', 'yaml']);
+  const secret = await p.kubectl([
+    'create',
+    'secret',
+    'tls',
+    'a-tls',
+    '-n',
+    'team-a',
+    '--cert',
+    certV2.current.certFile,
+    '--key',
+    certV2.current.keyFile,
+    '--dry-run=client',
+    '-o',
+    'yaml',
+  ]);
   await p.apply(secret);
   await within('the rotated certificate', async () => {
     const r = await p.request('a.example.com', '/', { https: true });
@@ -211,18 +297,36 @@ async function vtmServersOf(source: string): Promise<string[]> {
 }
 
 test('17 an Ingress moves from class portolan to vtm: gone from HAProxy, a virtual server on the vTM', async () => {
-  await p.apply(ingress('team-c', 'blog', { className: 'vtm', annotations: { 'vtm.pulsesecure.net/ip-address': '10.9.41.1' }, rules: [{ host: 'blog.example.com', paths: [{ path: '/', type: 'Prefix', service: 'web' }] }] }));
+  await p.apply(
+    ingress('team-c', 'blog', {
+      className: 'vtm',
+      annotations: { 'vtm.pulsesecure.net/ip-address': '10.9.41.1' },
+      rules: [{ host: 'blog.example.com', paths: [{ path: '/', type: 'Prefix', service: 'web' }] }],
+    }),
+  );
   await answers('blog.example.com', 404);
-  await within('the vTM virtual server', async () => assert.equal((await vtmServersOf('Ingress/local/team-c/blog')).length, 1));
+  await within('the vTM virtual server', async () =>
+    assert.equal((await vtmServersOf('Ingress/local/team-c/blog')).length, 1),
+  );
 });
 
 test('18 and back to portolan: served by HAProxy, removed from the vTM', async () => {
-  await p.apply(ingress('team-c', 'blog', { className: 'portolan', rules: [{ host: 'blog.example.com', paths: [{ path: '/', type: 'Prefix', service: 'web' }] }] }));
+  await p.apply(
+    ingress('team-c', 'blog', {
+      className: 'portolan',
+      rules: [{ host: 'blog.example.com', paths: [{ path: '/', type: 'Prefix', service: 'web' }] }],
+    }),
+  );
   await servedBy('blog.example.com', [pod(9)]);
-  await within('the vTM virtual server removed', async () => assert.deepEqual(await vtmServersOf('Ingress/local/team-c/blog'), []));
+  await within('the vTM virtual server removed', async () =>
+    assert.deepEqual(await vtmServersOf('Ingress/local/team-c/blog'), []),
+  );
 });
 
-const environment = (): string => team('env-web', ['web.env.example.com', 'www.env.example.com'], [pod(10), pod(11)]) + team('env-api', ['api.env.example.com'], [pod(12)]) + team('env-admin', ['admin.env.example.com'], [pod(13)]);
+const environment = (): string =>
+  team('env-web', ['web.env.example.com', 'www.env.example.com'], [pod(10), pod(11)]) +
+  team('env-api', ['api.env.example.com'], [pod(12)]) +
+  team('env-admin', ['admin.env.example.com'], [pod(13)]);
 
 test('19 a whole environment comes up', async () => {
   await p.apply(environment());
@@ -251,43 +355,76 @@ test('22 nothing is held and status says so', async () => {
 const heldHosts = Array.from({ length: 6 }, (_, i) => `h${i}.example.com`);
 
 test('23 a team with six Ingresses arrives', async () => {
-  await p.apply([namespace('team-h'), service('team-h', 'web', p.echoPort), endpointSlice('team-h', 'web', [pod(14)], p.echoPort),
-    ...heldHosts.map((host, i) => ingress('team-h', `i${i}`, { className: 'portolan', rules: [{ host, paths: [{ path: '/', type: 'Prefix', service: 'web' }] }] }))].join(''));
+  await p.apply(
+    [
+      namespace('team-h'),
+      service('team-h', 'web', p.echoPort),
+      endpointSlice('team-h', 'web', [pod(14)], p.echoPort),
+      ...heldHosts.map((host, i) =>
+        ingress('team-h', `i${i}`, {
+          className: 'portolan',
+          rules: [{ host, paths: [{ path: '/', type: 'Prefix', service: 'web' }] }],
+        }),
+      ),
+    ].join(''),
+  );
   for (const host of heldHosts) await servedBy(host, [pod(14)]);
   // Their statuses are written before the fault: a later status write is a watch event, and an object Kubernetes
   // reports again is not gone (its hold would end there, rightly).
   await within('the six statuses', async () => {
-    const list = JSON.parse(await p.kubectl(['get', 'ingress', '-n', 'team-h', '-o', 'json'])) as { items: { status?: { loadBalancer?: { ingress?: unknown[] } } }[] };
+    const list = JSON.parse(await p.kubectl(['get', 'ingress', '-n', 'team-h', '-o', 'json'])) as {
+      items: { status?: { loadBalancer?: { ingress?: unknown[] } } }[];
+    };
     assert.equal(list.items.filter((i) => (i.status?.loadBalancer?.ingress ?? []).length > 0).length, 6);
   });
 });
 
 test('24 a relist loses them (a simulator fault): the removal is held, while a new Ingress of the same relist goes live', async () => {
   await fault({ action: 'hide-from-lists', resource: 'ingresses', namespace: 'team-h' });
-  await p.apply(ingress('team-a', 'fresh', { className: 'portolan', rules: [{ host: 'fresh.example.com', paths: [{ path: '/', type: 'Prefix', service: 'web' }] }] }));
+  await p.apply(
+    ingress('team-a', 'fresh', {
+      className: 'portolan',
+      rules: [{ host: 'fresh.example.com', paths: [{ path: '/', type: 'Prefix', service: 'web' }] }],
+    }),
+  );
   await fault({ action: 'watch-gone', resource: 'ingresses' });
   await within('the removal to be held', async () => {
-    const held = await p.db.selectFrom('removal_holds').select(['object_key']).where('released_seq', 'is', null).execute();
-    assert.deepEqual(held.map((h) => h.object_key).sort(), heldHosts.map((_, i) => `team-h/i${i}`));
+    const held = await p.db
+      .selectFrom('removal_holds')
+      .select(['object_key'])
+      .where('released_seq', 'is', null)
+      .execute();
+    assert.deepEqual(
+      held.map((h) => h.object_key).sort(),
+      heldHosts.map((_, i) => `team-h/i${i}`),
+    );
   });
   await servedBy('fresh.example.com', [pod(1), pod(2)]);
   for (const host of heldHosts) assert.equal(await who(host), pod(14), `${host} is kept while held`);
 });
 
 /** Every recorded hold, for failure messages. */
-const holdRows = async (): Promise<string> => JSON.stringify(await p.db.selectFrom('removal_holds').selectAll().execute());
+const holdRows = async (): Promise<string> =>
+  JSON.stringify(await p.db.selectFrom('removal_holds').selectAll().execute());
 
 test('25 status names the hold and is not healthy', async () => {
   const r = await portolan(['status']);
   assert.equal(r.code, 1, await holdRows());
   assert.match(r.stdout, /HELD REMOVALS/);
-  assert.match(r.stdout, new RegExp(`appliance ${p.appliance('edge')}: 6 removal\\(s\\) held by the safety rule in local`));
+  assert.match(
+    r.stdout,
+    new RegExp(`appliance ${p.appliance('edge')}: 6 removal\\(s\\) held by the safety rule in local`),
+  );
 });
 
 test('26 each held Ingress carries a RemovalHeld Warning Event', async () => {
   await within('the Events', async () => {
-    const events = JSON.parse(await p.kubectl(['get', 'events', '-n', 'team-h', '-o', 'json'])) as { items: { reason: string; type: string; involvedObject: { name: string } }[] };
-    const held = events.items.filter((e) => e.reason === 'RemovalHeld' && e.type === 'Warning').map((e) => e.involvedObject.name);
+    const events = JSON.parse(await p.kubectl(['get', 'events', '-n', 'team-h', '-o', 'json'])) as {
+      items: { reason: string; type: string; involvedObject: { name: string } }[];
+    };
+    const held = events.items
+      .filter((e) => e.reason === 'RemovalHeld' && e.type === 'Warning')
+      .map((e) => e.involvedObject.name);
     for (let i = 0; i < 6; i++) assert.ok(held.includes(`i${i}`), `Event on i${i}: ${held.join(',')}`);
   });
 });
@@ -299,12 +436,21 @@ test('27 other changes keep flowing while the hold stands', async () => {
 
 test('28 portolan approve removes the held objects at once', async () => {
   const started = performance.now();
-  const r = await portolan(['approve', p.appliance('edge'), '--reason', 'team-h was moved out of this cluster', '--by', 'everyday-ops']);
+  const r = await portolan([
+    'approve',
+    p.appliance('edge'),
+    '--reason',
+    'team-h was moved out of this cluster',
+    '--by',
+    'everyday-ops',
+  ]);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /released local Ingress team-h\/i0 \(removed\)/);
   assert.match(r.stdout, /applied to /);
   for (const host of heldHosts) await answers(host, 404);
-  process.stdout.write(`# approve → held hosts gone: ${Math.round(performance.now() - started)} ms (CLI start included); ${/applied to .*/.exec(r.stdout)?.[0] ?? ''}\n`);
+  process.stdout.write(
+    `# approve → held hosts gone: ${Math.round(performance.now() - started)} ms (CLI start included); ${/applied to .*/.exec(r.stdout)?.[0] ?? ''}\n`,
+  );
 });
 
 test('29 history shows the hold and the approval with who and why', async () => {
@@ -324,19 +470,37 @@ test('30 the fault ends and the namespace is deleted for real: nothing comes bac
   assert.deepEqual(open, []);
 });
 
-test('30a another namespace adds a path to a team\'s host: served (shared is the default), visible on both and in explain', async () => {
-  await p.apply(namespace('team-x') + service('team-x', 'web', p.echoPort) + endpointSlice('team-x', 'web', [pod(16)], p.echoPort)
-    + ingress('team-x', 'join', { className: 'portolan', rules: [{ host: 'a.example.com', paths: [{ path: '/joined', type: 'Prefix', service: 'web' }] }] }));
+test("30a another namespace adds a path to a team's host: served (shared is the default), visible on both and in explain", async () => {
+  await p.apply(
+    namespace('team-x') +
+      service('team-x', 'web', p.echoPort) +
+      endpointSlice('team-x', 'web', [pod(16)], p.echoPort) +
+      ingress('team-x', 'join', {
+        className: 'portolan',
+        rules: [{ host: 'a.example.com', paths: [{ path: '/joined', type: 'Prefix', service: 'web' }] }],
+      }),
+  );
   await within('the joined path', async () => assert.equal(await who('a.example.com', '/joined/x'), pod(16)));
   await within('HostSharedAcrossNamespaces on both Ingresses', async () => {
-    for (const [ns, name] of [['team-a', 'web'], ['team-x', 'join']] as const) {
-      const events = JSON.parse(await p.kubectl(['get', 'events', '-n', ns, '-o', 'json'])) as { items: { reason: string; involvedObject: { name: string } }[] };
-      assert.ok(events.items.some((e) => e.reason === 'HostSharedAcrossNamespaces' && e.involvedObject.name === name), `${ns}/${name}`);
+    for (const [ns, name] of [
+      ['team-a', 'web'],
+      ['team-x', 'join'],
+    ] as const) {
+      const events = JSON.parse(await p.kubectl(['get', 'events', '-n', ns, '-o', 'json'])) as {
+        items: { reason: string; involvedObject: { name: string } }[];
+      };
+      assert.ok(
+        events.items.some((e) => e.reason === 'HostSharedAcrossNamespaces' && e.involvedObject.name === name),
+        `${ns}/${name}`,
+      );
     }
   });
   const r = await portolan(['explain', p.appliance('edge'), 'a.example.com/joined']);
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stdout, /Conditions:[\s\S]*team-x\/join\s+Warning\s+HostSharedAcrossNamespaces\s+host a\.example\.com is shared: it was first claimed by namespace team-a/);
+  assert.match(
+    r.stdout,
+    /Conditions:[\s\S]*team-x\/join\s+Warning\s+HostSharedAcrossNamespaces\s+host a\.example\.com is shared: it was first claimed by namespace team-a/,
+  );
   await p.kubectl(['delete', 'namespace', 'team-x', '--wait=false']);
   await within('the joined path gone', async () => assert.notEqual(await who('a.example.com', '/joined/x'), pod(16)));
 });

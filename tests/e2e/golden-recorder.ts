@@ -16,5 +16,7 @@ export async function recordGoldenIfAsked(p: Pipeline, name: string): Promise<vo
   const { config } = await loadFleetConfig(p.fleetConfig);
   const history = await recordGoldenHistory(p.db, name, config);
   writeFileSync(path.join(GOLDEN_DIR, `${name}.json.gz`), encodeGoldenHistory(history));
-  process.stdout.write(`# recorded golden history ${name}: ${history.events.length} events, ${history.snapshots.length} snapshots\n`);
+  process.stdout.write(
+    `# recorded golden history ${name}: ${history.events.length} events, ${history.snapshots.length} snapshots\n`,
+  );
 }

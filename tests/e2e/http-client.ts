@@ -13,7 +13,12 @@ export interface EchoSeen {
   /** Present when the backend was started with a context (see `EchoReply` of @portolan/echo-backend). */
   readonly proto?: string;
   readonly headers?: Readonly<Record<string, readonly string[]>>;
-  readonly context?: { readonly namespace: string; readonly ingress: string; readonly service: string; readonly pod: string };
+  readonly context?: {
+    readonly namespace: string;
+    readonly ingress: string;
+    readonly service: string;
+    readonly pod: string;
+  };
 }
 
 /** One response as a client saw it, with the certificate the server presented (HTTPS). */
@@ -46,7 +51,15 @@ export interface RequestOptions {
  */
 export function sendRequest(port: number, host: string, path: string, options: RequestOptions = {}): Promise<Reply> {
   const servername = options.sni ?? host.replace(/:\d+$/, '');
-  const common = { host: '127.0.0.1', port, path, method: options.method ?? 'GET', headers: { ...options.headers, host }, agent: false as const, timeout: options.timeoutMs ?? 5000 };
+  const common = {
+    host: '127.0.0.1',
+    port,
+    path,
+    method: options.method ?? 'GET',
+    headers: { ...options.headers, host },
+    agent: false as const,
+    timeout: options.timeoutMs ?? 5000,
+  };
   return new Promise((resolve, reject) => {
     const onResponse = (res: http.IncomingMessage): void => {
       const socket = res.socket as TLSSocket;
@@ -54,12 +67,25 @@ export function sendRequest(port: number, host: string, path: string, options: R
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (d: string) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, httpVersion: res.httpVersion, headers: res.headers, body, echo: parseEcho(res.headers, body), certificateNames }));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          httpVersion: res.httpVersion,
+          headers: res.headers,
+          body,
+          echo: parseEcho(res.headers, body),
+          certificateNames,
+        }),
+      );
       res.on('error', reject);
     };
-    const req = options.https === true
-      ? https.request({ ...common, rejectUnauthorized: false, ...(servername === '' ? {} : { servername }) }, onResponse)
-      : http.request(common, onResponse);
+    const req =
+      options.https === true
+        ? https.request(
+            { ...common, rejectUnauthorized: false, ...(servername === '' ? {} : { servername }) },
+            onResponse,
+          )
+        : http.request(common, onResponse);
     req.once('timeout', () => req.destroy(new Error(`request to ${host}${path} timed out`)));
     req.once('error', reject);
     req.end();

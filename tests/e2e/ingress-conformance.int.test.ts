@@ -19,7 +19,9 @@ let p: Pipeline;
 let cluster: ConformanceCluster;
 
 before(async () => {
-  p = await startPipeline({ appliances: [{ name: 'edge', driver: 'haproxy', ingressControllers: [CONTROLLER], replicas: ['edge-a'] }] });
+  p = await startPipeline({
+    appliances: [{ name: 'edge', driver: 'haproxy', ingressControllers: [CONTROLLER], replicas: ['edge-a'] }],
+  });
   await p.apply(ingressClass(CLASS, CONTROLLER));
   cluster = new ConformanceCluster(p, { className: CLASS, echoPort: await freePort('127.0.0.1'), appliance: 'edge' });
 });
@@ -32,13 +34,24 @@ for (const feature of features) {
     const run = await cluster.setUp(feature);
     try {
       const status = feature.statusScenario === null ? '' : `${feature.statusScenario}: `;
-      if (feature.exposed) await t.test(`${status}The Ingress status shows the IP address or FQDN where it is exposed`, () => cluster.assertExposed(run));
-      else await t.test(`${status}The Ingress status should not contain the IP address or FQDN`, () => cluster.assertNotExposed(run));
+      if (feature.exposed)
+        await t.test(`${status}The Ingress status shows the IP address or FQDN where it is exposed`, () =>
+          cluster.assertExposed(run),
+        );
+      else
+        await t.test(`${status}The Ingress status should not contain the IP address or FQDN`, () =>
+          cluster.assertNotExposed(run),
+        );
       if (feature.scale !== null) {
         const { service, replicas } = feature.scale;
-        await t.test(`The backend deployment "${service}" for the ingress resource is scaled to ${replicas}`, () => scaled(run, service, replicas));
+        await t.test(`The backend deployment "${service}" for the ingress resource is scaled to ${replicas}`, () =>
+          scaled(run, service, replicas),
+        );
       }
-      for (const scenario of feature.scenarios) await t.test(`${scenario.origin === 'portolan' ? '[portolan] ' : ''}${scenario.name}`, () => check(run, scenario));
+      for (const scenario of feature.scenarios)
+        await t.test(`${scenario.origin === 'portolan' ? '[portolan] ' : ''}${scenario.name}`, () =>
+          check(run, scenario),
+        );
     } finally {
       const routed = feature.scenarios.filter((s) => s.expect.status === 200).map((s) => ({ ...s.request, count: 1 }));
       await cluster.tearDown(run, routed);
@@ -58,13 +71,20 @@ async function scaled(run: FeatureRun, service: string, replicas: number): Promi
   assert.ok(probe !== undefined, `a scenario of this feature is served by ${service}`);
   const request = probe.request;
   const seen = new Set<string>();
-  await eventually(`all ${replicas} pods of ${service} to answer`, async () => {
-    for (let i = 0; i < replicas; i++) {
-      const pod = (await cluster.send({ ...request, count: 1 })).echo?.context?.pod;
-      if (pod !== undefined) seen.add(pod);
-    }
-    assert.deepEqual([...want].filter((pod) => !seen.has(pod)), []);
-  }, { timeoutMs: 60_000, context: () => p.diagnostics() });
+  await eventually(
+    `all ${replicas} pods of ${service} to answer`,
+    async () => {
+      for (let i = 0; i < replicas; i++) {
+        const pod = (await cluster.send({ ...request, count: 1 })).echo?.context?.pod;
+        if (pod !== undefined) seen.add(pod);
+      }
+      assert.deepEqual(
+        [...want].filter((pod) => !seen.has(pod)),
+        [],
+      );
+    },
+    { timeoutMs: 60_000, context: () => p.diagnostics() },
+  );
 }
 
 /** One scenario: its request(s) through HAProxy and every expectation upstream's steps check. */
@@ -86,11 +106,13 @@ async function check(run: FeatureRun, scenario: ConformanceScenario): Promise<vo
     if (expect.requestMethod !== undefined) assert.equal(r.echo?.method, expect.requestMethod, 'the request method');
     if (expect.requestPath !== undefined) assert.equal(r.echo?.path, expect.requestPath, 'the request path');
     if (expect.requestProto !== undefined) assert.equal(r.echo?.proto, expect.requestProto, 'the request proto');
-    if (expect.responseProto !== undefined) assert.equal(`HTTP/${r.httpVersion}`, expect.responseProto, 'the response proto');
+    if (expect.responseProto !== undefined)
+      assert.equal(`HTTP/${r.httpVersion}`, expect.responseProto, 'the response proto');
     for (const [name, value] of Object.entries(expect.responseHeaders ?? {})) {
       const got = r.headers[name.toLowerCase()];
       assert.ok(got !== undefined, `the response has a ${name} header (has ${Object.keys(r.headers).join(', ')})`);
-      if (value !== '*') assert.ok([got].flat().includes(value), `response header ${name}: ${String(got)}, want ${value}`);
+      if (value !== '*')
+        assert.ok([got].flat().includes(value), `response header ${name}: ${String(got)}, want ${value}`);
     }
     for (const [name, value] of Object.entries(expect.requestHeaders ?? {})) {
       const got = r.echo?.headers?.[name.toLowerCase()];
@@ -98,8 +120,16 @@ async function check(run: FeatureRun, scenario: ConformanceScenario): Promise<vo
       if (value !== '*') assert.ok(got.includes(value), `request header ${name}: ${got.join(', ')}, want ${value}`);
     }
     if (expect.certificateHost !== undefined) {
-      assert.ok((r.certificateNames ?? '').split(', ').includes(`DNS:${expect.certificateHost}`), `the certificate covers ${expect.certificateHost}: ${r.certificateNames}`);
+      assert.ok(
+        (r.certificateNames ?? '').split(', ').includes(`DNS:${expect.certificateHost}`),
+        `the certificate covers ${expect.certificateHost}: ${r.certificateNames}`,
+      );
     }
   }
-  if (expect.distinctPods !== undefined) assert.equal(pods.size, expect.distinctPods, `${request.count} requests reached ${pods.size} pods: ${[...pods].sort().join(', ')}`);
+  if (expect.distinctPods !== undefined)
+    assert.equal(
+      pods.size,
+      expect.distinctPods,
+      `${request.count} requests reached ${pods.size} pods: ${[...pods].sort().join(', ')}`,
+    );
 }

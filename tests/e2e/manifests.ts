@@ -25,7 +25,12 @@ spec: { controller: ${JSON.stringify(controller)} }
 }
 
 /** A ClusterIP Service with one named port 80 → targetPort, plus optional labels and annotations. */
-export function service(ns: string, name: string, targetPort: number, meta: { labels?: Record<string, string>; annotations?: Record<string, string> } = {}): string {
+export function service(
+  ns: string,
+  name: string,
+  targetPort: number,
+  meta: { labels?: Record<string, string>; annotations?: Record<string, string> } = {},
+): string {
   return `---
 apiVersion: v1
 kind: Service
@@ -66,17 +71,25 @@ export interface IngressPath {
 }
 
 /** An Ingress (networking.k8s.io/v1) from rules, an optional default backend, TLS entries and annotations. */
-export function ingress(ns: string, name: string, spec: {
-  className: string;
-  rules?: readonly { host?: string; paths: readonly IngressPath[] }[];
-  defaultBackend?: string;
-  tls?: readonly { hosts: readonly string[]; secretName: string }[];
-  annotations?: Record<string, string>;
-}): string {
+export function ingress(
+  ns: string,
+  name: string,
+  spec: {
+    className: string;
+    rules?: readonly { host?: string; paths: readonly IngressPath[] }[];
+    defaultBackend?: string;
+    tls?: readonly { hosts: readonly string[]; secretName: string }[];
+    annotations?: Record<string, string>;
+  },
+): string {
   const backend = (svc: string): string => `{ service: { name: ${svc}, port: { number: 80 } } }`;
-  const rules = (spec.rules ?? []).map((r) => `    - ${r.host === undefined ? '' : `host: ${JSON.stringify(r.host)}\n      `}http:
+  const rules = (spec.rules ?? [])
+    .map(
+      (r) => `    - ${r.host === undefined ? '' : `host: ${JSON.stringify(r.host)}\n      `}http:
         paths:
-${r.paths.map((p) => `          - { path: ${JSON.stringify(p.path)}, pathType: ${p.type}, backend: ${backend(p.service)} }`).join('\n')}`).join('\n');
+${r.paths.map((p) => `          - { path: ${JSON.stringify(p.path)}, pathType: ${p.type}, backend: ${backend(p.service)} }`).join('\n')}`,
+    )
+    .join('\n');
   return `---
 apiVersion: networking.k8s.io/v1
 kind: Ingress
@@ -90,11 +103,44 @@ ${spec.defaultBackend === undefined ? '' : `  defaultBackend: ${backend(spec.def
 }
 
 /** A self-signed certificate and key for `hosts` made with openssl (PEM text); the key never leaves the test. */
-export function selfSignedCertificate(hosts: readonly string[]): { certificatePem: string; privateKeyPem: string; certFile: string; keyFile: string; dispose(): void } {
+export function selfSignedCertificate(hosts: readonly string[]): {
+  certificatePem: string;
+  privateKeyPem: string;
+  certFile: string;
+  keyFile: string;
+  dispose(): void;
+} {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'ptl-e2e-cert-'));
   const certFile = path.join(dir, 'tls.crt');
   const keyFile = path.join(dir, 'tls.key');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '2', '-subj', `/CN=${hosts[0]}`,
-    '-addext', `subjectAltName=${hosts.map((h) => `DNS:${h}`).join(',')}`, '-keyout', keyFile, '-out', certFile], { stdio: 'ignore' });
-  return { certificatePem: readFileSync(certFile, 'utf8'), privateKeyPem: readFileSync(keyFile, 'utf8'), certFile, keyFile, dispose: () => rmSync(dir, { recursive: true, force: true }) };
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '2',
+      '-subj',
+      `/CN=${hosts[0]}`,
+      '-addext',
+      `subjectAltName=${hosts.map((h) => `DNS:${h}`).join(',')}`,
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
+    ],
+    { stdio: 'ignore' },
+  );
+  return {
+    certificatePem: readFileSync(certFile, 'utf8'),
+    privateKeyPem: readFileSync(keyFile, 'utf8'),
+    certFile,
+    keyFile,
+    dispose: () => rmSync(dir, { recursive: true, force: true }),
+  };
 }

@@ -9,7 +9,17 @@ import { DriverRegistry, PgSnapshotSource } from '@portolan/applier';
 import { NatsEventBus, busDeclaration } from '@portolan/bus';
 import { loadFleetConfig } from '@portolan/fleet-config';
 import { HaproxyMasterClient } from '@portolan/haproxy-driver';
-import { demoCredentials, freePort, isAlive, kubectlBinary, launchPipeline, testStack, type DemoAppliance, type LaunchedPipeline, type StackService } from '@portolan/infra';
+import {
+  demoCredentials,
+  freePort,
+  isAlive,
+  kubectlBinary,
+  launchPipeline,
+  testStack,
+  type DemoAppliance,
+  type LaunchedPipeline,
+  type StackService,
+} from '@portolan/infra';
 import { PgEpochStore, RedisLeaseClient, groupStatuses } from '@portolan/leader';
 import { createTestDatabase, type Database, type Kysely, type TestDatabase } from '@portolan/store';
 import { LoadMasterClient, VtmClient } from './appliance-clients.ts';
@@ -104,7 +114,14 @@ export async function startPipeline(options: PipelineOptions): Promise<Pipeline>
   const database = await createTestDatabase(options.postgresUrl ?? stack.postgresUrl);
   const stream = `E2E_${suffix}`;
   const free = async (): Promise<number> => freePort();
-  const ports = { kubeSim: await free(), vtm: await free(), loadmaster: await free(), echo: await free(), watcherHealth: await free(), plannerHealth: await free() };
+  const ports = {
+    kubeSim: await free(),
+    vtm: await free(),
+    loadmaster: await free(),
+    echo: await free(),
+    watcherHealth: await free(),
+    plannerHealth: await free(),
+  };
   const haproxyPorts = { http: await free(), https: await free(), stats: await free() };
   const applierHealthPorts: Record<string, number> = {};
   for (const id of appliances.flatMap((a) => a.replicas)) applierHealthPorts[id] = await free();
@@ -112,7 +129,11 @@ export async function startPipeline(options: PipelineOptions): Promise<Pipeline>
   let launched: LaunchedPipeline;
   try {
     launched = await launchPipeline({
-      root, ports, haproxyPorts, applierHealthPorts, appliances,
+      root,
+      ports,
+      haproxyPorts,
+      applierHealthPorts,
+      appliances,
       endpoints: { postgresUrl: database.url, natsUrl, redisUrl: stack.redisUrl },
       bus: { stream, subjectPrefix: `e2e${suffix}` },
       echoAddresses: options.echoAddresses ?? [],
@@ -124,7 +145,17 @@ export async function startPipeline(options: PipelineOptions): Promise<Pipeline>
     await cleanUp(database, natsUrl, stream, root);
     throw e;
   }
-  return buildPipeline({ launched, database, names, natsUrl, redisUrl: stack.redisUrl, stream, guard, root, echoPort: ports.echo });
+  return buildPipeline({
+    launched,
+    database,
+    names,
+    natsUrl,
+    redisUrl: stack.redisUrl,
+    stream,
+    guard,
+    root,
+    echoPort: ports.echo,
+  });
 }
 
 interface Parts {
@@ -142,7 +173,12 @@ interface Parts {
 function buildPipeline(p: Parts): Pipeline {
   const { launched, database } = p;
   const kubectl = kubectlBinary();
-  const processes = new Map([...launched.components].map(([name, svc]) => [name, pipelineProcess(svc, name === 'haproxy' ? launched.haproxy.dir : launched.layout.runDir)]));
+  const processes = new Map(
+    [...launched.components].map(([name, svc]) => [
+      name,
+      pipelineProcess(svc, name === 'haproxy' ? launched.haproxy.dir : launched.layout.runDir),
+    ]),
+  );
   const appliance = (logical: string): string => {
     const name = p.names.get(logical);
     if (name === undefined) throw new Error(`no appliance "${logical}" in this pipeline`);
@@ -159,13 +195,19 @@ function buildPipeline(p: Parts): Pipeline {
     p.guard.dispose();
     await cleanUp(database, p.natsUrl, p.stream, p.root);
   };
-  const run = (args: readonly string[], input?: string): Promise<string> => new Promise((resolve, reject) => {
-    const child = execFile(kubectl, ['--kubeconfig', launched.layout.kubeconfig, ...args], { timeout: 30_000 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`kubectl ${args.join(' ')}: ${stderr || error.message}`, { cause: error }));
-      else resolve(stdout);
+  const run = (args: readonly string[], input?: string): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const child = execFile(
+        kubectl,
+        ['--kubeconfig', launched.layout.kubeconfig, ...args],
+        { timeout: 30_000 },
+        (error, stdout, stderr) => {
+          if (error) reject(new Error(`kubectl ${args.join(' ')}: ${stderr || error.message}`, { cause: error }));
+          else resolve(stdout);
+        },
+      );
+      if (input !== undefined) child.stdin!.end(input);
     });
-    if (input !== undefined) child.stdin!.end(input);
-  });
   const { vtm, loadmaster } = demoCredentials;
   return {
     root: p.root,
@@ -178,7 +220,11 @@ function buildPipeline(p: Parts): Pipeline {
     echoPort: p.echoPort,
     haproxyConfigDir: launched.haproxy.dir,
     vtm: new VtmClient(`http://127.0.0.1:${launched.layout.ports.vtm}`, vtm.user, vtm.password),
-    loadmaster: new LoadMasterClient(`https://127.0.0.1:${launched.layout.ports.loadmaster}`, loadmaster.user, loadmaster.password),
+    loadmaster: new LoadMasterClient(
+      `https://127.0.0.1:${launched.layout.ports.loadmaster}`,
+      loadmaster.user,
+      loadmaster.password,
+    ),
     processes,
     appliance,
     process(name) {
@@ -188,7 +234,13 @@ function buildPipeline(p: Parts): Pipeline {
     },
     kubectl: run,
     apply: (yaml) => run(['apply', '-f', '-'], yaml),
-    request: (host, urlPath, options = {}) => sendRequest(options.https === true ? launched.haproxy.httpsPort : launched.haproxy.httpPort, host, urlPath, options),
+    request: (host, urlPath, options = {}) =>
+      sendRequest(
+        options.https === true ? launched.haproxy.httpsPort : launched.haproxy.httpPort,
+        host,
+        urlPath,
+        options,
+      ),
     async haproxyReloads() {
       const status = await new HaproxyMasterClient(launched.haproxy.masterSocket, { timeoutMs: 2000 }).showProc();
       return status.master.reloads;
@@ -217,15 +269,35 @@ function buildPipeline(p: Parts): Pipeline {
     pendingOperations: (logical) => pendingOperations(launched.layout.fleetConfig, appliance(logical), database.db),
     async settled(logical, timeoutMs = 30_000) {
       const name = appliance(logical);
-      await eventually(`${name} to settle`, async () => {
-        const head = await database.db.selectFrom('snapshot_heads').select('snapshot_id').where('appliance', '=', name).executeTakeFirst();
-        const applied = head === undefined ? undefined : await database.db.selectFrom('applies').select('id').where('appliance', '=', name).where('snapshot_id', '=', head.snapshot_id).where('status', 'in', ['succeeded', 'noop']).executeTakeFirst();
-        if (applied === undefined) throw new Error('the head snapshot has no recorded apply yet');
-        const pending = await pendingOperations(launched.layout.fleetConfig, name, database.db);
-        if (pending.length > 0) throw new Error(`${pending.length} operations pending`);
-      }, { timeoutMs });
+      await eventually(
+        `${name} to settle`,
+        async () => {
+          const head = await database.db
+            .selectFrom('snapshot_heads')
+            .select('snapshot_id')
+            .where('appliance', '=', name)
+            .executeTakeFirst();
+          const applied =
+            head === undefined
+              ? undefined
+              : await database.db
+                  .selectFrom('applies')
+                  .select('id')
+                  .where('appliance', '=', name)
+                  .where('snapshot_id', '=', head.snapshot_id)
+                  .where('status', 'in', ['succeeded', 'noop'])
+                  .executeTakeFirst();
+          if (applied === undefined) throw new Error('the head snapshot has no recorded apply yet');
+          const pending = await pendingOperations(launched.layout.fleetConfig, name, database.db);
+          if (pending.length > 0) throw new Error(`${pending.length} operations pending`);
+        },
+        { timeoutMs },
+      );
     },
-    diagnostics: () => [...processes.values()].map((proc) => `--- ${proc.name}\n${proc.log().trimEnd().split('\n').slice(-15).join('\n')}`).join('\n'),
+    diagnostics: () =>
+      [...processes.values()]
+        .map((proc) => `--- ${proc.name}\n${proc.log().trimEnd().split('\n').slice(-15).join('\n')}`)
+        .join('\n'),
     stop,
     [Symbol.asyncDispose]: stop,
   };
@@ -267,7 +339,11 @@ function pipelineProcess(svc: StackService, dir: string): PipelineProcess {
 }
 
 /** Read back the appliance, render the head snapshot, diff: what the appliers would still have to write. */
-async function pendingOperations(fleetConfig: string, name: string, db: Kysely<Database>): Promise<readonly Operation[]> {
+async function pendingOperations(
+  fleetConfig: string,
+  name: string,
+  db: Kysely<Database>,
+): Promise<readonly Operation[]> {
   const loaded = await loadFleetConfig(fleetConfig);
   const config = loaded.config.appliances.find((a) => a.name === name);
   if (config === undefined) throw new Error(`appliance ${name} is not in ${fleetConfig}`);
@@ -319,7 +395,9 @@ function pidFiles(root: string): string[] {
   const haproxy = path.join(root, 'stack', 'haproxy');
   const list = (dir: string): string[] => {
     try {
-      return readdirSync(dir).filter((n) => n.endsWith('.pid')).map((n) => path.join(dir, n));
+      return readdirSync(dir)
+        .filter((n) => n.endsWith('.pid'))
+        .map((n) => path.join(dir, n));
     } catch {
       return [];
     }
@@ -329,7 +407,10 @@ function pidFiles(root: string): string[] {
 
 async function cleanUp(database: TestDatabase, natsUrl: string, stream: string, root: string): Promise<void> {
   await database.drop().catch(() => {});
-  const bus = await NatsEventBus.open(natsUrl, busDeclaration({ stream, replicas: 1, maxPayloadBytes: 1 << 20, subjectPrefix: `e2e${stream.slice(4)}` })).catch(() => null);
+  const bus = await NatsEventBus.open(
+    natsUrl,
+    busDeclaration({ stream, replicas: 1, maxPayloadBytes: 1 << 20, subjectPrefix: `e2e${stream.slice(4)}` }),
+  ).catch(() => null);
   if (bus !== null) {
     await bus.jsm.streams.delete(stream).catch(() => {});
     await bus.jsm.streams.delete(`${stream}_PIPELINE`).catch(() => {});

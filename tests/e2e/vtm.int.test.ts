@@ -11,16 +11,26 @@ let p: Pipeline;
 
 before(async () => {
   p = await startPipeline({
-    appliances: [{ name: 'vtm', driver: 'vtm', ingressControllers: ['pulsesecure.net/vtm-ingress-controller'], replicas: ['vtm-a'], drift: { intervalSeconds: 1, policy: 'correct' } }],
+    appliances: [
+      {
+        name: 'vtm',
+        driver: 'vtm',
+        ingressControllers: ['pulsesecure.net/vtm-ingress-controller'],
+        replicas: ['vtm-a'],
+        drift: { intervalSeconds: 1, policy: 'correct' },
+      },
+    ],
   });
-  await p.apply([
-    namespace(ns),
-    ingressClass('vtm', 'pulsesecure.net/vtm-ingress-controller'),
-    service(ns, 'web', 8080),
-    service(ns, 'api', 8080),
-    endpointSlice(ns, 'web', ['10.1.0.1', '10.1.0.2'], 8080),
-    endpointSlice(ns, 'api', ['10.1.0.3'], 8080),
-  ].join(''));
+  await p.apply(
+    [
+      namespace(ns),
+      ingressClass('vtm', 'pulsesecure.net/vtm-ingress-controller'),
+      service(ns, 'web', 8080),
+      service(ns, 'api', 8080),
+      endpointSlice(ns, 'web', ['10.1.0.1', '10.1.0.2'], 8080),
+      endpointSlice(ns, 'api', ['10.1.0.3'], 8080),
+    ].join(''),
+  );
 });
 after(async () => {
   await p?.stop();
@@ -40,20 +50,35 @@ async function owned(type: string, source: string): Promise<Map<string, VtmObjec
   return found;
 }
 
-const nodes = (pool: VtmObject | undefined): string[] => ((pool?.basic?.nodes_table ?? []) as { node: string }[]).map((n) => n.node).sort();
+const nodes = (pool: VtmObject | undefined): string[] =>
+  ((pool?.basic?.nodes_table ?? []) as { node: string }[]).map((n) => n.node).sort();
 
 test('an Ingress becomes a virtual server on its traffic IP group, a pool per Service with the endpoints as nodes, and one routing rule', async () => {
-  await p.apply(ingress(ns, 'store', {
-    className: 'vtm',
-    annotations: { 'vtm.pulsesecure.net/ip-address': '10.9.0.1' },
-    defaultBackend: 'web',
-    rules: [{ host: 'shop.example.com', paths: [{ path: '/', type: 'Prefix', service: 'web' }, { path: '/api', type: 'Prefix', service: 'api' }] }],
-  }));
-  const [vs] = await eventually('the virtual server', async () => {
-    const found = [...(await owned('virtual_servers', 'Ingress/local/shop/store')).entries()];
-    assert.equal(found.length, 1);
-    return found;
-  }, { context });
+  await p.apply(
+    ingress(ns, 'store', {
+      className: 'vtm',
+      annotations: { 'vtm.pulsesecure.net/ip-address': '10.9.0.1' },
+      defaultBackend: 'web',
+      rules: [
+        {
+          host: 'shop.example.com',
+          paths: [
+            { path: '/', type: 'Prefix', service: 'web' },
+            { path: '/api', type: 'Prefix', service: 'api' },
+          ],
+        },
+      ],
+    }),
+  );
+  const [vs] = await eventually(
+    'the virtual server',
+    async () => {
+      const found = [...(await owned('virtual_servers', 'Ingress/local/shop/store')).entries()];
+      assert.equal(found.length, 1);
+      return found;
+    },
+    { context },
+  );
   const [, server] = vs!;
   const web = await owned('pools', 'Service/local/shop/web');
   const api = await owned('pools', 'Service/local/shop/api');
@@ -83,27 +108,72 @@ test('scaling a Service rewrites its pool nodes_table with one write', async () 
   await p.settled('vtm');
   const pools = await owned('pools', 'Service/local/shop/web');
   const [name] = [...pools.keys()];
-  const lastBefore = (await p.db.selectFrom('applies').select((eb) => eb.fn.max('id').as('id')).executeTakeFirstOrThrow()).id ?? '0';
+  const lastBefore =
+    (
+      await p.db
+        .selectFrom('applies')
+        .select((eb) => eb.fn.max('id').as('id'))
+        .executeTakeFirstOrThrow()
+    ).id ?? '0';
   await p.apply(endpointSlice(ns, 'web', ['10.1.0.1', '10.1.0.2', '10.1.0.4'], 8080));
-  await eventually('the new node', async () => assert.deepEqual(nodes((await p.vtm.get('pools', name!)) ?? undefined), ['10.1.0.1:8080', '10.1.0.2:8080', '10.1.0.4:8080']), { context });
+  await eventually(
+    'the new node',
+    async () =>
+      assert.deepEqual(nodes((await p.vtm.get('pools', name!)) ?? undefined), [
+        '10.1.0.1:8080',
+        '10.1.0.2:8080',
+        '10.1.0.4:8080',
+      ]),
+    { context },
+  );
   // The node is visible on the appliance a moment before the leader commits its apply record.
-  await eventually('the apply record', async () => {
-    const applies = await p.db.selectFrom('applies').select(['operations', 'status']).where('id', '>', lastBefore).where('status', '=', 'succeeded').execute();
-    assert.deepEqual(applies.map((a) => (a.operations as unknown[]).length), [1], 'one PUT of the pool');
-  }, { context });
+  await eventually(
+    'the apply record',
+    async () => {
+      const applies = await p.db
+        .selectFrom('applies')
+        .select(['operations', 'status'])
+        .where('id', '>', lastBefore)
+        .where('status', '=', 'succeeded')
+        .execute();
+      assert.deepEqual(
+        applies.map((a) => (a.operations as unknown[]).length),
+        [1],
+        'one PUT of the pool',
+      );
+    },
+    { context },
+  );
 });
 
 test('a virtual server deleted on the vTM is recreated and the drift is recorded', async () => {
   const [name] = [...(await owned('virtual_servers', 'Ingress/local/shop/store')).keys()];
   const deleted = await p.vtm.call('DELETE', `virtual_servers/${encodeURIComponent(name!)}`);
   assert.equal(deleted.status, 204);
-  await eventually('the virtual server to come back', async () => assert.notEqual(await p.vtm.get('virtual_servers', name!), null), { context });
-  const rows = await eventually('the drift observation', async () => {
-    const r = await p.db.selectFrom('drift_observations').select(['objects', 'before', 'after', 'action']).where('appliance', '=', p.appliance('vtm')).execute();
-    assert.ok(r.length > 0, 'no drift recorded');
-    return r;
-  }, { context });
-  const drift = rows[0]! as { objects: string[]; before: Record<string, unknown>; after: Record<string, unknown>; action: string };
+  await eventually(
+    'the virtual server to come back',
+    async () => assert.notEqual(await p.vtm.get('virtual_servers', name!), null),
+    { context },
+  );
+  const rows = await eventually(
+    'the drift observation',
+    async () => {
+      const r = await p.db
+        .selectFrom('drift_observations')
+        .select(['objects', 'before', 'after', 'action'])
+        .where('appliance', '=', p.appliance('vtm'))
+        .execute();
+      assert.ok(r.length > 0, 'no drift recorded');
+      return r;
+    },
+    { context },
+  );
+  const drift = rows[0]! as {
+    objects: string[];
+    before: Record<string, unknown>;
+    after: Record<string, unknown>;
+    action: string;
+  };
   const key = drift.objects.find((o) => o.includes(name!));
   assert.ok(key !== undefined, `the drift names ${name}: ${JSON.stringify(drift.objects)}`);
   assert.equal(drift.before[key], null, 'before: missing on the appliance');
@@ -114,21 +184,49 @@ test('a virtual server deleted on the vTM is recreated and the drift is recorded
   assert.ok(String(recreated?.basic?.note).includes('Ingress/local/shop/store'), 'recreated with its ownership note');
 });
 
-test('an Ingress on the default traffic IP group reports the group\'s address in its status', async () => {
-  await p.apply(ingress(ns, 'catalog', {
-    className: 'vtm',
-    rules: [{ host: 'catalog.example.com', paths: [{ path: '/', type: 'Prefix', service: 'web' }] }],
-  }));
-  const [, server] = await eventually('the virtual server on the default group', async () => {
-    const found = [...(await owned('virtual_servers', 'Ingress/local/shop/catalog')).entries()];
-    assert.equal(found.length, 1);
-    return found[0]!;
-  }, { context });
+test("an Ingress on the default traffic IP group reports the group's address in its status", async () => {
+  await p.apply(
+    ingress(ns, 'catalog', {
+      className: 'vtm',
+      rules: [{ host: 'catalog.example.com', paths: [{ path: '/', type: 'Prefix', service: 'web' }] }],
+    }),
+  );
+  const [, server] = await eventually(
+    'the virtual server on the default group',
+    async () => {
+      const found = [...(await owned('virtual_servers', 'Ingress/local/shop/catalog')).entries()];
+      assert.equal(found.length, 1);
+      return found[0]!;
+    },
+    { context },
+  );
   const [group] = server.basic?.listen_on_traffic_ips as string[];
   const addresses = (await p.vtm.get('traffic_ip_groups', group!))?.basic?.ipaddresses as string[] | undefined;
-  assert.ok(addresses !== undefined && addresses.length > 0, `the default group ${group} exists on the vTM with an address`);
-  await eventually('the status address', async () => {
-    const status = await p.kubectl(['get', 'ingress', 'catalog', '-n', ns, '-o', 'jsonpath={.status.loadBalancer.ingress[*].ip}']);
-    assert.deepEqual(status.split(' ').filter((a) => a !== '').sort(), [...addresses].sort(), 'the Ingress shows the default group\'s addresses');
-  }, { context });
+  assert.ok(
+    addresses !== undefined && addresses.length > 0,
+    `the default group ${group} exists on the vTM with an address`,
+  );
+  await eventually(
+    'the status address',
+    async () => {
+      const status = await p.kubectl([
+        'get',
+        'ingress',
+        'catalog',
+        '-n',
+        ns,
+        '-o',
+        'jsonpath={.status.loadBalancer.ingress[*].ip}',
+      ]);
+      assert.deepEqual(
+        status
+          .split(' ')
+          .filter((a) => a !== '')
+          .sort(),
+        [...addresses].sort(),
+        "the Ingress shows the default group's addresses",
+      );
+    },
+    { context },
+  );
 });

@@ -24,7 +24,10 @@ export interface DemoSelection {
  * emulators the appliances need), then the services (watcher, planner, appliers). Names are stable: they name
  * the pid and log files under `layout.runDir`, so `portolan down` finds them again.
  */
-export function demoComponents(layout: DemoLayout, selection: DemoSelection): { readonly inputs: StackService[]; readonly services: StackService[] } {
+export function demoComponents(
+  layout: DemoLayout,
+  selection: DemoSelection,
+): { readonly inputs: StackService[]; readonly services: StackService[] } {
   const node = process.execPath;
   const p = layout.ports;
   const health = (port: number) => async (): Promise<boolean> => {
@@ -36,21 +39,117 @@ export function demoComponents(layout: DemoLayout, selection: DemoSelection): { 
   };
   const daemon = (name: string, port: number, args: string[], healthy: () => Promise<boolean>): StackService => {
     const entry = args[0]!;
-    if (!existsSync(entry)) throw new StackServiceError('STACK_START_FAILED', name, `entry point ${path.relative(repoRoot, entry)} does not exist`);
+    if (!existsSync(entry))
+      throw new StackServiceError(
+        'STACK_START_FAILED',
+        name,
+        `entry point ${path.relative(repoRoot, entry)} does not exist`,
+      );
     return daemonService({ name, port, dir: layout.runDir, command: node, args, healthy, startTimeoutMs: 60_000 });
   };
   const cfg = ['--config', layout.fleetConfig];
   const uses = (driver: DemoAppliance['driver']): boolean => selection.appliances.some((a) => a.driver === driver);
   const inputs = [
-    daemon('kube-sim', p.kubeSim, [cliBin, 'kube-sim', '--port', String(p.kubeSim), '--kubeconfig', layout.kubeconfig, '--state', layout.kubeSimState], async () => existsSync(layout.kubeconfig) && isPortOpen(p.kubeSim)),
-    ...(selection.echoAddresses.length === 0 ? [] : [daemon('echo-backends', p.echo, [cliBin, 'echo-backends', '--listen', selection.echoAddresses.map((a) => `${a}:${p.echo}`).join(',')], () => isPortOpen(p.echo, selection.echoAddresses[0]))]),
-    ...(uses('vtm') ? [daemon('vtm-emulator', p.vtm, [cliBin, 'emulate', 'vtm', '--port', String(p.vtm), '--user', 'admin', '--password-file', layout.vtmPasswordFile, '--state', path.join(layout.root, 'vtm-emulator.json')], () => isPortOpen(p.vtm))] : []),
-    ...(uses('loadmaster') ? [daemon('loadmaster-emulator', p.loadmaster, [cliBin, 'emulate', 'loadmaster', '--port', String(p.loadmaster), '--user', 'bal', '--password-file', layout.loadmasterPasswordFile, '--state', path.join(layout.root, 'loadmaster-emulator.json')], () => isPortOpen(p.loadmaster))] : []),
+    daemon(
+      'kube-sim',
+      p.kubeSim,
+      [
+        cliBin,
+        'kube-sim',
+        '--port',
+        String(p.kubeSim),
+        '--kubeconfig',
+        layout.kubeconfig,
+        '--state',
+        layout.kubeSimState,
+      ],
+      async () => existsSync(layout.kubeconfig) && isPortOpen(p.kubeSim),
+    ),
+    ...(selection.echoAddresses.length === 0
+      ? []
+      : [
+          daemon(
+            'echo-backends',
+            p.echo,
+            [cliBin, 'echo-backends', '--listen', selection.echoAddresses.map((a) => `${a}:${p.echo}`).join(',')],
+            () => isPortOpen(p.echo, selection.echoAddresses[0]),
+          ),
+        ]),
+    ...(uses('vtm')
+      ? [
+          daemon(
+            'vtm-emulator',
+            p.vtm,
+            [
+              cliBin,
+              'emulate',
+              'vtm',
+              '--port',
+              String(p.vtm),
+              '--user',
+              'admin',
+              '--password-file',
+              layout.vtmPasswordFile,
+              '--state',
+              path.join(layout.root, 'vtm-emulator.json'),
+            ],
+            () => isPortOpen(p.vtm),
+          ),
+        ]
+      : []),
+    ...(uses('loadmaster')
+      ? [
+          daemon(
+            'loadmaster-emulator',
+            p.loadmaster,
+            [
+              cliBin,
+              'emulate',
+              'loadmaster',
+              '--port',
+              String(p.loadmaster),
+              '--user',
+              'bal',
+              '--password-file',
+              layout.loadmasterPasswordFile,
+              '--state',
+              path.join(layout.root, 'loadmaster-emulator.json'),
+            ],
+            () => isPortOpen(p.loadmaster),
+          ),
+        ]
+      : []),
   ];
   const services = [
-    daemon('watcher', p.watcherHealth, [serviceMain('watcher'), ...cfg, '--cluster', demoCluster, '--health-port', String(p.watcherHealth)], health(p.watcherHealth)),
-    daemon('planner', p.plannerHealth, [serviceMain('planner'), ...cfg, '--health-port', String(p.plannerHealth)], health(p.plannerHealth)),
-    ...selection.appliers.map((r) => daemon(`applier-${r.id}`, r.healthPort, [serviceMain('applier'), ...cfg, '--appliance', r.appliance, '--id', r.id, '--health-port', String(r.healthPort)], health(r.healthPort))),
+    daemon(
+      'watcher',
+      p.watcherHealth,
+      [serviceMain('watcher'), ...cfg, '--cluster', demoCluster, '--health-port', String(p.watcherHealth)],
+      health(p.watcherHealth),
+    ),
+    daemon(
+      'planner',
+      p.plannerHealth,
+      [serviceMain('planner'), ...cfg, '--health-port', String(p.plannerHealth)],
+      health(p.plannerHealth),
+    ),
+    ...selection.appliers.map((r) =>
+      daemon(
+        `applier-${r.id}`,
+        r.healthPort,
+        [
+          serviceMain('applier'),
+          ...cfg,
+          '--appliance',
+          r.appliance,
+          '--id',
+          r.id,
+          '--health-port',
+          String(r.healthPort),
+        ],
+        health(r.healthPort),
+      ),
+    ),
   ];
   return { inputs, services };
 }

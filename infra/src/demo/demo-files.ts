@@ -40,10 +40,20 @@ export interface DemoLayout {
 }
 
 /** `portolan up`'s fixed ports, used unless overridden. */
-export const defaultDemoPorts: DemoPorts = { kubeSim: 16443, vtm: 9070, loadmaster: 9443, echo: 9000, watcherHealth: 19101, plannerHealth: 19102 };
+export const defaultDemoPorts: DemoPorts = {
+  kubeSim: 16443,
+  vtm: 9070,
+  loadmaster: 9443,
+  echo: 9000,
+  watcherHealth: 19101,
+  plannerHealth: 19102,
+};
 
 /** The demo layout under `root` (default `.portolan` in the working directory). */
-export function demoLayout(root: string, overrides: { kubeconfig?: string; ports?: Partial<DemoPorts> } = {}): DemoLayout {
+export function demoLayout(
+  root: string,
+  overrides: { kubeconfig?: string; ports?: Partial<DemoPorts> } = {},
+): DemoLayout {
   const ports = { ...defaultDemoPorts, ...overrides.ports };
   return {
     root,
@@ -62,13 +72,17 @@ export function demoLayout(root: string, overrides: { kubeconfig?: string; ports
 }
 
 /** The emulators' documented local-only demo credentials (never used for a real appliance). */
-export const demoCredentials = { vtm: { user: 'admin', password: 'admin' }, loadmaster: { user: 'bal', password: 'portolan' } } as const;
+export const demoCredentials = {
+  vtm: { user: 'admin', password: 'admin' },
+  loadmaster: { user: 'bal', password: 'portolan' },
+} as const;
 
 /** Writes the fleet key (once), the emulators' local-only passwords and the fleet config of the demo. */
 export function writeDemoFiles(layout: DemoLayout, inputs: Omit<DemoFleetInputs, 'layout'>): void {
   mkdirSync(path.dirname(layout.keyFile), { recursive: true, mode: 0o700 });
   mkdirSync(layout.runDir, { recursive: true });
-  if (!existsSync(layout.keyFile)) writeFileSync(layout.keyFile, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
+  if (!existsSync(layout.keyFile))
+    writeFileSync(layout.keyFile, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
   writeFileSync(layout.vtmPasswordFile, `${demoCredentials.vtm.password}\n`, { mode: 0o600 });
   writeFileSync(layout.loadmasterPasswordFile, `${demoCredentials.loadmaster.password}\n`, { mode: 0o600 });
   writeFileSync(layout.fleetConfig, demoFleetConfig({ ...inputs, layout }));

@@ -17,9 +17,20 @@ export interface DemoAppliance {
 
 /** `portolan up`'s appliances: HAProxy `edge` (leader and follower), the vTM and the LoadMaster emulators. */
 export const demoAppliances: readonly DemoAppliance[] = [
-  { name: 'edge', driver: 'haproxy', ingressControllers: ['portolan.dev/ingress-controller'], replicas: ['edge-a', 'edge-b'] },
+  {
+    name: 'edge',
+    driver: 'haproxy',
+    ingressControllers: ['portolan.dev/ingress-controller'],
+    replicas: ['edge-a', 'edge-b'],
+  },
   { name: 'vtm', driver: 'vtm', ingressControllers: ['pulsesecure.net/vtm-ingress-controller'], replicas: ['vtm-a'] },
-  { name: 'loadmaster', driver: 'loadmaster', ingressControllers: ['portolan.dev/loadmaster'], replicas: ['loadmaster-a'], mode: 'ingress' },
+  {
+    name: 'loadmaster',
+    driver: 'loadmaster',
+    ingressControllers: ['portolan.dev/loadmaster'],
+    replicas: ['loadmaster-a'],
+    mode: 'ingress',
+  },
 ];
 
 /** Where the HAProxy of the pipeline keeps its files, and the ports its listeners bind. */
@@ -50,8 +61,17 @@ export const demoCluster = 'local';
 export function demoFleetConfig(inputs: DemoFleetInputs): string {
   const q = (s: string): string => JSON.stringify(s);
   const { layout, endpoints } = inputs;
-  const bus = [`  url: ${q(endpoints.natsUrl)}`, ...(inputs.bus?.stream ? [`  stream: ${q(inputs.bus.stream)}`] : []), ...(inputs.bus?.subjectPrefix ? [`  subjectPrefix: ${q(inputs.bus.subjectPrefix)}`] : [])];
-  const leases = [`  redisUrl: ${q(endpoints.redisUrl)}`, ...Object.entries(inputs.leases ?? {}).filter(([, v]) => v !== undefined).map(([k, v]) => `  ${k}: ${String(v)}`)];
+  const bus = [
+    `  url: ${q(endpoints.natsUrl)}`,
+    ...(inputs.bus?.stream ? [`  stream: ${q(inputs.bus.stream)}`] : []),
+    ...(inputs.bus?.subjectPrefix ? [`  subjectPrefix: ${q(inputs.bus.subjectPrefix)}`] : []),
+  ];
+  const leases = [
+    `  redisUrl: ${q(endpoints.redisUrl)}`,
+    ...Object.entries(inputs.leases ?? {})
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => `  ${k}: ${String(v)}`),
+  ];
   return `# Written by the Portolan demo launcher (\`portolan up\`, or an end-to-end test).
 version: 1
 clusters:

@@ -9,7 +9,14 @@ import type { StackService } from '../services/daemon-service.ts';
 import { StackServiceError } from '../errors.ts';
 import { demoComponents } from './demo-components.ts';
 import { demoAppliances, type DemoAppliance, type DemoFleetInputs, type DemoHaproxy } from './demo-fleet-config.ts';
-import { demoCredentials, demoLayout, writeDemoFiles, type DemoApplier, type DemoLayout, type DemoPorts } from './demo-files.ts';
+import {
+  demoCredentials,
+  demoLayout,
+  writeDemoFiles,
+  type DemoApplier,
+  type DemoLayout,
+  type DemoPorts,
+} from './demo-files.ts';
 import { demoBackends } from './sample-manifests.ts';
 import { putDemoTrafficIpGroup } from './demo-traffic-ip-group.ts';
 
@@ -57,8 +64,13 @@ export interface LaunchedPipeline {
 }
 
 /** The applier replicas of `appliances` with their health ports. */
-export function demoAppliers(appliances: readonly DemoAppliance[], healthPorts: Readonly<Record<string, number>> = {}): DemoApplier[] {
-  return appliances.flatMap((a) => a.replicas.map((id) => ({ appliance: a.name, id }))).map((r, i) => ({ ...r, healthPort: healthPorts[r.id] ?? firstApplierHealthPort + i }));
+export function demoAppliers(
+  appliances: readonly DemoAppliance[],
+  healthPorts: Readonly<Record<string, number>> = {},
+): DemoApplier[] {
+  return appliances
+    .flatMap((a) => a.replicas.map((id) => ({ appliance: a.name, id })))
+    .map((r, i) => ({ ...r, healthPort: healthPorts[r.id] ?? firstApplierHealthPort + i }));
 }
 
 /**
@@ -69,18 +81,28 @@ export function demoAppliers(appliances: readonly DemoAppliance[], healthPorts: 
 export async function launchPipeline(options: PipelineLaunchOptions): Promise<LaunchedPipeline> {
   const log = options.log ?? (() => {});
   const root = path.resolve(options.root);
-  const layout = demoLayout(root, { ...(options.kubeconfig === undefined ? {} : { kubeconfig: path.resolve(options.kubeconfig) }), ...(options.ports ? { ports: options.ports } : {}) });
+  const layout = demoLayout(root, {
+    ...(options.kubeconfig === undefined ? {} : { kubeconfig: path.resolve(options.kubeconfig) }),
+    ...(options.ports ? { ports: options.ports } : {}),
+  });
   const hp = options.haproxyPorts ?? {};
-  const stack = stackConfig({ stateDir: path.join(root, 'stack'), ...(hp.http ? { haproxyHttpPort: hp.http } : {}), ...(hp.https ? { haproxyHttpsPort: hp.https } : {}), ...(hp.stats ? { haproxyStatsPort: hp.stats } : {}) });
+  const stack = stackConfig({
+    stateDir: path.join(root, 'stack'),
+    ...(hp.http ? { haproxyHttpPort: hp.http } : {}),
+    ...(hp.https ? { haproxyHttpsPort: hp.https } : {}),
+    ...(hp.stats ? { haproxyStatsPort: hp.stats } : {}),
+  });
   const appliances = options.appliances ?? demoAppliances;
   const appliers = demoAppliers(appliances, options.applierHealthPorts);
   const started: StackService[] = [];
   const startAll = async (services: readonly StackService[]): Promise<void> => {
-    await Promise.all(services.map(async (s) => {
-      log(`starting ${s.name}`);
-      started.push(s);
-      await s.start();
-    }));
+    await Promise.all(
+      services.map(async (s) => {
+        log(`starting ${s.name}`);
+        started.push(s);
+        await s.start();
+      }),
+    );
   };
   const stop = async (): Promise<void> => {
     for (const s of [...started].reverse()) await s.stop();
@@ -97,19 +119,43 @@ export async function launchPipeline(options: PipelineLaunchOptions): Promise<La
       endpoints = options.endpoints;
       // HAProxy is started only when an appliance uses it (a vTM-only test pipeline needs none).
       const wanted = appliances.some((a) => a.driver === 'haproxy');
-      haproxy = haproxyService(stack, wanted ? ensureBinaries([stackBinaries.haproxy], stack.install, log).get('haproxy')! : 'haproxy');
+      haproxy = haproxyService(
+        stack,
+        wanted ? ensureBinaries([stackBinaries.haproxy], stack.install, log).get('haproxy')! : 'haproxy',
+      );
       mkdirSync(stack.stateDir, { recursive: true });
       if (wanted) await startAll([haproxy]);
     }
     const paths = haproxyPaths(stack);
-    const haproxyInfo = { dir: paths.dir, masterSocket: paths.masterSocket, httpPort: stack.haproxyHttpPort, httpsPort: stack.haproxyHttpsPort, statsPort: stack.haproxyStatsPort };
-    writeDemoFiles(layout, { appliances, endpoints, haproxy: haproxyInfo, ...(options.bus ? { bus: options.bus } : {}), ...(options.leases ? { leases: options.leases } : {}), ...(options.heartbeatSeconds ? { heartbeatSeconds: options.heartbeatSeconds } : {}) });
-    const { inputs, services } = demoComponents(layout, { appliances, appliers, echoAddresses: options.echoAddresses ?? [...demoBackends.web, ...demoBackends.api] });
+    const haproxyInfo = {
+      dir: paths.dir,
+      masterSocket: paths.masterSocket,
+      httpPort: stack.haproxyHttpPort,
+      httpsPort: stack.haproxyHttpsPort,
+      statsPort: stack.haproxyStatsPort,
+    };
+    writeDemoFiles(layout, {
+      appliances,
+      endpoints,
+      haproxy: haproxyInfo,
+      ...(options.bus ? { bus: options.bus } : {}),
+      ...(options.leases ? { leases: options.leases } : {}),
+      ...(options.heartbeatSeconds ? { heartbeatSeconds: options.heartbeatSeconds } : {}),
+    });
+    const { inputs, services } = demoComponents(layout, {
+      appliances,
+      appliers,
+      echoAddresses: options.echoAddresses ?? [...demoBackends.web, ...demoBackends.api],
+    });
     await startAll(inputs);
     if (appliances.some((a) => a.driver === 'vtm')) await putDemoTrafficIpGroup(layout.ports.vtm, demoCredentials.vtm);
     if (options.manifests !== undefined) applyManifests(layout, options.manifests, log);
     await startAll(services);
-    const components = new Map<string, StackService>([...inputs, ...services, ...(started.includes(haproxy) || options.endpoints === undefined ? [haproxy] : [])].map((s) => [s.name, s]));
+    const components = new Map<string, StackService>(
+      [...inputs, ...services, ...(started.includes(haproxy) || options.endpoints === undefined ? [haproxy] : [])].map(
+        (s) => [s.name, s],
+      ),
+    );
     return { layout, stack, endpoints, haproxy: haproxyInfo, appliers, components, stop };
   } catch (e) {
     await stop().catch(() => {});
@@ -118,9 +164,17 @@ export async function launchPipeline(options: PipelineLaunchOptions): Promise<La
 }
 
 /** Stops the processes of a pipeline launched under `root` with these appliances (by pid file; ports not needed). */
-export async function stopPipeline(root: string, appliances: readonly DemoAppliance[] = demoAppliances, log: (line: string) => void = () => {}): Promise<void> {
+export async function stopPipeline(
+  root: string,
+  appliances: readonly DemoAppliance[] = demoAppliances,
+  log: (line: string) => void = () => {},
+): Promise<void> {
   const layout = demoLayout(path.resolve(root));
-  const { inputs, services } = demoComponents(layout, { appliances, appliers: demoAppliers(appliances), echoAddresses: [...demoBackends.web] });
+  const { inputs, services } = demoComponents(layout, {
+    appliances,
+    appliers: demoAppliers(appliances),
+    echoAddresses: [...demoBackends.web],
+  });
   for (const c of [...inputs, ...services].reverse()) {
     log(`stopping ${c.name}`);
     await c.stop();
@@ -129,8 +183,17 @@ export async function stopPipeline(root: string, appliances: readonly DemoApplia
 
 /** The kubectl binary (Debian package kubernetes-client). */
 export function kubectlBinary(): string {
-  const kubectl = findBinary({ name: 'kubectl', debianPackage: 'kubernetes-client', candidates: ['/usr/bin/kubectl', '/usr/local/bin/kubectl'] });
-  if (kubectl === null) throw new StackServiceError('STACK_INSTALL_FAILED', 'kubectl', 'not installed; run: apt-get install -y kubernetes-client');
+  const kubectl = findBinary({
+    name: 'kubectl',
+    debianPackage: 'kubernetes-client',
+    candidates: ['/usr/bin/kubectl', '/usr/local/bin/kubectl'],
+  });
+  if (kubectl === null)
+    throw new StackServiceError(
+      'STACK_INSTALL_FAILED',
+      'kubectl',
+      'not installed; run: apt-get install -y kubernetes-client',
+    );
   return kubectl;
 }
 
@@ -138,5 +201,7 @@ function applyManifests(layout: DemoLayout, manifests: string, log: (line: strin
   const file = path.join(layout.root, 'manifests.yaml');
   writeFileSync(file, manifests);
   log('applying manifests');
-  execFileSync(kubectlBinary(), ['--kubeconfig', layout.kubeconfig, 'apply', '-f', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+  execFileSync(kubectlBinary(), ['--kubeconfig', layout.kubeconfig, 'apply', '-f', file], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }

@@ -30,7 +30,10 @@ export async function portolanUp(options: UpOptions = {}): Promise<UpResult> {
   const pipeline = await launchPipeline({
     root,
     ...(options.kubeconfig === undefined ? {} : { kubeconfig: options.kubeconfig }),
-    haproxyPorts: { ...(options.httpPort ? { http: options.httpPort } : {}), ...(options.httpsPort ? { https: options.httpsPort } : {}) },
+    haproxyPorts: {
+      ...(options.httpPort ? { http: options.httpPort } : {}),
+      ...(options.httpsPort ? { https: options.httpsPort } : {}),
+    },
     manifests: sampleManifests(),
     ...(options.log ? { log: options.log } : {}),
   });

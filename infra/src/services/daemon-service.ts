@@ -62,16 +62,25 @@ export function daemonService(spec: DaemonSpec): StackService {
         return;
       }
       if (running === null && (await isPortOpen(spec.port))) {
-        throw new StackServiceError('STACK_PORT_TAKEN', spec.name, `port ${spec.port} on 127.0.0.1 is already taken by another process; stop it or choose another port (see PORTOLAN_*_PORT)`);
+        throw new StackServiceError(
+          'STACK_PORT_TAKEN',
+          spec.name,
+          `port ${spec.port} on 127.0.0.1 is already taken by another process; stop it or choose another port (see PORTOLAN_*_PORT)`,
+        );
       }
       if (running === null) {
         await spec.prepare?.();
         const pid = spawnDaemon(spec.command, spec.args, logFile, spec.runAs ?? {});
         writeFileSync(pidFile, `${pid}\n`);
       }
-      const ok = await waitFor(async () => ownPid() === null || (await spec.healthy()), spec.startTimeoutMs ?? 30_000, 100);
+      const ok = await waitFor(
+        async () => ownPid() === null || (await spec.healthy()),
+        spec.startTimeoutMs ?? 30_000,
+        100,
+      );
       if (ownPid() === null) throw fail('STACK_START_FAILED', `${spec.command} exited during start`);
-      if (!ok || !(await spec.healthy())) throw fail('STACK_START_FAILED', `not healthy after ${(spec.startTimeoutMs ?? 30_000) / 1000}s`);
+      if (!ok || !(await spec.healthy()))
+        throw fail('STACK_START_FAILED', `not healthy after ${(spec.startTimeoutMs ?? 30_000) / 1000}s`);
       await spec.afterStart?.();
     },
     async stop() {
@@ -91,7 +100,14 @@ export function daemonService(spec: DaemonSpec): StackService {
     async status() {
       const pid = ownPid();
       const healthy = pid !== null && (await spec.healthy());
-      return { name: spec.name, running: pid !== null, healthy, pid, port: spec.port, detail: pid === null ? 'stopped' : healthy ? 'ok' : 'running but not answering' };
+      return {
+        name: spec.name,
+        running: pid !== null,
+        healthy,
+        pid,
+        port: spec.port,
+        detail: pid === null ? 'stopped' : healthy ? 'ok' : 'running but not answering',
+      };
     },
   };
 }

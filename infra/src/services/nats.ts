@@ -10,10 +10,24 @@ export function natsService(config: StackConfig, binary: string): StackService {
     port: config.natsPort,
     dir,
     command: binary,
-    args: ['-a', '127.0.0.1', '-p', String(config.natsPort), '-m', String(config.natsMonitorPort), '-js', '-sd', path.join(dir, 'jetstream'), '-n', 'portolan-local'],
+    args: [
+      '-a',
+      '127.0.0.1',
+      '-p',
+      String(config.natsPort),
+      '-m',
+      String(config.natsMonitorPort),
+      '-js',
+      '-sd',
+      path.join(dir, 'jetstream'),
+      '-n',
+      'portolan-local',
+    ],
     healthy: async () => {
       try {
-        const res = await fetch(`http://127.0.0.1:${config.natsMonitorPort}/healthz?js-enabled-only=true`, { signal: AbortSignal.timeout(1000) });
+        const res = await fetch(`http://127.0.0.1:${config.natsMonitorPort}/healthz?js-enabled-only=true`, {
+          signal: AbortSignal.timeout(1000),
+        });
         return res.ok;
       } catch {
         return false;

@@ -20,7 +20,22 @@ export function postgresService(config: StackConfig, postgresBinary: string): St
     port: config.postgresPort,
     dir,
     command: postgresBinary,
-    args: ['-D', dataDir, '-p', String(config.postgresPort), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'fsync=on', '-c', 'synchronous_commit=on'],
+    args: [
+      '-D',
+      dataDir,
+      '-p',
+      String(config.postgresPort),
+      '-k',
+      dir,
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'max_connections=200',
+      '-c',
+      'fsync=on',
+      '-c',
+      'synchronous_commit=on',
+    ],
     ...(runAs === undefined ? {} : { runAs }),
     // SIGINT is Postgres's "fast" shutdown: SIGTERM would wait for every client to leave.
     stopSignal: 'SIGINT',
@@ -33,10 +48,14 @@ export function postgresService(config: StackConfig, postgresBinary: string): St
       }
       if (existsSync(path.join(dataDir, 'PG_VERSION'))) return;
       try {
-        execFileSync(path.join(bin, 'initdb'), ['-D', dataDir, '-U', 'portolan', '--auth=trust', '--encoding=UTF8', '--locale=C'], {
-          stdio: ['ignore', 'pipe', 'pipe'],
-          ...(runAs ?? {}),
-        });
+        execFileSync(
+          path.join(bin, 'initdb'),
+          ['-D', dataDir, '-U', 'portolan', '--auth=trust', '--encoding=UTF8', '--locale=C'],
+          {
+            stdio: ['ignore', 'pipe', 'pipe'],
+            ...(runAs ?? {}),
+          },
+        );
       } catch (cause) {
         const stderr = String((cause as { stderr?: Buffer }).stderr ?? '');
         throw new StackServiceError('STACK_START_FAILED', 'postgres', `initdb failed: ${stderr.trim()}`, { cause });
@@ -79,6 +98,11 @@ function postgresUser(): { uid: number; gid: number } {
     const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
     return { uid, gid };
   } catch (cause) {
-    throw new StackServiceError('STACK_START_FAILED', 'postgres', 'running as root needs the "postgres" system user (created by the postgresql package)', { cause });
+    throw new StackServiceError(
+      'STACK_START_FAILED',
+      'postgres',
+      'running as root needs the "postgres" system user (created by the postgresql package)',
+      { cause },
+    );
   }
 }

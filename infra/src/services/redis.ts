@@ -11,7 +11,22 @@ export function redisService(config: StackConfig, binary: string): StackService 
     port: config.redisPort,
     dir,
     command: binary,
-    args: ['--bind', '127.0.0.1', '--port', String(config.redisPort), '--dir', dir, '--save', '', '--appendonly', 'yes', '--daemonize', 'no', '--protected-mode', 'yes'],
+    args: [
+      '--bind',
+      '127.0.0.1',
+      '--port',
+      String(config.redisPort),
+      '--dir',
+      dir,
+      '--save',
+      '',
+      '--appendonly',
+      'yes',
+      '--daemonize',
+      'no',
+      '--protected-mode',
+      'yes',
+    ],
     healthy: () => ping(config.redisPort),
   });
 }

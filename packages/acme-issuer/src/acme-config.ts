@@ -19,7 +19,11 @@ export class AcmeConfigError extends Error {
 export async function acmeClientOptions(acme: VtmAcmeConfig, baseDir: string): Promise<AcmeOrderClientOptions> {
   if (acme.caFile === undefined) return { directoryUrl: acme.directoryUrl, email: acme.email };
   try {
-    return { directoryUrl: acme.directoryUrl, email: acme.email, caPem: await readFile(resolve(baseDir, acme.caFile), 'utf8') };
+    return {
+      directoryUrl: acme.directoryUrl,
+      email: acme.email,
+      caPem: await readFile(resolve(baseDir, acme.caFile), 'utf8'),
+    };
   } catch (cause) {
     throw new AcmeConfigError(`cannot read the ACME CA file ${acme.caFile}`, { cause });
   }

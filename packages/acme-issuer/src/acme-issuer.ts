@@ -27,14 +27,43 @@ export interface AcmeIssuerOptions {
 
 /** One event of a pass, for logs and Kubernetes Events. */
 export type IssuerEvent =
-  | { readonly event: 'CertificateIssued'; readonly secret: string; readonly reason: IssueReason; readonly hosts: readonly string[]; readonly notAfter: string }
-  | { readonly event: 'CertificateFailed'; readonly secret: string; readonly code: string; readonly message: string; readonly attempts: number }
-  | { readonly event: 'CertificateRefused'; readonly secret: string; readonly reason: string; readonly message: string };
+  | {
+      readonly event: 'CertificateIssued';
+      readonly secret: string;
+      readonly reason: IssueReason;
+      readonly hosts: readonly string[];
+      readonly notAfter: string;
+    }
+  | {
+      readonly event: 'CertificateFailed';
+      readonly secret: string;
+      readonly code: string;
+      readonly message: string;
+      readonly attempts: number;
+    }
+  | {
+      readonly event: 'CertificateRefused';
+      readonly secret: string;
+      readonly reason: string;
+      readonly message: string;
+    };
 
 /** What became of one Secret the pass acted on. */
 export type CertificateOutcome =
-  | { readonly kind: 'issued'; readonly secret: ObjectRef; readonly reason: IssueReason; readonly hosts: readonly string[]; readonly notAfterMs: number }
-  | { readonly kind: 'failed'; readonly secret: ObjectRef; readonly code: string; readonly message: string; readonly attempts: number };
+  | {
+      readonly kind: 'issued';
+      readonly secret: ObjectRef;
+      readonly reason: IssueReason;
+      readonly hosts: readonly string[];
+      readonly notAfterMs: number;
+    }
+  | {
+      readonly kind: 'failed';
+      readonly secret: ObjectRef;
+      readonly code: string;
+      readonly message: string;
+      readonly attempts: number;
+    };
 
 /** The result of one reconcile pass. */
 export interface ReconcileReport {
@@ -66,7 +95,13 @@ export class AcmeIssuer {
     });
     const outcomes: CertificateOutcome[] = [];
     for (const action of plan.actions) {
-      if (action.kind === 'refuse') this.#options.log?.({ event: 'CertificateRefused', secret: secretKey(action.secret), reason: action.reason, message: action.message });
+      if (action.kind === 'refuse')
+        this.#options.log?.({
+          event: 'CertificateRefused',
+          secret: secretKey(action.secret),
+          reason: action.reason,
+          message: action.message,
+        });
       if (action.kind === 'issue') outcomes.push(await this.#issue(action, now));
     }
     return { plan, outcomes };
@@ -75,7 +110,8 @@ export class AcmeIssuer {
   /** The issuer's own Secrets in every cluster it has a store for, and every Secret a request names. */
   async #observe(requests: readonly CertificateRequest[]): Promise<ObservedTlsSecret[]> {
     const seen = new Map<string, ObservedTlsSecret>();
-    for (const store of Object.values(this.#options.secretStores)) for (const s of await store.listManaged()) seen.set(secretKey(s.ref), s);
+    for (const store of Object.values(this.#options.secretStores))
+      for (const s of await store.listManaged()) seen.set(secretKey(s.ref), s);
     for (const r of requests) {
       const store = this.#options.secretStores[r.secret.cluster];
       if (store === undefined || seen.has(secretKey(r.secret))) continue;
@@ -90,16 +126,39 @@ export class AcmeIssuer {
     const key = secretKey(request.secret);
     const store = this.#options.secretStores[request.secret.cluster];
     // The fleet config and the issuer's wiring disagree: reported like any failure, retried with backoff.
-    if (store === undefined) return this.#failed(request.secret, now, 'ACME_NO_SECRET_STORE', `no Secret store for cluster ${request.secret.cluster}`);
+    if (store === undefined)
+      return this.#failed(
+        request.secret,
+        now,
+        'ACME_NO_SECRET_STORE',
+        `no Secret store for cluster ${request.secret.cluster}`,
+      );
     try {
       const issued = await this.#options.authority.obtain(request.hosts, this.#presenter(key));
       await store.write(tlsSecretManifest(request, issued, action.resourceVersion));
       this.#failures.delete(key);
       const notAfter = new Date(issued.notAfterMs).toISOString();
-      this.#options.log?.({ event: 'CertificateIssued', secret: key, reason: action.reason, hosts: request.hosts, notAfter });
-      return { kind: 'issued', secret: request.secret, reason: action.reason, hosts: request.hosts, notAfterMs: issued.notAfterMs };
+      this.#options.log?.({
+        event: 'CertificateIssued',
+        secret: key,
+        reason: action.reason,
+        hosts: request.hosts,
+        notAfter,
+      });
+      return {
+        kind: 'issued',
+        secret: request.secret,
+        reason: action.reason,
+        hosts: request.hosts,
+        notAfterMs: issued.notAfterMs,
+      };
     } catch (error) {
-      if (!(error instanceof AcmeOrderError || error instanceof SecretStoreError || error instanceof ChallengePublishError)) throw error;
+      if (!(
+        error instanceof AcmeOrderError ||
+        error instanceof SecretStoreError ||
+        error instanceof ChallengePublishError
+      ))
+        throw error;
       return this.#failed(request.secret, now, error.code, error.message);
     }
   }

@@ -1,4 +1,10 @@
-import { noChallenges, pendingChallenges, withOrderChallenges, type ChallengeSet, type PendingChallenge } from './core/challenge-set.ts';
+import {
+  noChallenges,
+  pendingChallenges,
+  withOrderChallenges,
+  type ChallengeSet,
+  type PendingChallenge,
+} from './core/challenge-set.ts';
 
 /**
  * The process's pending HTTP-01 challenges: orders put theirs in and take them out; the vTM driver reads the

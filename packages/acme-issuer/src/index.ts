@@ -1,5 +1,11 @@
 // ACME (Let's Encrypt) issuer: requests and renews TLS certificates for use-lets-encrypt Ingresses and stores them as Secrets.
-export { AcmeIssuer, type AcmeIssuerOptions, type IssuerEvent, type CertificateOutcome, type ReconcileReport } from './acme-issuer.ts';
+export {
+  AcmeIssuer,
+  type AcmeIssuerOptions,
+  type IssuerEvent,
+  type CertificateOutcome,
+  type ReconcileReport,
+} from './acme-issuer.ts';
 export { AcmeScheduler, type AcmeSchedulerOptions } from './acme-scheduler.ts';
 export { ChallengeStore } from './challenge-store.ts';
 export { acmeClientOptions, AcmeConfigError, type VtmAcmeConfig } from './acme-config.ts';
@@ -11,7 +17,12 @@ export {
   type ChallengePresenter,
 } from './adapters/acme-order-client.ts';
 export { KubeTlsSecretStore, SecretStoreError, type TlsSecretStore } from './adapters/kube-tls-secret-store.ts';
-export { VtmChallengePublisher, ChallengePublishError, type ChallengePublisher, type VtmChallengePublisherOptions } from './adapters/vtm-challenge-publisher.ts';
+export {
+  VtmChallengePublisher,
+  ChallengePublishError,
+  type ChallengePublisher,
+  type VtmChallengePublisherOptions,
+} from './adapters/vtm-challenge-publisher.ts';
 export { readCertificate, splitPemChain, type CertificateSummary } from './adapters/read-certificate.ts';
 export {
   planCertificateActions,

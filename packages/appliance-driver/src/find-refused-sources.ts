@@ -16,7 +16,10 @@ const MAX_CHECKS = 64;
  * configuration the appliance accepts — or null when they cannot be isolated (the configuration is refused even
  * without any source, two objects are refused only together beyond the budget, or the check keeps failing).
  */
-export async function findRefusedSources(desired: DesiredState, check: (d: DesiredState) => Promise<ConfigCheck>): Promise<RefusedSource[] | null> {
+export async function findRefusedSources(
+  desired: DesiredState,
+  check: (d: DesiredState) => Promise<ConfigCheck>,
+): Promise<RefusedSource[] | null> {
   const all = sourcesOf(desired);
   const keys = all.map(objectRefKey);
   let checks = 0;

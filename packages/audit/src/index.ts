@@ -7,7 +7,13 @@ export { AsOfSecretResolver, ReplaySecretError } from './adapters/as-of-secret-r
 export { isPinned, readPin, readPins, pinHoldReason, type SnapshotPin } from '@portolan/store';
 export { diffDesiredStates, type ObjectDifference } from './core/desired-diff.ts';
 export { listDesiredObjects, type DesiredObject } from './core/desired-objects.ts';
-export { decodeArchivedChange, formatObject, type ArchivedChange, type ObjectChange, type ArchivedRow } from './core/archived-change.ts';
+export {
+  decodeArchivedChange,
+  formatObject,
+  type ArchivedChange,
+  type ObjectChange,
+  type ArchivedRow,
+} from './core/archived-change.ts';
 export { vendorRenderer, vendorOperations, type VendorRenderer } from './core/vendor-renderer.ts';
 export { listVendorObjects, type VendorObject } from './core/vendor-objects.ts';
 export { parseTimeSpec } from './core/time-spec.ts';

@@ -46,8 +46,14 @@ async function status(file: string): Promise<{ code: number; report: StatusRepor
   let stdout = '';
   let stderr = '';
   const io: CommandIo = {
-    stdout: { write: (t: string) => (stdout += t) }, stderr: { write: (t: string) => (stderr += t) },
-    stdinIsTty: false, stderrIsTty: false, ask: async () => '', now: () => new Date(), env: {}, cwd: dir,
+    stdout: { write: (t: string) => (stdout += t) },
+    stderr: { write: (t: string) => (stderr += t) },
+    stdinIsTty: false,
+    stderrIsTty: false,
+    ask: async () => '',
+    now: () => new Date(),
+    env: {},
+    cwd: dir,
   };
   const code = await auditCommands.status(['--config', file, '-o', 'json'], io);
   return { code, report: JSON.parse(stdout) as StatusReport, stderr };
@@ -69,7 +75,10 @@ before(async () => {
   tdb = await createTestDatabase(stack.postgresUrl);
   configFile = path.join(dir, 'fleet.yaml');
   await fs.writeFile(configFile, fleetYaml(tdb.url));
-  bus = await NatsEventBus.open(natsUrl, busDeclaration({ stream, replicas: 1, maxPayloadBytes: 1 << 20, subjectPrefix: stream }));
+  bus = await NatsEventBus.open(
+    natsUrl,
+    busDeclaration({ stream, replicas: 1, maxPayloadBytes: 1 << 20, subjectPrefix: stream }),
+  );
 });
 
 after(async () => {
@@ -83,31 +92,55 @@ after(async () => {
 test('the planner stops while heartbeats keep flowing: status names the planner, not the watch', async () => {
   // The planner folds the initial lists and a heartbeat sent 90 s ago, then stops.
   const fleet = await loadFleetConfig(configFile);
-  const planner = new PlannerService({ store: new PgPlannerStore(tdb.db), bus, config: fleet.config, fleetConfigHash: fleet.hash, log: silent, metrics: null });
+  const planner = new PlannerService({
+    store: new PgPlannerStore(tdb.db),
+    bus,
+    config: fleet.config,
+    fleetConfigHash: fleet.hash,
+    log: silent,
+    metrics: null,
+  });
   await planner.recover();
-  const target = await publish([heartbeat('c1', Date.now() - 90_000), ...listMarkers('c1', {}, '1', Date.now() - 90_000)]);
+  const target = await publish([
+    heartbeat('c1', Date.now() - 90_000),
+    ...listMarkers('c1', {}, '1', Date.now() - 90_000),
+  ]);
   const stop = new AbortController();
   const timer = setTimeout(() => stop.abort(), 20_000);
-  await bus.consumeBatches('planner', async (batch) => {
-    await planner.handleBatch(batch);
-    if (planner.committedPosition >= target) stop.abort();
-  }, { signal: stop.signal });
+  await bus.consumeBatches(
+    'planner',
+    async (batch) => {
+      await planner.handleBatch(batch);
+      if (planner.committedPosition >= target) stop.abort();
+    },
+    { signal: stop.signal },
+  );
   clearTimeout(timer);
   assert.equal(planner.committedPosition, target);
   // Its position last moved 90 s ago; the watcher keeps publishing heartbeats nobody folds.
-  await sql`update consumer_positions set updated_at = now() - interval '90 seconds' where consumer = 'planner'`.execute(tdb.db);
+  await sql`update consumer_positions set updated_at = now() - interval '90 seconds' where consumer = 'planner'`.execute(
+    tdb.db,
+  );
   await publish([heartbeat('c1', Date.now() - 4000), heartbeat('c1', Date.now() - 2000), heartbeat('c1', Date.now())]);
 
   const { code, report } = await status(configFile);
   assert.equal(code, 1);
   const planned = report.problems.filter((p) => p.startsWith('planner:'));
   assert.equal(planned.length, 1, report.problems.join('\n'));
-  assert.match(planned[0]!, /^planner: not consuming \(lag 3, position unchanged for 9\ds; newest heartbeat archived \d+s behind the stream\)$/);
-  assert.ok(!report.problems.some((p) => /watch stale|c1/.test(p)), `the watch is fresh: ${report.problems.join('\n')}`);
+  assert.match(
+    planned[0]!,
+    /^planner: not consuming \(lag 3, position unchanged for 9\ds; newest heartbeat archived \d+s behind the stream\)$/,
+  );
+  assert.ok(
+    !report.problems.some((p) => /watch stale|c1/.test(p)),
+    `the watch is fresh: ${report.problems.join('\n')}`,
+  );
   const c1 = report.clusters[0]!;
   assert.equal(c1.stale, false);
   assert.ok(c1.ageSeconds !== null && c1.ageSeconds >= 89, 'the archive holds only the old heartbeat');
-  assert.ok(c1.publishedHeartbeat !== undefined && c1.publishedHeartbeat !== null && c1.publishedHeartbeat.ageSeconds <= 5);
+  assert.ok(
+    c1.publishedHeartbeat !== undefined && c1.publishedHeartbeat !== null && c1.publishedHeartbeat.ageSeconds <= 5,
+  );
   assert.ok(!report.problems.some((p) => /All healthy/.test(p)));
 });
 
@@ -115,13 +148,19 @@ test('the watcher goes silent: status names the watch (the planner has nothing t
   const fresh = `${stream}_SILENT`;
   const silentFile = path.join(dir, 'silent.yaml');
   await fs.writeFile(silentFile, fleetYaml(tdb.url).replaceAll(stream, fresh));
-  const other = await NatsEventBus.open(natsUrl, busDeclaration({ stream: fresh, replicas: 1, maxPayloadBytes: 1 << 20, subjectPrefix: fresh }));
+  const other = await NatsEventBus.open(
+    natsUrl,
+    busDeclaration({ stream: fresh, replicas: 1, maxPayloadBytes: 1 << 20, subjectPrefix: fresh }),
+  );
   try {
     // The watcher published nothing into this stream: however fresh the archive (the planner's heartbeats of the
     // test before), the watch is stale, and the planner, with nothing to consume, is not blamed.
     const { code, report } = await status(silentFile);
     assert.equal(code, 1);
-    assert.ok(report.problems.includes('cluster c1: watch stale (no heartbeat in the stream)'), report.problems.join('\n'));
+    assert.ok(
+      report.problems.includes('cluster c1: watch stale (no heartbeat in the stream)'),
+      report.problems.join('\n'),
+    );
     assert.ok(!report.problems.some((p) => p.startsWith('planner:')), report.problems.join('\n'));
   } finally {
     await other.jsm.streams.delete(fresh).catch(() => undefined);

@@ -19,9 +19,17 @@ export interface BusDeclaration {
 const nanos = (ms: number): number => ms * 1_000_000;
 
 /** Declares the kube stream `<stream>`, the notification stream `<stream>_PIPELINE`, and the planner's durable consumer. */
-export function busDeclaration(options: { stream: string; replicas: number; maxPayloadBytes: number; subjectPrefix?: string; ackWaitMs?: number; maxAckPending?: number }): BusDeclaration {
+export function busDeclaration(options: {
+  stream: string;
+  replicas: number;
+  maxPayloadBytes: number;
+  subjectPrefix?: string;
+  ackWaitMs?: number;
+  maxAckPending?: number;
+}): BusDeclaration {
   const prefix = options.subjectPrefix ?? '';
-  if (prefix !== '' && !/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/.test(prefix)) throw new RangeError(`subject prefix "${prefix}" must be dot-separated tokens`);
+  if (prefix !== '' && !/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/.test(prefix))
+    throw new RangeError(`subject prefix "${prefix}" must be dot-separated tokens`);
   const p = (s: string): string => (prefix === '' ? s : `${prefix}.${s}`);
   const common = {
     storage: StorageType.File,
@@ -34,7 +42,12 @@ export function busDeclaration(options: { stream: string; replicas: number; maxP
   };
   return {
     kube: { name: options.stream, subjects: [p('kube.>')], ...common },
-    pipeline: { name: `${options.stream}_PIPELINE`, subjects: [p('plan.>'), p('apply.>')], ...common, max_age: nanos(7 * 24 * 3600_000) },
+    pipeline: {
+      name: `${options.stream}_PIPELINE`,
+      subjects: [p('plan.>'), p('apply.>')],
+      ...common,
+      max_age: nanos(7 * 24 * 3600_000),
+    },
     subjectPrefix: prefix,
     consumers: {
       planner: {

@@ -1,6 +1,16 @@
 export { NatsEventBus, BusError, type BusMessage } from './nats-event-bus.ts';
 export { busDeclaration, type BusDeclaration } from './bus-declaration.ts';
 export {
-  kubeEventSubject, kubeListMarkerSubject, heartbeatSubject, holdApprovalSubject, objectsRefusedSubject, selectionHeldSubject, planSubject, applySubject, driftSubject,
-  kubeEventMsgId, kubeListMarkerMsgId, type KindToken,
+  kubeEventSubject,
+  kubeListMarkerSubject,
+  heartbeatSubject,
+  holdApprovalSubject,
+  objectsRefusedSubject,
+  selectionHeldSubject,
+  planSubject,
+  applySubject,
+  driftSubject,
+  kubeEventMsgId,
+  kubeListMarkerMsgId,
+  type KindToken,
 } from './subjects.ts';

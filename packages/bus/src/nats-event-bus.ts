@@ -1,6 +1,13 @@
 import { connect } from '@nats-io/transport-node';
 import { headers as natsHeaders, type NatsConnection, type MsgHdrs } from '@nats-io/nats-core';
-import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager, type JsMsg, type PubAck } from '@nats-io/jetstream';
+import {
+  jetstream,
+  jetstreamManager,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
+  type PubAck,
+} from '@nats-io/jetstream';
 import type { BusDeclaration } from './bus-declaration.ts';
 
 /** The bus could not be reached or refused a request. */
@@ -41,10 +48,21 @@ export class NatsEventBus {
    * `noAsyncTraces` spares the client three stack-capturing Errors per request (a high-rate publisher's main
    * garbage); failures then carry the client's own stack only.
    */
-  static async open(url: string, declaration: BusDeclaration, options: { name?: string; timeoutMs?: number; noAsyncTraces?: boolean } = {}): Promise<NatsEventBus> {
+  static async open(
+    url: string,
+    declaration: BusDeclaration,
+    options: { name?: string; timeoutMs?: number; noAsyncTraces?: boolean } = {},
+  ): Promise<NatsEventBus> {
     let nc: NatsConnection;
     try {
-      nc = await connect({ servers: url, name: options.name ?? 'portolan', maxReconnectAttempts: -1, reconnectTimeWait: 250, timeout: options.timeoutMs ?? 5000, noAsyncTraces: options.noAsyncTraces ?? false });
+      nc = await connect({
+        servers: url,
+        name: options.name ?? 'portolan',
+        maxReconnectAttempts: -1,
+        reconnectTimeWait: 250,
+        timeout: options.timeoutMs ?? 5000,
+        noAsyncTraces: options.noAsyncTraces ?? false,
+      });
     } catch (cause) {
       throw new BusError('BUS_CONNECT_FAILED', `cannot connect to NATS at ${url}`, { cause });
     }
@@ -55,7 +73,13 @@ export class NatsEventBus {
       return bus;
     } catch (cause) {
       await nc.close();
-      throw cause instanceof BusError ? cause : new BusError('BUS_PROVISION_FAILED', `cannot provision streams ${declaration.kube.name}, ${declaration.pipeline.name}`, { cause });
+      throw cause instanceof BusError
+        ? cause
+        : new BusError(
+            'BUS_PROVISION_FAILED',
+            `cannot provision streams ${declaration.kube.name}, ${declaration.pipeline.name}`,
+            { cause },
+          );
     }
   }
 
@@ -67,7 +91,8 @@ export class NatsEventBus {
         await this.jsm.streams.info(stream.name);
         await this.jsm.streams.update(stream.name, stream);
       } catch (e) {
-        if (!isNotFound(e)) throw new BusError('BUS_PROVISION_FAILED', `stream ${stream.name}: ${(e as Error).message}`, { cause: e });
+        if (!isNotFound(e))
+          throw new BusError('BUS_PROVISION_FAILED', `stream ${stream.name}: ${(e as Error).message}`, { cause: e });
         await this.jsm.streams.add(stream);
       }
     }
@@ -86,10 +111,18 @@ export class NatsEventBus {
   }
 
   /** Publishes and waits for the stream's acknowledgement; `msgId` makes a republish a no-op within the dedup window. */
-  async publish(subject: string, data: Uint8Array, options: { msgId: string; headers?: Readonly<Record<string, string>>; timeoutMs?: number }): Promise<PubAck> {
+  async publish(
+    subject: string,
+    data: Uint8Array,
+    options: { msgId: string; headers?: Readonly<Record<string, string>>; timeoutMs?: number },
+  ): Promise<PubAck> {
     const hdrs = toNatsHeaders(options.headers);
     try {
-      return await this.js.publish(this.subject(subject), data, { msgID: options.msgId, timeout: options.timeoutMs ?? 5000, ...(hdrs ? { headers: hdrs } : {}) });
+      return await this.js.publish(this.subject(subject), data, {
+        msgID: options.msgId,
+        timeout: options.timeoutMs ?? 5000,
+        ...(hdrs ? { headers: hdrs } : {}),
+      });
     } catch (cause) {
       throw new BusError('BUS_PUBLISH_FAILED', `publish to ${subject} failed: ${(cause as Error).message}`, { cause });
     }
@@ -106,7 +139,13 @@ export class NatsEventBus {
     try {
       const m = await this.jsm.streams.getMessage(this.declaration.kube.name, { seq });
       if (m === null) return null;
-      return { subject: this.logicalSubject(m.subject), data: m.data, streamSeq: m.seq, redelivered: false, headers: fromNatsHeaders(m.header) };
+      return {
+        subject: this.logicalSubject(m.subject),
+        data: m.data,
+        streamSeq: m.seq,
+        redelivered: false,
+        headers: fromNatsHeaders(m.header),
+      };
     } catch (e) {
       if (isNotFound(e)) return null;
       throw e;
@@ -119,12 +158,20 @@ export class NatsEventBus {
    * after the handler's promise resolves (its work is committed); a throwing handler naks the batch. A consume loop
    * that stops (missed heartbeats after a server restart) is recreated.
    */
-  async consumeBatches(durable: string, handler: (batch: readonly BusMessage[]) => Promise<void>, options: { signal: AbortSignal; maxBatch?: number; onError?: (e: unknown) => void; idleHeartbeatMs?: number }): Promise<void> {
+  async consumeBatches(
+    durable: string,
+    handler: (batch: readonly BusMessage[]) => Promise<void>,
+    options: { signal: AbortSignal; maxBatch?: number; onError?: (e: unknown) => void; idleHeartbeatMs?: number },
+  ): Promise<void> {
     const maxBatch = options.maxBatch ?? 500;
     while (!options.signal.aborted) {
       try {
         const consumer = await this.js.consumers.get(this.declaration.kube.name, durable);
-        const messages = await consumer.consume({ max_messages: Math.max(maxBatch, 64), idle_heartbeat: options.idleHeartbeatMs ?? 2000, expires: 10_000 });
+        const messages = await consumer.consume({
+          max_messages: Math.max(maxBatch, 64),
+          idle_heartbeat: options.idleHeartbeatMs ?? 2000,
+          expires: 10_000,
+        });
         const stop = (): void => void messages.close();
         options.signal.addEventListener('abort', stop, { once: true });
         void (async () => {
@@ -146,7 +193,12 @@ export class NatsEventBus {
   }
 
   /** Reads the iterator into a queue and runs the handler on whatever queued up while the previous batch ran. */
-  private async drain(messages: AsyncIterable<JsMsg>, handler: (batch: readonly BusMessage[]) => Promise<void>, maxBatch: number, options: { signal: AbortSignal; onError?: (e: unknown) => void }): Promise<void> {
+  private async drain(
+    messages: AsyncIterable<JsMsg>,
+    handler: (batch: readonly BusMessage[]) => Promise<void>,
+    maxBatch: number,
+    options: { signal: AbortSignal; onError?: (e: unknown) => void },
+  ): Promise<void> {
     const queue: JsMsg[] = [];
     // Held in an object so TypeScript does not narrow the callback away across the closures.
     const state: { wake: (() => void) | null; ended: boolean } = { wake: null, ended: false };

@@ -13,9 +13,11 @@ function part(value: string, what: string): string {
 }
 
 /** `kube.<cluster>.<kind>`: one object's change. */
-export const kubeEventSubject = (cluster: string, kind: KindToken): string => `kube.${part(cluster, 'cluster')}.${kind}`;
+export const kubeEventSubject = (cluster: string, kind: KindToken): string =>
+  `kube.${part(cluster, 'cluster')}.${kind}`;
 /** `kube.<cluster>.<kind>.list`: the full-list marker after a (re)list. */
-export const kubeListMarkerSubject = (cluster: string, kind: KindToken): string => `kube.${part(cluster, 'cluster')}.${kind}.list`;
+export const kubeListMarkerSubject = (cluster: string, kind: KindToken): string =>
+  `kube.${part(cluster, 'cluster')}.${kind}.list`;
 /** `kube.<cluster>.heartbeat`: watcher freshness. */
 export const heartbeatSubject = (cluster: string): string => `kube.${part(cluster, 'cluster')}.heartbeat`;
 /**
@@ -38,5 +40,10 @@ export const driftSubject = (appliance: string): string => `apply.${part(applian
 export const kubeEventMsgId = (cluster: string, uid: string, resourceVersion: string, type: string): string =>
   `ev:${cluster}:${uid}:${resourceVersion}:${type}`;
 /** Nats-Msg-Id of a list-marker chunk: two lists at the same resourceVersion carry the same keys, so dedup is safe. */
-export const kubeListMarkerMsgId = (cluster: string, kind: KindToken, listResourceVersion: string, chunkIndex: number, chunkCount: number): string =>
-  `lm:${cluster}:${kind}:${listResourceVersion}:${chunkIndex}/${chunkCount}`;
+export const kubeListMarkerMsgId = (
+  cluster: string,
+  kind: KindToken,
+  listResourceVersion: string,
+  chunkIndex: number,
+  chunkCount: number,
+): string => `lm:${cluster}:${kind}:${listResourceVersion}:${chunkIndex}/${chunkCount}`;

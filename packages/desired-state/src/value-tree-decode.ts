@@ -33,7 +33,8 @@ export function decodeValueTree(rootText: string, lookup: TreeLookup): unknown {
     if (keys.length === 1) {
       if (typeof o['$ref'] === 'string') return expand(piece(o['$ref']));
       if (Array.isArray(o['$cat'])) return concatenated(o['$cat'] as string[]);
-      if (o['$obj'] !== undefined) return Object.fromEntries(Object.entries(o['$obj'] as object).map(([k, x]) => [k, expand(x)]));
+      if (o['$obj'] !== undefined)
+        return Object.fromEntries(Object.entries(o['$obj'] as object).map(([k, x]) => [k, expand(x)]));
     }
     return Object.fromEntries(keys.map((k) => [k, expand(o[k])]));
   };
@@ -52,5 +53,12 @@ export function decodeValueTree(rootText: string, lookup: TreeLookup): unknown {
 }
 
 function isTree(v: unknown): v is { $tree: 1; value: unknown } {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && (v as Record<string, unknown>)['$tree'] === 1 && 'value' in v && Object.keys(v).length === 2;
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    !Array.isArray(v) &&
+    (v as Record<string, unknown>)['$tree'] === 1 &&
+    'value' in v &&
+    Object.keys(v).length === 2
+  );
 }

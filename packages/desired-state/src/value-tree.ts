@@ -28,7 +28,10 @@ const STRING_CHUNKING_MIN = 8192;
  * separator})` says `object[key]` is `parts.join(separator)`. The encoder then stores one piece per distinct part, found by reference
  * in later encodes, instead of scanning and hashing the whole text again.
  */
-export const textParts = new WeakMap<object, { readonly key: string; readonly parts: readonly string[]; readonly separator?: string }>();
+export const textParts = new WeakMap<
+  object,
+  { readonly key: string; readonly parts: readonly string[]; readonly separator?: string }
+>();
 
 /** A concatenation's first grouping level: where each group of ids ends (exclusive), and the group's piece id. */
 interface FirstLevel {
@@ -106,7 +109,11 @@ export class ValueTreeEncoder {
    * Encodes several values as one generation (one tree each, stored together): what one of them holds the others
    * share, by identity, within the same encode (an apply's operations and its read-back: the same haproxy.cfg).
    */
-  encodeAll(values: readonly unknown[]): { readonly roots: readonly string[]; readonly pieces: TreeSink; readonly gen: number } {
+  encodeAll(values: readonly unknown[]): {
+    readonly roots: readonly string[];
+    readonly pieces: TreeSink;
+    readonly gen: number;
+  } {
     const gen = ++this.#gen;
     this.#pending.add(gen);
     const pieces: TreeSink = new Map();
@@ -139,13 +146,21 @@ export class ValueTreeEncoder {
     if (this.#usable(held, gen)) return held.text;
     let text: string;
     if (Array.isArray(value)) {
-      text = value.length >= ARRAY_CHUNKING_MIN ? this.#chunkedArray(value, gen, sink) : `[${value.map((v) => this.#fragment(v, gen, sink)).join(',')}]`;
+      text =
+        value.length >= ARRAY_CHUNKING_MIN
+          ? this.#chunkedArray(value, gen, sink)
+          : `[${value.map((v) => this.#fragment(v, gen, sink)).join(',')}]`;
     } else {
       const o = value as Record<string, unknown>;
       const split = textParts.get(o);
       // The parts' key is not read: its value may be a getter that joins a multi-megabyte text on first read.
-      const keys = Object.keys(o).filter((k) => k === split?.key || o[k] !== undefined).sort(compareCodeUnits);
-      const field = (k: string): string => (split?.key === k ? this.#partsOf(split.parts, split.separator ?? '', gen, sink) : this.#fragment(o[k], gen, sink));
+      const keys = Object.keys(o)
+        .filter((k) => k === split?.key || o[k] !== undefined)
+        .sort(compareCodeUnits);
+      const field = (k: string): string =>
+        split?.key === k
+          ? this.#partsOf(split.parts, split.separator ?? '', gen, sink)
+          : this.#fragment(o[k], gen, sink);
       text = `{${keys.map((k) => `${JSON.stringify(k)}:${field(k)}`).join(',')}}`;
       if (keys.length === 1 && keys[0]!.startsWith('$')) text = `{"$obj":${text}}`;
     }
@@ -153,7 +168,8 @@ export class ValueTreeEncoder {
     if (large) text = ref(text, sink);
     // Small plain objects are not remembered (their parent is): 160k slot objects would cost more than re-encoding.
     // Anything that stands for pieces (a reference, a chunked array or string) is, however short its text.
-    if (large || text.length >= REMEMBER_MIN || text.includes('{"$')) this.#objects.set(value, { text, gen, boundary: (fnv(text) & 31) === 0 });
+    if (large || text.length >= REMEMBER_MIN || text.includes('{"$'))
+      this.#objects.set(value, { text, gen, boundary: (fnv(text) & 31) === 0 });
     return text;
   }
 
@@ -174,7 +190,10 @@ export class ValueTreeEncoder {
     };
     const between = separator === '' ? null : idOf(separator);
     const stride = between === null ? 1 : 2;
-    const base = this.#partLists.find((p) => p.parts.length === parts.length && p.separator === separator && (p.gen === gen || !this.#pending.has(p.gen)));
+    const base = this.#partLists.find(
+      (p) =>
+        p.parts.length === parts.length && p.separator === separator && (p.gen === gen || !this.#pending.has(p.gen)),
+    );
     let ids: string[];
     let level: FirstLevel | null = null;
     if (base !== undefined) {
@@ -199,7 +218,10 @@ export class ValueTreeEncoder {
     }
     level ??= this.#firstLevel(ids, gen, sink);
     if (level === null) return this.#concatenation(ids, gen, sink);
-    this.#partLists = [{ parts, separator, ids, ...level, gen }, ...this.#partLists.filter((p) => p !== base)].slice(0, PART_LISTS_KEPT);
+    this.#partLists = [{ parts, separator, ids, ...level, gen }, ...this.#partLists.filter((p) => p !== base)].slice(
+      0,
+      PART_LISTS_KEPT,
+    );
     return this.#concatenation(level.groupIds, gen, sink);
   }
 
@@ -222,10 +244,17 @@ export class ValueTreeEncoder {
    * `base`'s first level with the ids at `changed` (ascending) replaced: the groups holding them are rebuilt, the
    * others kept. Null when a replaced id moves a group boundary (then the level is built again).
    */
-  #regroup(base: EncodedParts, ids: readonly string[], changed: readonly number[], gen: number, sink: TreeSink): FirstLevel | null {
+  #regroup(
+    base: EncodedParts,
+    ids: readonly string[],
+    changed: readonly number[],
+    gen: number,
+    sink: TreeSink,
+  ): FirstLevel | null {
     if (ids.length <= ARRAY_CHUNKING_MIN) return null;
     const last = ids.length - 1;
-    for (const at of changed) if (at !== last && this.#endsGroup(ids[at]!) !== this.#endsGroup(base.ids[at]!)) return null;
+    for (const at of changed)
+      if (at !== last && this.#endsGroup(ids[at]!) !== this.#endsGroup(base.ids[at]!)) return null;
     const groupIds = base.groupIds.slice();
     let g = 0;
     let rebuilt = -1;
@@ -250,7 +279,8 @@ export class ValueTreeEncoder {
   /** The `$cat` fragment over chunk pieces, grouping the ids level by level until one list is short. */
   #concatenation(chunkIds: readonly string[], gen: number, sink: TreeSink): string {
     let ids = chunkIds;
-    while (ids.length > ARRAY_CHUNKING_MIN) ids = groups(ids, (id) => this.#endsGroup(id)).map((g) => this.#group(g, gen, sink));
+    while (ids.length > ARRAY_CHUNKING_MIN)
+      ids = groups(ids, (id) => this.#endsGroup(id)).map((g) => this.#group(g, gen, sink));
     return `{"$cat":[${ids.map((id) => `"${id}"`).join(',')}]}`;
   }
 
@@ -259,7 +289,8 @@ export class ValueTreeEncoder {
     if (this.#groupRuns.size > 1 << 16) this.#groupRuns.clear();
     const key = `${ids[0]!} ${ids[ids.length - 1]!} ${ids.length}`;
     const known = this.#groupRuns.get(key);
-    if (known !== undefined && this.#usable(known.fragment, gen) && known.ids.every((id, k) => id === ids[k])) return known.fragment.text;
+    if (known !== undefined && this.#usable(known.fragment, gen) && known.ids.every((id, k) => id === ids[k]))
+      return known.fragment.text;
     const id = this.#chunk(`{"$cat":[${ids.map((x) => `"${x}"`).join(',')}]}`, gen, sink);
     this.#groupRuns.set(key, { ids, fragment: { text: id, gen, boundary: false } });
     return id;
@@ -274,7 +305,11 @@ export class ValueTreeEncoder {
    */
   #chunkedArray(values: readonly unknown[], gen: number, sink: TreeSink): string {
     if (this.#chunks.size > 1 << 16) this.#chunks.clear();
-    const base = this.#arrays.find((a) => (a.gen === gen || !this.#pending.has(a.gen)) && (a.values[0] === values[0] || a.values.at(-1) === values.at(-1)));
+    const base = this.#arrays.find(
+      (a) =>
+        (a.gen === gen || !this.#pending.has(a.gen)) &&
+        (a.values[0] === values[0] || a.values.at(-1) === values.at(-1)),
+    );
     const kept = base === undefined ? null : unchangedChunks(base, values);
     const ids = kept?.headIds ?? [];
     const ends = kept?.headEnds ?? [];
@@ -301,10 +336,17 @@ export class ValueTreeEncoder {
   #chunkOf(values: readonly unknown[], from: number, to: number, gen: number, sink: TreeSink): string {
     const first = values[from];
     const known = typeof first === 'object' && first !== null ? this.#runs.get(first) : undefined;
-    if (known !== undefined && this.#usable(known.fragment, gen) && known.values.length === to - from && known.values.every((v, k) => v === values[from + k])) return known.fragment.text;
+    if (
+      known !== undefined &&
+      this.#usable(known.fragment, gen) &&
+      known.values.length === to - from &&
+      known.values.every((v, k) => v === values[from + k])
+    )
+      return known.fragment.text;
     const slice = values.slice(from, to);
     const id = this.#chunk(`[${slice.map((v) => this.#fragment(v, gen, sink)).join(',')}]`, gen, sink);
-    if (typeof first === 'object' && first !== null) this.#runs.set(first, { values: slice, fragment: { text: id, gen, boundary: false } });
+    if (typeof first === 'object' && first !== null)
+      this.#runs.set(first, { values: slice, fragment: { text: id, gen, boundary: false } });
     return id;
   }
 
@@ -322,7 +364,11 @@ export class ValueTreeEncoder {
   #longString(s: string, gen: number, sink: TreeSink): string {
     const held = this.#strings.get(s);
     if (this.#usable(held, gen)) return held.text;
-    const text = this.#concatenation(splitLines(s).map((chunk) => this.#chunk(JSON.stringify(chunk), gen, sink)), gen, sink);
+    const text = this.#concatenation(
+      splitLines(s).map((chunk) => this.#chunk(JSON.stringify(chunk), gen, sink)),
+      gen,
+      sink,
+    );
     this.#strings.set(s, { text, gen, boundary: false });
     return text;
   }
@@ -346,7 +392,10 @@ function emit(text: string, sink: TreeSink): string {
  * element of the unchanged suffix, so the boundary before them is that element's own. The elements from `from` to
  * `to` are chunked again.
  */
-function unchangedChunks(base: ChunkedArray, values: readonly unknown[]): { headIds: string[]; headEnds: number[]; from: number; to: number; tailIds: string[]; tailEnds: number[] } {
+function unchangedChunks(
+  base: ChunkedArray,
+  values: readonly unknown[],
+): { headIds: string[]; headEnds: number[]; from: number; to: number; tailIds: string[]; tailEnds: number[] } {
   const old = base.values;
   const shortest = Math.min(old.length, values.length);
   let p = 0;

@@ -34,7 +34,12 @@ export function withoutSources(desired: DesiredState, drop: ReadonlySet<string>)
     if (vs.owners.length > 0 && owners.length === 0) return [];
     const routes = vs.routes.filter((r) => !drop.has(objectRefKey(r.source)));
     const certs = vs.certificates.filter((c) => kept.has(c));
-    if (owners.length === vs.owners.length && routes.length === vs.routes.length && certs.length === vs.certificates.length) return [vs];
+    if (
+      owners.length === vs.owners.length &&
+      routes.length === vs.routes.length &&
+      certs.length === vs.certificates.length
+    )
+      return [vs];
     return [{ ...vs, owners, routes, certificates: certs }];
   });
   const used = new Set<string>();

@@ -26,8 +26,14 @@ test('each echo backend answers from its own address and reports host, path and 
   const fromA = await get(a.address, a.port, '/foo?x=1', { host: 'shop.example', 'x-forwarded-for': '10.1.2.3' });
   const fromB = await get(b.address, b.port, '/bar', { host: 'api.example' });
   assert.deepEqual(fromA, {
-    address: '127.0.3.1', port: a.port, tls: false, method: 'GET', host: 'shop.example', path: '/foo?x=1',
-    forwardedFor: '10.1.2.3', forwardedProto: '',
+    address: '127.0.3.1',
+    port: a.port,
+    tls: false,
+    method: 'GET',
+    host: 'shop.example',
+    path: '/foo?x=1',
+    forwardedFor: '10.1.2.3',
+    forwardedProto: '',
   });
   assert.equal(fromB.address, '127.0.3.2');
   assert.equal(fromB.host, 'api.example');
@@ -37,7 +43,10 @@ test('each echo backend answers from its own address and reports host, path and 
 
 test('a backend given a context also reports the protocol, the request headers and who answered', async () => {
   const context = { namespace: 'ns-1', ingress: 'web', service: 'echo-service', pod: 'web-echo-service-0' };
-  await using echo = await startEchoBackends([{ address: '127.0.3.3', port: 0, context }, { address: '127.0.3.4', port: 0 }]);
+  await using echo = await startEchoBackends([
+    { address: '127.0.3.3', port: 0, context },
+    { address: '127.0.3.4', port: 0 },
+  ]);
   const [described, plain] = echo.backends;
   assert.ok(described && plain);
   const reply = await get(described.address, described.port, '/p', { host: 'h.example', 'user-agent': 'probe/1' });
@@ -45,5 +54,9 @@ test('a backend given a context also reports the protocol, the request headers a
   assert.equal(reply.proto, 'HTTP/1.1');
   assert.deepEqual(reply.headers?.['user-agent'], ['probe/1']);
   const other = await get(plain.address, plain.port, '/p', { host: 'h.example' });
-  assert.deepEqual(Object.keys(other).sort(), ['address', 'forwardedFor', 'forwardedProto', 'host', 'method', 'path', 'port', 'tls'], 'without a context the reply keeps its shape');
+  assert.deepEqual(
+    Object.keys(other).sort(),
+    ['address', 'forwardedFor', 'forwardedProto', 'host', 'method', 'path', 'port', 'tls'],
+    'without a context the reply keeps its shape',
+  );
 });

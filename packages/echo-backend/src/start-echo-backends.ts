@@ -77,7 +77,9 @@ export async function startEchoBackends(specs: readonly EchoBackendSpec[]): Prom
           forwardedFor: headerText(req.headers['x-forwarded-for']),
           forwardedProto: headerText(req.headers['x-forwarded-proto']),
           // Only conformance backends describe the request in full, so other tests' replies keep their shape.
-          ...(spec.context === undefined ? {} : { proto: `HTTP/${req.httpVersion}`, headers: distinctHeaders(req), context: spec.context }),
+          ...(spec.context === undefined
+            ? {}
+            : { proto: `HTTP/${req.httpVersion}`, headers: distinctHeaders(req), context: spec.context }),
         };
         const body = JSON.stringify(reply);
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
@@ -103,7 +105,9 @@ export async function startEchoBackends(specs: readonly EchoBackendSpec[]): Prom
 }
 
 function distinctHeaders(req: http.IncomingMessage): Record<string, readonly string[]> {
-  return Object.fromEntries(Object.entries(req.headersDistinct).flatMap(([name, values]) => (values === undefined ? [] : [[name, values]])));
+  return Object.fromEntries(
+    Object.entries(req.headersDistinct).flatMap(([name, values]) => (values === undefined ? [] : [[name, values]])),
+  );
 }
 
 function headerText(value: string | string[] | undefined): string {

@@ -33,7 +33,9 @@ test('a valid config gets defaults, absolute paths and a stable hash', () => {
   assert.equal(a.config.appliances[0]?.haproxy?.httpPort, 8080);
   assert.deepEqual(a.config.appliances[0]?.ingressControllers, ['portolan.dev/ingress-controller']);
   assert.equal(a.config.leases.ttlMs, 4000);
-  const reformatted = parseFleetConfig(valid.replace('{ url: nats://127.0.0.1:14222 }', '\n  url: nats://127.0.0.1:14222'));
+  const reformatted = parseFleetConfig(
+    valid.replace('{ url: nats://127.0.0.1:14222 }', '\n  url: nats://127.0.0.1:14222'),
+  );
   assert.equal(reformatted.hash, a.hash);
 });
 
@@ -49,9 +51,7 @@ test('a bad value names the path and the reason', () => {
 });
 
 test('a driver without its section, and unknown cluster references, are errors', () => {
-  const problems = problemsOf(
-    valid.replace('driver: haproxy', 'driver: vtm\n    clusters: [prod]'),
-  );
+  const problems = problemsOf(valid.replace('driver: haproxy', 'driver: vtm\n    clusters: [prod]'));
   assert.ok(problems.includes('appliances.0.vtm: driver "vtm" needs a "vtm" section'), problems.join('\n'));
   assert.ok(problems.includes('appliances.0.haproxy: section "haproxy" does not apply to driver "vtm"'));
   assert.ok(problems.includes('appliances.0.clusters.0: unknown cluster "prod"'));

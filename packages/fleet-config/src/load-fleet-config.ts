@@ -58,8 +58,20 @@ function resolvePaths(c: FleetConfig, baseDir: string): FleetConfig {
     clusters: c.clusters.map((cl) => ({ ...cl, ...(cl.kubeconfig ? { kubeconfig: abs(cl.kubeconfig)! } : {}) })),
     appliances: c.appliances.map((a) => ({
       ...a,
-      ...(a.haproxy ? { haproxy: { ...a.haproxy, configDir: abs(a.haproxy.configDir)!, masterSocket: abs(a.haproxy.masterSocket)! } } : {}),
-      ...(a.vtm ? { vtm: { ...a.vtm, passwordFile: abs(a.vtm.passwordFile)!, ...(a.vtm.acme?.caFile ? { acme: { ...a.vtm.acme, caFile: abs(a.vtm.acme.caFile)! } } : {}) } } : {}),
+      ...(a.haproxy
+        ? {
+            haproxy: { ...a.haproxy, configDir: abs(a.haproxy.configDir)!, masterSocket: abs(a.haproxy.masterSocket)! },
+          }
+        : {}),
+      ...(a.vtm
+        ? {
+            vtm: {
+              ...a.vtm,
+              passwordFile: abs(a.vtm.passwordFile)!,
+              ...(a.vtm.acme?.caFile ? { acme: { ...a.vtm.acme, caFile: abs(a.vtm.acme.caFile)! } } : {}),
+            },
+          }
+        : {}),
       ...(a.loadmaster
         ? {
             loadmaster: {

@@ -140,21 +140,37 @@ const appliance = z
      */
     hostOwnership: z.enum(['shared', 'first-namespace', 'allow-list']).optional(),
     /** For `allow-list`: host (or `*.suffix`) → the namespaces that may serve routes on it. */
-    hostAllowList: z.record(z.string().regex(/^(\*\.)?[A-Za-z0-9.-]+$/, 'a host name or *.suffix'), z.array(z.string().min(1)).min(1)).optional(),
+    hostAllowList: z
+      .record(z.string().regex(/^(\*\.)?[A-Za-z0-9.-]+$/, 'a host name or *.suffix'), z.array(z.string().min(1)).min(1))
+      .optional(),
     haproxy: haproxy.optional(),
     vtm: vtm.optional(),
     loadmaster: loadmaster.optional(),
   })
   .superRefine((a, ctx) => {
-    if (a.hostOwnership === 'allow-list' && a.hostAllowList === undefined) ctx.addIssue({ code: 'custom', path: ['hostAllowList'], message: 'hostOwnership allow-list needs a hostAllowList' });
-    if (a.hostOwnership !== 'allow-list' && a.hostAllowList !== undefined) ctx.addIssue({ code: 'custom', path: ['hostAllowList'], message: 'hostAllowList applies only to hostOwnership: allow-list' });
+    if (a.hostOwnership === 'allow-list' && a.hostAllowList === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['hostAllowList'],
+        message: 'hostOwnership allow-list needs a hostAllowList',
+      });
+    if (a.hostOwnership !== 'allow-list' && a.hostAllowList !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['hostAllowList'],
+        message: 'hostAllowList applies only to hostOwnership: allow-list',
+      });
     const section = a[a.driver];
     if (section === undefined) {
       ctx.addIssue({ code: 'custom', path: [a.driver], message: `driver "${a.driver}" needs a "${a.driver}" section` });
     }
     for (const other of ['haproxy', 'vtm', 'loadmaster'] as const) {
       if (other !== a.driver && a[other] !== undefined) {
-        ctx.addIssue({ code: 'custom', path: [other], message: `section "${other}" does not apply to driver "${a.driver}"` });
+        ctx.addIssue({
+          code: 'custom',
+          path: [other],
+          message: `section "${other}" does not apply to driver "${a.driver}"`,
+        });
       }
     }
   });
@@ -165,24 +181,32 @@ export const fleetConfigSchema = z
     version: z.literal(1),
     clusters: z.array(cluster).min(1),
     appliances: z.array(appliance).min(1),
-    bus: z
-      .strictObject({
-        url: z.string().min(1),
-        stream: z.string().regex(/^[A-Za-z0-9_-]+$/).default('PORTOLAN'),
-        replicas: z.number().int().min(1).max(5).default(1),
-        maxPayloadBytes: z.number().int().min(1024).default(1024 * 1024),
-        /** Prepended to every subject, so several deployments can share one NATS. */
-        subjectPrefix: z.string().regex(/^([A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*)?$/).default(''),
-      }),
+    bus: z.strictObject({
+      url: z.string().min(1),
+      stream: z
+        .string()
+        .regex(/^[A-Za-z0-9_-]+$/)
+        .default('PORTOLAN'),
+      replicas: z.number().int().min(1).max(5).default(1),
+      maxPayloadBytes: z
+        .number()
+        .int()
+        .min(1024)
+        .default(1024 * 1024),
+      /** Prepended to every subject, so several deployments can share one NATS. */
+      subjectPrefix: z
+        .string()
+        .regex(/^([A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*)?$/)
+        .default(''),
+    }),
     store: z.strictObject({ url: z.string().min(1) }),
-    leases: z
-      .strictObject({
-        redisUrl: z.string().min(1),
-        /** Lease TTL. Crash takeover ≈ ttl + retry. */
-        ttlMs: z.number().int().min(500).default(4000),
-        renewEveryMs: z.number().int().min(100).default(1000),
-        retryEveryMs: z.number().int().min(100).default(500),
-      }),
+    leases: z.strictObject({
+      redisUrl: z.string().min(1),
+      /** Lease TTL. Crash takeover ≈ ttl + retry. */
+      ttlMs: z.number().int().min(500).default(4000),
+      renewEveryMs: z.number().int().min(100).default(1000),
+      retryEveryMs: z.number().int().min(100).default(500),
+    }),
     secrets: z.strictObject({
       /** File with a 32-byte key (hex or base64) sealing Secret data on the bus and at rest. */
       keyFile: z.string().min(1),
@@ -190,12 +214,21 @@ export const fleetConfigSchema = z
     }),
   })
   .superRefine((c, ctx) => {
-    unique(c.clusters.map((x) => x.name), ['clusters'], ctx);
-    unique(c.appliances.map((x) => x.name), ['appliances'], ctx);
+    unique(
+      c.clusters.map((x) => x.name),
+      ['clusters'],
+      ctx,
+    );
+    unique(
+      c.appliances.map((x) => x.name),
+      ['appliances'],
+      ctx,
+    );
     const known = new Set(c.clusters.map((x) => x.name));
     c.appliances.forEach((a, i) =>
       a.clusters?.forEach((cl, j) => {
-        if (!known.has(cl)) ctx.addIssue({ code: 'custom', path: ['appliances', i, 'clusters', j], message: `unknown cluster "${cl}"` });
+        if (!known.has(cl))
+          ctx.addIssue({ code: 'custom', path: ['appliances', i, 'clusters', j], message: `unknown cluster "${cl}"` });
       }),
     );
   });

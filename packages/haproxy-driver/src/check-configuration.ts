@@ -13,7 +13,12 @@ import { resolvePem } from './runtime-batch.ts';
  * is touched. A certificate whose Secret cannot be opened is left out, so HAProxy refuses its crt-list line and
  * the search that asks finds that Secret.
  */
-export async function checkHaproxyConfiguration(desired: DesiredState, options: HaproxyRenderOptions, binary: string, secrets: SecretResolver): Promise<ConfigCheck> {
+export async function checkHaproxyConfiguration(
+  desired: DesiredState,
+  options: HaproxyRenderOptions,
+  binary: string,
+  secrets: SecretResolver,
+): Promise<ConfigCheck> {
   const dir = await fs.mkdtemp(path.join(options.configDir, '.check-'));
   try {
     const bundle = renderHaproxyBundle(desired, { ...options, configDir: dir });

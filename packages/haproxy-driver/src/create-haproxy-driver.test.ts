@@ -24,11 +24,29 @@ test('the factory builds the driver from a fleet-config entry: paths under the c
     assert.equal(driver.master.socketPath, '/etc/portolan/state/haproxy/master.sock');
     assert.equal(driver.runtime.socketPath, '/etc/portolan/state/haproxy/runtime.sock');
     const bundle = driver.render({
-      appliance: 'edge', driver: 'haproxy', bindings: [], conditions: [], certificates: [], virtualServices: [],
-      pools: [{ name: 'p', members: [], monitor: null, persistence: null, tlsToBackend: false, customization: null, services: [] }],
+      appliance: 'edge',
+      driver: 'haproxy',
+      bindings: [],
+      conditions: [],
+      certificates: [],
+      virtualServices: [],
+      pools: [
+        {
+          name: 'p',
+          members: [],
+          monitor: null,
+          persistence: null,
+          tlsToBackend: false,
+          customization: null,
+          services: [],
+        },
+      ],
     });
     assert.equal(bundle.backends[0]?.slots.length, 2, 'minFreeSlots 1 rounded up to slotIncrement 2');
-    assert.match(bundle.files.find((f) => f.path === 'haproxy.cfg')?.content ?? '', /server-state-file \/etc\/portolan\/state\/haproxy\/server-state/);
+    assert.match(
+      bundle.files.find((f) => f.path === 'haproxy.cfg')?.content ?? '',
+      /server-state-file \/etc\/portolan\/state\/haproxy\/server-state/,
+    );
   } finally {
     await driver.close();
   }

@@ -8,10 +8,16 @@ import { EPOCH_FILE } from './adapters/haproxy-config-files.ts';
 import { startHarness } from './testing/haproxy-harness.ts';
 import { desired, member, pool, route, service } from './testing/desired-fixtures.ts';
 
-const state = (members: number) => desired({
-  virtualServices: [service('http', 80, [route('a.example.com', '/', 'Prefix', 'web')])],
-  pools: [pool('web', Array.from({ length: members }, (_, i) => member(`127.0.0.${i + 1}`, 9000)))],
-});
+const state = (members: number) =>
+  desired({
+    virtualServices: [service('http', 80, [route('a.example.com', '/', 'Prefix', 'web')])],
+    pools: [
+      pool(
+        'web',
+        Array.from({ length: members }, (_, i) => member(`127.0.0.${i + 1}`, 9000)),
+      ),
+    ],
+  });
 
 test('a garbled or unreadable epoch file refuses writes; a repaired one lets them through', async () => {
   const h = await startHarness();
@@ -21,14 +27,23 @@ test('a garbled or unreadable epoch file refuses writes; a repaired one lets the
     assert.equal(fs.readFileSync(file, 'utf8').trim(), '3');
     fs.writeFileSync(file, 'garbage\n');
     const garbled = await h.apply(state(2), 3);
-    assert.ok(garbled.results.length > 0 && garbled.results.every((r) => !r.ok && r.code === 'EpochUnreadable'), JSON.stringify(garbled.results));
+    assert.ok(
+      garbled.results.length > 0 && garbled.results.every((r) => !r.ok && r.code === 'EpochUnreadable'),
+      JSON.stringify(garbled.results),
+    );
     fs.rmSync(file);
     fs.mkdirSync(file); // a directory where the file should be: EISDIR
     const unreadable = await h.apply(state(2), 3);
-    assert.ok(unreadable.results.every((r) => !r.ok && r.code === 'EpochUnreadable'), JSON.stringify(unreadable.results));
+    assert.ok(
+      unreadable.results.every((r) => !r.ok && r.code === 'EpochUnreadable'),
+      JSON.stringify(unreadable.results),
+    );
     fs.rmSync(file, { recursive: true });
     fs.writeFileSync(file, '3\n');
-    assert.ok((await h.apply(state(2), 3)).results.every((r) => r.ok), 'repaired: writes go through');
+    assert.ok(
+      (await h.apply(state(2), 3)).results.every((r) => r.ok),
+      'repaired: writes go through',
+    );
     assert.deepEqual(await h.pending(state(2)), []);
   } finally {
     await h[Symbol.asyncDispose]();

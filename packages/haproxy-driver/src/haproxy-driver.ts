@@ -1,10 +1,23 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { ApplianceDriver, ConfigCheck, ExecutionContext, Operation, OperationResult, SecretResolver } from '@portolan/appliance-driver';
+import type {
+  ApplianceDriver,
+  ConfigCheck,
+  ExecutionContext,
+  Operation,
+  OperationResult,
+  SecretResolver,
+} from '@portolan/appliance-driver';
 import type { DesiredState } from '@portolan/desired-state';
 import type { ApplianceConfig } from '@portolan/fleet-config';
 import type { BackendSlots, HaproxyBundle } from './core/haproxy-bundle.ts';
-import { CONFIG_FILE, HaproxyRenderer, RUNTIME_SOCKET, defaultRenderTuning, type HaproxyRenderOptions } from './core/render-haproxy-bundle.ts';
+import {
+  CONFIG_FILE,
+  HaproxyRenderer,
+  RUNTIME_SOCKET,
+  defaultRenderTuning,
+  type HaproxyRenderOptions,
+} from './core/render-haproxy-bundle.ts';
 import { checkHaproxyConfiguration } from './check-configuration.ts';
 import { diffHaproxy } from './core/diff-haproxy.ts';
 import { withSlotChanges } from './core/diff-slots.ts';
@@ -85,7 +98,9 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
     };
     this.#renderer = new HaproxyRenderer(this.#renderOptions);
     const delay = config.serverLinesWriteDelayMs ?? DEFAULT_SERVER_LINES_WRITE_DELAY_MS;
-    this.#serverLines = new ServerLinesFile(path.join(this.#configDir, CONFIG_FILE), delay, (epoch) => this.#checkEpoch(epoch));
+    this.#serverLines = new ServerLinesFile(path.join(this.#configDir, CONFIG_FILE), delay, (epoch) =>
+      this.#checkEpoch(epoch),
+    );
   }
 
   /** Reloads this driver has performed successfully (tests and benchmarks count them). */
@@ -133,16 +148,30 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
     const decoded = operations.map((op) => fromOperation(op));
     const runtimeOps: IndexedRuntimeOperation[] = [];
     decoded.forEach((op, index) => {
-      if (op === null) results[index] = { ok: false, code: 'UnknownOperation', message: `not a HAProxy operation: ${operations[index]?.objectType}`, retryable: false };
+      if (op === null)
+        results[index] = {
+          ok: false,
+          code: 'UnknownOperation',
+          message: `not a HAProxy operation: ${operations[index]?.objectType}`,
+          retryable: false,
+        };
       else if (op.kind === 'server' || op.kind === 'map' || op.kind === 'ssl-cert') runtimeOps.push({ index, op });
     });
     // The epoch fence runs beside the caller's epoch check (the write gate): nothing is written before both answer.
     // Which worker runs now is asked first only when this driver does not know yet; otherwise beside the batch.
     const known = this.#workerPid !== null;
-    const workerCheck = runtimeOps.length > 0 && known ? this.master.currentWorkerPid().then((pid) => ({ pid }), (error: unknown) => ({ error })) : null;
+    const workerCheck =
+      runtimeOps.length > 0 && known
+        ? this.master.currentWorkerPid().then(
+            (pid) => ({ pid }),
+            (error: unknown) => ({ error }),
+          )
+        : null;
     const [fence, reachable, mayWrite] = await Promise.all([
       this.#checkEpoch(context.epoch, context.writeGate),
-      runtimeOps.length > 0 && !known ? this.#followCurrentWorker().then(() => null, unavailable) : Promise.resolve(null),
+      runtimeOps.length > 0 && !known
+        ? this.#followCurrentWorker().then(() => null, unavailable)
+        : Promise.resolve(null),
       context.writeGate ?? Promise.resolve(true),
     ]);
     context.phase?.('fence');
@@ -169,7 +198,9 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
         done = await runRuntimeOperations(this.#configDir, this.runtime, runtimeOps, context.secrets);
       }
       for (const [index, result] of done) results[index] = result;
-      const applied = runtimeOps.flatMap(({ index, op }) => (op.kind === 'server' && results[index]?.ok === true ? [op] : []));
+      const applied = runtimeOps.flatMap(({ index, op }) =>
+        op.kind === 'server' && results[index]?.ok === true ? [op] : [],
+      );
       this.#observedSlots = withSlotChanges(this.#observedSlots, applied);
       context.phase?.('runtime');
     }
@@ -211,9 +242,17 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
       await writeBundleFilesOne(this.#configDir, op.file.path, op.file.content);
       return { ok: true, detail: `wrote ${op.file.path}` };
     }
-    if (op.kind !== 'reload') return { ok: false, code: 'NotExecuted', message: 'runtime operation left over', retryable: true };
+    if (op.kind !== 'reload')
+      return { ok: false, code: 'NotExecuted', message: 'runtime operation left over', retryable: true };
     const run = await runReload(
-      { configDir: this.#configDir, binary: this.#binary, runtime: this.runtime, master: this.master, reloadTimeoutMs: this.#reloadTimeoutMs, fence: () => this.#fence(context) },
+      {
+        configDir: this.#configDir,
+        binary: this.#binary,
+        runtime: this.runtime,
+        master: this.master,
+        reloadTimeoutMs: this.#reloadTimeoutMs,
+        fence: () => this.#fence(context),
+      },
       op,
       context.secrets,
     );
@@ -222,7 +261,9 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
       this.#workerPid = run.workerPid;
       // Keep the render's own slot objects when the reload carried exactly them: the next render then reuses every
       // backend (and the apply log every stored piece) instead of re-rendering 10k backends once after each reload.
-      this.#observedSlots = sameSlots(this.#lastRender?.backends, op.backends) ? this.#lastRender!.backends : op.backends;
+      this.#observedSlots = sameSlots(this.#lastRender?.backends, op.backends)
+        ? this.#lastRender!.backends
+        : op.backends;
       await this.#serverLines.adopt(op.files.find((f) => f.path === CONFIG_FILE)?.content, this.#lastRender);
     }
     return run.result;
@@ -255,7 +296,12 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
     if (!read.ok) return { ok: false, code: 'EpochUnreadable', message: read.message, retryable: true };
     const recorded = read.epoch;
     if (epoch < recorded) {
-      return { ok: false, code: 'StaleEpoch', message: `epoch ${epoch} is older than epoch ${recorded} that already wrote here`, retryable: false };
+      return {
+        ok: false,
+        code: 'StaleEpoch',
+        message: `epoch ${epoch} is older than epoch ${recorded} that already wrote here`,
+        retryable: false,
+      };
     }
     if (epoch > recorded) {
       if (gate !== undefined && !(await gate)) return staleEpoch(epoch);
@@ -288,16 +334,28 @@ function readEpochFile(file: string): { ok: true; epoch: number } | { ok: false;
     text = readFileSync(file, 'utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { ok: true, epoch: 0 };
-    return { ok: false, message: `the fencing epoch file cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'}); nothing is written until it can` };
+    return {
+      ok: false,
+      message: `the fencing epoch file cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'}); nothing is written until it can`,
+    };
   }
   const trimmed = text.trim();
-  if (!/^\d{1,15}$/.test(trimmed)) return { ok: false, message: `the fencing epoch file holds "${trimmed.slice(0, 20)}", not an epoch; nothing is written until it is repaired` };
+  if (!/^\d{1,15}$/.test(trimmed))
+    return {
+      ok: false,
+      message: `the fencing epoch file holds "${trimmed.slice(0, 20)}", not an epoch; nothing is written until it is repaired`,
+    };
   return { ok: true, epoch: Number(trimmed) };
 }
 
 /** Refused because the caller's epoch is not current (its write gate said no). */
 function staleEpoch(epoch: number): OperationResult {
-  return { ok: false, code: 'StaleEpoch', message: `epoch ${epoch} is no longer the current epoch of this appliance group`, retryable: false };
+  return {
+    ok: false,
+    code: 'StaleEpoch',
+    message: `epoch ${epoch} is no longer the current epoch of this appliance group`,
+    retryable: false,
+  };
 }
 
 function aborted(): OperationResult {

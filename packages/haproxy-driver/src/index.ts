@@ -25,7 +25,11 @@ export { fromOperation, toOperation, type HaproxyOperation } from './core/haprox
 export { backendName, frontendName } from './core/haproxy-names.ts';
 export type { ProcStatus, ProcEntry } from './core/parse-show-proc.ts';
 export { HaproxyRuntimeClient, type HaproxyRuntimeClientOptions } from './adapters/haproxy-runtime-client.ts';
-export { HaproxyMasterClient, type HaproxyMasterClientOptions, type ReloadOutcome } from './adapters/haproxy-master-client.ts';
+export {
+  HaproxyMasterClient,
+  type HaproxyMasterClientOptions,
+  type ReloadOutcome,
+} from './adapters/haproxy-master-client.ts';
 export {
   startHaproxy,
   stopHaproxy,

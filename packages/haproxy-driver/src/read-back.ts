@@ -18,7 +18,7 @@ export async function readBackHaproxy(configDir: string, runtime: HaproxyRuntime
   ]);
   // 10k backends answer with ~160k rows: parse them in slices so the caller's other work (an apply) is not held up.
   const rows: ServersStateRows = new Map();
-  for (let at = 0; at < serversState.length; ) {
+  for (let at = 0; at < serversState.length;) {
     at = parseServersStateRows(serversState, at, 10_000, rows);
     if (at < serversState.length) await new Promise<void>((resolve) => setImmediate(resolve));
   }

@@ -19,7 +19,10 @@ before(async () => {
   echo = await startEchoBackends([{ address: '127.0.24.1', port: 0 }]);
   port = await freePort();
   const b = echo.backends[0]!;
-  good = desired({ pools: [pool('web', [member(b.address, b.port)])], virtualServices: [service('http', port, [route('web.test', '/', 'Prefix', 'web')])] });
+  good = desired({
+    pools: [pool('web', [member(b.address, b.port)])],
+    virtualServices: [service('http', port, [route('web.test', '/', 'Prefix', 'web')])],
+  });
   const round = await h.apply(good);
   assert.ok(round.results.every((r) => r.ok));
 });
@@ -44,10 +47,21 @@ test('a configuration that fails `haproxy -c` is refused: failed result, files r
     pools: [
       pool('web', [member(b.address, b.port)]),
       pool('broken', [member(b.address, b.port)], {
-        monitor: { type: 'http', path: '/', hostHeader: '', expectStatus: '([', intervalSeconds: 5, timeoutSeconds: 1, failures: 3, vendor: null },
+        monitor: {
+          type: 'http',
+          path: '/',
+          hostHeader: '',
+          expectStatus: '([',
+          intervalSeconds: 5,
+          timeoutSeconds: 1,
+          failures: 3,
+          vendor: null,
+        },
       }),
     ],
-    virtualServices: [service('http', port, [route('web.test', '/', 'Prefix', 'web'), route('new.test', '/', 'Prefix', 'broken')])],
+    virtualServices: [
+      service('http', port, [route('web.test', '/', 'Prefix', 'web'), route('new.test', '/', 'Prefix', 'broken')]),
+    ],
   });
   const round = await h.apply(bad);
   assert.equal(round.operations.length, 1);
@@ -69,7 +83,10 @@ test('a reload HAProxy fails (port already taken) is reported, and the previous 
   await new Promise<void>((resolve) => blocker.listen(taken, '127.0.0.1', resolve));
   try {
     const configBefore = fs.readFileSync(path.join(h.dir, 'haproxy.cfg'), 'utf8');
-    const withTakenPort = desired({ ...good, virtualServices: [...good.virtualServices, service('extra', taken, [route('web.test', '/', 'Prefix', 'web')])] });
+    const withTakenPort = desired({
+      ...good,
+      virtualServices: [...good.virtualServices, service('extra', taken, [route('web.test', '/', 'Prefix', 'web')])],
+    });
     const round = await h.apply(withTakenPort);
     const [result] = round.results;
     assert.ok(result !== undefined && !result.ok, JSON.stringify(round.results));
@@ -77,19 +94,32 @@ test('a reload HAProxy fails (port already taken) is reported, and the previous 
     assert.equal(result.retryable, true);
     assert.match(result.message, /previous configuration keeps serving/);
     assert.equal((await h.driver.showProc()).master.failedReloads, 1);
-    assert.equal(fs.readFileSync(path.join(h.dir, 'haproxy.cfg'), 'utf8'), configBefore, 'a later reload would load the previous files');
+    assert.equal(
+      fs.readFileSync(path.join(h.dir, 'haproxy.cfg'), 'utf8'),
+      configBefore,
+      'a later reload would load the previous files',
+    );
     await servesGood();
   } finally {
     await new Promise<void>((resolve) => blocker.close(() => resolve()));
   }
   // Once the port is free, the same plan goes through.
   const extraPort = await freePort();
-  const retry = desired({ ...good, virtualServices: [...good.virtualServices, service('extra', extraPort, [route('web.test', '/', 'Prefix', 'web')])] });
+  const retry = desired({
+    ...good,
+    virtualServices: [...good.virtualServices, service('extra', extraPort, [route('web.test', '/', 'Prefix', 'web')])],
+  });
   const round = await h.apply(retry);
-  assert.ok(round.results.every((r) => r.ok), JSON.stringify(round.results));
+  assert.ok(
+    round.results.every((r) => r.ok),
+    JSON.stringify(round.results),
+  );
   assert.equal((await h.driver.showProc()).master.failedReloads, 0);
   assert.equal((await request(extraPort, 'web.test', '/')).echo?.address, '127.0.24.1');
-  assert.equal((await h.apply(good)).results.every((r) => r.ok), true);
+  assert.equal(
+    (await h.apply(good)).results.every((r) => r.ok),
+    true,
+  );
 });
 
 test('a write stamped with an older epoch than one already applied here is refused (fencing)', async () => {
@@ -107,7 +137,9 @@ test('with HAProxy gone, operations come back as retryable failures (no throw) a
   const b = echo.backends[0]!;
   const configBefore = fs.readFileSync(path.join(h.dir, 'haproxy.cfg'), 'utf8');
   const bundle = h.driver.render(good);
-  const scaled = h.driver.render(desired({ ...good, pools: [pool('web', [member(b.address, b.port), member('127.0.24.8', 8)])] }));
+  const scaled = h.driver.render(
+    desired({ ...good, pools: [pool('web', [member(b.address, b.port), member('127.0.24.8', 8)])] }),
+  );
   const grown = h.driver.render(desired({ ...good, pools: [...good.pools, pool('more', [member('127.0.24.7', 7)])] }));
   await h.haproxy.stop();
   const context = { epoch: 7, secrets: h.secrets, signal: new AbortController().signal };

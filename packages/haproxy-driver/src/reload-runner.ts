@@ -51,7 +51,11 @@ type ReloadOperation = Extract<HaproxyOperation, { kind: 'reload' }>;
  * expressible in the file). A failed validation or reload restores the previous files — the previous
  * configuration keeps serving and the next reload would load it again — and is reported as a failed result.
  */
-export async function runReload(target: ReloadTarget, op: ReloadOperation, secrets: SecretResolver): Promise<ReloadRun> {
+export async function runReload(
+  target: ReloadTarget,
+  op: ReloadOperation,
+  secrets: SecretResolver,
+): Promise<ReloadRun> {
   const before = (await target.fence?.()) ?? null;
   if (before !== null) return { result: before, reloaded: false, workerPid: null };
   const snapshot = await snapshotFiles(target.configDir);
@@ -81,12 +85,20 @@ export async function runReload(target: ReloadTarget, op: ReloadOperation, secre
     // Once `reload` is sent the new files may be what runs: keep them.
     if (!reloadSent) await restoreSnapshot(target.configDir, snapshot);
     if (!(error instanceof HaproxySocketError)) throw error;
-    return { result: { ok: false, code: 'HaproxyUnavailable', message: error.message, retryable: true }, reloaded: false, workerPid: null };
+    return {
+      result: { ok: false, code: 'HaproxyUnavailable', message: error.message, retryable: true },
+      reloaded: false,
+      workerPid: null,
+    };
   }
 }
 
 /** Writes and validates the new files and carries runtime state over; a failed result when it must stop. */
-async function prepareReload(target: ReloadTarget, op: ReloadOperation, secrets: SecretResolver): Promise<OperationResult | null> {
+async function prepareReload(
+  target: ReloadTarget,
+  op: ReloadOperation,
+  secrets: SecretResolver,
+): Promise<OperationResult | null> {
   const certFailure = await writeCertificates(target.configDir, op, secrets);
   if (certFailure !== null) return certFailure;
   await writeBundleFiles(target.configDir, op.files);
@@ -97,7 +109,12 @@ async function prepareReload(target: ReloadTarget, op: ReloadOperation, secrets:
     target.runtime.command('show servers state').then(parseServersState),
   ]);
   if (!validation.ok) {
-    return { ok: false, code: 'ConfigInvalid', message: `haproxy -c refused the new configuration: ${validation.message}`, retryable: false };
+    return {
+      ok: false,
+      code: 'ConfigInvalid',
+      message: `haproxy -c refused the new configuration: ${validation.message}`,
+      retryable: false,
+    };
   }
   await carryRuntimeState(target, op, running);
   return null;
@@ -113,14 +130,23 @@ async function finishReload(target: ReloadTarget, op: ReloadOperation, workerPid
     const refused = await applySlotChanges(target.runtime, diffSlots(op.backends, observed));
     if (refused.length > 0) {
       return {
-        result: { ok: false, code: 'SlotSyncFailed', message: `${detail}, but slots were refused: ${refused.slice(0, 3).join('; ')}`, retryable: true },
+        result: {
+          ok: false,
+          code: 'SlotSyncFailed',
+          message: `${detail}, but slots were refused: ${refused.slice(0, 3).join('; ')}`,
+          retryable: true,
+        },
         reloaded: true,
         workerPid,
       };
     }
   } catch (error) {
     if (!(error instanceof HaproxySocketError)) throw error;
-    return { result: { ok: false, code: 'SlotSyncFailed', message: `${detail}, but ${error.message}`, retryable: true }, reloaded: true, workerPid };
+    return {
+      result: { ok: false, code: 'SlotSyncFailed', message: `${detail}, but ${error.message}`, retryable: true },
+      reloaded: true,
+      workerPid,
+    };
   }
   return { result: { ok: true, detail }, reloaded: true, workerPid };
 }
@@ -133,7 +159,11 @@ async function carryRuntimeState(target: ReloadTarget, op: ReloadOperation, befo
 }
 
 /** Writes every certificate whose material changed (or is missing); null when all are in place. */
-async function writeCertificates(configDir: string, op: ReloadOperation, secrets: SecretResolver): Promise<OperationResult | null> {
+async function writeCertificates(
+  configDir: string,
+  op: ReloadOperation,
+  secrets: SecretResolver,
+): Promise<OperationResult | null> {
   const index = await readCertificateIndex(configDir);
   for (const cert of op.certificates) {
     if (index.get(cert.path) === cert.fingerprint && (await exists(path.join(configDir, cert.path)))) continue;
@@ -145,5 +175,8 @@ async function writeCertificates(configDir: string, op: ReloadOperation, secrets
 }
 
 async function exists(file: string): Promise<boolean> {
-  return fs.access(file).then(() => true, () => false);
+  return fs.access(file).then(
+    () => true,
+    () => false,
+  );
 }

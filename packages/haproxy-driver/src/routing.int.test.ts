@@ -8,7 +8,13 @@ import { desired, member, pool, route, service } from './testing/desired-fixture
 let h: Harness;
 let echo: EchoBackends;
 let port: number;
-const pods: Record<string, string> = { exact: '127.0.21.1', prefix: '127.0.21.2', wildcard: '127.0.21.3', fallback: '127.0.21.4', anyhost: '127.0.21.5' };
+const pods: Record<string, string> = {
+  exact: '127.0.21.1',
+  prefix: '127.0.21.2',
+  wildcard: '127.0.21.3',
+  fallback: '127.0.21.4',
+  anyhost: '127.0.21.5',
+};
 
 before(async () => {
   h = await startHarness();
@@ -21,17 +27,26 @@ before(async () => {
   const state = desired({
     pools: ['exact', 'prefix', 'wildcard', 'fallback', 'anyhost'].map(p),
     virtualServices: [
-      service('http', port, [
-        route('shop.test', '/foo', 'Exact', 'exact'),
-        route('shop.test', '/bar', 'Prefix', 'prefix'),
-        route('*.shop.test', '/', 'Prefix', 'wildcard'),
-        route('', '/any', 'Prefix', 'anyhost'),
-        { ...route('shop.test', '/pay', 'Prefix', 'prefix'), redirectToHttpsPort: 8443 },
-      ], { defaultPool: 'fallback' }),
+      service(
+        'http',
+        port,
+        [
+          route('shop.test', '/foo', 'Exact', 'exact'),
+          route('shop.test', '/bar', 'Prefix', 'prefix'),
+          route('*.shop.test', '/', 'Prefix', 'wildcard'),
+          route('', '/any', 'Prefix', 'anyhost'),
+          { ...route('shop.test', '/pay', 'Prefix', 'prefix'), redirectToHttpsPort: 8443 },
+        ],
+        { defaultPool: 'fallback' },
+      ),
     ],
   });
   const round = await h.apply(state);
-  assert.deepEqual(round.results.map((r) => r.ok), [true], JSON.stringify(round.results));
+  assert.deepEqual(
+    round.results.map((r) => r.ok),
+    [true],
+    JSON.stringify(round.results),
+  );
   assert.deepEqual(await h.pending(state), [], 'read-back after apply diffs to zero operations');
 });
 
@@ -86,7 +101,10 @@ test('without a default backend, a request no rule matches gets 404 (with the Se
     virtualServices: [service('http', port, [route('shop.test', '/foo', 'Exact', 'exact')])],
   });
   const round = await h.apply(state);
-  assert.ok(round.results.every((r) => r.ok), JSON.stringify(round.results));
+  assert.ok(
+    round.results.every((r) => r.ok),
+    JSON.stringify(round.results),
+  );
   const miss = await request(port, 'shop.test', '/nope');
   assert.equal(miss.status, 404);
   assert.equal(miss.headers['server'], 'portolan');

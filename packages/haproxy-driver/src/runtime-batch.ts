@@ -66,7 +66,10 @@ export async function runRuntimeOperations(
 }
 
 /** Brings slots to their desired content; returns the refusals (empty when all took effect). */
-export async function applySlotChanges(runtime: HaproxyRuntimeClient, changes: readonly SlotChange[]): Promise<string[]> {
+export async function applySlotChanges(
+  runtime: HaproxyRuntimeClient,
+  changes: readonly SlotChange[],
+): Promise<string[]> {
   if (changes.length === 0) return [];
   const commands = changes.flatMap((c) => serverCommands(c.backend, c.slot));
   const replies = await runtime.execute(commands.map((c) => c.text));
@@ -95,7 +98,10 @@ async function planCommands(
         const file = path.join(configDir, op.path);
         const version = versions.get(index) ?? null;
         if (version === null) {
-          results.set(index, refusal(prepareMapCommand(file), prepareReplies[maps.findIndex((m) => m.index === index)] ?? ''));
+          results.set(
+            index,
+            refusal(prepareMapCommand(file), prepareReplies[maps.findIndex((m) => m.index === index)] ?? ''),
+          );
           break;
         }
         planned.push({
@@ -125,7 +131,10 @@ async function planCommands(
 }
 
 /** Certificate and key as one PEM bundle (HAProxy's crt format), or null when the Secret cannot be resolved. */
-export async function resolvePem(secrets: SecretResolver, secret: Parameters<SecretResolver['resolve']>[0]): Promise<string | null> {
+export async function resolvePem(
+  secrets: SecretResolver,
+  secret: Parameters<SecretResolver['resolve']>[0],
+): Promise<string | null> {
   try {
     const material = await secrets.resolve(secret);
     return `${material.certificatePem.trim()}\n${material.privateKeyPem.trim()}\n`;
@@ -137,12 +146,22 @@ export async function resolvePem(secrets: SecretResolver, secret: Parameters<Sec
 
 /** The result for an operation whose Secret could not be resolved. */
 export function secretUnavailable(namespace: string, name: string): OperationResult {
-  return { ok: false, code: 'SecretUnavailable', message: `TLS material of Secret ${namespace}/${name} could not be resolved`, retryable: true };
+  return {
+    ok: false,
+    code: 'SecretUnavailable',
+    message: `TLS material of Secret ${namespace}/${name} could not be resolved`,
+    retryable: true,
+  };
 }
 
 function refusal(command: RuntimeCommand | undefined, reply: string): OperationResult {
   const shown = command?.redacted ?? command?.text.split('\n')[0] ?? '';
-  return { ok: false, code: 'RuntimeRefused', message: `${shown}: ${reply.trim() || 'unexpected empty reply'}`, retryable: false };
+  return {
+    ok: false,
+    code: 'RuntimeRefused',
+    message: `${shown}: ${reply.trim() || 'unexpected empty reply'}`,
+    retryable: false,
+  };
 }
 
 function unreachable(error: HaproxySocketError): OperationResult {

@@ -30,7 +30,16 @@ function members(n: number, from = 0) {
 }
 
 function web(pools: readonly Pool[], hosts: readonly { host: string; pool: string }[]): DesiredState {
-  return desired({ pools, virtualServices: [service('http', port, hosts.map((x) => route(x.host, '/', 'Prefix', x.pool)))] });
+  return desired({
+    pools,
+    virtualServices: [
+      service(
+        'http',
+        port,
+        hosts.map((x) => route(x.host, '/', 'Prefix', x.pool)),
+      ),
+    ],
+  });
 }
 
 /** Reloads as counted by the HAProxy master itself. */
@@ -50,7 +59,10 @@ async function answering(host: string, n = 12): Promise<Set<string>> {
 
 async function applyOk(state: DesiredState): Promise<string[]> {
   const round = await h.apply(state);
-  assert.ok(round.results.every((r) => r.ok), JSON.stringify(round.results));
+  assert.ok(
+    round.results.every((r) => r.ok),
+    JSON.stringify(round.results),
+  );
   assert.deepEqual(await h.pending(state), [], 'read-back after apply diffs to zero operations');
   return round.operations.map((o) => o.objectType);
 }
@@ -88,7 +100,15 @@ test('a new host for an existing backend is a map update (zero reloads); a new h
   const reloads = await masterReloads();
 
   assert.equal((await request(port, 'www.test', '/')).status, 404);
-  const mapOnly = await applyOk(web([pool('web', members(1)), pool('api', members(1, 1))], [{ host: 'web.test', pool: 'web' }, { host: 'www.test', pool: 'web' }]));
+  const mapOnly = await applyOk(
+    web(
+      [pool('web', members(1)), pool('api', members(1, 1))],
+      [
+        { host: 'web.test', pool: 'web' },
+        { host: 'www.test', pool: 'web' },
+      ],
+    ),
+  );
   assert.deepEqual([...new Set(mapOnly)], ['map']);
   assert.equal(await masterReloads(), reloads);
   assert.equal((await request(port, 'www.test', '/')).echo?.address, '127.0.22.1');
@@ -96,7 +116,11 @@ test('a new host for an existing backend is a map update (zero reloads); a new h
   const structural = await applyOk(
     web(
       [pool('web', members(1)), pool('api', members(1, 1)), pool('shop', members(1, 4))],
-      [{ host: 'web.test', pool: 'web' }, { host: 'www.test', pool: 'web' }, { host: 'shop.test', pool: 'shop' }],
+      [
+        { host: 'web.test', pool: 'web' },
+        { host: 'www.test', pool: 'web' },
+        { host: 'shop.test', pool: 'shop' },
+      ],
     ),
   );
   assert.deepEqual(structural, ['reload']);
@@ -109,7 +133,10 @@ test('runtime slot state (address, drain, weight) survives a reload', async () =
   const hosts = [{ host: 'web.test', pool: 'web' }];
   await applyOk(web([pool('web', members(1))], hosts));
   // Runtime only: a new member in a spare slot, one member draining with weight 5.
-  const runtimeMembers = [member(echo.backends[0]!.address, echo.backends[0]!.port, { state: 'draining', weight: 5 }), ...members(1, 6)];
+  const runtimeMembers = [
+    member(echo.backends[0]!.address, echo.backends[0]!.port, { state: 'draining', weight: 5 }),
+    ...members(1, 6),
+  ];
   assert.deepEqual(await applyOk(web([pool('web', runtimeMembers)], hosts)), ['server', 'server', 'config-slots']);
   const before = parseServersState(await h.driver.runtime.command('show servers state'));
 
@@ -120,10 +147,15 @@ test('runtime slot state (address, drain, weight) survives a reload', async () =
   const afterReload = parseServersState(await h.driver.runtime.command('show servers state'));
   const slots = (state: typeof before) => state.find((b) => b.name === 'http:web')?.slots;
   assert.deepEqual(slots(afterReload), slots(before));
-  assert.deepEqual(slots(afterReload)?.slice(0, 2).map((s) => [s.address, s.state, s.weight]), [
-    ['127.0.22.1', 'drain', 5],
-    ['127.0.22.7', 'ready', 1],
-  ]);
+  assert.deepEqual(
+    slots(afterReload)
+      ?.slice(0, 2)
+      .map((s) => [s.address, s.state, s.weight]),
+    [
+      ['127.0.22.1', 'drain', 5],
+      ['127.0.22.7', 'ready', 1],
+    ],
+  );
   // A draining member takes no new requests.
   assert.deepEqual(await answering('web.test', 6), new Set(['127.0.22.7']));
 });
@@ -136,10 +168,13 @@ test('the rendered config makes HAProxy itself carry drain and weight across a r
   h.driver.runtime.disconnect();
   assert.equal((await h.driver.master.reload()).ok, true);
   const slots = parseServersState(await h.driver.runtime.command('show servers state http:web'))[0]?.slots;
-  assert.deepEqual(slots?.slice(0, 2).map((s) => [s.address, s.state, s.weight]), [
-    ['127.0.22.1', 'drain', 1],
-    ['127.0.22.2', 'ready', 9],
-  ]);
+  assert.deepEqual(
+    slots?.slice(0, 2).map((s) => [s.address, s.state, s.weight]),
+    [
+      ['127.0.22.1', 'drain', 1],
+      ['127.0.22.2', 'ready', 9],
+    ],
+  );
 });
 
 test('members keep their slots when the caller diffs against the last applied bundle instead of reading back', async () => {
@@ -152,7 +187,10 @@ test('members keep their slots when the caller diffs against the last applied bu
   // No read-back: member 2 must stay in s2 when member 1 leaves, so only s1 is written.
   const third = h.driver.render(web([pool('web', members(1, 1))], hosts));
   const ops = h.driver.diff(third, second);
-  assert.deepEqual(ops.map((o) => o.objectName), ['http:web/s1', 'haproxy.cfg']);
+  assert.deepEqual(
+    ops.map((o) => o.objectName),
+    ['http:web/s1', 'haproxy.cfg'],
+  );
   assert.ok((await h.driver.executeAll(ops, context)).every((r) => r.ok));
   assert.deepEqual(await h.pending(web([pool('web', members(1, 1))], hosts)), []);
   assert.deepEqual(await answering('web.test', 4), new Set(['127.0.22.2']));
@@ -167,37 +205,69 @@ test('endpoint changes keep haproxy.cfg equal to the render byte for byte, and a
   for (const next of [members(2), members(3), members(2, 1), members(1, 2)]) {
     const rendered = h.driver.render(web([pool('web', next)], hosts));
     const ops = h.driver.diff(rendered, previous);
-    assert.ok(ops.some((o) => o.objectType === 'config-slots'), 'an endpoint-only change');
+    assert.ok(
+      ops.some((o) => o.objectType === 'config-slots'),
+      'an endpoint-only change',
+    );
     assert.ok((await h.driver.executeAll(ops, context)).every((r) => r.ok));
     await h.driver.settle(); // the server lines are queued for up to a second; settle writes them now
-    assert.equal(fs.readFileSync(cfg, 'utf8'), rendered.files.find((f) => f.path === 'haproxy.cfg')!.content, 'the file is the render');
+    assert.equal(
+      fs.readFileSync(cfg, 'utf8'),
+      rendered.files.find((f) => f.path === 'haproxy.cfg')!.content,
+      'the file is the render',
+    );
     previous = rendered;
   }
   // A structural change (one more pool: a reload), then an endpoint change: the file is written from the render again.
-  const grown = h.driver.render(web([pool('web', members(1, 2)), pool('api', members(1))], [...hosts, { host: 'api.test', pool: 'api' }]));
+  const grown = h.driver.render(
+    web([pool('web', members(1, 2)), pool('api', members(1))], [...hosts, { host: 'api.test', pool: 'api' }]),
+  );
   assert.ok((await h.driver.executeAll(h.driver.diff(grown, previous), context)).every((r) => r.ok));
-  const moved = h.driver.render(web([pool('web', members(1, 3)), pool('api', members(1))], [...hosts, { host: 'api.test', pool: 'api' }]));
+  const moved = h.driver.render(
+    web([pool('web', members(1, 3)), pool('api', members(1))], [...hosts, { host: 'api.test', pool: 'api' }]),
+  );
   const movedOps = h.driver.diff(moved, grown);
   const movedResults = await h.driver.executeAll(movedOps, context);
   const slotsResult = movedResults[movedOps.findIndex((o) => o.objectType === 'config-slots')];
-  assert.ok(slotsResult?.ok === true && slotsResult.detail?.includes('written from the render'), `after a reload: ${JSON.stringify(slotsResult)}`);
+  assert.ok(
+    slotsResult?.ok === true && slotsResult.detail?.includes('written from the render'),
+    `after a reload: ${JSON.stringify(slotsResult)}`,
+  );
   await h.driver.settle();
   assert.equal(fs.readFileSync(cfg, 'utf8'), moved.files.find((f) => f.path === 'haproxy.cfg')!.content);
   previous = moved;
   fs.appendFileSync(cfg, '# an operator was here\n');
-  const rendered = h.driver.render(web([pool('web', members(2)), pool('api', members(1))], [...hosts, { host: 'api.test', pool: 'api' }]));
+  const rendered = h.driver.render(
+    web([pool('web', members(2)), pool('api', members(1))], [...hosts, { host: 'api.test', pool: 'api' }]),
+  );
   const foreign = await h.driver.executeAll(h.driver.diff(rendered, previous), context);
   assert.ok(foreign.every((r) => r.ok));
-  assert.ok(foreign.some((r) => r.ok && r.detail?.endsWith('patched in the text')), 'a file changed by someone else is patched at once');
+  assert.ok(
+    foreign.some((r) => r.ok && r.detail?.endsWith('patched in the text')),
+    'a file changed by someone else is patched at once',
+  );
   const text = fs.readFileSync(cfg, 'utf8');
   assert.ok(text.endsWith('# an operator was here\n'), 'the foreign line is kept (drift detection reports it)');
-  assert.equal(text.replace('# an operator was here\n', ''), rendered.files.find((f) => f.path === 'haproxy.cfg')!.content, 'the server lines are patched');
+  assert.equal(
+    text.replace('# an operator was here\n', ''),
+    rendered.files.find((f) => f.path === 'haproxy.cfg')!.content,
+    'the server lines are patched',
+  );
 });
 
 test('health checks from the pool monitor keep traffic off a member that does not answer', async () => {
   const deadPort = await freePort();
   const monitored = pool('web', [...members(1), member('127.0.22.99', deadPort)], {
-    monitor: { type: 'http', path: '/healthz', hostHeader: 'web.test', expectStatus: '^200$', intervalSeconds: 0.1, timeoutSeconds: 0.5, failures: 1, vendor: null },
+    monitor: {
+      type: 'http',
+      path: '/healthz',
+      hostHeader: 'web.test',
+      expectStatus: '^200$',
+      intervalSeconds: 0.1,
+      timeoutSeconds: 0.5,
+      failures: 1,
+      vendor: null,
+    },
   });
   await applyOk(web([monitored], [{ host: 'web.test', pool: 'web' }]));
   // The dead member is marked down after its first failed check (fall 1, inter 100 ms).
@@ -234,11 +304,15 @@ test('after someone else reloads HAProxy, the next endpoint change (diffed witho
   const applied = h.driver.render(web([pool('web', members(1))], hosts));
   const before = (await h.driver.showProc()).workers[0]?.pid;
   await h.driver.master.reload();
-  for (let i = 0; i < 100 && (await h.driver.showProc()).workers[0]?.pid === before; i++) await new Promise((r) => setTimeout(r, 50));
+  for (let i = 0; i < 100 && (await h.driver.showProc()).workers[0]?.pid === before; i++)
+    await new Promise((r) => setTimeout(r, 50));
   assert.notEqual((await h.driver.showProc()).workers[0]?.pid, before, 'a new worker serves');
   // As the applier's hot path does: diff against what it applied, no read-back in between.
   const ops = h.driver.diff(h.driver.render(web([pool('web', members(1, 2))], hosts)), applied);
-  assert.ok(ops.some((o) => o.objectType === 'server'), 'an endpoint-only change');
+  assert.ok(
+    ops.some((o) => o.objectType === 'server'),
+    'an endpoint-only change',
+  );
   assert.ok((await h.driver.executeAll(ops, context)).every((r) => r.ok));
   assert.deepEqual(await answering('web.test', 6), new Set(['127.0.22.3']), 'the serving worker has the new endpoint');
 });
@@ -253,12 +327,18 @@ test('while someone else reloads HAProxy, read-backs and endpoint changes keep s
     await h.driver.master.command('reload', { repeatable: false }); // someone else's reload: nobody waits for it
     for (const until = performance.now() + 400; performance.now() < until; rounds++) {
       const round = await h.apply(states[(rounds + 1) % 2]!); // each round moves both members: two server updates
-      assert.ok(round.results.every((r) => r.ok), JSON.stringify(round.results));
+      assert.ok(
+        round.results.every((r) => r.ok),
+        JSON.stringify(round.results),
+      );
     }
   }
   assert.ok(rounds >= 6, `applied ${rounds} times while reloads ran`);
   assert.equal(await masterReloads(), reloadsBefore + 3, 'the three reloads happened, and the applies added none');
   const last = states[rounds % 2]!;
   assert.deepEqual(await h.pending(last), []);
-  assert.deepEqual(await answering('web.test', 8), new Set(rounds % 2 === 0 ? ['127.0.22.1', '127.0.22.2'] : ['127.0.22.5', '127.0.22.6']));
+  assert.deepEqual(
+    await answering('web.test', 8),
+    new Set(rounds % 2 === 0 ? ['127.0.22.1', '127.0.22.2'] : ['127.0.22.5', '127.0.22.6']),
+  );
 });

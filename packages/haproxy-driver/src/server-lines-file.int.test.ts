@@ -41,24 +41,39 @@ const cfgOf = (bundle: HaproxyBundle): string => bundle.files.find((f) => f.path
 async function started(delayMs: number): Promise<{ h: Harness; cfg: string; applied: HaproxyBundle }> {
   const h = await startHarness({ minFreeSlots: 2, slotIncrement: 4, serverLinesWriteDelayMs: delayMs });
   const round = await h.apply(web(1));
-  assert.ok(round.results.every((r) => r.ok), JSON.stringify(round.results));
+  assert.ok(
+    round.results.every((r) => r.ok),
+    JSON.stringify(round.results),
+  );
   return { h, cfg: path.join(h.dir, 'haproxy.cfg'), applied: h.driver.render(web(1)) };
 }
 
 /** One endpoint change as the applier's hot path makes it: render, diff against the last render, execute. */
-async function change(h: Harness, previous: HaproxyBundle, state: DesiredState, ctx: ExecutionContext): Promise<HaproxyBundle> {
+async function change(
+  h: Harness,
+  previous: HaproxyBundle,
+  state: DesiredState,
+  ctx: ExecutionContext,
+): Promise<HaproxyBundle> {
   const rendered = h.driver.render(state);
   const ops = h.driver.diff(rendered, previous);
   assert.deepEqual([...new Set(ops.map((o) => o.objectType))], ['server', 'config-slots'], 'an endpoint-only change');
   const results = await h.driver.executeAll(ops, ctx);
-  assert.ok(results.every((r) => r.ok), JSON.stringify(results));
+  assert.ok(
+    results.every((r) => r.ok),
+    JSON.stringify(results),
+  );
   return rendered;
 }
 
 /** Addresses of the ready slots of backend http:web as the running worker has them. */
 async function runtimeAddresses(h: Harness): Promise<string[]> {
   const rows = (await h.driver.runtime.command('show servers state http:web')).split('\n').filter((r) => /^\d/.test(r));
-  return rows.map((r) => r.split(' ')).filter((f) => f[5] === '2').map((f) => f[4]!).sort();
+  return rows
+    .map((r) => r.split(' '))
+    .filter((f) => f[5] === '2')
+    .map((f) => f[4]!)
+    .sort();
 }
 
 test('endpoint changes are served at once; their server lines reach haproxy.cfg in one write, before any read-back', async () => {
@@ -102,7 +117,11 @@ test('a queued write is dropped when a newer epoch has written here, and the new
   assert.equal(fs.readFileSync(cfg, 'utf8'), initial, 'the deposed epoch wrote nothing');
 
   const round = await h.apply(web(2), 2);
-  assert.deepEqual(round.operations.map((o) => o.objectType), ['config-slots'], 'the read-back sees the file behind the runtime');
+  assert.deepEqual(
+    round.operations.map((o) => o.objectType),
+    ['config-slots'],
+    'the read-back sees the file behind the runtime',
+  );
   assert.ok(round.results.every((r) => r.ok));
   await h.driver.settle();
   assert.equal(fs.readFileSync(cfg, 'utf8'), cfgOf(next));
@@ -128,14 +147,35 @@ test('a reload writes queued lines first, so a refused configuration restores a 
   // An expect pattern PCRE cannot compile: `haproxy -c` refuses it and the driver restores the files.
   const bad = desired({
     pools: [
-      pool('web', echo.backends.slice(0, 2).map((x) => member(x.address, x.port))),
-      pool('broken', [member(b.address, b.port)], { monitor: { type: 'http', path: '/', hostHeader: '', expectStatus: '([', intervalSeconds: 5, timeoutSeconds: 1, failures: 3, vendor: null } }),
+      pool(
+        'web',
+        echo.backends.slice(0, 2).map((x) => member(x.address, x.port)),
+      ),
+      pool('broken', [member(b.address, b.port)], {
+        monitor: {
+          type: 'http',
+          path: '/',
+          hostHeader: '',
+          expectStatus: '([',
+          intervalSeconds: 5,
+          timeoutSeconds: 1,
+          failures: 3,
+          vendor: null,
+        },
+      }),
     ],
     virtualServices: [service('http', port, [...hosts, route('new.test', '/', 'Prefix', 'broken')])],
   });
   const ops = h.driver.diff(h.driver.render(bad), next);
-  assert.deepEqual(ops.map((o) => o.objectType), ['reload']);
+  assert.deepEqual(
+    ops.map((o) => o.objectType),
+    ['reload'],
+  );
   const [result] = await h.driver.executeAll(ops, context(1));
   assert.equal(result?.ok === false && result.code, 'ConfigInvalid');
-  assert.equal(fs.readFileSync(cfg, 'utf8'), cfgOf(next), 'the restored file holds the server lines queued before the reload');
+  assert.equal(
+    fs.readFileSync(cfg, 'utf8'),
+    cfgOf(next),
+    'the restored file holds the server lines queued before the reload',
+  );
 });

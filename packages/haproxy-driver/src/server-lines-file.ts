@@ -66,13 +66,26 @@ export class ServerLinesFile {
    * sections and the new render differs in exactly these backends: the render's sections are queued (or written,
    * with no delay), re-encoding only the changed ones. Otherwise queued lines are written and the text is patched.
    */
-  async patch(backends: readonly BackendSlots[], render: HaproxyBundle | null, authority: WriteAuthority): Promise<OperationResult> {
+  async patch(
+    backends: readonly BackendSlots[],
+    render: HaproxyBundle | null,
+    authority: WriteAuthority,
+  ): Promise<OperationResult> {
     await this.#writing;
-    const done = (how: string): OperationResult => ({ ok: true, detail: `${CONFIG_FILE}: server lines of ${backends.length} backend(s), ${how}` });
+    const done = (how: string): OperationResult => ({
+      ok: true,
+      detail: `${CONFIG_FILE}: server lines of ${backends.length} backend(s), ${how}`,
+    });
     const sections = render === null ? undefined : configSections(render);
     const queued = this.#deferred;
-    const base = queued?.base ?? (this.#image !== null && (await this.#image.isOnDisk(this.#file)) ? this.#image : null);
-    if (base !== null && render !== null && sections !== undefined && onlyTheseBackendsDiffer(queued?.sections ?? base.sections, sections, render.backends, backends)) {
+    const base =
+      queued?.base ?? (this.#image !== null && (await this.#image.isOnDisk(this.#file)) ? this.#image : null);
+    if (
+      base !== null &&
+      render !== null &&
+      sections !== undefined &&
+      onlyTheseBackendsDiffer(queued?.sections ?? base.sections, sections, render.backends, backends)
+    ) {
       if (this.#delayMs === 0) {
         this.#image = await ConfigImage.write(this.#file, sections, base);
         return done('written from the render');
@@ -91,7 +104,12 @@ export class ServerLinesFile {
   async adopt(written: string | undefined, render: HaproxyBundle | null): Promise<void> {
     this.#image = null;
     const sections = render === null ? undefined : configSections(render);
-    if (render === null || sections === undefined || written !== render.files.find((f) => f.path === CONFIG_FILE)?.content) return;
+    if (
+      render === null ||
+      sections === undefined ||
+      written !== render.files.find((f) => f.path === CONFIG_FILE)?.content
+    )
+      return;
     const stat = await fs.stat(this.#file).catch(() => null);
     if (stat !== null) this.#image = ConfigImage.adopt(sections, stat);
   }
@@ -123,7 +141,8 @@ export class ServerLinesFile {
     this.discard();
     if (queued.authority.signal.aborted || (await this.#fence(queued.authority.epoch)) !== null) return;
     try {
-      if (await queued.base.isOnDisk(this.#file)) this.#image = await ConfigImage.write(this.#file, queued.sections, queued.base);
+      if (await queued.base.isOnDisk(this.#file))
+        this.#image = await ConfigImage.write(this.#file, queued.sections, queued.base);
       else {
         const result = await this.#patchText([...queued.backends.values()], queued.sections);
         if (!result.ok) throw new Error(result.message);
@@ -138,13 +157,21 @@ export class ServerLinesFile {
   }
 
   /** Patches the file's text in place of a render write (someone else changed it, or the render moved on). */
-  async #patchText(backends: readonly BackendSlots[], sections: readonly string[] | undefined): Promise<OperationResult> {
+  async #patchText(
+    backends: readonly BackendSlots[],
+    sections: readonly string[] | undefined,
+  ): Promise<OperationResult> {
     const image = this.#image !== null && (await this.#image.isOnDisk(this.#file)) ? this.#image : null;
     const current = image?.text ?? (await fs.readFile(this.#file, 'utf8').catch(() => null));
     const patched = current === null ? null : patchServerLines(current, backends);
     if (patched === null) {
       this.#image = null;
-      return { ok: false, code: 'ConfigOutOfStep', message: `${CONFIG_FILE} does not hold the server lines of ${backends.map((b) => b.name).join(', ')}; the next full apply rewrites it`, retryable: true };
+      return {
+        ok: false,
+        code: 'ConfigOutOfStep',
+        message: `${CONFIG_FILE} does not hold the server lines of ${backends.map((b) => b.name).join(', ')}; the next full apply rewrites it`,
+        retryable: true,
+      };
     }
     // Write it as the render's sections when that is what it now says, so the next patch takes the short way.
     if (sections !== undefined && patched === sections.join('\n')) {
@@ -162,7 +189,12 @@ export class ServerLinesFile {
  * Whether the file's sections and the render's differ only in backend sections of `patched` whose slots the render
  * holds as the operation says (backend sections come last, in the render's backend order).
  */
-function onlyTheseBackendsDiffer(onDisk: readonly string[], rendered: readonly string[], renderedBackends: readonly BackendSlots[], patched: readonly BackendSlots[]): boolean {
+function onlyTheseBackendsDiffer(
+  onDisk: readonly string[],
+  rendered: readonly string[],
+  renderedBackends: readonly BackendSlots[],
+  patched: readonly BackendSlots[],
+): boolean {
   if (onDisk.length !== rendered.length || rendered.length < renderedBackends.length) return false;
   const wanted = new Map(patched.map((b) => [b.name, b] as const));
   const first = rendered.length - renderedBackends.length;
@@ -180,6 +212,10 @@ export function sameSlots(a: readonly BackendSlots[] | undefined, b: readonly Ba
   if (a === undefined || a.length !== b.length) return false;
   return a.every((x, i) => {
     const y = b[i]!;
-    return x.name === y.name && x.slots.length === y.slots.length && x.slots.every((s, k) => s.name === y.slots[k]!.name && isSameSlot(s, y.slots[k]!));
+    return (
+      x.name === y.name &&
+      x.slots.length === y.slots.length &&
+      x.slots.every((s, k) => s.name === y.slots[k]!.name && isSameSlot(s, y.slots[k]!))
+    );
   });
 }

@@ -19,8 +19,13 @@ before(async () => {
   for (const key of Object.keys(ports) as (keyof typeof ports)[]) ports[key] = await freePort();
   h.secrets.material.set('shop-tls', selfSignedCertificate(['shop.test', '*.shop.test'], h.dir));
   h.secrets.material.set('blog-tls', selfSignedCertificate(['blog.test'], h.dir));
-  plain = await startEchoBackends([{ address: '127.0.23.1', port: 0 }, { address: '127.0.23.2', port: 0 }]);
-  secure = await startEchoBackends([{ address: '127.0.23.3', port: 0, tls: selfSignedCertificate(['db.test', '*.db.test'], h.dir) }]);
+  plain = await startEchoBackends([
+    { address: '127.0.23.1', port: 0 },
+    { address: '127.0.23.2', port: 0 },
+  ]);
+  secure = await startEchoBackends([
+    { address: '127.0.23.3', port: 0, tls: selfSignedCertificate(['db.test', '*.db.test'], h.dir) },
+  ]);
 });
 
 after(async () => {
@@ -39,22 +44,35 @@ function state(fingerprint = 'fp1'): DesiredState {
       pool('db', [member(db.address, db.port)]),
       pool('secure-web', [member(db.address, db.port)], { tlsToBackend: true }),
     ],
-    certificates: [certificate('shop-tls', ['shop.test', '*.shop.test'], fingerprint), certificate('blog-tls', ['blog.test'])],
+    certificates: [
+      certificate('shop-tls', ['shop.test', '*.shop.test'], fingerprint),
+      certificate('blog-tls', ['blog.test']),
+    ],
     virtualServices: [
       service('http', ports.http, [], { redirectToHttpsPort: ports.https }),
-      service('https', ports.https, [
-        route('shop.test', '/', 'Prefix', 'shop'),
-        route('blog.test', '/', 'Prefix', 'blog'),
-        route('secure.test', '/', 'Prefix', 'secure-web'),
-      ], { protocol: 'https', certificates: ['shop-tls', 'blog-tls'] }),
-      service('pt', ports.passthrough, [route('db.test', '', 'Prefix', 'db'), route('*.db.test', '', 'Prefix', 'db')], { protocol: 'tls-passthrough' }),
+      service(
+        'https',
+        ports.https,
+        [
+          route('shop.test', '/', 'Prefix', 'shop'),
+          route('blog.test', '/', 'Prefix', 'blog'),
+          route('secure.test', '/', 'Prefix', 'secure-web'),
+        ],
+        { protocol: 'https', certificates: ['shop-tls', 'blog-tls'] },
+      ),
+      service('pt', ports.passthrough, [route('db.test', '', 'Prefix', 'db'), route('*.db.test', '', 'Prefix', 'db')], {
+        protocol: 'tls-passthrough',
+      }),
     ],
   });
 }
 
 async function applyOk(desiredState: DesiredState): Promise<string[]> {
   const round = await h.apply(desiredState);
-  assert.ok(round.results.every((r) => r.ok), JSON.stringify(round.results));
+  assert.ok(
+    round.results.every((r) => r.ok),
+    JSON.stringify(round.results),
+  );
   assert.deepEqual(await h.pending(desiredState), []);
   return round.operations.map((o) => o.objectType);
 }
@@ -88,7 +106,7 @@ test('re-encrypt: a pool with TLS to its members reaches an HTTPS backend', asyn
 
 test('passthrough routes raw TLS by SNI (exact and wildcard) to a backend that terminates it itself', async () => {
   const exact = await request(ports.passthrough, 'db.test', '/q', { tls: true });
-  assert.equal(exact.certificateCn, 'db.test', 'the backend\'s own certificate, not one of HAProxy\'s');
+  assert.equal(exact.certificateCn, 'db.test', "the backend's own certificate, not one of HAProxy's");
   assert.equal(exact.echo?.address, '127.0.23.3');
   assert.equal((await request(ports.passthrough, 'replica.db.test', '/', { tls: true })).echo?.address, '127.0.23.3');
   await assert.rejects(() => tlsHandshake(ports.passthrough, 'other.test'));

@@ -7,7 +7,14 @@
 export type KubeKind = 'Ingress' | 'IngressClass' | 'Service' | 'EndpointSlice' | 'Secret' | 'Node';
 
 /** Every kind, in a fixed order (for iteration that must not depend on insertion order). */
-export const KUBE_KINDS: readonly KubeKind[] = ['Ingress', 'IngressClass', 'Service', 'EndpointSlice', 'Secret', 'Node'];
+export const KUBE_KINDS: readonly KubeKind[] = [
+  'Ingress',
+  'IngressClass',
+  'Service',
+  'EndpointSlice',
+  'Secret',
+  'Node',
+];
 
 /** The metadata kept on every trimmed object. */
 export interface TrimmedMeta {
@@ -150,17 +157,17 @@ export interface TrimmedSecret {
 
 /** A TLS Secret's material as the watcher judged it: usable (with names and validity) or why not. Never key bytes. */
 export type SecretTlsSummary =
-  | { readonly ok: true; readonly names: readonly string[]; readonly notAfter: string; readonly expiredWhenRead: boolean }
+  | {
+      readonly ok: true;
+      readonly names: readonly string[];
+      readonly notAfter: string;
+      readonly expiredWhenRead: boolean;
+    }
   | { readonly ok: false; readonly reason: string };
 
 /** Any trimmed object. */
 export type TrimmedObject =
-  | TrimmedIngress
-  | TrimmedIngressClass
-  | TrimmedService
-  | TrimmedEndpointSlice
-  | TrimmedSecret
-  | TrimmedNode;
+  TrimmedIngress | TrimmedIngressClass | TrimmedService | TrimmedEndpointSlice | TrimmedSecret | TrimmedNode;
 
 /** The trimmed object type of a kind. */
 export type TrimmedObjectOf<K extends KubeKind> = Extract<TrimmedObject, { readonly kind: K }>;

@@ -16,11 +16,21 @@ const ingress = {
     creationTimestamp: '2026-01-02T03:04:05Z',
     managedFields: [{ manager: 'kubectl', fieldsV1: {} }],
     labels: { app: 'web' },
-    annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{"huge":true}', 'vtm.pulsesecure.net/port': '8080' },
+    annotations: {
+      'kubectl.kubernetes.io/last-applied-configuration': '{"huge":true}',
+      'vtm.pulsesecure.net/port': '8080',
+    },
   },
   spec: {
     ingressClassName: 'vtm',
-    rules: [{ host: 'shop.example.com', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { number: 80 } } } }] } }],
+    rules: [
+      {
+        host: 'shop.example.com',
+        http: {
+          paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { number: 80 } } } }],
+        },
+      },
+    ],
     tls: [{ hosts: ['shop.example.com'], secretName: 'shop-tls' }],
   },
   status: { loadBalancer: { ingress: [{ ip: '10.0.0.1' }] } },
@@ -43,7 +53,14 @@ test('an Ingress keeps identity, labels, annotations and spec; loses managedFiel
     },
     spec: {
       ingressClassName: 'vtm',
-      rules: [{ host: 'shop.example.com', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { number: 80 } } } }] } }],
+      rules: [
+        {
+          host: 'shop.example.com',
+          http: {
+            paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { number: 80 } } } }],
+          },
+        },
+      ],
       tls: [{ hosts: ['shop.example.com'], secretName: 'shop-tls' }],
     },
   });
@@ -58,7 +75,15 @@ test('an EndpointSlice keeps endpoints, ports, addressType and only the service-
       annotations: { 'endpoints.kubernetes.io/last-change-trigger-time': '2026-01-01T00:00:00Z' },
     },
     addressType: 'IPv4',
-    endpoints: [{ addresses: ['10.1.0.1'], conditions: { ready: true, serving: true, terminating: false }, nodeName: 'n1', targetRef: { kind: 'Pod' }, zone: 'a' }],
+    endpoints: [
+      {
+        addresses: ['10.1.0.1'],
+        conditions: { ready: true, serving: true, terminating: false },
+        nodeName: 'n1',
+        targetRef: { kind: 'Pod' },
+        zone: 'a',
+      },
+    ],
     ports: [{ name: 'http', port: 8080, protocol: 'TCP' }],
   });
   assert.ok(r.ok);
@@ -66,7 +91,9 @@ test('an EndpointSlice keeps endpoints, ports, addressType and only the service-
     kind: 'EndpointSlice',
     metadata: { name: 'web-abc', namespace: 'shop', labels: { 'kubernetes.io/service-name': 'web' } },
     addressType: 'IPv4',
-    endpoints: [{ addresses: ['10.1.0.1'], conditions: { ready: true, serving: true, terminating: false }, nodeName: 'n1' }],
+    endpoints: [
+      { addresses: ['10.1.0.1'], conditions: { ready: true, serving: true, terminating: false }, nodeName: 'n1' },
+    ],
     ports: [{ name: 'http', port: 8080, protocol: 'TCP' }],
   });
 });
@@ -82,15 +109,22 @@ test('a list keeps its well-formed items in order and drops the rest, leaving no
   const slice = r.object;
   assert.deepEqual(slice.endpoints, [{ addresses: ['10.1.0.1', '10.1.0.2'] }, { addresses: [] }]);
   assert.deepEqual(slice.ports, [{ name: 'http', port: 8080 }, { port: 9090 }]);
-  for (const list of [slice.endpoints, slice.ports, slice.endpoints[0]!.addresses]) assert.equal(Object.keys(list).length, list.length, 'no holes');
+  for (const list of [slice.endpoints, slice.ports, slice.endpoints[0]!.addresses])
+    assert.equal(Object.keys(list).length, list.length, 'no holes');
 });
 
 test('a Node keeps its addresses and the Ready condition status only', () => {
   const r = trimObject('Node', {
     metadata: { name: 'n1', labels: { zone: 'a' }, annotations: { 'volumes.kubernetes.io/x': 'y' } },
     status: {
-      addresses: [{ type: 'InternalIP', address: '192.168.1.10' }, { type: 'Hostname', address: 'n1' }],
-      conditions: [{ type: 'MemoryPressure', status: 'False' }, { type: 'Ready', status: 'True', lastHeartbeatTime: 'x' }],
+      addresses: [
+        { type: 'InternalIP', address: '192.168.1.10' },
+        { type: 'Hostname', address: 'n1' },
+      ],
+      conditions: [
+        { type: 'MemoryPressure', status: 'False' },
+        { type: 'Ready', status: 'True', lastHeartbeatTime: 'x' },
+      ],
       images: [{ names: ['big'] }],
     },
   });
@@ -98,24 +132,53 @@ test('a Node keeps its addresses and the Ready condition status only', () => {
   assert.deepEqual(r.object, {
     kind: 'Node',
     metadata: { name: 'n1', namespace: '' },
-    status: { addresses: [{ type: 'InternalIP', address: '192.168.1.10' }, { type: 'Hostname', address: 'n1' }], ready: 'True' },
+    status: {
+      addresses: [
+        { type: 'InternalIP', address: '192.168.1.10' },
+        { type: 'Hostname', address: 'n1' },
+      ],
+      ready: 'True',
+    },
   });
 });
 
 test('a Secret never keeps plaintext data: only the sealed box and fingerprint the watcher put in place of data', () => {
-  const plain = trimObject('Secret', { metadata: { name: 's', namespace: 'n' }, type: 'kubernetes.io/tls', data: { 'tls.crt': 'Q0VSVA==', 'tls.key': 'S0VZ' } });
+  const plain = trimObject('Secret', {
+    metadata: { name: 's', namespace: 'n' },
+    type: 'kubernetes.io/tls',
+    data: { 'tls.crt': 'Q0VSVA==', 'tls.key': 'S0VZ' },
+  });
   assert.ok(plain.ok);
-  assert.deepEqual(plain.object, { kind: 'Secret', metadata: { name: 's', namespace: 'n' }, type: 'kubernetes.io/tls', sealed: null, fingerprint: null });
+  assert.deepEqual(plain.object, {
+    kind: 'Secret',
+    metadata: { name: 's', namespace: 'n' },
+    type: 'kubernetes.io/tls',
+    sealed: null,
+    fingerprint: null,
+  });
   assert.doesNotMatch(JSON.stringify(plain.object), /S0VZ|Q0VSVA/);
 
   const sealed = { keyId: 'k1', iv: 'aXY=', ciphertext: 'Y3Q=', tag: 'dGFn' };
-  const r = trimObject('Secret', { metadata: { name: 's', namespace: 'n' }, type: 'kubernetes.io/tls', data: { sealed, fingerprint: 'ab'.repeat(32) } });
+  const r = trimObject('Secret', {
+    metadata: { name: 's', namespace: 'n' },
+    type: 'kubernetes.io/tls',
+    data: { sealed, fingerprint: 'ab'.repeat(32) },
+  });
   assert.ok(r.ok);
-  assert.deepEqual(r.object, { kind: 'Secret', metadata: { name: 's', namespace: 'n' }, type: 'kubernetes.io/tls', sealed, fingerprint: 'ab'.repeat(32) });
+  assert.deepEqual(r.object, {
+    kind: 'Secret',
+    metadata: { name: 's', namespace: 'n' },
+    type: 'kubernetes.io/tls',
+    sealed,
+    fingerprint: 'ab'.repeat(32),
+  });
 });
 
 test('cluster-scoped kinds have namespace "" even when the input names one', () => {
-  const r = trimObject('IngressClass', { metadata: { name: 'c', namespace: 'x', annotations: { 'ingressclass.kubernetes.io/is-default-class': 'true' } }, spec: { controller: 'portolan.dev/ingress-controller', parameters: { kind: 'X' } } });
+  const r = trimObject('IngressClass', {
+    metadata: { name: 'c', namespace: 'x', annotations: { 'ingressclass.kubernetes.io/is-default-class': 'true' } },
+    spec: { controller: 'portolan.dev/ingress-controller', parameters: { kind: 'X' } },
+  });
   assert.ok(r.ok);
   assert.deepEqual(r.object, {
     kind: 'IngressClass',
@@ -125,12 +188,18 @@ test('cluster-scoped kinds have namespace "" even when the input names one', () 
 });
 
 test('an object without a name is refused with a reason, not an exception', () => {
-  assert.deepEqual(trimObject('Service', { metadata: {} }), { ok: false, reason: 'MissingName', message: 'Service has no metadata.name' });
+  assert.deepEqual(trimObject('Service', { metadata: {} }), {
+    ok: false,
+    reason: 'MissingName',
+    message: 'Service has no metadata.name',
+  });
   assert.equal(trimObject('Service', 'nope').ok, false);
 });
 
 test('a "__proto__" annotation key stays data and never changes a prototype', () => {
-  const input = JSON.parse('{"metadata":{"name":"a","namespace":"b","annotations":{"__proto__":"x","ok":"y"}},"spec":{}}');
+  const input = JSON.parse(
+    '{"metadata":{"name":"a","namespace":"b","annotations":{"__proto__":"x","ok":"y"}},"spec":{}}',
+  );
   const r = trimObject('Ingress', input);
   assert.ok(r.ok);
   assert.equal(Object.getPrototypeOf(r.object.metadata.annotations), Object.prototype);
@@ -140,7 +209,10 @@ test('a "__proto__" annotation key stays data and never changes a prototype', ()
 test('property: trimming never throws and is idempotent, for every kind and any JSON input', () => {
   fc.assert(
     fc.property(fc.constantFrom(...KUBE_KINDS), fc.jsonValue(), fc.jsonValue(), (kind, metadataExtra, body) => {
-      const input = { ...(typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}), metadata: { name: 'x', namespace: 'y', extra: metadataExtra } };
+      const input = {
+        ...(typeof body === 'object' && body !== null && !Array.isArray(body) ? body : {}),
+        metadata: { name: 'x', namespace: 'y', extra: metadataExtra },
+      };
       const once = trimObject(kind, input);
       assert.ok(once.ok);
       const twice = trimObject(kind, once.object);
@@ -155,8 +227,14 @@ test('property: trimming never throws and is idempotent, for every kind and any 
 const endpointArb = fc.oneof(
   fc.record(
     {
-      addresses: fc.oneof(fc.array(fc.constantFrom('10.0.0.1', '10.0.0.2', '10.0.0.3'), { maxLength: 2 }), fc.array(fc.jsonValue(), { maxLength: 2 })),
-      conditions: fc.oneof(fc.record({ ready: fc.boolean(), serving: fc.boolean(), terminating: fc.boolean() }, { requiredKeys: [] }), fc.jsonValue()),
+      addresses: fc.oneof(
+        fc.array(fc.constantFrom('10.0.0.1', '10.0.0.2', '10.0.0.3'), { maxLength: 2 }),
+        fc.array(fc.jsonValue(), { maxLength: 2 }),
+      ),
+      conditions: fc.oneof(
+        fc.record({ ready: fc.boolean(), serving: fc.boolean(), terminating: fc.boolean() }, { requiredKeys: [] }),
+        fc.jsonValue(),
+      ),
       nodeName: fc.oneof(fc.constantFrom('n1', 'n2'), fc.jsonValue()),
       zone: fc.string(),
     },
@@ -168,7 +246,16 @@ const sliceArb = fc.record({
   metadata: fc.constant({ name: 's', namespace: 'ns', labels: { 'kubernetes.io/service-name': 'web' } }),
   addressType: fc.constantFrom('IPv4', 'IPv6'),
   endpoints: fc.oneof(fc.array(endpointArb, { maxLength: 4 }), fc.jsonValue()),
-  ports: fc.oneof(fc.array(fc.record({ name: fc.constantFrom('http', 'https'), port: fc.constantFrom(80, 8080), protocol: fc.constant('TCP') }, { requiredKeys: [] }), { maxLength: 2 }), fc.jsonValue()),
+  ports: fc.oneof(
+    fc.array(
+      fc.record(
+        { name: fc.constantFrom('http', 'https'), port: fc.constantFrom(80, 8080), protocol: fc.constant('TCP') },
+        { requiredKeys: [] },
+      ),
+      { maxLength: 2 },
+    ),
+    fc.jsonValue(),
+  ),
 });
 
 test('property: trimming a slice against the version it replaces gives the same object as trimming alone, sharing only equal endpoints', () => {
@@ -180,7 +267,11 @@ test('property: trimming a slice against the version it replaces gives the same 
       const shared = trimObject('EndpointSlice', after, previous.object);
       assert.ok(alone.ok && shared.ok);
       assert.deepEqual(shared.object, alone.object);
-      assert.equal(JSON.stringify(shared.object), JSON.stringify(alone.object), 'same key order, so the same bytes wherever it is encoded');
+      assert.equal(
+        JSON.stringify(shared.object),
+        JSON.stringify(alone.object),
+        'same key order, so the same bytes wherever it is encoded',
+      );
       shared.object.endpoints?.forEach((e, i) => {
         if (previous.object.endpoints?.includes(e)) assert.deepEqual(e, alone.object.endpoints[i]);
       });
@@ -210,23 +301,37 @@ test('a slice whose one endpoint changed keeps the other endpoint objects of the
 test('an endpoint keeps exactly its boolean conditions, in API order, as one shared frozen object per combination', () => {
   const values = [undefined, false, true, 'yes', 1, null];
   const seen = new Map<string, unknown>();
-  for (const ready of values) for (const serving of values) for (const terminating of values) {
-    const raw: Record<string, unknown> = {};
-    if (ready !== undefined) raw['ready'] = ready;
-    if (serving !== undefined) raw['serving'] = serving;
-    if (terminating !== undefined) raw['terminating'] = terminating;
-    const slice = { metadata: { name: 's', namespace: 'ns' }, addressType: 'IPv4', endpoints: [{ addresses: ['10.0.0.1'], conditions: raw }, { addresses: ['10.0.0.2'], conditions: { ...raw } }], ports: [] };
-    const r = trimObject('EndpointSlice', slice);
-    assert.ok(r.ok);
-    const [a, b] = r.object.endpoints;
-    const expected = Object.fromEntries(Object.entries(raw).filter(([, v]) => typeof v === 'boolean'));
-    assert.deepEqual(a!.conditions, expected);
-    assert.deepEqual(Object.keys(a!.conditions!), Object.keys(expected), 'keys in ready, serving, terminating order');
-    assert.equal(a!.conditions, b!.conditions, 'equal conditions are one object');
-    assert.ok(Object.isFrozen(a!.conditions));
-    const key = JSON.stringify(expected);
-    if (seen.has(key)) assert.equal(seen.get(key), a!.conditions);
-    seen.set(key, a!.conditions);
-  }
+  for (const ready of values)
+    for (const serving of values)
+      for (const terminating of values) {
+        const raw: Record<string, unknown> = {};
+        if (ready !== undefined) raw['ready'] = ready;
+        if (serving !== undefined) raw['serving'] = serving;
+        if (terminating !== undefined) raw['terminating'] = terminating;
+        const slice = {
+          metadata: { name: 's', namespace: 'ns' },
+          addressType: 'IPv4',
+          endpoints: [
+            { addresses: ['10.0.0.1'], conditions: raw },
+            { addresses: ['10.0.0.2'], conditions: { ...raw } },
+          ],
+          ports: [],
+        };
+        const r = trimObject('EndpointSlice', slice);
+        assert.ok(r.ok);
+        const [a, b] = r.object.endpoints;
+        const expected = Object.fromEntries(Object.entries(raw).filter(([, v]) => typeof v === 'boolean'));
+        assert.deepEqual(a!.conditions, expected);
+        assert.deepEqual(
+          Object.keys(a!.conditions!),
+          Object.keys(expected),
+          'keys in ready, serving, terminating order',
+        );
+        assert.equal(a!.conditions, b!.conditions, 'equal conditions are one object');
+        assert.ok(Object.isFrozen(a!.conditions));
+        const key = JSON.stringify(expected);
+        if (seen.has(key)) assert.equal(seen.get(key), a!.conditions);
+        seen.set(key, a!.conditions);
+      }
   assert.equal(seen.size, 27);
 });

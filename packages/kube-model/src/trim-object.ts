@@ -45,19 +45,32 @@ export function trimObject<K extends KubeKind>(kind: K, input: unknown, previous
   if (obj === undefined) return { ok: false, reason: 'NotAnObject', message: `${kind} is not a JSON object` };
   const meta = trimMeta(kind, record(obj['metadata']), (previous as { metadata?: TrimmedMeta } | undefined)?.metadata);
   if (meta === undefined) return { ok: false, reason: 'MissingName', message: `${kind} has no metadata.name` };
-  if (kind === 'EndpointSlice') return { ok: true, object: trimSlice(obj, meta, previous as TrimmedEndpointSlice | undefined) as TrimmedObjectOf<K> };
+  if (kind === 'EndpointSlice')
+    return {
+      ok: true,
+      object: trimSlice(obj, meta, previous as TrimmedEndpointSlice | undefined) as TrimmedObjectOf<K>,
+    };
   return { ok: true, object: trimBody(kind, obj, meta) as TrimmedObjectOf<K> };
 }
 
-function trimSlice(obj: Record<string, unknown>, metadata: TrimmedMeta, previous: TrimmedEndpointSlice | undefined): unknown {
+function trimSlice(
+  obj: Record<string, unknown>,
+  metadata: TrimmedMeta,
+  previous: TrimmedEndpointSlice | undefined,
+): unknown {
   const before = previous?.endpoints;
   const rawPorts = obj['ports'];
   // Ports that trim to the previous ones are taken as they are (compared in place, nothing built).
-  const ports = previous?.ports !== undefined && portsTrimTo(rawPorts, previous.ports) ? previous.ports : list(rawPorts, trimSlicePort);
+  const ports =
+    previous?.ports !== undefined && portsTrimTo(rawPorts, previous.ports)
+      ? previous.ports
+      : list(rawPorts, trimSlicePort);
   const addressType = str(obj['addressType']);
-  const endpoints = before === undefined ? list(obj['endpoints'], trimEndpoint) : sharedEndpoints(obj['endpoints'], before);
+  const endpoints =
+    before === undefined ? list(obj['endpoints'], trimEndpoint) : sharedEndpoints(obj['endpoints'], before);
   // The usual slice has every field: one literal (the same keys, in the same order, as `defined` gives).
-  if (addressType !== undefined && endpoints !== undefined && ports !== undefined) return { kind: 'EndpointSlice', metadata, addressType, endpoints, ports };
+  if (addressType !== undefined && endpoints !== undefined && ports !== undefined)
+    return { kind: 'EndpointSlice', metadata, addressType, endpoints, ports };
   return defined({ kind: 'EndpointSlice', metadata, addressType, endpoints, ports });
 }
 
@@ -71,7 +84,9 @@ function trimsTo(x: unknown, e: SliceEndpoint): boolean {
   const c = record(r['conditions']);
   const ec = e.conditions;
   if (c === undefined || ec === undefined) return c === undefined && ec === undefined;
-  return bool(c['ready']) === ec.ready && bool(c['serving']) === ec.serving && bool(c['terminating']) === ec.terminating;
+  return (
+    bool(c['ready']) === ec.ready && bool(c['serving']) === ec.serving && bool(c['terminating']) === ec.terminating
+  );
 }
 
 function bool(v: unknown): boolean | undefined {
@@ -92,7 +107,8 @@ function portsTrimTo(x: unknown, ports: readonly SlicePort[]): boolean {
   for (let i = 0; i < ports.length; i++) {
     const r = record(x[i]);
     const p = ports[i]!;
-    if (r === undefined || str(r['name']) !== p.name || int(r['port']) !== p.port || str(r['protocol']) !== p.protocol) return false;
+    if (r === undefined || str(r['name']) !== p.name || int(r['port']) !== p.port || str(r['protocol']) !== p.protocol)
+      return false;
   }
   return true;
 }
@@ -121,7 +137,11 @@ function trimBody(kind: KubeKind, obj: Record<string, unknown>, metadata: Trimme
   }
 }
 
-function trimMeta(kind: KubeKind, m: Record<string, unknown> | undefined, previous?: TrimmedMeta): TrimmedMeta | undefined {
+function trimMeta(
+  kind: KubeKind,
+  m: Record<string, unknown> | undefined,
+  previous?: TrimmedMeta,
+): TrimmedMeta | undefined {
   const name = str(m?.['name']);
   if (m === undefined || name === undefined || name === '') return undefined;
   let labels: Record<string, string> | undefined;
@@ -151,7 +171,14 @@ function trimMeta(kind: KubeKind, m: Record<string, unknown> | undefined, previo
   // A live object as the API server writes it (uid, resourceVersion and creation time set; an EndpointSlice
   // with its label): one literal, every field in the object itself. Fields added one by one after a literal go to
   // an out-of-object property array, one more allocation kept per event and one more pointer on every read.
-  if (uid !== undefined && resourceVersion !== undefined && creationTimestamp !== undefined && deletionTimestamp === undefined && labels !== undefined && annotations === undefined) {
+  if (
+    uid !== undefined &&
+    resourceVersion !== undefined &&
+    creationTimestamp !== undefined &&
+    deletionTimestamp === undefined &&
+    labels !== undefined &&
+    annotations === undefined
+  ) {
     return generation === undefined
       ? { name: nm, namespace, uid, resourceVersion, creationTimestamp, labels }
       : { name: nm, namespace, uid, resourceVersion, generation, creationTimestamp, labels };
@@ -175,12 +202,16 @@ function held(s: string, previous: string | undefined): string {
 }
 
 /** An EndpointSlice keeps only its service-name label (the previous version's labels object when it is the same). */
-function sliceLabels(x: unknown, previous: Readonly<Record<string, string>> | undefined): Record<string, string> | undefined {
+function sliceLabels(
+  x: unknown,
+  previous: Readonly<Record<string, string>> | undefined,
+): Record<string, string> | undefined {
   const r = record(x);
   if (r === undefined || !Object.prototype.propertyIsEnumerable.call(r, SERVICE_NAME_LABEL)) return undefined;
   const service = r[SERVICE_NAME_LABEL];
   if (typeof service !== 'string') return undefined;
-  if (previous !== undefined && previous[SERVICE_NAME_LABEL] === service && keyCount(previous) === 1) return previous as Record<string, string>;
+  if (previous !== undefined && previous[SERVICE_NAME_LABEL] === service && keyCount(previous) === 1)
+    return previous as Record<string, string>;
   return { [SERVICE_NAME_LABEL]: service };
 }
 
@@ -213,8 +244,15 @@ function trimBackend(x: unknown): IngressBackend | undefined {
   const port = record(service?.['port']);
   const resource = record(b['resource']);
   return defined({
-    service: service && defined({ name: str(service['name']), port: port && defined({ number: int(port['number']), name: str(port['name']) }) }),
-    resource: resource && defined({ apiGroup: str(resource['apiGroup']), kind: str(resource['kind']), name: str(resource['name']) }),
+    service:
+      service &&
+      defined({
+        name: str(service['name']),
+        port: port && defined({ number: int(port['number']), name: str(port['name']) }),
+      }),
+    resource:
+      resource &&
+      defined({ apiGroup: str(resource['apiGroup']), kind: str(resource['kind']), name: str(resource['name']) }),
   });
 }
 
@@ -245,11 +283,15 @@ function trimEndpoint(x: unknown): SliceEndpoint | undefined {
   if (e === undefined) return undefined;
   const addresses = list(e['addresses'], str) ?? [];
   const c = record(e['conditions']);
-  const conditions = c === undefined ? undefined : ENDPOINT_CONDITIONS[3 * (3 * tri(c['ready']) + tri(c['serving'])) + tri(c['terminating'])]!;
+  const conditions =
+    c === undefined
+      ? undefined
+      : ENDPOINT_CONDITIONS[3 * (3 * tri(c['ready']) + tri(c['serving'])) + tri(c['terminating'])]!;
   const nodeName = typeof e['nodeName'] === 'string' ? e['nodeName'] : undefined;
   // One literal per combination of present fields (same keys, same order): a field added after a literal goes to an
   // out-of-object property array, one more allocation kept per endpoint and one more pointer to follow on every read.
-  if (conditions !== undefined) return nodeName !== undefined ? { addresses, conditions, nodeName } : { addresses, conditions };
+  if (conditions !== undefined)
+    return nodeName !== undefined ? { addresses, conditions, nodeName } : { addresses, conditions };
   return nodeName !== undefined ? { addresses, nodeName } : { addresses };
 }
 
@@ -300,14 +342,21 @@ function trimNodeStatus(status: Record<string, unknown>): unknown {
 function trimTlsSummary(x: unknown): { tls?: SecretTlsSummary } {
   const t = record(x);
   if (t === undefined) return {};
-  if (t['ok'] === false && typeof t['reason'] === 'string') return { tls: { ok: false, reason: t['reason'].slice(0, 200) } };
-  const names = Array.isArray(t['names']) ? t['names'].filter((n): n is string => typeof n === 'string' && n.length <= 253).slice(0, 100) : undefined;
+  if (t['ok'] === false && typeof t['reason'] === 'string')
+    return { tls: { ok: false, reason: t['reason'].slice(0, 200) } };
+  const names = Array.isArray(t['names'])
+    ? t['names'].filter((n): n is string => typeof n === 'string' && n.length <= 253).slice(0, 100)
+    : undefined;
   const notAfter = str(t['notAfter']);
   if (t['ok'] !== true || names === undefined || notAfter === undefined) return {};
   return { tls: { ok: true, names, notAfter: notAfter.slice(0, 40), expiredWhenRead: t['expiredWhenRead'] === true } };
 }
 
-function trimSealed(obj: Record<string, unknown>): { sealed: SealedBox | null; fingerprint: string | null; tls?: SecretTlsSummary } {
+function trimSealed(obj: Record<string, unknown>): {
+  sealed: SealedBox | null;
+  fingerprint: string | null;
+  tls?: SecretTlsSummary;
+} {
   const data = record(obj['data']);
   const from = data !== undefined && ('sealed' in data || 'fingerprint' in data) ? data : obj;
   const box = record(from['sealed']);
@@ -315,9 +364,16 @@ function trimSealed(obj: Record<string, unknown>): { sealed: SealedBox | null; f
   const iv = str(box?.['iv']);
   const ciphertext = str(box?.['ciphertext']);
   const tag = str(box?.['tag']);
-  const sealed = keyId !== undefined && iv !== undefined && ciphertext !== undefined && tag !== undefined ? { keyId, iv, ciphertext, tag } : null;
+  const sealed =
+    keyId !== undefined && iv !== undefined && ciphertext !== undefined && tag !== undefined
+      ? { keyId, iv, ciphertext, tag }
+      : null;
   const fingerprint = str(from['fingerprint']);
-  return { sealed, fingerprint: fingerprint !== undefined && /^[0-9a-f]{16,128}$/.test(fingerprint) ? fingerprint : null, ...trimTlsSummary(from['tls']) };
+  return {
+    sealed,
+    fingerprint: fingerprint !== undefined && /^[0-9a-f]{16,128}$/.test(fingerprint) ? fingerprint : null,
+    ...trimTlsSummary(from['tls']),
+  };
 }
 
 function record(x: unknown): Record<string, unknown> | undefined {
@@ -338,7 +394,8 @@ function strMap(x: unknown): Record<string, string> | undefined {
   const out: Record<string, string> = {};
   for (const key of Object.keys(r).sort()) {
     const v = r[key];
-    if (typeof v === 'string') Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
+    if (typeof v === 'string')
+      Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
   }
   return out;
 }

@@ -10,16 +10,30 @@ const path = '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices';
 
 function slice(i: number, gen = 0) {
   return {
-    apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', addressType: 'IPv4',
-    metadata: { name: `svc-${Math.floor(i / 2)}-${i % 2}`, namespace: 'default', labels: { 'kubernetes.io/service-name': `svc-${Math.floor(i / 2)}` } },
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
+    addressType: 'IPv4',
+    metadata: {
+      name: `svc-${Math.floor(i / 2)}-${i % 2}`,
+      namespace: 'default',
+      labels: { 'kubernetes.io/service-name': `svc-${Math.floor(i / 2)}` },
+    },
     ports: [{ name: 'http', port: 8080, protocol: 'TCP' }],
-    endpoints: Array.from({ length: perSlice }, (_, j) => ({ addresses: [`10.${(i >> 8) & 255}.${i & 255}.${j + gen}`], conditions: { ready: true } })),
+    endpoints: Array.from({ length: perSlice }, (_, j) => ({
+      addresses: [`10.${(i >> 8) & 255}.${i & 255}.${j + gen}`],
+      conditions: { ready: true },
+    })),
   };
 }
 
 async function watchLatency(label: string, existing: number, rounds = 50): Promise<void> {
-  const watchers = [0, 1, 2].map(() => openWatch(sim, `${path}?watch=true&resourceVersion=${sim.store.resourceVersion}`));
-  const filtered = openWatch(sim, `${path}?watch=true&resourceVersion=${sim.store.resourceVersion}&labelSelector=kubernetes.io%2Fservice-name%3Dsvc-0`);
+  const watchers = [0, 1, 2].map(() =>
+    openWatch(sim, `${path}?watch=true&resourceVersion=${sim.store.resourceVersion}`),
+  );
+  const filtered = openWatch(
+    sim,
+    `${path}?watch=true&resourceVersion=${sim.store.resourceVersion}&labelSelector=kubernetes.io%2Fservice-name%3Dsvc-0`,
+  );
   await Promise.all([...watchers, filtered].map((w) => w.status));
   const samples: number[] = [];
   for (let r = 0; r < rounds; r++) {
@@ -30,14 +44,18 @@ async function watchLatency(label: string, existing: number, rounds = 50): Promi
   }
   for (const w of [...watchers, filtered]) w.close();
   samples.sort((a, b) => a - b);
-  console.log(`${label}: update→3 watchers p50 ${samples[Math.floor(rounds / 2)]?.toFixed(2)} ms, p95 ${samples[Math.floor(rounds * 0.95)]?.toFixed(2)} ms`);
+  console.log(
+    `${label}: update→3 watchers p50 ${samples[Math.floor(rounds / 2)]?.toFixed(2)} ms, p95 ${samples[Math.floor(rounds * 0.95)]?.toFixed(2)} ms`,
+  );
 }
 
 if (slices > 0) sim.objects.create(slice(0));
 await watchLatency('with 1 slice', 1);
 let t = performance.now();
 for (let i = 1; i < slices; i++) sim.objects.create(slice(i));
-console.log(`created ${slices} slices (${slices * perSlice} endpoints) in ${((performance.now() - t) / 1000).toFixed(2)} s; heap ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(0)} MiB`);
+console.log(
+  `created ${slices} slices (${slices * perSlice} endpoints) in ${((performance.now() - t) / 1000).toFixed(2)} s; heap ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(0)} MiB`,
+);
 await watchLatency(`with ${slices} slices`, slices);
 t = performance.now();
 const full = await call(sim, 'GET', path);

@@ -2,7 +2,12 @@
 export { startKubeSim, servedResourceTypes, type KubeSim, type KubeSimOptions } from './start-kube-sim.ts';
 export { KubeSimRejectedError, UnknownKindError, type ObjectRef, ObjectsApi } from './server/objects-api.ts';
 export { FaultController, type RequestFailure, type ApiVerb, type WatchTarget } from './server/fault-controller.ts';
-export { createCertificateAuthority, issueServerCertificate, type PemKeyPair, type CertificateAuthority } from './server/certificates.ts';
+export {
+  createCertificateAuthority,
+  issueServerCertificate,
+  type PemKeyPair,
+  type CertificateAuthority,
+} from './server/certificates.ts';
 export { StateFileError } from './server/state-file.ts';
 export { startFaultProxy, type FaultProxy } from './testing/fault-proxy.ts';
 export type { RequestLogEntry } from './server/kube-sim-server.ts';

@@ -22,11 +22,22 @@ afterEach(async () => {
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const cm = (name: string, extra: Record<string, unknown> = {}) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data: { v: name }, ...extra });
+const cm = (name: string, extra: Record<string, unknown> = {}) => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'default' },
+  data: { v: name },
+  ...extra,
+});
 
 async function setup(): Promise<Harness> {
   const requests: string[] = [];
-  const sim = await startKubeSim({ onRequest: (e) => { requests.push(`${e.method} ${e.url}`); if (process.env['KS_DEBUG']) console.log(Date.now() % 100000, e.method, e.url, e.status); } });
+  const sim = await startKubeSim({
+    onRequest: (e) => {
+      requests.push(`${e.method} ${e.url}`);
+      if (process.env['KS_DEBUG']) console.log(Date.now() % 100000, e.method, e.url, e.status);
+    },
+  });
   sim.objects.create(cm('a'));
   sim.objects.create(cm('b'));
   const kc = new k8s.KubeConfig();
@@ -35,23 +46,42 @@ async function setup(): Promise<Harness> {
   const watch = new k8s.Watch(kc);
   // client-node's own inactivity timeout, shortened: it stands in for the watcher's staleness supervisor.
   (watch as unknown as { requestTimeoutMs: number }).requestTimeoutMs = 1500; // private in the typings, a plain field at run time
-  const informer = new k8s.ListWatch<k8s.V1ConfigMap>('/api/v1/namespaces/default/configmaps', watch, () => api.listNamespacedConfigMap({ namespace: 'default' }), false);
+  const informer = new k8s.ListWatch<k8s.V1ConfigMap>(
+    '/api/v1/namespaces/default/configmaps',
+    watch,
+    () => api.listNamespacedConfigMap({ namespace: 'default' }),
+    false,
+  );
   const errors: unknown[] = [];
   const deleted: string[] = [];
   informer.on('error', (e) => errors.push(e));
   informer.on('delete', (o) => deleted.push(o.metadata?.name ?? ''));
   await informer.start();
-  current = { sim, api, informer, errors, deleted, lists: () => requests.filter((r) => r.startsWith('GET /api/v1/namespaces/default/configmaps') && !r.includes('watch=')).length };
+  current = {
+    sim,
+    api,
+    informer,
+    errors,
+    deleted,
+    lists: () =>
+      requests.filter((r) => r.startsWith('GET /api/v1/namespaces/default/configmaps') && !r.includes('watch=')).length,
+  };
   await waitConverged(current);
   return current;
 }
 
 function simState(h: Harness): Record<string, string> {
-  return Object.fromEntries(h.sim.objects.list('v1', 'ConfigMap', 'default').map((o) => [o.metadata?.name ?? '', o.metadata?.resourceVersion ?? '']));
+  return Object.fromEntries(
+    h.sim.objects
+      .list('v1', 'ConfigMap', 'default')
+      .map((o) => [o.metadata?.name ?? '', o.metadata?.resourceVersion ?? '']),
+  );
 }
 
 function informerState(h: Harness): Record<string, string> {
-  const entries = h.informer.list('default').map((o) => [o.metadata?.name ?? '', o.metadata?.resourceVersion ?? ''] as const);
+  const entries = h.informer
+    .list('default')
+    .map((o) => [o.metadata?.name ?? '', o.metadata?.resourceVersion ?? ''] as const);
   return Object.fromEntries(entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
@@ -131,7 +161,11 @@ describe('client-node informer under simulator faults', () => {
     h.sim.objects.create(cm('after-junk'));
     await waitConverged(h);
     h.sim.faults.garbleNextEvents(1);
-    h.sim.objects.patch({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'a' }, 'application/merge-patch+json', { data: { v: 'changed' } });
+    h.sim.objects.patch(
+      { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'a' },
+      'application/merge-patch+json',
+      { data: { v: 'changed' } },
+    );
     await sleep(500);
     assert.notEqual(informerState(h)['a'], simState(h)['a'], 'the garbled event should have been lost');
     assert.deepEqual(h.errors, []);
@@ -144,9 +178,17 @@ describe('client-node informer under simulator faults', () => {
     h.sim.faults.lagZeroResourceVersionReads(true);
     h.sim.objects.create(cm('fresh'));
     const lagging = await h.api.listNamespacedConfigMap({ namespace: 'default', resourceVersion: '0' });
-    assert.equal(lagging.items.some((i) => i.metadata?.name === 'fresh'), false);
+    assert.equal(
+      lagging.items.some((i) => i.metadata?.name === 'fresh'),
+      false,
+    );
     await h.informer.stop();
-    const restarted = new k8s.ListWatch<k8s.V1ConfigMap>('/api/v1/namespaces/default/configmaps', new k8s.Watch(loadConfig(h.sim)), () => h.api.listNamespacedConfigMap({ namespace: 'default' }), false);
+    const restarted = new k8s.ListWatch<k8s.V1ConfigMap>(
+      '/api/v1/namespaces/default/configmaps',
+      new k8s.Watch(loadConfig(h.sim)),
+      () => h.api.listNamespacedConfigMap({ namespace: 'default' }),
+      false,
+    );
     await restarted.start();
     try {
       await waitConverged({ ...h, informer: restarted });
@@ -157,8 +199,15 @@ describe('client-node informer under simulator faults', () => {
 
   it('an oversized object is refused with 413 and the informer still matches the simulator', async () => {
     const h = await setup();
-    const big = { metadata: { name: 'big' }, involvedObject: { kind: 'Ingress', name: 'web', namespace: 'default' }, message: 'x'.repeat(1_600_000) };
-    await assert.rejects(h.api.createNamespacedEvent({ namespace: 'default', body: big }), (e: { code?: number }) => e.code === 413);
+    const big = {
+      metadata: { name: 'big' },
+      involvedObject: { kind: 'Ingress', name: 'web', namespace: 'default' },
+      message: 'x'.repeat(1_600_000),
+    };
+    await assert.rejects(
+      h.api.createNamespacedEvent({ namespace: 'default', body: big }),
+      (e: { code?: number }) => e.code === 413,
+    );
     h.sim.objects.create(cm('small'));
     await waitConverged(h);
   });

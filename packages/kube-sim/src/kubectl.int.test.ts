@@ -16,15 +16,32 @@ let dir: string;
 const requests: string[] = [];
 
 /** Runs kubectl asynchronously (the simulator lives in this process, so a sync spawn would deadlock). */
-function kubectl(args: readonly string[], timeoutMs = 30_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function kubectl(
+  args: readonly string[],
+  timeoutMs = 30_000,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(kubectlPath, args, { env: { ...process.env, KUBECONFIG: path.join(dir, 'kubeconfig'), HOME: dir, KUBECACHEDIR: path.join(dir, 'cache') } });
+    const child = spawn(kubectlPath, args, {
+      env: {
+        ...process.env,
+        KUBECONFIG: path.join(dir, 'kubeconfig'),
+        HOME: dir,
+        KUBECACHEDIR: path.join(dir, 'cache'),
+      },
+    });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 
@@ -70,7 +87,9 @@ describe('kubectl against the simulator', { skip }, () => {
     await writeFile(path.join(dir, 'app.yaml'), manifest(9090, 'two'));
     const configured = await kubectl(['apply', '-f', path.join(dir, 'app.yaml')]);
     assert.match(configured.stdout, /service\/web configured\ningress.networking.k8s.io\/web configured/);
-    const svc = sim.objects.get({ apiVersion: 'v1', kind: 'Service', namespace: 'default', name: 'web' }) as { spec: { ports: { targetPort: number }[] } };
+    const svc = sim.objects.get({ apiVersion: 'v1', kind: 'Service', namespace: 'default', name: 'web' }) as {
+      spec: { ports: { targetPort: number }[] };
+    };
     assert.equal(svc.spec.ports[0]?.targetPort, 9090);
     const unchanged = await kubectl(['apply', '-f', path.join(dir, 'app.yaml')]);
     assert.match(unchanged.stdout, /service\/web unchanged\ningress.networking.k8s.io\/web unchanged/);
@@ -87,7 +106,10 @@ describe('kubectl against the simulator', { skip }, () => {
   it('get -w sees a change made while it watches', async () => {
     const watching = kubectl(['get', 'ingress', '-w', '--request-timeout=4s'], 15_000);
     await new Promise((r) => setTimeout(r, 1500));
-    sim.objects.updateStatus({ ...sim.objects.get({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', namespace: 'default', name: 'web' }), status: { loadBalancer: { ingress: [{ ip: '192.0.2.10' }] } } });
+    sim.objects.updateStatus({
+      ...sim.objects.get({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', namespace: 'default', name: 'web' }),
+      status: { loadBalancer: { ingress: [{ ip: '192.0.2.10' }] } },
+    });
     const res = await watching;
     const rows = res.stdout.trim().split('\n');
     assert.equal(rows[0]?.startsWith('NAME'), true);
@@ -95,11 +117,30 @@ describe('kubectl against the simulator', { skip }, () => {
   });
 
   it('describe ingress shows rules and the events listed through involvedObject field selectors', async () => {
-    const ing = sim.objects.get({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', namespace: 'default', name: 'web' });
+    const ing = sim.objects.get({
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'Ingress',
+      namespace: 'default',
+      name: 'web',
+    });
     sim.objects.create({
-      apiVersion: 'v1', kind: 'Event', metadata: { name: 'web.1', namespace: 'default' }, type: 'Normal', reason: 'Planned', message: 'planned by portolan',
-      involvedObject: { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', name: 'web', namespace: 'default', uid: ing?.metadata?.uid }, source: { component: 'portolan' },
-      firstTimestamp: new Date().toISOString(), lastTimestamp: new Date().toISOString(), count: 1,
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { name: 'web.1', namespace: 'default' },
+      type: 'Normal',
+      reason: 'Planned',
+      message: 'planned by portolan',
+      involvedObject: {
+        apiVersion: 'networking.k8s.io/v1',
+        kind: 'Ingress',
+        name: 'web',
+        namespace: 'default',
+        uid: ing?.metadata?.uid,
+      },
+      source: { component: 'portolan' },
+      firstTimestamp: new Date().toISOString(),
+      lastTimestamp: new Date().toISOString(),
+      count: 1,
     });
     const res = await kubectl(['describe', 'ingress', 'web']);
     assert.equal(res.code, 0, res.stderr);
@@ -112,21 +153,36 @@ describe('kubectl against the simulator', { skip }, () => {
     const leaf = issueServerCertificate(ca, { dns: ['web.example.com'], ips: [] });
     await writeFile(path.join(dir, 'tls.crt'), leaf.certPem);
     await writeFile(path.join(dir, 'tls.key'), leaf.keyPem);
-    const res = await kubectl(['create', 'secret', 'tls', 'web-tls', `--cert=${path.join(dir, 'tls.crt')}`, `--key=${path.join(dir, 'tls.key')}`]);
+    const res = await kubectl([
+      'create',
+      'secret',
+      'tls',
+      'web-tls',
+      `--cert=${path.join(dir, 'tls.crt')}`,
+      `--key=${path.join(dir, 'tls.key')}`,
+    ]);
     assert.equal(res.code, 0, res.stderr);
     const listed = await kubectl(['get', 'secrets', '--field-selector', 'type=kubernetes.io/tls', '-o', 'name']);
     assert.equal(listed.stdout.trim(), 'secret/web-tls');
   });
 
   it('get --chunk-size pages through every object', async () => {
-    for (let i = 0; i < 7; i++) sim.objects.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `chunk-${i}`, namespace: 'default' } });
+    for (let i = 0; i < 7; i++)
+      sim.objects.create({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: `chunk-${i}`, namespace: 'default' },
+      });
     requests.length = 0;
     const res = await kubectl(['get', 'configmaps', '--chunk-size=3', '-o', 'name']);
     assert.equal(res.code, 0, res.stderr);
     const pages = requests.filter((r) => r.startsWith('GET /api/v1/namespaces/default/configmaps?'));
     assert.equal(pages.length, 3);
     assert.equal(pages.filter((r) => r.includes('continue=')).length, 2);
-    assert.deepEqual(res.stdout.trim().split('\n'), [0, 1, 2, 3, 4, 5, 6].map((i) => `configmap/chunk-${i}`));
+    assert.deepEqual(
+      res.stdout.trim().split('\n'),
+      [0, 1, 2, 3, 4, 5, 6].map((i) => `configmap/chunk-${i}`),
+    );
   });
 
   it('delete removes the objects', async () => {

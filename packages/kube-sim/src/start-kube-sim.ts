@@ -68,7 +68,10 @@ function typeOfObject(obj: { apiVersion?: string; kind?: string }): ResourceType
 async function createServer(tls: boolean, host: string): Promise<{ server: Server; caPem: string | null }> {
   if (!tls) return { server: createHttpServer(), caPem: null };
   const ca = createCertificateAuthority();
-  const names = { dns: ['localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc'], ips: [...new Set(['127.0.0.1', host])].filter((h) => /^[\d.]+$/.test(h)) };
+  const names = {
+    dns: ['localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc'],
+    ips: [...new Set(['127.0.0.1', host])].filter((h) => /^[\d.]+$/.test(h)),
+  };
   const leaf = issueServerCertificate(ca, names, 'kube-apiserver');
   return { server: createHttpsServer({ cert: leaf.certPem + ca.certPem, key: leaf.keyPem }), caPem: ca.certPem };
 }
@@ -91,16 +94,25 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
   const store = new ObjectStore({ maxHistory: options.maxHistory });
   let faults: FaultController | null = null;
   const writer = new ObjectWriter(store, {
-    now: () => new Date(), newUid: () => randomUUID(), nameSuffix: () => randomBytes(4).toString('hex').slice(0, 5),
+    now: () => new Date(),
+    newUid: () => randomUUID(),
+    nameSuffix: () => randomBytes(4).toString('hex').slice(0, 5),
     maxObjectBytes: () => faults?.maxObjectBytes ?? Number.POSITIVE_INFINITY,
   });
   faults = new FaultController(store);
   const objects = new ObjectsApi(store, writer);
   const saved = options.statePath === undefined ? null : await loadStateFile(options.statePath);
   if (saved !== null) store.restore(saved.objects, saved.resourceVersion, typeOfObject);
-  else for (const name of bootstrapNamespaces) objects.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-  const stateWriter = options.statePath === undefined ? null
-    : new StateFileWriter(options.statePath, options.persistDebounceMs ?? 200, () => ({ format: 'portolan-kube-sim-state/v1', resourceVersion: store.resourceVersion, objects: store.allObjects() }));
+  else
+    for (const name of bootstrapNamespaces) objects.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+  const stateWriter =
+    options.statePath === undefined
+      ? null
+      : new StateFileWriter(options.statePath, options.persistDebounceMs ?? 200, () => ({
+          format: 'portolan-kube-sim-state/v1',
+          resourceVersion: store.resourceVersion,
+          objects: store.allObjects(),
+        }));
   if (stateWriter !== null) {
     store.onCommit(() => stateWriter.schedule());
     if (saved === null) stateWriter.schedule();
@@ -109,21 +121,45 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
   let port = 0;
   const scheme = caPem === null ? 'http' : 'https';
   server.requestTimeout = 0;
-  server.on('request', createRequestListener({
-    store, writer, faults, token, version, onRequest: options.onRequest,
-    bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000, minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800,
-    nowMs: () => Date.now(), serverAddress: () => `${host}:${port}`,
-  }));
+  server.on(
+    'request',
+    createRequestListener({
+      store,
+      writer,
+      faults,
+      token,
+      version,
+      onRequest: options.onRequest,
+      bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
+      minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800,
+      nowMs: () => Date.now(),
+      serverAddress: () => `${host}:${port}`,
+    }),
+  );
   port = await listen(server, options.port ?? 0, host);
   const url = `${scheme}://${host}:${port}`;
   const compactEvery = options.compactIntervalMs ?? 300_000;
   let lastTickRv = store.resourceVersion;
-  const compactTimer = compactEvery > 0 ? setInterval(() => { store.compact(lastTickRv); lastTickRv = store.resourceVersion; }, compactEvery) : null;
+  const compactTimer =
+    compactEvery > 0
+      ? setInterval(() => {
+          store.compact(lastTickRv);
+          lastTickRv = store.resourceVersion;
+        }, compactEvery)
+      : null;
   compactTimer?.unref();
   const kubeconfigYaml = (): string => renderKubeconfig({ server: url, caPem, token });
   const controller = faults;
   return {
-    url, port, caPem, token, objects, store, faults: controller, changeLog: store.changeLog, kubeconfigYaml,
+    url,
+    port,
+    caPem,
+    token,
+    objects,
+    store,
+    faults: controller,
+    changeLog: store.changeLog,
+    kubeconfigYaml,
     writeKubeconfig: (file) => writeFile(file, kubeconfigYaml(), { mode: 0o600 }),
     close: async () => {
       if (compactTimer !== null) clearInterval(compactTimer);

@@ -21,8 +21,27 @@ before(async () => {
   emulator = await startLoadMasterEmulator({ port: 0, users: { bal: 'secret-pw' }, rateLimit: true, https: true });
   const dir = mkdtempSync(join(tmpdir(), 'lm-driver-test-'));
   try {
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', join(dir, 'k'),
-      '-out', join(dir, 'c'), '-days', '2', '-subj', '/CN=shop.example.com'], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-keyout',
+        join(dir, 'k'),
+        '-out',
+        join(dir, 'c'),
+        '-days',
+        '2',
+        '-subj',
+        '/CN=shop.example.com',
+      ],
+      { stdio: 'ignore' },
+    );
     tls = { certificatePem: readFileSync(join(dir, 'c'), 'utf8'), privateKeyPem: readFileSync(join(dir, 'k'), 'utf8') };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -34,16 +53,28 @@ after(async () => {
 
 function driverFor(appliance: string, url = emulator.url): LoadMasterDriver {
   return new LoadMasterDriver({
-    throttle, appliance, url, credentials: { user: 'bal', password: 'secret-pw' }, insecureTls: true, maxCallsPer3s: 25, defaultAddress: '10.0.0.99',
+    throttle,
+    appliance,
+    url,
+    credentials: { user: 'bal', password: 'secret-pw' },
+    insecureTls: true,
+    maxCallsPer3s: 25,
+    defaultAddress: '10.0.0.99',
   });
 }
 
 function shop(members: ReturnType<typeof member>[]): DesiredState {
   return desiredState({
     virtualServices: [
-      virtualService('shop-443', [route('shop.example.com', '/api', 'Prefix', 'api'), route('shop.example.com', '/', 'Prefix', 'front')], {
-        port: 443, protocol: 'https', certificates: ['shop-tls'],
-      }),
+      virtualService(
+        'shop-443',
+        [route('shop.example.com', '/api', 'Prefix', 'api'), route('shop.example.com', '/', 'Prefix', 'front')],
+        {
+          port: 443,
+          protocol: 'https',
+          certificates: ['shop-tls'],
+        },
+      ),
     ],
     pools: [pool('api', members), pool('front', [member('10.1.1.1', 80)])],
     certificates: [certificate('shop-tls', 'fp1')],
@@ -55,15 +86,23 @@ const writesSince = (n: number): string[] => emulator.writeLog.slice(n).map((w) 
 test('Ingress mode against the emulator: converge from empty, route exactly, then nothing to do', async () => {
   const driver = driverFor('ing1');
   try {
-    const first = await converge(driver, shop([member('10.1.0.1', 8080), member('10.1.0.2', 8080)]), { 'default/shop-tls': tls });
-    assert.deepEqual(first.results.filter((r) => !r.ok), []);
+    const first = await converge(driver, shop([member('10.1.0.1', 8080), member('10.1.0.2', 8080)]), {
+      'default/shop-tls': tls,
+    });
+    assert.deepEqual(
+      first.results.filter((r) => !r.ok),
+      [],
+    );
     const vs = emulator.store.vsByAddress('10.0.0.10', '443', 'tcp');
     assert.ok(vs !== undefined);
     assert.equal(vs.props['NickName'], ownerMark('ing1', 'vs', 'shop-443'));
     assert.equal(vs.props['SSLAcceleration'], true);
     const subs = emulator.store.subVssOf(vs);
     const api = subs.find((s) => s.props['NickName'] === ownerMark('ing1', 'sv', 'api'));
-    assert.deepEqual(api?.realServers.map((r) => `${r.addr}:${r.port}`), ['10.1.0.1:8080', '10.1.0.2:8080']);
+    assert.deepEqual(
+      api?.realServers.map((r) => `${r.addr}:${r.port}`),
+      ['10.1.0.1:8080', '10.1.0.2:8080'],
+    );
     const routed = (host: string, path: string): string => {
       const r = emulator.route(vs.index, { host, path });
       return r.kind === 'subvs' ? String(emulator.store.vsByIndex(r.vsIndex)?.props['NickName']) : r.kind;
@@ -71,7 +110,9 @@ test('Ingress mode against the emulator: converge from empty, route exactly, the
     assert.equal(routed('shop.example.com', '/api/items'), ownerMark('ing1', 'sv', 'api'));
     assert.equal(routed('shop.example.com', '/apix'), ownerMark('ing1', 'sv', 'front'));
     assert.equal(routed('other.example.com', '/api'), 'none');
-    const again = await converge(driver, shop([member('10.1.0.1', 8080), member('10.1.0.2', 8080)]), { 'default/shop-tls': tls });
+    const again = await converge(driver, shop([member('10.1.0.1', 8080), member('10.1.0.2', 8080)]), {
+      'default/shop-tls': tls,
+    });
     assert.deepEqual(again.ops, []);
     const log = JSON.stringify(emulator.writeLog);
     assert.doesNotMatch(log, /PRIVATE KEY|secret-pw/);
@@ -84,12 +125,22 @@ test('Ingress mode: an unreadable TLS Secret is a retryable result, not a crash,
   const driver = driverFor('tls1');
   try {
     const desired = desiredState({
-      virtualServices: [virtualService('t-443', [route('t.example.com', '/', 'Prefix', 'p')], { address: { kind: 'dedicated', ip: '10.0.0.13' }, port: 443, protocol: 'https', certificates: ['missing'] })],
+      virtualServices: [
+        virtualService('t-443', [route('t.example.com', '/', 'Prefix', 'p')], {
+          address: { kind: 'dedicated', ip: '10.0.0.13' },
+          port: 443,
+          protocol: 'https',
+          certificates: ['missing'],
+        }),
+      ],
       pools: [pool('p', [])],
       certificates: [certificate('missing', 'fp9')],
     });
     const { results } = await converge(driver, desired, {});
-    assert.deepEqual(results[0] === undefined ? null : { ok: results[0].ok, code: 'code' in results[0] ? results[0].code : '' }, { ok: false, code: 'SecretUnavailable' });
+    assert.deepEqual(
+      results[0] === undefined ? null : { ok: results[0].ok, code: 'code' in results[0] ? results[0].code : '' },
+      { ok: false, code: 'SecretUnavailable' },
+    );
     await converge(driver, desiredState({}));
   } finally {
     await driver.close();
@@ -100,7 +151,9 @@ test('Ingress mode: a one-endpoint change is one write call', async () => {
   const driver = driverFor('ing1');
   try {
     const mark = emulator.writeLog.length;
-    await converge(driver, shop([member('10.1.0.1', 8080), member('10.1.0.2', 8080), member('10.1.0.3', 8080)]), { 'default/shop-tls': tls });
+    await converge(driver, shop([member('10.1.0.1', 8080), member('10.1.0.2', 8080), member('10.1.0.3', 8080)]), {
+      'default/shop-tls': tls,
+    });
     assert.deepEqual(writesSince(mark), ['addrs']);
     const mark2 = emulator.writeLog.length;
     await converge(driver, shop([member('10.1.0.1', 8080), member('10.1.0.2', 8080)]), { 'default/shop-tls': tls });
@@ -115,7 +168,10 @@ test('Ingress mode: a real server and then the whole VS deleted on the LoadMaste
   const desired = shop([member('10.1.0.1', 8080), member('10.1.0.2', 8080)]);
   try {
     const vs = emulator.store.vsByAddress('10.0.0.10', '443', 'tcp');
-    const api = vs === undefined ? undefined : emulator.store.subVssOf(vs).find((s) => s.props['NickName'] === ownerMark('ing1', 'sv', 'api'));
+    const api =
+      vs === undefined
+        ? undefined
+        : emulator.store.subVssOf(vs).find((s) => s.props['NickName'] === ownerMark('ing1', 'sv', 'api'));
     const rs = api?.realServers.find((r) => r.addr === '10.1.0.2');
     assert.ok(api !== undefined && rs !== undefined);
     emulator.store.deleteRealServer(api.index, rs.rsIndex);
@@ -125,7 +181,10 @@ test('Ingress mode: a real server and then the whole VS deleted on the LoadMaste
 
     assert.ok(vs !== undefined && emulator.store.deleteVs(vs.index));
     const recreated = await converge(driver, desired, { 'default/shop-tls': tls });
-    assert.deepEqual(recreated.results.filter((r) => !r.ok), []);
+    assert.deepEqual(
+      recreated.results.filter((r) => !r.ok),
+      [],
+    );
     const back = emulator.store.vsByAddress('10.0.0.10', '443', 'tcp');
     assert.ok(back !== undefined && back.index !== vs.index);
     assert.equal(emulator.store.subVssOf(back).length, 2);
@@ -139,14 +198,31 @@ test('Ingress mode: deleting the Ingress removes everything it created and nothi
   const driver = driverFor('ing1');
   try {
     const otherDriver = driverFor('other');
-    await converge(otherDriver, desiredState({ virtualServices: [virtualService('keep-80', [], { address: { kind: 'dedicated', ip: '10.0.0.11' } })] }));
+    await converge(
+      otherDriver,
+      desiredState({
+        virtualServices: [virtualService('keep-80', [], { address: { kind: 'dedicated', ip: '10.0.0.11' } })],
+      }),
+    );
     await otherDriver.close();
     const result = await converge(driver, desiredState({}));
-    assert.deepEqual(result.results.filter((r) => !r.ok), []);
+    assert.deepEqual(
+      result.results.filter((r) => !r.ok),
+      [],
+    );
     assert.equal(emulator.store.vsByAddress('10.0.0.10', '443', 'tcp'), undefined);
-    assert.deepEqual(emulator.store.state.rules.filter((r) => r.name.startsWith('ptl_ing1_')), []);
-    assert.deepEqual(emulator.store.state.certificates.filter((c) => c.name.startsWith('ptl_ing1_')), []);
-    assert.ok(emulator.store.vsByAddress('10.0.0.11', '80', 'tcp') !== undefined, "another appliance's VS is untouched");
+    assert.deepEqual(
+      emulator.store.state.rules.filter((r) => r.name.startsWith('ptl_ing1_')),
+      [],
+    );
+    assert.deepEqual(
+      emulator.store.state.certificates.filter((c) => c.name.startsWith('ptl_ing1_')),
+      [],
+    );
+    assert.ok(
+      emulator.store.vsByAddress('10.0.0.11', '80', 'tcp') !== undefined,
+      "another appliance's VS is untouched",
+    );
   } finally {
     await driver.close();
   }
@@ -157,10 +233,17 @@ test('Service mode: real servers on an existing VS; hand-deleted ones come back;
   const bound = emulator.store.vsByAddress('10.0.0.11', '80', 'tcp');
   assert.ok(bound !== undefined);
   try {
-    const byAddress = desiredState({ bindings: [binding('10.0.0.11:80:tcp', 'echo', [member('10.2.0.1', 8080), member('10.2.0.2', 8080)])] });
-    assert.deepEqual((await converge(driver, byAddress)).results.filter((r) => !r.ok), []);
+    const byAddress = desiredState({
+      bindings: [binding('10.0.0.11:80:tcp', 'echo', [member('10.2.0.1', 8080), member('10.2.0.2', 8080)])],
+    });
+    assert.deepEqual(
+      (await converge(driver, byAddress)).results.filter((r) => !r.ok),
+      [],
+    );
     assert.deepEqual(bound.realServers.map((r) => r.addr).sort(), ['10.2.0.1', '10.2.0.2']);
-    const byIndex = desiredState({ bindings: [binding(String(bound.index), 'echo', [member('10.2.0.1', 8080), member('10.2.0.2', 8080)])] });
+    const byIndex = desiredState({
+      bindings: [binding(String(bound.index), 'echo', [member('10.2.0.1', 8080), member('10.2.0.2', 8080)])],
+    });
     assert.deepEqual((await converge(driver, byIndex)).ops, [], 'index and address name the same VS');
 
     emulator.store.deleteRealServer(bound.index, bound.realServers[0]?.rsIndex ?? -1);
@@ -169,7 +252,12 @@ test('Service mode: real servers on an existing VS; hand-deleted ones come back;
     assert.deepEqual(writesSince(mark), ['addrs']);
 
     mark = emulator.writeLog.length;
-    await converge(driver, desiredState({ bindings: [binding(String(bound.index), 'echo', [member('10.2.0.2', 8080), member('10.2.0.3', 8080)])] }));
+    await converge(
+      driver,
+      desiredState({
+        bindings: [binding(String(bound.index), 'echo', [member('10.2.0.2', 8080), member('10.2.0.3', 8080)])],
+      }),
+    );
     assert.deepEqual(writesSince(mark).sort(), ['addrs', 'delrs']);
     assert.deepEqual(bound.realServers.map((r) => r.addr).sort(), ['10.2.0.2', '10.2.0.3']);
 
@@ -177,7 +265,9 @@ test('Service mode: real servers on an existing VS; hand-deleted ones come back;
     mark = emulator.writeLog.length;
     const vsCount = emulator.store.state.virtualServices.length;
     const gone = await converge(driver, byIndex);
-    assert.deepEqual(gone.results, [{ ok: false, code: 'VirtualServiceNotFound', message: gone.ops[0]?.summary, retryable: false }]);
+    assert.deepEqual(gone.results, [
+      { ok: false, code: 'VirtualServiceNotFound', message: gone.ops[0]?.summary, retryable: false },
+    ]);
     assert.deepEqual(writesSince(mark), []);
     assert.equal(emulator.store.state.virtualServices.length, vsCount);
   } finally {
@@ -191,13 +281,24 @@ test('rate limit: a large converge never exceeds 30 calls in any 3 s window and 
   try {
     const start = emulator.calls.length;
     const writes = emulator.writeLog.length;
-    const result = await converge(driver, desiredState({
-      virtualServices: [virtualService('bulk-80', [route('bulk.example.com', '/', 'Prefix', 'bulk')], { address: { kind: 'dedicated', ip: '10.0.0.12' } })],
-      pools: [pool('bulk', members)],
-    }));
-    assert.deepEqual(result.results.filter((r) => !r.ok), []);
+    const result = await converge(
+      driver,
+      desiredState({
+        virtualServices: [
+          virtualService('bulk-80', [route('bulk.example.com', '/', 'Prefix', 'bulk')], {
+            address: { kind: 'dedicated', ip: '10.0.0.12' },
+          }),
+        ],
+        pools: [pool('bulk', members)],
+      }),
+    );
+    assert.deepEqual(
+      result.results.filter((r) => !r.ok),
+      [],
+    );
     assert.equal(emulator.droppedCalls, 0);
-    const maxInWindow = (times: number[]): number => Math.max(0, ...times.map((t) => times.filter((u) => u >= t && u < t + 3000).length));
+    const maxInWindow = (times: number[]): number =>
+      Math.max(0, ...times.map((t) => times.filter((u) => u >= t && u < t + 3000).length));
     assert.ok(emulator.writeLog.length - writes > 30, 'the converge needed more than 30 writes');
     assert.ok(maxInWindow(emulator.writeLog.slice(writes).map((w) => w.at)) <= 30);
     assert.ok(maxInWindow(emulator.calls.slice(start).map((c) => c.at)) <= 30);

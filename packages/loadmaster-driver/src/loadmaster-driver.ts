@@ -47,7 +47,10 @@ export class LoadMasterDriver implements ApplianceDriver<LmVendorState> {
   constructor(options: LoadMasterDriverOptions) {
     this.#options = options;
     this.#client = new LoadMasterClient({
-      url: options.url, credentials: options.credentials, insecureTls: options.insecureTls, maxCallsPer3s: options.maxCallsPer3s,
+      url: options.url,
+      credentials: options.credentials,
+      insecureTls: options.insecureTls,
+      maxCallsPer3s: options.maxCallsPer3s,
       ...(options.throttle === undefined ? {} : { throttle: options.throttle }),
     });
     this.#runner = new OperationRunner(this.#client, async (signal) => (await this.#read(signal)).indexes);
@@ -59,7 +62,10 @@ export class LoadMasterDriver implements ApplianceDriver<LmVendorState> {
   }
 
   render(desired: DesiredState): LmVendorState {
-    return renderVendorState(desired, { appliance: this.#options.appliance, defaultAddress: this.#options.defaultAddress });
+    return renderVendorState(desired, {
+      appliance: this.#options.appliance,
+      defaultAddress: this.#options.defaultAddress,
+    });
   }
 
   async readBack(signal: AbortSignal): Promise<LmVendorState> {
@@ -88,7 +94,8 @@ export class LoadMasterDriver implements ApplianceDriver<LmVendorState> {
       try {
         reply = await this.#client.call(cmd, {}, signal);
       } catch (error) {
-        if (error instanceof LoadMasterTransportError) throw new LoadMasterReadBackError(`read-back ${cmd} failed: ${error.message}`, { cause: error });
+        if (error instanceof LoadMasterTransportError)
+          throw new LoadMasterReadBackError(`read-back ${cmd} failed: ${error.message}`, { cause: error });
         throw error;
       }
       if (!reply.ok) throw new LoadMasterReadBackError(`read-back ${cmd} refused: ${reply.status} ${reply.message}`);

@@ -15,8 +15,27 @@ let dir: string;
 before(async () => {
   lm = await startLoadMasterEmulator({ port: 0, users: { bal: 'pw' }, apiKeys: { 'KEY-1': 'bal' }, https: false });
   dir = mkdtempSync(join(tmpdir(), 'lm-emu-test-'));
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', join(dir, 'k'),
-    '-out', join(dir, 'c'), '-days', '2', '-subj', '/CN=t.example.com'], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      join(dir, 'k'),
+      '-out',
+      join(dir, 'c'),
+      '-days',
+      '2',
+      '-subj',
+      '/CN=t.example.com',
+    ],
+    { stdio: 'ignore' },
+  );
   pem = readFileSync(join(dir, 'c'), 'utf8') + readFileSync(join(dir, 'k'), 'utf8');
 });
 after(async () => {
@@ -25,15 +44,25 @@ after(async () => {
 });
 
 /** v1: GET /access/<cmd>?query (or POST with a body), XML back. */
-async function v1(cmd: string, query: Record<string, string> = {}, init: { body?: string; auth?: string | null } = {}): Promise<{ status: number; xml: string }> {
+async function v1(
+  cmd: string,
+  query: Record<string, string> = {},
+  init: { body?: string; auth?: string | null } = {},
+): Promise<{ status: number; xml: string }> {
   const headers: Record<string, string> = {};
   if (init.auth !== null) headers['authorization'] = init.auth ?? AUTH;
-  const res = await fetch(`${lm.url}/access/${cmd}?${new URLSearchParams(query)}`, init.body === undefined ? { headers } : { method: 'POST', headers, body: init.body });
+  const res = await fetch(
+    `${lm.url}/access/${cmd}?${new URLSearchParams(query)}`,
+    init.body === undefined ? { headers } : { method: 'POST', headers, body: init.body },
+  );
   return { status: res.status, xml: Buffer.from(await res.arrayBuffer()).toString('latin1') };
 }
 
 /** v2: POST /accessv2 with a JSON body, flat JSON back. */
-async function v2(body: Record<string, unknown>, creds: Record<string, string> | null = { apiuser: 'bal', apipass: 'pw' }): Promise<{ status: number; json: Record<string, unknown> }> {
+async function v2(
+  body: Record<string, unknown>,
+  creds: Record<string, string> | null = { apiuser: 'bal', apipass: 'pw' },
+): Promise<{ status: number; json: Record<string, unknown> }> {
   const res = await fetch(`${lm.url}/accessv2`, { method: 'POST', body: JSON.stringify({ ...body, ...creds }) });
   return { status: res.status, json: (await res.json()) as Record<string, unknown> };
 }
@@ -86,21 +115,45 @@ test('v1 XML and v2 JSON give the same state: create with one, read with the oth
   assert.equal(xmlVs.SubVS?.Name, 'api');
   assert.equal((jsonVs['SubVS'] as Record<string, unknown>[])[0]?.['Name'], 'api');
   const subXml = xmlData((await v1('showvs', { vs: subIndex })).xml);
-  assert.deepEqual([subXml.VSPort, subXml.MasterVSID, subXml.Rs?.Addr, subXml.Rs?.Weight, subXml.Rs?.Enable], ['0', xmlVs.Index, '10.1.0.1', '50', 'Y']);
+  assert.deepEqual(
+    [subXml.VSPort, subXml.MasterVSID, subXml.Rs?.Addr, subXml.Rs?.Weight, subXml.Rs?.Enable],
+    ['0', xmlVs.Index, '10.1.0.1', '50', 'Y'],
+  );
   const listed = (await v2({ cmd: 'listvs' })).json['VS'] as Record<string, unknown>[];
-  assert.deepEqual(listed.map((v) => [v['Index'], v['MasterVSID']]), [[Number(xmlVs.Index), 0], [Number(subIndex), Number(xmlVs.Index)]]);
+  assert.deepEqual(
+    listed.map((v) => [v['Index'], v['MasterVSID']]),
+    [
+      [Number(xmlVs.Index), 0],
+      [Number(subIndex), Number(xmlVs.Index)],
+    ],
+  );
 });
 
 test('errors: status equals stat/code, documented bodies, unknown VS, missing parameter, unknown command', async () => {
   const unknown = await v1('showvs', { vs: '99' });
   assert.equal(unknown.status, 422);
   assert.match(unknown.xml, /<Response stat="422" code="fail">\n<Error>Unknown VS<\/Error>/);
-  assert.deepEqual(await v2({ cmd: 'showvs', vs: '99' }), { status: 422, json: { code: 422, message: 'Unknown VS', status: 'fail' } });
-  assert.deepEqual((await v2({ cmd: 'addvs', port: 80 })).json, { code: 400, message: 'vs: String Value missing', status: 'fail' });
+  assert.deepEqual(await v2({ cmd: 'showvs', vs: '99' }), {
+    status: 422,
+    json: { code: 422, message: 'Unknown VS', status: 'fail' },
+  });
+  assert.deepEqual((await v2({ cmd: 'addvs', port: 80 })).json, {
+    code: 400,
+    message: 'vs: String Value missing',
+    status: 'fail',
+  });
   assert.equal((await v2({ cmd: 'nosuchcmd' })).status, 405);
   assert.equal((await v1('addvs', { vs: '10.0.0.4', port: '80', prot: 'tcp' })).status, 422, 'duplicate VS');
-  assert.equal((await v2({ cmd: 'modvs', vs: '10.0.0.4', port: 80, prot: 'tcp', nickname: '-bad' })).status, 422, 'nickname must start with a letter or digit');
-  assert.equal((await v2({ cmd: 'addrs', vs: '10.0.0.4', port: 80, prot: 'tcp', rs: '10.1.0.9', rsport: 80 })).status, 422, 'a VS with SubVSs takes no direct RSs');
+  assert.equal(
+    (await v2({ cmd: 'modvs', vs: '10.0.0.4', port: 80, prot: 'tcp', nickname: '-bad' })).status,
+    422,
+    'nickname must start with a letter or digit',
+  );
+  assert.equal(
+    (await v2({ cmd: 'addrs', vs: '10.0.0.4', port: 80, prot: 'tcp', rs: '10.1.0.9', rsport: 80 })).status,
+    422,
+    'a VS with SubVSs takes no direct RSs',
+  );
 });
 
 test('real servers: addressing by ip+port and by !RsIndex; duplicates refused', async () => {
@@ -109,8 +162,14 @@ test('real servers: addressing by ip+port and by !RsIndex; duplicates refused', 
   const added = (await v1('addrs', { vs: String(vs['Index']), rs: '10.1.0.1', rsport: '80' })).xml;
   const rsIndex = /<RsIndex>(\d+)<\/RsIndex>/.exec(added)?.[1];
   assert.equal((await v1('addrs', { vs: String(vs['Index']), rs: '10.1.0.1', rsport: '80' })).status, 422);
-  assert.equal((await v1('modrs', { vs: '10.0.0.5', port: '8443', prot: 'tcp', rs: `!${rsIndex}`, weight: '7', enable: 'n' })).status, 200);
-  const shown = (await v2({ cmd: 'showrs', vs: vs['Index'] as number, rs: '10.1.0.1', rsport: 80 })).json['Rs'] as Record<string, unknown>[];
+  assert.equal(
+    (await v1('modrs', { vs: '10.0.0.5', port: '8443', prot: 'tcp', rs: `!${rsIndex}`, weight: '7', enable: 'n' }))
+      .status,
+    200,
+  );
+  const shown = (await v2({ cmd: 'showrs', vs: vs['Index'] as number, rs: '10.1.0.1', rsport: 80 })).json[
+    'Rs'
+  ] as Record<string, unknown>[];
   assert.deepEqual([shown[0]?.['Weight'], shown[0]?.['Enable']], [7, false]);
   assert.equal((await v1(`delrs`, { vs: String(vs['Index']), rs: `!${rsIndex}` })).status, 200);
   assert.equal((await v1(`delrs`, { vs: String(vs['Index']), rs: `!${rsIndex}` })).status, 422);
@@ -118,26 +177,57 @@ test('real servers: addressing by ip+port and by !RsIndex; duplicates refused', 
 
 test('content rules: types, match kinds, assignment to a SubVS by !RsIndex, routing, delete refused while in use', async () => {
   assert.equal((await v2({ cmd: 'addrule', name: 'bad', pattern: '/(/' })).status, 422, 'invalid regex');
-  assert.equal((await v2({ cmd: 'addrule', name: 'api', pattern: '/^\\/api(\\/.*)?$/', matchtype: 'regex' })).status, 200);
+  assert.equal(
+    (await v2({ cmd: 'addrule', name: 'api', pattern: '/^\\/api(\\/.*)?$/', matchtype: 'regex' })).status,
+    200,
+  );
   assert.equal((await v1('addrule', { name: 'img', matchtype: 'postfix', pattern: '.png', nocase: '1' })).status, 200);
   assert.equal((await v1('addrule', { name: 'hdr', type: '1', header: 'X-Via', replacement: 'lm' })).status, 200);
   const rules = (await v2({ cmd: 'showrule' })).json;
-  assert.deepEqual((rules['MatchContentRule'] as Record<string, unknown>[]).map((r) => [r['Name'], r['MatchType'], r['CaseIndependent']]), [['api', 'Regex', false], ['img', 'Postfix', true]]);
+  assert.deepEqual(
+    (rules['MatchContentRule'] as Record<string, unknown>[]).map((r) => [
+      r['Name'],
+      r['MatchType'],
+      r['CaseIndependent'],
+    ]),
+    [
+      ['api', 'Regex', false],
+      ['img', 'Postfix', true],
+    ],
+  );
   assert.equal((rules['AddHeaderRule'] as Record<string, unknown>[])[0]?.['Name'], 'hdr');
 
   const parent = (await v2({ cmd: 'addvs', vs: '10.0.0.6', port: 80, prot: 'tcp' })).json['Index'] as number;
   await v2({ cmd: 'modvs', vs: parent, createsubvs: '' });
   const links = (await v2({ cmd: 'modvs', vs: parent, createsubvs: '' })).json['SubVS'] as Record<string, unknown>[];
   const [apiLink, restLink] = links;
-  assert.equal((await v1('addrsrule', { vs: String(parent), rs: `!${String(apiLink?.['RsIndex'])}`, rule: 'api' })).status, 200);
-  assert.equal((await v1('addrsrule', { vs: String(parent), rs: `!${String(apiLink?.['RsIndex'])}`, rule: 'hdr' })).status, 422, 'only match rules on RSs');
+  assert.equal(
+    (await v1('addrsrule', { vs: String(parent), rs: `!${String(apiLink?.['RsIndex'])}`, rule: 'api' })).status,
+    200,
+  );
+  assert.equal(
+    (await v1('addrsrule', { vs: String(parent), rs: `!${String(apiLink?.['RsIndex'])}`, rule: 'hdr' })).status,
+    422,
+    'only match rules on RSs',
+  );
   assert.equal(lm.route(parent, { host: 'x', path: '/api/v1' }).kind, 'subvs');
-  assert.deepEqual(lm.route(parent, { host: 'x', path: '/api/v1' }), { kind: 'subvs', vsIndex: apiLink?.['VSIndex'], rsIndex: apiLink?.['RsIndex'] });
-  assert.deepEqual(lm.route(parent, { host: 'x', path: '/apix' }), { kind: 'subvs', vsIndex: restLink?.['VSIndex'], rsIndex: restLink?.['RsIndex'] }, 'rule-less SubVS takes the rest');
+  assert.deepEqual(lm.route(parent, { host: 'x', path: '/api/v1' }), {
+    kind: 'subvs',
+    vsIndex: apiLink?.['VSIndex'],
+    rsIndex: apiLink?.['RsIndex'],
+  });
+  assert.deepEqual(
+    lm.route(parent, { host: 'x', path: '/apix' }),
+    { kind: 'subvs', vsIndex: restLink?.['VSIndex'], rsIndex: restLink?.['RsIndex'] },
+    'rule-less SubVS takes the rest',
+  );
   const shown = (await v2({ cmd: 'showvs', vs: parent })).json['SubVS'] as Record<string, unknown>[];
   assert.deepEqual(shown[0]?.['MatchRules'], ['api']);
   assert.equal((await v2({ cmd: 'delrule', name: 'api' })).status, 422, 'in use');
-  assert.equal((await v2({ cmd: 'delrsrule', vs: parent, rs: `!${String(apiLink?.['RsIndex'])}`, rule: 'api' })).status, 200);
+  assert.equal(
+    (await v2({ cmd: 'delrsrule', vs: parent, rs: `!${String(apiLink?.['RsIndex'])}`, rule: 'api' })).status,
+    200,
+  );
   assert.equal((await v2({ cmd: 'delrule', name: 'api' })).status, 200);
   assert.equal((await v2({ cmd: 'addrequestrule', vs: parent, rule: 'hdr' })).status, 200);
   assert.equal((await v2({ cmd: 'delvs', vs: Number(apiLink?.['VSIndex']) })).status, 200, 'delvs deletes a SubVS');
@@ -146,17 +236,36 @@ test('content rules: types, match kinds, assignment to a SubVS by !RsIndex, rout
 
 test('certificates: upload by v2 base64 and v1 POST body, listcert, delete refused while a VS uses it', async () => {
   assert.equal((await v2({ cmd: 'addcert', cert: 'shop', data: Buffer.from(pem).toString('base64') })).status, 200);
-  assert.equal((await v1('addcert', { cert: 'shop', replace: '0' }, { body: pem })).status, 422, 'exists without replace');
+  assert.equal(
+    (await v1('addcert', { cert: 'shop', replace: '0' }, { body: pem })).status,
+    422,
+    'exists without replace',
+  );
   assert.equal((await v1('addcert', { cert: 'shop2', replace: '0' }, { body: pem })).status, 200);
-  assert.equal((await v1('addcert', { cert: 'nokey' }, { body: pem.slice(0, pem.indexOf('-----BEGIN PRIVATE')) })).status, 422);
+  assert.equal(
+    (await v1('addcert', { cert: 'nokey' }, { body: pem.slice(0, pem.indexOf('-----BEGIN PRIVATE')) })).status,
+    422,
+  );
   const certs = (await v2({ cmd: 'listcert' })).json['cert'] as Record<string, unknown>[];
-  assert.deepEqual(certs.map((c) => [c['name'], c['type']]), [['shop', 'ECC'], ['shop2', 'ECC']]);
+  assert.deepEqual(
+    certs.map((c) => [c['name'], c['type']]),
+    [
+      ['shop', 'ECC'],
+      ['shop2', 'ECC'],
+    ],
+  );
   assert.doesNotMatch(JSON.stringify((await v2({ cmd: 'readcert', cert: 'shop' })).json), /PRIVATE KEY/);
-  const vs = (await v2({ cmd: 'addvs', vs: '10.0.0.7', port: 443, prot: 'tcp', SSLAcceleration: 1, CertFile: 'shop shop2' })).json;
+  const vs = (
+    await v2({ cmd: 'addvs', vs: '10.0.0.7', port: 443, prot: 'tcp', SSLAcceleration: 1, CertFile: 'shop shop2' })
+  ).json;
   assert.equal(vs['CertFile'], 'shop shop2');
   assert.equal((await v2({ cmd: 'modvs', vs: vs['Index'] as number, CertFile: 'missing' })).status, 422);
   assert.equal((await v2({ cmd: 'delcert', cert: 'shop' })).status, 422);
-  assert.equal((await v2({ cmd: 'modvs', vs: vs['Index'] as number, CertFile: 'shop2' })).status, 200, 'the whole list is replaced');
+  assert.equal(
+    (await v2({ cmd: 'modvs', vs: vs['Index'] as number, CertFile: 'shop2' })).status,
+    200,
+    'the whole list is replaced',
+  );
   assert.equal((await v2({ cmd: 'delcert', cert: 'shop' })).status, 200);
   assert.doesNotMatch(JSON.stringify(lm.writeLog), /PRIVATE KEY|BEGIN/);
 });
@@ -164,11 +273,19 @@ test('certificates: upload by v2 base64 and v1 POST body, listcert, delete refus
 test('auth: Basic, apiuser/apipass, API keys (query and body), key lifecycle; everything else is 401', async () => {
   assert.equal((await v1('listvs', {}, { auth: null })).status, 401);
   assert.equal((await v1('listvs', {}, { auth: `Basic ${Buffer.from('bal:wrong').toString('base64')}` })).status, 401);
-  assert.deepEqual((await v2({ cmd: 'listvs' }, null)).json, { code: 401, message: 'Authorization required', status: 'fail' });
+  assert.deepEqual((await v2({ cmd: 'listvs' }, null)).json, {
+    code: 401,
+    message: 'Authorization required',
+    status: 'fail',
+  });
   assert.equal((await v2({ cmd: 'listvs' }, { apiuser: 'bal', apipass: 'nope' })).status, 401);
   assert.equal((await v1('listvs', { apikey: 'KEY-1' }, { auth: null })).status, 200);
   assert.equal((await v2({ cmd: 'listvs', apikey: 'KEY-1' }, null)).status, 200);
-  assert.equal((await v2({ cmd: 'listvs', apikey: 'WRONG' }, { apiuser: 'bal', apipass: 'pw' })).status, 401, 'apikey takes precedence');
+  assert.equal(
+    (await v2({ cmd: 'listvs', apikey: 'WRONG' }, { apiuser: 'bal', apipass: 'pw' })).status,
+    401,
+    'apikey takes precedence',
+  );
   const keys = (await v2({ cmd: 'addapikey' })).json['ApiKeys'] as string[];
   const fresh = keys.find((k) => k !== 'KEY-1') ?? '';
   assert.equal((await v2({ cmd: 'listvs', apikey: fresh }, null)).status, 200);
@@ -191,7 +308,10 @@ test('write log: successful writes only, with timestamps and secret parameters r
 test('rate limit: the 31st call within 3 s has its connection dropped', async () => {
   const limited = await startLoadMasterEmulator({ port: 0, users: { bal: 'pw' }, rateLimit: true, https: false });
   try {
-    const call = (): Promise<number> => fetch(`${limited.url}/access/listvs`, { headers: { authorization: AUTH, connection: 'close' } }).then((r) => r.status);
+    const call = (): Promise<number> =>
+      fetch(`${limited.url}/access/listvs`, { headers: { authorization: AUTH, connection: 'close' } }).then(
+        (r) => r.status,
+      );
     for (let i = 0; i < 30; i++) assert.equal(await call(), 200);
     await assert.rejects(call());
     assert.equal(limited.droppedCalls, 1);
@@ -203,13 +323,16 @@ test('rate limit: the 31st call within 3 s has its connection dropped', async ()
 test('state file: the configuration survives a restart; HTTPS with a self-signed certificate', async () => {
   const statePath = join(dir, 'lm-state.json');
   const first = await startLoadMasterEmulator({ port: 0, users: { bal: 'pw' }, statePath, https: true });
-  const get = (url: string): Promise<{ status: number; body: string }> => new Promise((resolve, reject) => {
-    httpsRequest(url, { rejectUnauthorized: false, headers: { authorization: AUTH } }, (res) => {
-      let body = '';
-      res.on('data', (c: Buffer) => (body += c.toString('latin1')));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    }).on('error', reject).end();
-  });
+  const get = (url: string): Promise<{ status: number; body: string }> =>
+    new Promise((resolve, reject) => {
+      httpsRequest(url, { rejectUnauthorized: false, headers: { authorization: AUTH } }, (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString('latin1')));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      })
+        .on('error', reject)
+        .end();
+    });
   try {
     assert.match(first.url, /^https:/);
     await assert.rejects(fetch(`${first.url}/access/listvs`), 'the certificate is self-signed');
@@ -220,7 +343,10 @@ test('state file: the configuration survives a restart; HTTPS with a self-signed
   assert.equal(statSync(statePath).mode & 0o077, 0, 'state file (holds private keys) is owner-only');
   const second = await startLoadMasterEmulator({ port: 0, users: { bal: 'pw' }, statePath, https: true });
   try {
-    assert.match((await get(`${second.url}/access/showvs?vs=10.9.0.1&port=80&prot=tcp`)).body, /<NickName>kept<\/NickName>/);
+    assert.match(
+      (await get(`${second.url}/access/showvs?vs=10.9.0.1&port=80&prot=tcp`)).body,
+      /<NickName>kept<\/NickName>/,
+    );
   } finally {
     await second.close();
   }

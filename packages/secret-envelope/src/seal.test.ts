@@ -5,7 +5,10 @@ import { fleetKeyFromBytes } from './fleet-key.ts';
 import { sealSecretData, openSealedData, fingerprintSecretData, SealError } from './seal.ts';
 
 const key = fleetKeyFromBytes(randomBytes(32), 'k1');
-const data = { 'tls.crt': Buffer.from('-----BEGIN CERTIFICATE-----\nMIIB').toString('base64'), 'tls.key': Buffer.from('-----BEGIN PRIVATE KEY-----\nsecret').toString('base64') };
+const data = {
+  'tls.crt': Buffer.from('-----BEGIN CERTIFICATE-----\nMIIB').toString('base64'),
+  'tls.key': Buffer.from('-----BEGIN PRIVATE KEY-----\nsecret').toString('base64'),
+};
 
 test('sealed data contains no clear material and opens to the original map', () => {
   const s = sealSecretData(key, data);

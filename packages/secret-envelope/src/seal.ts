@@ -43,14 +43,20 @@ export function sealSecretData(key: FleetKey, data: Readonly<Record<string, stri
   cipher.setAAD(Buffer.from(key.keyId));
   const ciphertext = Buffer.concat([cipher.update(canonical(data)), cipher.final()]);
   return {
-    sealed: { keyId: key.keyId, iv: iv.toString('base64'), ciphertext: ciphertext.toString('base64'), tag: cipher.getAuthTag().toString('base64') },
+    sealed: {
+      keyId: key.keyId,
+      iv: iv.toString('base64'),
+      ciphertext: ciphertext.toString('base64'),
+      tag: cipher.getAuthTag().toString('base64'),
+    },
     fingerprint: fingerprintSecretData(key, data),
   };
 }
 
 /** Opens sealed data; throws SealError for a foreign key id or tampering. */
 export function openSealedData(key: FleetKey, sealed: SealedData): Record<string, string> {
-  if (sealed.keyId !== key.keyId) throw new SealError(`sealed with key "${sealed.keyId}", this process holds "${key.keyId}"`);
+  if (sealed.keyId !== key.keyId)
+    throw new SealError(`sealed with key "${sealed.keyId}", this process holds "${key.keyId}"`);
   try {
     const decipher = createDecipheriv('aes-256-gcm', key.sealKey, Buffer.from(sealed.iv, 'base64'));
     decipher.setAAD(Buffer.from(key.keyId));

@@ -10,9 +10,33 @@ import { inspectTlsData } from './tls-material.ts';
 function material(names: readonly string[], curve = 'prime256v1'): { crt: string; key: string } {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'portolan-tls-'));
   try {
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', `ec_paramgen_curve:${curve}`, '-nodes', '-days', '2', '-subj', `/CN=${names[0]}`,
-      '-addext', `subjectAltName=${names.map((n) => `DNS:${n}`).join(',')}`, '-keyout', path.join(dir, 'k'), '-out', path.join(dir, 'c')], { stdio: 'ignore' });
-    return { crt: readFileSync(path.join(dir, 'c')).toString('base64'), key: readFileSync(path.join(dir, 'k')).toString('base64') };
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        `ec_paramgen_curve:${curve}`,
+        '-nodes',
+        '-days',
+        '2',
+        '-subj',
+        `/CN=${names[0]}`,
+        '-addext',
+        `subjectAltName=${names.map((n) => `DNS:${n}`).join(',')}`,
+        '-keyout',
+        path.join(dir, 'k'),
+        '-out',
+        path.join(dir, 'c'),
+      ],
+      { stdio: 'ignore' },
+    );
+    return {
+      crt: readFileSync(path.join(dir, 'c')).toString('base64'),
+      key: readFileSync(path.join(dir, 'k')).toString('base64'),
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -34,7 +58,9 @@ test('usable material: the names it covers and its validity, nothing secret', ()
 });
 
 test('unusable material is named with the reason, and the reason never quotes the data', () => {
-  const garbage = Buffer.from('-----BEGIN CERTIFICATE-----\nnot a certificate\n-----END CERTIFICATE-----\n').toString('base64');
+  const garbage = Buffer.from('-----BEGIN CERTIFICATE-----\nnot a certificate\n-----END CERTIFICATE-----\n').toString(
+    'base64',
+  );
   const table: [data: Record<string, string>, reason: RegExp][] = [
     [{ 'tls.crt': garbage, 'tls.key': a.key }, /tls\.crt is not a PEM or DER X\.509 certificate/],
     [{ 'tls.crt': a.crt, 'tls.key': Buffer.from('junk').toString('base64') }, /tls\.key is not a private key/],

@@ -57,7 +57,10 @@ export function inspectTlsData(data: Readonly<Record<string, string>>, nowMs: nu
 function dnsNames(cert: X509Certificate): string[] {
   const san = cert.subjectAltName;
   if (san !== undefined && san !== '') {
-    return san.split(', ').filter((n) => n.startsWith('DNS:')).map((n) => n.slice(4).toLowerCase());
+    return san
+      .split(', ')
+      .filter((n) => n.startsWith('DNS:'))
+      .map((n) => n.slice(4).toLowerCase());
   }
   const cn = /(?:^|\n)CN=([^\n]*)/.exec(cert.subject)?.[1];
   return cn === undefined ? [] : [cn.toLowerCase()];

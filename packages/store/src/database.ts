@@ -34,7 +34,10 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<readonly st
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error !== undefined || failed !== undefined) {
-    throw new MigrationError(`migration ${failed?.migrationName ?? '(unknown)'} failed: ${String((error as Error | undefined)?.message ?? error)}`, { cause: error });
+    throw new MigrationError(
+      `migration ${failed?.migrationName ?? '(unknown)'} failed: ${String((error as Error | undefined)?.message ?? error)}`,
+      { cause: error },
+    );
   }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

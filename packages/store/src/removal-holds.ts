@@ -25,9 +25,18 @@ type Row = Database['removal_holds'] extends infer T ? { [K in keyof T]: unknown
 function toHold(r: Row): RecordedHold {
   const date = (v: unknown): Date | null => (v === null ? null : new Date(v as string | Date));
   return {
-    id: String(r.id), cluster: String(r.cluster), kind: String(r.kind), objectKey: String(r.object_key), reason: String(r.reason),
-    heldAt: date(r.held_at)!, heldSeq: Number(r.held_seq), releasedAt: date(r.released_at), releasedSeq: r.released_seq === null ? null : Number(r.released_seq),
-    releasedBy: r.released_by as string | null, releaseReason: r.release_reason as string | null, removed: r.removed as boolean | null,
+    id: String(r.id),
+    cluster: String(r.cluster),
+    kind: String(r.kind),
+    objectKey: String(r.object_key),
+    reason: String(r.reason),
+    heldAt: date(r.held_at)!,
+    heldSeq: Number(r.held_seq),
+    releasedAt: date(r.released_at),
+    releasedSeq: r.released_seq === null ? null : Number(r.released_seq),
+    releasedBy: r.released_by as string | null,
+    releaseReason: r.release_reason as string | null,
+    removed: r.removed as boolean | null,
   };
 }
 
@@ -40,7 +49,12 @@ export async function readOpenHolds(db: Kysely<Database>, clusters: readonly str
 }
 
 /** Holds begun or ended in a time window (either end may be open), for `portolan history`. */
-export async function readHoldsBetween(db: Kysely<Database>, clusters: readonly string[] | null, since: Date | null, until: Date | null): Promise<RecordedHold[]> {
+export async function readHoldsBetween(
+  db: Kysely<Database>,
+  clusters: readonly string[] | null,
+  since: Date | null,
+  until: Date | null,
+): Promise<RecordedHold[]> {
   if (clusters !== null && clusters.length === 0) return [];
   let q = db.selectFrom('removal_holds').selectAll();
   if (clusters !== null) q = q.where('cluster', 'in', clusters);
@@ -51,5 +65,12 @@ export async function readHoldsBetween(db: Kysely<Database>, clusters: readonly 
 
 /** Holds released by one approval (its archived sequence number). */
 export async function readHoldsReleasedAt(db: Kysely<Database>, releasedSeq: number): Promise<RecordedHold[]> {
-  return (await db.selectFrom('removal_holds').selectAll().where('released_seq', '=', String(releasedSeq)).orderBy('id').execute()).map(toHold);
+  return (
+    await db
+      .selectFrom('removal_holds')
+      .selectAll()
+      .where('released_seq', '=', String(releasedSeq))
+      .orderBy('id')
+      .execute()
+  ).map(toHold);
 }

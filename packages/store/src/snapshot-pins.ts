@@ -18,7 +18,14 @@ export function pinHoldReason(pin: Pick<SnapshotPin, 'snapshotId'>): string {
 /** The appliance's pin, or null when its planning is not pinned. */
 export async function readPin(db: Kysely<Database>, appliance: string): Promise<SnapshotPin | null> {
   const row = await db.selectFrom('snapshot_pins').selectAll().where('appliance', '=', appliance).executeTakeFirst();
-  return row === undefined ? null : { appliance: row.appliance, snapshotId: String(row.snapshot_id), reason: row.reason, createdAt: new Date(row.created_at) };
+  return row === undefined
+    ? null
+    : {
+        appliance: row.appliance,
+        snapshotId: String(row.snapshot_id),
+        reason: row.reason,
+        createdAt: new Date(row.created_at),
+      };
 }
 
 /** True while the appliance is pinned by a rollback (`portolan resume` removes the pin). */
@@ -29,5 +36,15 @@ export async function isPinned(db: Kysely<Database>, appliance: string): Promise
 /** Every pin by appliance: the planner reads these once per batch (its hold decision is synchronous). */
 export async function readPins(db: Kysely<Database>): Promise<Map<string, SnapshotPin>> {
   const rows = await db.selectFrom('snapshot_pins').selectAll().execute();
-  return new Map(rows.map((r) => [r.appliance, { appliance: r.appliance, snapshotId: String(r.snapshot_id), reason: r.reason, createdAt: new Date(r.created_at) }]));
+  return new Map(
+    rows.map((r) => [
+      r.appliance,
+      {
+        appliance: r.appliance,
+        snapshotId: String(r.snapshot_id),
+        reason: r.reason,
+        createdAt: new Date(r.created_at),
+      },
+    ]),
+  );
 }

@@ -10,7 +10,11 @@ import type { Database } from './schema.ts';
 export async function readValueTree(db: Kysely<Database>, root: string): Promise<unknown> {
   const texts = new Map<string, string>();
   for (let level = [root]; level.length > 0;) {
-    const rows = await db.selectFrom('snapshot_pieces').select(['hash', 'body']).where(sql<boolean>`hash = any(${level}::text[])`).execute();
+    const rows = await db
+      .selectFrom('snapshot_pieces')
+      .select(['hash', 'body'])
+      .where(sql<boolean>`hash = any(${level}::text[])`)
+      .execute();
     const next = new Set<string>();
     for (const r of rows) {
       const text = Buffer.from(r.body).toString('utf8');
@@ -27,9 +31,15 @@ export async function readValueTree(db: Kysely<Database>, root: string): Promise
  * The operations an `applies` row records, payloads included: from their value tree (`operations_hash`, migration
  * 0006) or, in older rows, from the row itself. A tree missing from `snapshot_pieces` is an error naming the apply.
  */
-export async function readApplyOperations(db: Kysely<Database>, row: { readonly id: string | number; readonly operations: unknown; readonly operations_hash: string | null }): Promise<unknown[]> {
+export async function readApplyOperations(
+  db: Kysely<Database>,
+  row: { readonly id: string | number; readonly operations: unknown; readonly operations_hash: string | null },
+): Promise<unknown[]> {
   if (row.operations_hash === null) return Array.isArray(row.operations) ? row.operations : [];
   const operations = await readValueTree(db, row.operations_hash);
-  if (operations === null) throw new Error(`apply ${String(row.id)}: its operations (value tree ${row.operations_hash}) are missing from snapshot_pieces`);
+  if (operations === null)
+    throw new Error(
+      `apply ${String(row.id)}: its operations (value tree ${row.operations_hash}) are missing from snapshot_pieces`,
+    );
   return Array.isArray(operations) ? operations : [];
 }

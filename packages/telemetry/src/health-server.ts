@@ -15,7 +15,13 @@ export interface HealthServer {
  * Starts the health server. `live` checks fail /healthz (the process should be restarted);
  * `ready` checks fail /readyz (do not route work here: inputs stale, not synced).
  */
-export async function startHealthServer(options: { port: number; host?: string; registry: Registry; live?: Record<string, HealthCheck>; ready?: Record<string, HealthCheck> }): Promise<HealthServer> {
+export async function startHealthServer(options: {
+  port: number;
+  host?: string;
+  registry: Registry;
+  live?: Record<string, HealthCheck>;
+  ready?: Record<string, HealthCheck>;
+}): Promise<HealthServer> {
   const evaluate = (checks: Record<string, HealthCheck> = {}): { ok: boolean; body: string } => {
     const failures = Object.entries(checks).flatMap(([name, check]) => {
       const r = check();
@@ -38,7 +44,10 @@ export async function startHealthServer(options: { port: number; host?: string; 
       return respond(r.ok ? 200 : 503, r.body);
     }
     if (url.startsWith('/metrics')) {
-      options.registry.metrics().then((m) => respond(200, m, options.registry.contentType), (e: unknown) => respond(500, String(e)));
+      options.registry.metrics().then(
+        (m) => respond(200, m, options.registry.contentType),
+        (e: unknown) => respond(500, String(e)),
+      );
       return;
     }
     respond(404, 'not found\n');

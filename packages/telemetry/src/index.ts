@@ -1,5 +1,16 @@
 export { createLogger, redactedPaths, type Logger } from './logger.ts';
 export { createMetricsRegistry, Counter, Gauge, Histogram, Registry } from './metrics.ts';
 export { startHealthServer, type HealthServer, type HealthCheck } from './health-server.ts';
-export { startTracing, injectTraceHeaders, extractTraceContext, traceIdOf, InMemorySpanExporter, context, trace, type Tracing, type Span, type Tracer } from './tracing.ts';
+export {
+  startTracing,
+  injectTraceHeaders,
+  extractTraceContext,
+  traceIdOf,
+  InMemorySpanExporter,
+  context,
+  trace,
+  type Tracing,
+  type Span,
+  type Tracer,
+} from './tracing.ts';
 export { execTuned, tunedExecution, persistCompileCache, type ProcessTuning } from './process-tuning.ts';

@@ -16,7 +16,13 @@ export interface ProcessTuning {
  * (`process.execArgv`, e.g. `--inspect`) still win; the compile cache spares the TypeScript stripper (~17 MiB of
  * RSS) and recompilation on every start after the first.
  */
-export function tunedExecution(tuning: ProcessTuning, entry: string, args: readonly string[], execArgv: readonly string[], env: Readonly<Record<string, string | undefined>>): { argv: string[]; env: Record<string, string> } {
+export function tunedExecution(
+  tuning: ProcessTuning,
+  entry: string,
+  args: readonly string[],
+  execArgv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): { argv: string[]; env: Record<string, string> } {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
   out[tuning.envVar] = 'tuned';

@@ -5,15 +5,36 @@ import { createLogger } from './logger.ts';
 import { createMetricsRegistry, Counter } from './metrics.ts';
 import { tunedExecution } from './process-tuning.ts';
 import { startHealthServer } from './health-server.ts';
-import { startTracing, injectTraceHeaders, extractTraceContext, InMemorySpanExporter, context, trace } from './tracing.ts';
+import {
+  startTracing,
+  injectTraceHeaders,
+  extractTraceContext,
+  InMemorySpanExporter,
+  context,
+  trace,
+} from './tracing.ts';
 
 test('logs never carry secret-bearing fields in clear', () => {
   const lines: string[] = [];
-  const sink = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
   const log = createLogger('test', { destination: sink });
-  log.info({ password: 'hunter2', appliance: { password: 'pw2', url: 'https://lb' }, privateKeyPem: '-----BEGIN PRIVATE KEY-----', headers: { authorization: 'Basic YWRtaW46YWRtaW4=' } }, 'connecting');
+  log.info(
+    {
+      password: 'hunter2',
+      appliance: { password: 'pw2', url: 'https://lb' },
+      privateKeyPem: '-----BEGIN PRIVATE KEY-----',
+      headers: { authorization: 'Basic YWRtaW46YWRtaW4=' },
+    },
+    'connecting',
+  );
   const text = lines.join('');
-  for (const secret of ['hunter2', 'pw2', 'BEGIN PRIVATE KEY', 'YWRtaW46']) assert.ok(!text.includes(secret), `${secret} leaked: ${text}`);
+  for (const secret of ['hunter2', 'pw2', 'BEGIN PRIVATE KEY', 'YWRtaW46'])
+    assert.ok(!text.includes(secret), `${secret} leaked: ${text}`);
   assert.ok(text.includes('https://lb'), 'non-secret fields are kept');
   assert.equal(JSON.parse(text).msg, 'connecting');
 });
@@ -23,7 +44,12 @@ test('health server: /healthz, /readyz with reasons, /metrics in Prometheus form
   const published = new Counter({ name: 'events_published_total', help: 'events published', registers: [registry] });
   published.inc(3);
   let synced = false;
-  const server = await startHealthServer({ port: 0, registry, live: { loop: () => ({ ok: true }) }, ready: { watch: () => (synced ? { ok: true } : { ok: false, reason: 'endpointslices not synced' }) } });
+  const server = await startHealthServer({
+    port: 0,
+    registry,
+    live: { loop: () => ({ ok: true }) },
+    ready: { watch: () => (synced ? { ok: true } : { ok: false, reason: 'endpointslices not synced' }) },
+  });
   try {
     const get = async (p: string): Promise<[number, string]> => {
       const r = await fetch(`http://127.0.0.1:${server.port}${p}`);
@@ -59,7 +85,11 @@ test('trace context survives a trip through message headers: the consumer span j
 
 test('a tuned service process gets its flags first (flags given to Node win), the same arguments, and is marked so it does not exec again', () => {
   const tuning = { flags: ['--max-semi-space-size=64'], envVar: 'PORTOLAN_TEST_RUNTIME' };
-  const { argv, env } = tunedExecution(tuning, '/srv/main.ts', ['--id', 'a'], ['--inspect'], { PATH: '/bin', MALLOC_ARENA_MAX: '4', UNSET: undefined });
+  const { argv, env } = tunedExecution(tuning, '/srv/main.ts', ['--id', 'a'], ['--inspect'], {
+    PATH: '/bin',
+    MALLOC_ARENA_MAX: '4',
+    UNSET: undefined,
+  });
   assert.deepEqual(argv.slice(1), ['--max-semi-space-size=64', '--inspect', '/srv/main.ts', '--id', 'a']);
   assert.equal(env['PORTOLAN_TEST_RUNTIME'], 'tuned');
   assert.equal(env['MALLOC_ARENA_MAX'], '4', 'settings the operator made are kept');

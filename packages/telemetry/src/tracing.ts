@@ -1,7 +1,13 @@
 import { context, propagation, trace, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor, InMemorySpanExporter, SimpleSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type SpanExporter,
+} from '@opentelemetry/sdk-trace-base';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 
 /** Tracing for one service. Spans are exported only when an exporter is given (none ships by default: no network here). */
@@ -14,8 +20,18 @@ let installed = false;
 
 /** Installs the global tracer provider, W3C propagation and async context for `service`. */
 export function startTracing(service: string, options: { exporter?: SpanExporter; batch?: boolean } = {}): Tracing {
-  const processors = options.exporter === undefined ? [] : [options.batch === false ? new SimpleSpanProcessor(options.exporter) : new BatchSpanProcessor(options.exporter)];
-  const provider = new BasicTracerProvider({ resource: resourceFromAttributes({ 'service.name': service }), spanProcessors: processors });
+  const processors =
+    options.exporter === undefined
+      ? []
+      : [
+          options.batch === false
+            ? new SimpleSpanProcessor(options.exporter)
+            : new BatchSpanProcessor(options.exporter),
+        ];
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': service }),
+    spanProcessors: processors,
+  });
   if (!installed) {
     context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
     propagation.setGlobalPropagator(new W3CTraceContextPropagator());

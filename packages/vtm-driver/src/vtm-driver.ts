@@ -105,11 +105,16 @@ export class VtmDriver implements ApplianceDriver<VtmObjects> {
    * group rendered without machines gets every traffic manager of the cluster (listed once, then cached).
    */
   async execute(operation: Operation, context: ExecutionContext): Promise<OperationResult> {
-    if (operation.objectType === 'traffic_ip_groups' && operation.action !== 'delete' && this.#options.machines === undefined) {
+    if (
+      operation.objectType === 'traffic_ip_groups' &&
+      operation.action !== 'delete' &&
+      this.#options.machines === undefined
+    ) {
       try {
         this.#machines ??= await this.client.listNames('traffic_managers', context.signal);
       } catch (error) {
-        if (error instanceof VtmTransportError) return { ok: false, code: error.code, message: error.message, retryable: true };
+        if (error instanceof VtmTransportError)
+          return { ok: false, code: error.code, message: error.message, retryable: true };
         throw error;
       }
       return executeOperation(this.client, withMachines(operation, this.#machines), context);
@@ -128,13 +133,21 @@ function withMachines(operation: Operation, machines: readonly string[]): Operat
   const properties = (operation.payload?.['properties'] ?? {}) as JsonObject;
   const basic = (properties['basic'] ?? {}) as JsonObject;
   if (basic['machines'] !== undefined) return operation;
-  return { ...operation, payload: { ...operation.payload, properties: { ...properties, basic: { ...basic, machines: [...machines] } } } };
+  return {
+    ...operation,
+    payload: { ...operation.payload, properties: { ...properties, basic: { ...basic, machines: [...machines] } } },
+  };
 }
 
 /** Builds a driver from a fleet-config appliance entry; the password comes from `passwordFile` (relative to `baseDir`). */
-export async function createVtmDriver(appliance: ApplianceConfig, baseDir = process.cwd(), extra: { acmeChallenges?: VtmDriverOptions['acmeChallenges'] } = {}): Promise<VtmDriver> {
+export async function createVtmDriver(
+  appliance: ApplianceConfig,
+  baseDir = process.cwd(),
+  extra: { acmeChallenges?: VtmDriverOptions['acmeChallenges'] } = {},
+): Promise<VtmDriver> {
   const vtm = appliance.vtm;
-  if (appliance.driver !== 'vtm' || vtm === undefined) throw new VtmDriverConfigError(`appliance "${appliance.name}" is not a vtm appliance`);
+  if (appliance.driver !== 'vtm' || vtm === undefined)
+    throw new VtmDriverConfigError(`appliance "${appliance.name}" is not a vtm appliance`);
   let password: string;
   try {
     password = (await readFile(resolve(baseDir, vtm.passwordFile), 'utf8')).replace(/\r?\n$/, '');

@@ -25,12 +25,17 @@ async function del(emu: VtmEmulator, path: string): Promise<number> {
 }
 
 /** GET with a chosen Host header (fetch does not allow setting it). */
-function getWithHost(url: string, host: string): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
+function getWithHost(
+  url: string,
+  host: string,
+): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { headers: { host } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+      );
     });
     req.on('error', reject);
     req.end();
@@ -58,11 +63,30 @@ describe('vTM emulator data plane: request rules and pools reach the HTTP client
     assert.equal(await put(emu, 'rules/send', SEND_RULE), 201);
     assert.equal(await put(emu, 'rules/redirect', REDIRECT_RULE), 201);
     assert.equal(await put(emu, 'rules/route', ROUTE_RULE), 201);
-    assert.equal(await put(emu, 'pools/web', { properties: { basic: { nodes_table: [{ node: '10.9.0.1:8080' }, { node: '10.9.0.2:8080' }, { node: '10.9.0.3:8080', state: 'draining' }] } } }), 201);
-    assert.equal(await put(emu, 'pools/api', { properties: { basic: { nodes_table: [{ node: '10.9.1.1:9000' }] } } }), 201);
-    assert.equal(await put(emu, 'virtual_servers/site', {
-      properties: { basic: { enabled: true, port: 80, pool: 'web', request_rules: ['send', 'redirect', 'route'] } },
-    }), 201);
+    assert.equal(
+      await put(emu, 'pools/web', {
+        properties: {
+          basic: {
+            nodes_table: [
+              { node: '10.9.0.1:8080' },
+              { node: '10.9.0.2:8080' },
+              { node: '10.9.0.3:8080', state: 'draining' },
+            ],
+          },
+        },
+      }),
+      201,
+    );
+    assert.equal(
+      await put(emu, 'pools/api', { properties: { basic: { nodes_table: [{ node: '10.9.1.1:9000' }] } } }),
+      201,
+    );
+    assert.equal(
+      await put(emu, 'virtual_servers/site', {
+        properties: { basic: { enabled: true, port: 80, pool: 'web', request_rules: ['send', 'redirect', 'route'] } },
+      }),
+      201,
+    );
   });
   after(async () => emu.close());
 
@@ -84,7 +108,11 @@ describe('vTM emulator data plane: request rules and pools reach the HTTP client
 
   test('pool.use in a rule picks that pool; unmatched requests use the default pool, round robin over active nodes', async () => {
     const url = await dataPlaneOf(emu).urlFor(80);
-    assert.deepEqual(await (await fetch(`${url}/api/v1`)).json(), { virtualServer: 'site', pool: 'api', node: '10.9.1.1:9000' });
+    assert.deepEqual(await (await fetch(`${url}/api/v1`)).json(), {
+      virtualServer: 'site',
+      pool: 'api',
+      node: '10.9.1.1:9000',
+    });
     const nodes = new Set<string>();
     for (let i = 0; i < 4; i += 1) {
       const body = (await (await fetch(`${url}/page`)).json()) as { pool: string; node: string };
@@ -93,30 +121,53 @@ describe('vTM emulator data plane: request rules and pools reach the HTTP client
     }
     assert.deepEqual([...nodes].sort(), ['10.9.0.1:8080', '10.9.0.2:8080'], 'the draining node gets no new requests');
     const logged = dataPlaneOf(emu).requestLog.filter((e) => e.url === '/api/v1');
-    assert.deepEqual(logged.map((e) => [e.virtualServerPort, e.status, e.pool]), [[80, 200, 'api']]);
+    assert.deepEqual(
+      logged.map((e) => [e.virtualServerPort, e.status, e.pool]),
+      [[80, 200, 'api']],
+    );
   });
 
   test('listeners follow the configuration: enabling, disabling and deleting virtual servers over REST', async () => {
     const plane = dataPlaneOf(emu);
-    assert.equal(await put(emu, 'virtual_servers/other', { properties: { basic: { enabled: false, port: 8081, pool: 'discard' } } }), 201);
+    assert.equal(
+      await put(emu, 'virtual_servers/other', {
+        properties: { basic: { enabled: false, port: 8081, pool: 'discard' } },
+      }),
+      201,
+    );
     await assert.rejects(plane.urlFor(8081), DataPlaneListenError);
     assert.equal(await put(emu, 'virtual_servers/other', { properties: { basic: { enabled: true } } }), 200);
     const url = await plane.urlFor(8081);
     // The discard pool drops the connection without an answer.
     await assert.rejects(fetch(`${url}/`));
-    assert.deepEqual((await plane.listeners()).map((l) => l.virtualServerPort), [80, 8081]);
+    assert.deepEqual(
+      (await plane.listeners()).map((l) => l.virtualServerPort),
+      [80, 8081],
+    );
     assert.equal(await del(emu, 'virtual_servers/other'), 204);
-    assert.deepEqual((await plane.listeners()).map((l) => l.virtualServerPort), [80]);
+    assert.deepEqual(
+      (await plane.listeners()).map((l) => l.virtualServerPort),
+      [80],
+    );
     await assert.rejects(fetch(`${url}/`), 'the closed listener refuses connections');
   });
 
   test('a rule the interpreter cannot run answers 500 instead of crashing the listener', async () => {
     assert.equal(await put(emu, 'rules/broken', 'net.dns.resolve("x");\n'), 201);
-    assert.equal(await put(emu, 'virtual_servers/broken', { properties: { basic: { enabled: true, port: 8082, pool: 'web', request_rules: ['broken'] } } }), 201);
+    assert.equal(
+      await put(emu, 'virtual_servers/broken', {
+        properties: { basic: { enabled: true, port: 8082, pool: 'web', request_rules: ['broken'] } },
+      }),
+      201,
+    );
     const res = await fetch(`${await dataPlaneOf(emu).urlFor(8082)}/`);
     assert.equal(res.status, 500);
     assert.match(await res.text(), /unknown function net\.dns\.resolve/);
-    assert.equal((await fetch(`${await dataPlaneOf(emu).urlFor(80)}/hello`)).status, 201, 'other listeners keep working');
+    assert.equal(
+      (await fetch(`${await dataPlaneOf(emu).urlFor(80)}/hello`)).status,
+      201,
+      'other listeners keep working',
+    );
   });
 });
 
@@ -124,14 +175,20 @@ describe('vTM emulator data plane in proxy mode', () => {
   let emu: VtmEmulator;
   let backend: Server;
   before(async () => {
-    backend = createServer((req, res) => res.writeHead(200, { 'content-type': 'text/plain', 'x-backend': 'yes' }).end(`backend saw ${req.method} ${req.url}`));
+    backend = createServer((req, res) =>
+      res
+        .writeHead(200, { 'content-type': 'text/plain', 'x-backend': 'yes' })
+        .end(`backend saw ${req.method} ${req.url}`),
+    );
     await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
     const port = (backend.address() as AddressInfo).port;
     emu = await startVtmEmulator({ users: { admin: 'pw' }, dataPlane: { address: '127.0.0.1', poolAnswer: 'proxy' } });
     emu.state.put('pools', 'echo', { properties: { basic: { nodes_table: [{ node: `127.0.0.1:${port}` }] } } });
     emu.state.put('pools', 'dead', { properties: { basic: { nodes_table: [{ node: '127.0.0.1:1' }] } } });
     emu.state.put('rules', 'to-dead', 'if (http.getPath() == "/dead") { pool.use("dead"); }\n');
-    emu.state.put('virtual_servers', 'site', { properties: { basic: { enabled: true, port: 80, pool: 'echo', request_rules: ['to-dead'] } } });
+    emu.state.put('virtual_servers', 'site', {
+      properties: { basic: { enabled: true, port: 80, pool: 'echo', request_rules: ['to-dead'] } },
+    });
   });
   after(async () => {
     await emu.close();

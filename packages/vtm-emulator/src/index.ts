@@ -17,4 +17,9 @@ export {
   type DataPlaneListener,
   type DataPlaneLogEntry,
 } from './adapters/data-plane.ts';
-export { runTrafficScript, TrafficScriptError, type ScriptRequest, type RuleOutcome } from './core/traffic-script-interpreter.ts';
+export {
+  runTrafficScript,
+  TrafficScriptError,
+  type ScriptRequest,
+  type RuleOutcome,
+} from './core/traffic-script-interpreter.ts';

@@ -17,7 +17,13 @@ interface Reply {
   json: () => any; // eslint-disable-line @typescript-eslint/no-explicit-any
 }
 
-async function call(emu: VtmEmulator, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
+async function call(
+  emu: VtmEmulator,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<Reply> {
   const isText = typeof body === 'string';
   const res = await fetch(`${emu.url}${path}`, {
     method,
@@ -40,7 +46,10 @@ describe('vTM emulator over HTTP', () => {
   after(async () => emu.close());
 
   test('Basic auth: missing or wrong credentials get 401 auth.invalid', async () => {
-    for (const headers of [{ authorization: '' }, { authorization: `Basic ${Buffer.from('admin:nope').toString('base64')}` }]) {
+    for (const headers of [
+      { authorization: '' },
+      { authorization: `Basic ${Buffer.from('admin:nope').toString('base64')}` },
+    ]) {
       const r = await call(emu, 'GET', '/api/tm', undefined, headers);
       assert.equal(r.status, 401);
       assert.deepEqual(r.json(), { error_id: 'auth.invalid', error_text: 'User name or password was invalid' });
@@ -50,9 +59,15 @@ describe('vTM emulator over HTTP', () => {
 
   test('GET /api/tm lists the versions; each version lists config and status', async () => {
     assert.deepEqual((await call(emu, 'GET', '/api/tm')).json(), {
-      children: [{ name: '7.0', href: '/api/tm/7.0/' }, { name: '8.3', href: '/api/tm/8.3/' }],
+      children: [
+        { name: '7.0', href: '/api/tm/7.0/' },
+        { name: '8.3', href: '/api/tm/8.3/' },
+      ],
     });
-    assert.deepEqual((await call(emu, 'GET', '/api/tm/8.3')).json().children.map((c: { name: string }) => c.name), ['config', 'status']);
+    assert.deepEqual(
+      (await call(emu, 'GET', '/api/tm/8.3')).json().children.map((c: { name: string }) => c.name),
+      ['config', 'status'],
+    );
     assert.equal((await call(emu, 'GET', '/api/tm/9.9')).status, 404);
   });
 
@@ -69,12 +84,23 @@ describe('vTM emulator over HTTP', () => {
     assert.equal(pool.load_balancing.algorithm, 'round_robin');
     assert.equal(pool.basic.passive_monitoring, true);
 
-    const updated = await call(emu, 'PUT', `${CFG}/pools/web`, { properties: { basic: { note: 'n', nodes_table: [{ node: '10.0.0.3:80' }] }, load_balancing: { algorithm: 'least_connections' } } });
+    const updated = await call(emu, 'PUT', `${CFG}/pools/web`, {
+      properties: {
+        basic: { note: 'n', nodes_table: [{ node: '10.0.0.3:80' }] },
+        load_balancing: { algorithm: 'least_connections' },
+      },
+    });
     assert.equal(updated.status, 200);
-    const partial = await call(emu, 'PUT', `${CFG}/pools/web`, { properties: { basic: { passive_monitoring: false } } });
+    const partial = await call(emu, 'PUT', `${CFG}/pools/web`, {
+      properties: { basic: { passive_monitoring: false } },
+    });
     assert.equal(partial.status, 200);
     const after = (await call(emu, 'GET', `${CFG}/pools/web`)).json().properties;
-    assert.deepEqual(after.basic.nodes_table.map((r: { node: string }) => r.node), ['10.0.0.3:80'], 'table replaced, not merged');
+    assert.deepEqual(
+      after.basic.nodes_table.map((r: { node: string }) => r.node),
+      ['10.0.0.3:80'],
+      'table replaced, not merged',
+    );
     assert.equal(after.basic.note, 'n', 'keys absent from a later body are kept');
     assert.equal(after.basic.passive_monitoring, false);
     assert.equal(after.load_balancing.algorithm, 'least_connections', 'other sections are kept');
@@ -84,10 +110,15 @@ describe('vTM emulator over HTTP', () => {
     const missing = await call(emu, 'PUT', `${CFG}/virtual_servers/vs0`, { properties: { basic: { port: 80 } } });
     assert.equal(missing.status, 400);
     assert.equal(missing.json().error_info.basic.pool.error_id, 'json.missing_property');
-    const r = await call(emu, 'PUT', `${CFG}/virtual_servers/vs0`, { properties: { basic: { port: 8080, pool: 'discard' } } });
+    const r = await call(emu, 'PUT', `${CFG}/virtual_servers/vs0`, {
+      properties: { basic: { port: 8080, pool: 'discard' } },
+    });
     assert.equal(r.status, 201);
     const basic = r.json().properties.basic;
-    assert.deepEqual([basic.enabled, basic.listen_on_any, basic.protocol, basic.ssl_decrypt], [false, true, 'http', false]);
+    assert.deepEqual(
+      [basic.enabled, basic.listen_on_any, basic.protocol, basic.ssl_decrypt],
+      [false, true, 'http', false],
+    );
     assert.equal(r.json().properties.connection.timeout, 300);
   });
 
@@ -110,7 +141,10 @@ describe('vTM emulator over HTTP', () => {
   test('missing objects answer 404 resource.not_found naming the path; DELETE answers 204', async () => {
     const r = await call(emu, 'GET', `${CFG}/pools/nope`);
     assert.equal(r.status, 404);
-    assert.deepEqual(r.json(), { error_id: 'resource.not_found', error_text: `Resource '${CFG}/pools/nope' does not exist` });
+    assert.deepEqual(r.json(), {
+      error_id: 'resource.not_found',
+      error_text: `Resource '${CFG}/pools/nope' does not exist`,
+    });
     assert.equal((await call(emu, 'DELETE', `${CFG}/pools/nope`)).status, 404);
     await call(emu, 'PUT', `${CFG}/monitors/m1`, { properties: { basic: { type: 'connect' } } });
     assert.equal((await call(emu, 'DELETE', `${CFG}/monitors/m1`)).status, 204);
@@ -125,27 +159,49 @@ describe('vTM emulator over HTTP', () => {
     const body = r.json();
     assert.equal(body.error_id, 'resource.validation_error');
     assert.equal(body.error_text, 'The resource provided is invalid');
-    assert.deepEqual(body.error_info.basic.port, { error_id: 'num.out_of_range', error_text: "Value '70000' must be within 1-65535" });
+    assert.deepEqual(body.error_info.basic.port, {
+      error_id: 'num.out_of_range',
+      error_text: "Value '70000' must be within 1-65535",
+    });
     assert.equal(body.error_info.basic.protocol.error_id, 'enum.invalid_value');
-    assert.deepEqual(body.error_info.basic.bogus, { error_id: 'json.unknown_property', error_text: 'Property is unknown' });
+    assert.deepEqual(body.error_info.basic.bogus, {
+      error_id: 'json.unknown_property',
+      error_text: 'Property is unknown',
+    });
     assert.equal(body.error_info.nonsense.error_id, 'json.unknown_property');
     assert.equal((await call(emu, 'GET', `${CFG}/virtual_servers/bad`)).status, 404, 'nothing stored');
   });
 
   test('table row errors are keyed by the row primary key; malformed tables are json.invalid_table', async () => {
-    const r = await call(emu, 'PUT', `${CFG}/pools/rows`, { properties: { basic: { nodes_table: [{ node: '10.0.0.1:80', weight: -1 }, { node: '10.0.0.2:80', colour: 'red' }] } } });
+    const r = await call(emu, 'PUT', `${CFG}/pools/rows`, {
+      properties: {
+        basic: {
+          nodes_table: [
+            { node: '10.0.0.1:80', weight: -1 },
+            { node: '10.0.0.2:80', colour: 'red' },
+          ],
+        },
+      },
+    });
     assert.equal(r.status, 400);
     const info = r.json().error_info.basic.nodes_table;
-    assert.deepEqual(info['10.0.0.1:80'].weight, { error_id: 'num.out_of_range', error_text: "Value '-1' must be within 1-100" });
+    assert.deepEqual(info['10.0.0.1:80'].weight, {
+      error_id: 'num.out_of_range',
+      error_text: "Value '-1' must be within 1-100",
+    });
     assert.equal(info['10.0.0.2:80'].colour.error_id, 'json.unknown_property');
-    const bad = await call(emu, 'PUT', `${CFG}/pools/rows`, { properties: { basic: { nodes_table: [{ weight: 2 }] } } });
+    const bad = await call(emu, 'PUT', `${CFG}/pools/rows`, {
+      properties: { basic: { nodes_table: [{ weight: 2 }] } },
+    });
     assert.equal(bad.json().error_info.basic.nodes_table.error_id, 'json.invalid_table');
   });
 
   test('an SSL server key reads back with the private key as its base64 SHA-256', async () => {
     const privateKey = '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n';
     const want = createHash('sha256').update(privateKey).digest('base64');
-    const put = await call(emu, 'PUT', `${CFG}/ssl/server_keys/k1`, { properties: { basic: { public: 'CERT', private: privateKey } } });
+    const put = await call(emu, 'PUT', `${CFG}/ssl/server_keys/k1`, {
+      properties: { basic: { public: 'CERT', private: privateKey } },
+    });
     assert.equal(put.status, 201);
     assert.equal(put.json().properties.basic.private, want);
     const got = (await call(emu, 'GET', `${CFG}/ssl/server_keys/k1`)).json().properties.basic;
@@ -156,7 +212,9 @@ describe('vTM emulator over HTTP', () => {
   });
 
   test('built-in discard pool and factory monitors exist and cannot be deleted', async () => {
-    assert.ok((await call(emu, 'GET', `${CFG}/pools`)).json().children.some((c: { name: string }) => c.name === 'discard'));
+    assert.ok(
+      (await call(emu, 'GET', `${CFG}/pools`)).json().children.some((c: { name: string }) => c.name === 'discard'),
+    );
     const monitors = (await call(emu, 'GET', `${CFG}/monitors`)).json().children.map((c: { name: string }) => c.name);
     for (const m of ['Connect', 'Ping', 'Simple HTTP']) assert.ok(monitors.includes(m), m);
     assert.equal((await call(emu, 'GET', `${CFG}/monitors/Connect`)).json().properties.basic.factory, true);
@@ -164,16 +222,25 @@ describe('vTM emulator over HTTP', () => {
   });
 
   test('traffic IP groups may only name machines of the cluster', async () => {
-    const bad = await call(emu, 'PUT', `${CFG}/traffic_ip_groups/t1`, { properties: { basic: { ipaddresses: ['192.0.2.1'], machines: ['tm-x'] } } });
+    const bad = await call(emu, 'PUT', `${CFG}/traffic_ip_groups/t1`, {
+      properties: { basic: { ipaddresses: ['192.0.2.1'], machines: ['tm-x'] } },
+    });
     assert.equal(bad.status, 400);
     assert.equal(bad.json().error_info.basic.machines.error_id, 'reference.not_found');
-    const ok = await call(emu, 'PUT', `${CFG}/traffic_ip_groups/t1`, { properties: { basic: { ipaddresses: ['192.0.2.1'], machines: ['tm-a'] } } });
+    const ok = await call(emu, 'PUT', `${CFG}/traffic_ip_groups/t1`, {
+      properties: { basic: { ipaddresses: ['192.0.2.1'], machines: ['tm-a'] } },
+    });
     assert.equal(ok.status, 201);
-    assert.deepEqual((await call(emu, 'GET', `${CFG}/traffic_managers`)).json().children.map((c: { name: string }) => c.name), ['tm-a', 'tm-b']);
+    assert.deepEqual(
+      (await call(emu, 'GET', `${CFG}/traffic_managers`)).json().children.map((c: { name: string }) => c.name),
+      ['tm-a', 'tm-b'],
+    );
   });
 
   test('without strict mode dangling references are accepted (as on a real appliance)', async () => {
-    const r = await call(emu, 'PUT', `${CFG}/virtual_servers/loose`, { properties: { basic: { pool: 'ghost', port: 81, request_rules: ['r9', 'r9'] } } });
+    const r = await call(emu, 'PUT', `${CFG}/virtual_servers/loose`, {
+      properties: { basic: { pool: 'ghost', port: 81, request_rules: ['r9', 'r9'] } },
+    });
     assert.equal(r.status, 201);
   });
 
@@ -181,9 +248,18 @@ describe('vTM emulator over HTTP', () => {
     const before = emu.writeLog.length;
     assert.ok(before > 0);
     const seqs = emu.writeLog.map((w) => w.seq);
-    assert.deepEqual(seqs, seqs.map((_, i) => i + 1));
+    assert.deepEqual(
+      seqs,
+      seqs.map((_, i) => i + 1),
+    );
     assert.ok(emu.writeLog.every((w) => w.status < 300));
-    assert.deepEqual(emu.writeLog.filter((w) => w.type === 'rules').map((w) => [w.method, w.status]), [['PUT', 201], ['PUT', 204]]);
+    assert.deepEqual(
+      emu.writeLog.filter((w) => w.type === 'rules').map((w) => [w.method, w.status]),
+      [
+        ['PUT', 201],
+        ['PUT', 204],
+      ],
+    );
   });
 });
 
@@ -191,11 +267,17 @@ describe('vTM emulator options', () => {
   test('strict mode refuses dangling references and deleting objects in use', async () => {
     const emu = await startVtmEmulator({ users: { admin: 'secret' }, strict: true });
     try {
-      const dangling = await call(emu, 'PUT', `${CFG}/virtual_servers/vs`, { properties: { basic: { pool: 'web', port: 80 } } });
+      const dangling = await call(emu, 'PUT', `${CFG}/virtual_servers/vs`, {
+        properties: { basic: { pool: 'web', port: 80 } },
+      });
       assert.equal(dangling.status, 400);
       assert.equal(dangling.json().error_info.basic.pool.error_id, 'reference.not_found');
       assert.equal((await call(emu, 'PUT', `${CFG}/pools/web`, { properties: { basic: {} } })).status, 201);
-      assert.equal((await call(emu, 'PUT', `${CFG}/virtual_servers/vs`, { properties: { basic: { pool: 'web', port: 80 } } })).status, 201);
+      assert.equal(
+        (await call(emu, 'PUT', `${CFG}/virtual_servers/vs`, { properties: { basic: { pool: 'web', port: 80 } } }))
+          .status,
+        201,
+      );
       const inUse = await call(emu, 'DELETE', `${CFG}/pools/web`);
       assert.equal(inUse.status, 409);
       assert.equal(inUse.json().error_id, 'resource.in_use');

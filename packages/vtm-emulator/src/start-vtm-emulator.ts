@@ -92,7 +92,8 @@ export async function startVtmEmulator(options: VtmEmulatorOptions): Promise<Vtm
   const requestLog: RequestLogEntry[] = [];
   const onRequest = requestListener(store, options, { writeLog, requestLog, persist });
   const tls = options.https === true ? await makeSelfSignedCert() : null;
-  const server: Server = tls === null ? createHttpServer(onRequest) : createHttpsServer({ key: tls.key, cert: tls.cert }, onRequest);
+  const server: Server =
+    tls === null ? createHttpServer(onRequest) : createHttpsServer({ key: tls.key, cert: tls.cert }, onRequest);
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -137,11 +138,18 @@ function requestListener(
       const body = Buffer.concat(chunks).toString('utf8');
       const path = (req.url ?? '/').split('?')[0] ?? '/';
       const method = req.method ?? 'GET';
-      const response = handleRequest(store, { method, path, authorization: req.headers.authorization, body }, handlerOptions);
+      const response = handleRequest(
+        store,
+        { method, path, authorization: req.headers.authorization, body },
+        handlerOptions,
+      );
       sinks.requestLog.push({ method, path, status: response.status });
       if (response.write !== null) {
         sinks.writeLog.push({
-          seq: sinks.writeLog.length + 1, method: method as 'PUT' | 'DELETE', ...response.write, status: response.status,
+          seq: sinks.writeLog.length + 1,
+          method: method as 'PUT' | 'DELETE',
+          ...response.write,
+          status: response.status,
           body: method === 'PUT' ? redact(response.write.type, body) : null,
         });
         sinks.persist();
@@ -158,7 +166,9 @@ function stateAccess(store: VtmConfigStore, persist: () => void): EmulatorStateA
     list: (type) => store.list(type),
     get: (type, name) => store.get(type, name),
     put: (type, name, body) => {
-      const outcome = store.isTextType(type) ? store.putText(type, name, String(body)) : store.putJson(type, name, body, false);
+      const outcome = store.isTextType(type)
+        ? store.putText(type, name, String(body))
+        : store.putJson(type, name, body, false);
       persist();
       return outcome;
     },

@@ -9,7 +9,9 @@ import { FakeAppliance, FakeApplianceDriver } from './testing/fake-appliance.ts'
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A started follower (never leads) over a fake bus and an empty snapshot store that counts head reads. */
-async function startedFollower(followerDelayMs: number): Promise<{ applier: Applier; notify: (id: string) => void; headReads: () => number }> {
+async function startedFollower(
+  followerDelayMs: number,
+): Promise<{ applier: Applier; notify: (id: string) => void; headReads: () => number }> {
   let notify: (id: string) => void = () => {};
   const bus = { followSnapshots: (f: (id: string) => void) => void (notify = f) } as unknown as ApplierBus;
   let reads = 0;
@@ -20,9 +22,17 @@ async function startedFollower(followerDelayMs: number): Promise<{ applier: Appl
   };
   const log = { lastApplied: async () => null, recordedHolds: async () => new Set<string>() } as unknown as PgApplyLog;
   const applier = new Applier({
-    appliance: 'edge', replicaId: 'f', driver: new FakeApplianceDriver(new FakeAppliance()), snapshots, log, leadership: () => null,
-    secrets: { resolve: () => Promise.reject(new Error('no secrets')) }, drift: { intervalMs: 3_600_000, policy: 'report' },
-    bus, pollMs: 3_600_000, followerDelayMs,
+    appliance: 'edge',
+    replicaId: 'f',
+    driver: new FakeApplianceDriver(new FakeAppliance()),
+    snapshots,
+    log,
+    leadership: () => null,
+    secrets: { resolve: () => Promise.reject(new Error('no secrets')) },
+    drift: { intervalMs: 3_600_000, policy: 'report' },
+    bus,
+    pollMs: 3_600_000,
+    followerDelayMs,
   });
   await applier.start();
   // The start-up head poll and first cycle read the head once each.
@@ -59,7 +69,10 @@ test('a steady stream of notifications still gets a follower catch-up within for
       await sleep(2);
     }
     const elapsed = performance.now() - t0;
-    assert.ok(headReads() - before >= 1, `catch-ups during ${Math.round(elapsed)} ms of notifications: ${headReads() - before}`);
+    assert.ok(
+      headReads() - before >= 1,
+      `catch-ups during ${Math.round(elapsed)} ms of notifications: ${headReads() - before}`,
+    );
     assert.ok(headReads() - before <= 20, `far fewer catch-ups than the 550 notifications: ${headReads() - before}`);
   } finally {
     await applier.stop();
@@ -70,11 +83,22 @@ test('stopping an applier has its driver write what it deferred, after the last 
   const driver = new FakeApplianceDriver(new FakeAppliance());
   const settled: string[] = [];
   driver.settle = async () => void settled.push('settled');
-  const snapshots: SnapshotSource = { head: async () => null, get: () => Promise.reject(new Error('none')), oldestUnappliedAt: async () => null };
+  const snapshots: SnapshotSource = {
+    head: async () => null,
+    get: () => Promise.reject(new Error('none')),
+    oldestUnappliedAt: async () => null,
+  };
   const log = { lastApplied: async () => null, recordedHolds: async () => new Set<string>() } as unknown as PgApplyLog;
   const applier = new Applier({
-    appliance: 'edge', replicaId: 'f', driver, snapshots, log, leadership: () => null,
-    secrets: { resolve: () => Promise.reject(new Error('no secrets')) }, drift: { intervalMs: 3_600_000, policy: 'report' }, pollMs: 3_600_000,
+    appliance: 'edge',
+    replicaId: 'f',
+    driver,
+    snapshots,
+    log,
+    leadership: () => null,
+    secrets: { resolve: () => Promise.reject(new Error('no secrets')) },
+    drift: { intervalMs: 3_600_000, policy: 'report' },
+    pollMs: 3_600_000,
   });
   await applier.start();
   assert.deepEqual(settled, []);

@@ -29,17 +29,59 @@ export function createApplierMetrics(registry: Registry, lastApplyAt: () => numb
     },
   });
   return {
-    leader: new Gauge({ name: 'portolan_applier_leader', help: '1 while this replica leads its appliance group and may write.', registers }),
-    epoch: new Gauge({ name: 'portolan_applier_epoch', help: 'Fencing epoch of the current (or last) leadership term of this replica.', registers }),
-    lastApplyTimestamp: new Gauge({ name: 'portolan_applier_last_apply_timestamp_seconds', help: 'Unix time of the last recorded apply.', registers }),
-    lastSuccessTimestamp: new Gauge({ name: 'portolan_applier_last_success_timestamp_seconds', help: 'Unix time of the last apply that succeeded or found nothing to do (0 before the first).', registers }),
-    oldestUnappliedAge: new Gauge({ name: 'oldest_unapplied_snapshot_age_seconds', help: 'Age of the oldest snapshot newer than the last applied one (0 when up to date).', registers }),
-    pendingOperations: new Gauge({ name: 'portolan_applier_pending_operations', help: 'Operations the last diff found between the appliance and the target.', registers }),
-    operations: new Counter({ name: 'portolan_applier_operations_total', help: 'Operations sent to the appliance, by result.', labelNames: ['result'], registers }),
-    applies: new Counter({ name: 'portolan_applier_applies_total', help: 'Recorded applies, by status.', labelNames: ['status'], registers }),
-    drift: new Counter({ name: 'portolan_applier_drift_total', help: 'Drift observations, by action.', labelNames: ['action'], registers }),
+    leader: new Gauge({
+      name: 'portolan_applier_leader',
+      help: '1 while this replica leads its appliance group and may write.',
+      registers,
+    }),
+    epoch: new Gauge({
+      name: 'portolan_applier_epoch',
+      help: 'Fencing epoch of the current (or last) leadership term of this replica.',
+      registers,
+    }),
+    lastApplyTimestamp: new Gauge({
+      name: 'portolan_applier_last_apply_timestamp_seconds',
+      help: 'Unix time of the last recorded apply.',
+      registers,
+    }),
+    lastSuccessTimestamp: new Gauge({
+      name: 'portolan_applier_last_success_timestamp_seconds',
+      help: 'Unix time of the last apply that succeeded or found nothing to do (0 before the first).',
+      registers,
+    }),
+    oldestUnappliedAge: new Gauge({
+      name: 'oldest_unapplied_snapshot_age_seconds',
+      help: 'Age of the oldest snapshot newer than the last applied one (0 when up to date).',
+      registers,
+    }),
+    pendingOperations: new Gauge({
+      name: 'portolan_applier_pending_operations',
+      help: 'Operations the last diff found between the appliance and the target.',
+      registers,
+    }),
+    operations: new Counter({
+      name: 'portolan_applier_operations_total',
+      help: 'Operations sent to the appliance, by result.',
+      labelNames: ['result'],
+      registers,
+    }),
+    applies: new Counter({
+      name: 'portolan_applier_applies_total',
+      help: 'Recorded applies, by status.',
+      labelNames: ['status'],
+      registers,
+    }),
+    drift: new Counter({
+      name: 'portolan_applier_drift_total',
+      help: 'Drift observations, by action.',
+      labelNames: ['action'],
+      registers,
+    }),
     cyclePhases: new Histogram({
-      name: 'portolan_applier_cycle_phase_seconds', help: 'Time per phase of recorded apply cycles, from the trigger (queued) to the announcement.', labelNames: ['phase'], registers,
+      name: 'portolan_applier_cycle_phase_seconds',
+      help: 'Time per phase of recorded apply cycles, from the trigger (queued) to the announcement.',
+      labelNames: ['phase'],
+      registers,
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5],
     }),
   };

@@ -51,9 +51,22 @@ export type CycleResult =
   | { readonly kind: 'idle' }
   | { readonly kind: 'follower'; readonly snapshotId: string }
   | { readonly kind: 'in-sync'; readonly snapshotId: string; readonly pending: number }
-  | { readonly kind: 'applied'; readonly snapshotId: string; readonly status: ApplyStatus; readonly applyId: string; readonly operations: number; readonly failed: number; readonly retryInMs: number | null };
+  | {
+      readonly kind: 'applied';
+      readonly snapshotId: string;
+      readonly status: ApplyStatus;
+      readonly applyId: string;
+      readonly operations: number;
+      readonly failed: number;
+      readonly retryInMs: number | null;
+    };
 
 /** What one drift check found. */
 export type DriftCheckResult =
   | { readonly kind: 'follower' | 'no-baseline' | 'clean' | 'superseded' }
-  | { readonly kind: 'drift'; readonly report: DriftReport; readonly action: 'corrected' | 'reported'; readonly observationId: string };
+  | {
+      readonly kind: 'drift';
+      readonly report: DriftReport;
+      readonly action: 'corrected' | 'reported';
+      readonly observationId: string;
+    };

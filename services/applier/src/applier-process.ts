@@ -73,25 +73,58 @@ async function main(): Promise<void> {
   await migrateToLatest(db);
   const registry = createMetricsRegistry('applier');
   let applier: Applier | null = null;
-  const metrics = createApplierMetrics(registry, () => (applier?.lastApplied()?.finishedAt.getTime() ?? null));
-  const bus = await NatsEventBus.open(config.bus.url, busDeclaration({ stream: config.bus.stream, replicas: config.bus.replicas, maxPayloadBytes: config.bus.maxPayloadBytes, subjectPrefix: config.bus.subjectPrefix }), { name: `applier-${run.replicaId}` });
-  const lease = new RedisLeaseClient(config.leases.redisUrl, { commandTimeoutMs: timings.timings.commandTimeoutMs, name: `applier-${run.replicaId}` });
-  const elector = new LeaderElector({ group, holder: run.replicaId, timings: timings.timings, lease, epochs: new PgEpochStore(db), onEvent: onLeaderEvent(log, metrics, () => applier) });
+  const metrics = createApplierMetrics(registry, () => applier?.lastApplied()?.finishedAt.getTime() ?? null);
+  const bus = await NatsEventBus.open(
+    config.bus.url,
+    busDeclaration({
+      stream: config.bus.stream,
+      replicas: config.bus.replicas,
+      maxPayloadBytes: config.bus.maxPayloadBytes,
+      subjectPrefix: config.bus.subjectPrefix,
+    }),
+    { name: `applier-${run.replicaId}` },
+  );
+  const lease = new RedisLeaseClient(config.leases.redisUrl, {
+    commandTimeoutMs: timings.timings.commandTimeoutMs,
+    name: `applier-${run.replicaId}`,
+  });
+  const elector = new LeaderElector({
+    group,
+    holder: run.replicaId,
+    timings: timings.timings,
+    lease,
+    epochs: new PgEpochStore(db),
+    onEvent: onLeaderEvent(log, metrics, () => applier),
+  });
   // The vTM integration's use-lets-encrypt: pending HTTP-01 challenges are rendered into the vTM's port-80 services.
   const challenges = appliance.driver === 'vtm' && appliance.vtm?.acme !== undefined ? new ChallengeStore() : null;
   const drivers = new DriverRegistry();
-  if (challenges !== null) drivers.register('vtm', async (a, base) => (await import('@portolan/vtm-driver')).createVtmDriver(a, base, { acmeChallenges: () => challenges.list() }));
+  if (challenges !== null)
+    drivers.register('vtm', async (a, base) =>
+      (await import('@portolan/vtm-driver')).createVtmDriver(a, base, { acmeChallenges: () => challenges.list() }),
+    );
   const driver = await drivers.create(appliance, baseDir);
   const writeback = new KubeWriteback({
-    apiFor: kubeApis(config, log), reportingInstance: run.replicaId, onError: (e) => log.warn({ err: e }, 'Kubernetes write-back failed'),
+    apiFor: kubeApis(config, log),
+    reportingInstance: run.replicaId,
+    onError: (e) => log.warn({ err: e }, 'Kubernetes write-back failed'),
     // vTM: Ingresses on the default traffic IP group show the group's addresses as the driver read them back.
     defaultAddresses: () => driver.defaultAddresses?.() ?? null,
   });
   applier = new Applier({
-    appliance: appliance.name, replicaId: run.replicaId, driver, snapshots: new PgSnapshotSource(db), log: new PgApplyLog(db),
-    leadership: () => elector.current(), secrets: new ArchivedSecretResolver(db, loadFleetKey(config.secrets.keyFile, config.secrets.keyId)),
-    drift: { intervalMs: appliance.drift.intervalSeconds * 1000, policy: appliance.drift.policy }, bus: new ApplierBus(bus, appliance.name),
-    writeback, defaultAddress: defaultAddressOf(appliance), metrics, logger: log,
+    appliance: appliance.name,
+    replicaId: run.replicaId,
+    driver,
+    snapshots: new PgSnapshotSource(db),
+    log: new PgApplyLog(db),
+    leadership: () => elector.current(),
+    secrets: new ArchivedSecretResolver(db, loadFleetKey(config.secrets.keyFile, config.secrets.keyId)),
+    drift: { intervalMs: appliance.drift.intervalSeconds * 1000, policy: appliance.drift.policy },
+    bus: new ApplierBus(bus, appliance.name),
+    writeback,
+    defaultAddress: defaultAddressOf(appliance),
+    metrics,
+    logger: log,
   });
   await applier.start();
   elector.start();
@@ -105,19 +138,31 @@ async function main(): Promise<void> {
     );
   }, HOLD_REPORT_EVERY_MS);
   holdReporter.unref();
-  const acme = challenges === null ? null : await startAcme({
-    appliance, baseDir, clusters: config.clusters.filter((c) => appliance.clusters?.includes(c.name) ?? true), challenges, logger: log,
-    desired: () => applier?.currentDesired() ?? null,
-    isLeader: () => elector.current() !== null,
-    publish: async () => {
-      const r = await applier!.reconcile('drift-correction');
-      if (r.kind === 'applied' && r.status !== 'succeeded') throw new Error(`apply ${r.applyId} ended ${r.status}`);
+  const acme =
+    challenges === null
+      ? null
+      : await startAcme({
+          appliance,
+          baseDir,
+          clusters: config.clusters.filter((c) => appliance.clusters?.includes(c.name) ?? true),
+          challenges,
+          logger: log,
+          desired: () => applier?.currentDesired() ?? null,
+          isLeader: () => elector.current() !== null,
+          publish: async () => {
+            const r = await applier!.reconcile('drift-correction');
+            if (r.kind === 'applied' && r.status !== 'succeeded')
+              throw new Error(`apply ${r.applyId} ended ${r.status}`);
+          },
+        });
+  const health = await startHealthServer({
+    port: run.healthPort,
+    registry,
+    ready: {
+      bus: () => (bus.connection.isClosed() ? { ok: false, reason: 'NATS connection closed' } : { ok: true }),
+      snapshots: () => applier?.readiness() ?? { ok: false, reason: 'starting' },
     },
   });
-  const health = await startHealthServer({ port: run.healthPort, registry, ready: {
-    bus: () => (bus.connection.isClosed() ? { ok: false, reason: 'NATS connection closed' } : { ok: true }),
-    snapshots: () => applier?.readiness() ?? { ok: false, reason: 'starting' },
-  } });
   log.info({ appliance: appliance.name, group, replica: run.replicaId, healthPort: health.port }, 'applier started');
 
   let stopping = false;

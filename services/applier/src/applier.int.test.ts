@@ -45,25 +45,68 @@ interface Harness {
   readonly close: () => Promise<void>;
 }
 
-async function harness(options: { policy?: DriftPolicy; fenceByEpoch?: boolean; fake?: FakeAppliance; appliance?: string; replica?: string; writeGate?: boolean } = {}): Promise<Harness> {
+async function harness(
+  options: {
+    policy?: DriftPolicy;
+    fenceByEpoch?: boolean;
+    fake?: FakeAppliance;
+    appliance?: string;
+    replica?: string;
+    writeGate?: boolean;
+  } = {},
+): Promise<Harness> {
   const appliance = options.appliance ?? `a${unique()}`;
   const fake = options.fake ?? new FakeAppliance({ fenceByEpoch: options.fenceByEpoch ?? false });
   const driver = new FakeApplianceDriver(fake, 'haproxy', { writeGate: options.writeGate === true });
   const lease = new RedisLeaseClient(redisUrl, { commandTimeoutMs: timings.commandTimeoutMs });
-  const elector = new LeaderElector({ group: appliance, holder: options.replica ?? 'r1', timings, lease, epochs: new PgEpochStore(database.db), keyPrefix: `t${unique()}:` });
+  const elector = new LeaderElector({
+    group: appliance,
+    holder: options.replica ?? 'r1',
+    timings,
+    lease,
+    epochs: new PgEpochStore(database.db),
+    keyPrefix: `t${unique()}:`,
+  });
   elector.start();
   const leadership = await elector.waitForLeadership();
   const applier = new Applier({
-    appliance, replicaId: options.replica ?? 'r1', driver, snapshots: new PgSnapshotSource(database.db), log: new PgApplyLog(database.db),
-    leadership: () => elector.current(), secrets: new ArchivedSecretResolver(database.db, fleetKey),
-    drift: { intervalMs: 3_600_000, policy: options.policy ?? 'correct' }, retry: { baseMs: 20, capMs: 200 }, random: () => 0.5,
+    appliance,
+    replicaId: options.replica ?? 'r1',
+    driver,
+    snapshots: new PgSnapshotSource(database.db),
+    log: new PgApplyLog(database.db),
+    leadership: () => elector.current(),
+    secrets: new ArchivedSecretResolver(database.db, fleetKey),
+    drift: { intervalMs: 3_600_000, policy: options.policy ?? 'correct' },
+    retry: { baseMs: 20, capMs: 200 },
+    random: () => 0.5,
   });
   await applier.init();
-  return { appliance, fake, driver, applier, leadership, close: async () => { await applier.stop(); await elector.stop(); lease.close(); } };
+  return {
+    appliance,
+    fake,
+    driver,
+    applier,
+    leadership,
+    close: async () => {
+      await applier.stop();
+      await elector.stop();
+      lease.close();
+    },
+  };
 }
 
-async function applies(appliance: string): Promise<{ id: string; status: string; epoch: number; snapshot_id: string; operations: unknown; results: unknown }[]> {
-  const rows = await database.db.selectFrom('applies').select(['id', 'status', 'epoch', 'snapshot_id', 'operations', 'results']).where('appliance', '=', appliance).orderBy('id').execute();
+async function applies(
+  appliance: string,
+): Promise<
+  { id: string; status: string; epoch: number; snapshot_id: string; operations: unknown; results: unknown }[]
+> {
+  const rows = await database.db
+    .selectFrom('applies')
+    .select(['id', 'status', 'epoch', 'snapshot_id', 'operations', 'results'])
+    .where('appliance', '=', appliance)
+    .orderBy('id')
+    .execute();
   return rows.map((r) => ({ ...r, id: String(r.id), epoch: Number(r.epoch), snapshot_id: String(r.snapshot_id) }));
 }
 
@@ -78,7 +121,10 @@ test('a snapshot equal to what the appliance holds makes zero writes, also after
     const r = await h.applier.reconcile('start');
     assert.deepEqual(r.kind === 'applied' && [r.status, r.operations], ['noop', 0]);
     assert.equal(fake.writes.length, 0);
-    assert.deepEqual((await applies(appliance)).map((a) => [a.status, a.snapshot_id]), [['noop', id]]);
+    assert.deepEqual(
+      (await applies(appliance)).map((a) => [a.status, a.snapshot_id]),
+      [['noop', id]],
+    );
   } finally {
     await h.close();
   }
@@ -103,17 +149,41 @@ test('only the difference is applied, each write carries the epoch, and the appl
     const s2 = await writeSnapshot(database.db, desiredState(h.appliance, [pool('web', [1, 2, 4]), pool('api', [3])]));
     const second = await h.applier.reconcile('snapshot');
     assert.deepEqual(second.kind === 'applied' && [second.status, second.operations], ['succeeded', 1]);
-    assert.deepEqual(h.fake.writes.slice(before).map((w) => [w.key, w.action, w.epoch]), [['pool/web', 'update', h.leadership.epoch]]);
+    assert.deepEqual(
+      h.fake.writes.slice(before).map((w) => [w.key, w.action, w.epoch]),
+      [['pool/web', 'update', h.leadership.epoch]],
+    );
     const log = await applies(h.appliance);
-    assert.deepEqual(log.map((a) => [a.status, a.epoch]), [['succeeded', h.leadership.epoch], ['succeeded', h.leadership.epoch]]);
+    assert.deepEqual(
+      log.map((a) => [a.status, a.epoch]),
+      [
+        ['succeeded', h.leadership.epoch],
+        ['succeeded', h.leadership.epoch],
+      ],
+    );
     assert.equal(log[1]!.snapshot_id, s2);
-    assert.deepEqual((log[1]!.results as { objectName: string; result: { ok: boolean } }[]).map((x) => [x.objectName, x.result.ok]), [['web', true]]);
+    assert.deepEqual(
+      (log[1]!.results as { objectName: string; result: { ok: boolean } }[]).map((x) => [x.objectName, x.result.ok]),
+      [['web', true]],
+    );
     assert.deepEqual([...h.fake.objects.keys()].sort(), ['pool/api', 'pool/web', 'virtual_service/http-80']);
     // The row lists each operation without its payload; the operations as sent, payloads included, are a value tree.
-    assert.deepEqual(log[1]!.operations, [{ objectType: 'pool', objectName: 'web', action: 'update', summary: 'update pool/web' }]);
+    assert.deepEqual(log[1]!.operations, [
+      { objectType: 'pool', objectName: 'web', action: 'update', summary: 'update pool/web' },
+    ]);
     const sent = await new PgApplyLog(database.db).operationsOf(log[1]!.id);
-    const rendered = renderFake(canonicalizeDesiredState(desiredState(h.appliance, [pool('web', [1, 2, 4]), pool('api', [3])])));
-    assert.deepEqual(sent, [{ objectType: 'pool', objectName: 'web', action: 'update', payload: rendered['pool/web'], summary: 'update pool/web' }]);
+    const rendered = renderFake(
+      canonicalizeDesiredState(desiredState(h.appliance, [pool('web', [1, 2, 4]), pool('api', [3])])),
+    );
+    assert.deepEqual(sent, [
+      {
+        objectType: 'pool',
+        objectName: 'web',
+        action: 'update',
+        payload: rendered['pool/web'],
+        summary: 'update pool/web',
+      },
+    ]);
   } finally {
     await h.close();
   }
@@ -122,18 +192,61 @@ test('only the difference is applied, each write carries the epoch, and the appl
 test('an apply recorded before operation trees existed reads its operations from its row; a missing tree is an error naming the apply', async () => {
   const appliance = `a${unique()}`;
   const snapshotId = await writeSnapshot(database.db, desiredState(appliance, [pool('web', [1])]));
-  const operations = [{ objectType: 'pool', objectName: 'web', action: 'update', payload: { members: ['10.0.0.1:80'] }, summary: 'update pool/web' }];
-  const row = await database.db.insertInto('applies').values({
-    appliance, snapshot_id: snapshotId, epoch: 1, leader_id: 'r1', trigger: 'snapshot', status: 'succeeded', operations: JSON.stringify(operations),
-    operations_hash: null, results: '[]', observed_after_hash: null, reason: null, started_at: new Date(), finished_at: new Date(), trace_id: null,
-  }).returning('id').executeTakeFirstOrThrow();
+  const operations = [
+    {
+      objectType: 'pool',
+      objectName: 'web',
+      action: 'update',
+      payload: { members: ['10.0.0.1:80'] },
+      summary: 'update pool/web',
+    },
+  ];
+  const row = await database.db
+    .insertInto('applies')
+    .values({
+      appliance,
+      snapshot_id: snapshotId,
+      epoch: 1,
+      leader_id: 'r1',
+      trigger: 'snapshot',
+      status: 'succeeded',
+      operations: JSON.stringify(operations),
+      operations_hash: null,
+      results: '[]',
+      observed_after_hash: null,
+      reason: null,
+      started_at: new Date(),
+      finished_at: new Date(),
+      trace_id: null,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   assert.deepEqual(await new PgApplyLog(database.db).operationsOf(String(row.id)), operations);
   assert.equal(await new PgApplyLog(database.db).operationsOf('999999999'), null);
-  const lost = await database.db.insertInto('applies').values({
-    appliance, snapshot_id: snapshotId, epoch: 1, leader_id: 'r1', trigger: 'snapshot', status: 'succeeded', operations: '[]',
-    operations_hash: 'no-such-piece', results: '[]', observed_after_hash: null, reason: null, started_at: new Date(), finished_at: new Date(), trace_id: null,
-  }).returning('id').executeTakeFirstOrThrow();
-  await assert.rejects(new PgApplyLog(database.db).operationsOf(String(lost.id)), new RegExp(`apply ${String(lost.id)}: its operations \\(value tree no-such-piece\\) are missing`));
+  const lost = await database.db
+    .insertInto('applies')
+    .values({
+      appliance,
+      snapshot_id: snapshotId,
+      epoch: 1,
+      leader_id: 'r1',
+      trigger: 'snapshot',
+      status: 'succeeded',
+      operations: '[]',
+      operations_hash: 'no-such-piece',
+      results: '[]',
+      observed_after_hash: null,
+      reason: null,
+      started_at: new Date(),
+      finished_at: new Date(),
+      trace_id: null,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await assert.rejects(
+    new PgApplyLog(database.db).operationsOf(String(lost.id)),
+    new RegExp(`apply ${String(lost.id)}: its operations \\(value tree no-such-piece\\) are missing`),
+  );
 });
 
 test('a failing operation does not stop the others, is retried with backoff, and converges', async () => {
@@ -147,13 +260,24 @@ test('a failing operation does not stop the others, is retried with backoff, and
     assert.equal(first.status, 'partial');
     assert.equal(first.failed, 1);
     assert.ok(first.retryInMs !== null && first.retryInMs <= 200);
-    assert.ok(h.fake.objects.has('pool/a') && h.fake.objects.has('pool/c') && h.fake.objects.has('virtual_service/http-80'), 'the others were applied');
+    assert.ok(
+      h.fake.objects.has('pool/a') && h.fake.objects.has('pool/c') && h.fake.objects.has('virtual_service/http-80'),
+      'the others were applied',
+    );
     const deadline = Date.now() + 5000;
     while (Date.now() < deadline && (await applies(h.appliance)).at(-1)?.status !== 'succeeded') await sleep(25);
     const statuses = (await applies(h.appliance)).map((a) => a.status);
-    assert.deepEqual(statuses, ['partial', 'failed', 'succeeded'], 'retried twice: pool/b fails once more, then converges');
+    assert.deepEqual(
+      statuses,
+      ['partial', 'failed', 'succeeded'],
+      'retried twice: pool/b fails once more, then converges',
+    );
     const observed = await h.driver.readBack(new AbortController().signal);
-    assert.deepEqual(h.driver.diff(renderFake(canonicalizeDesiredState(desired)), observed), [], 'the appliance now equals the snapshot');
+    assert.deepEqual(
+      h.driver.diff(renderFake(canonicalizeDesiredState(desired)), observed),
+      [],
+      'the appliance now equals the snapshot',
+    );
     const again = await h.applier.reconcile('snapshot');
     assert.equal(again.kind, 'in-sync', 'applying the same snapshot twice makes zero changes the second time');
   } finally {
@@ -167,13 +291,19 @@ test('a held snapshot is not applied: the hold is recorded once and the applianc
     const s1 = await writeSnapshot(database.db, desiredState(h.appliance, [pool('web', [1, 2, 3])]));
     await h.applier.reconcile('snapshot');
     const writes = h.fake.writes.length;
-    const held = await writeSnapshot(database.db, desiredState(h.appliance, [pool('web', [1])]), { held: true, holdReason: 'would remove 67 % of members' });
+    const held = await writeSnapshot(database.db, desiredState(h.appliance, [pool('web', [1])]), {
+      held: true,
+      holdReason: 'would remove 67 % of members',
+    });
     const r = await h.applier.reconcile('snapshot');
     assert.deepEqual(r.kind === 'in-sync' && r.snapshotId, s1);
     await h.applier.reconcile('poll');
     assert.equal(h.fake.writes.length, writes, 'no write for a held snapshot');
     const log = await applies(h.appliance);
-    assert.deepEqual(log.filter((a) => a.status === 'held').map((a) => a.snapshot_id), [held]);
+    assert.deepEqual(
+      log.filter((a) => a.status === 'held').map((a) => a.snapshot_id),
+      [held],
+    );
   } finally {
     await h.close();
   }
@@ -188,7 +318,11 @@ test('a snapshot that removes most members, or empties a pool, is applied at onc
     const s2 = await writeSnapshot(database.db, desiredState(h.appliance, [pool('web', [1]), pool('api', [])]));
     const r = await h.applier.reconcile('snapshot');
     assert.deepEqual(r.kind === 'applied' && [r.snapshotId, r.status], [s2, 'succeeded']);
-    assert.deepEqual((await applies(h.appliance)).filter((a) => a.status === 'held'), [], 'nothing recorded as held');
+    assert.deepEqual(
+      (await applies(h.appliance)).filter((a) => a.status === 'held'),
+      [],
+      'nothing recorded as held',
+    );
   } finally {
     await h.close();
   }
@@ -206,7 +340,15 @@ test('after a fully successful apply, the next snapshot is diffed against what i
       return readBack(signal);
     };
     for (let n = 3; n <= 6; n++) {
-      await writeSnapshot(database.db, desiredState(h.appliance, [pool('web', Array.from({ length: n }, (_, i) => i + 1))]));
+      await writeSnapshot(
+        database.db,
+        desiredState(h.appliance, [
+          pool(
+            'web',
+            Array.from({ length: n }, (_, i) => i + 1),
+          ),
+        ]),
+      );
       const r = await h.applier.reconcile('snapshot');
       assert.deepEqual(r.kind === 'applied' && [r.status, r.operations], ['succeeded', 1]);
     }
@@ -215,7 +357,14 @@ test('after a fully successful apply, the next snapshot is diffed against what i
     const polled = await h.applier.reconcile('poll');
     assert.equal(polled.kind, 'in-sync');
     assert.equal(reads, 0, 'four one-member changes and a late poll, zero full read-backs');
-    assert.deepEqual(h.driver.diff(renderFake(canonicalizeDesiredState(desiredState(h.appliance, [pool('web', [1, 2, 3, 4, 5, 6])]))), await readBack(new AbortController().signal)), [], 'the appliance equals the last snapshot');
+    assert.deepEqual(
+      h.driver.diff(
+        renderFake(canonicalizeDesiredState(desiredState(h.appliance, [pool('web', [1, 2, 3, 4, 5, 6])]))),
+        await readBack(new AbortController().signal),
+      ),
+      [],
+      'the appliance equals the last snapshot',
+    );
   } finally {
     await h.close();
   }
@@ -232,11 +381,20 @@ test('drift is recorded with before and after and corrected (policy correct)', a
     const r = await h.applier.checkDrift();
     assert.ok(r.kind === 'drift');
     assert.equal(r.action, 'corrected');
-    const [row] = await database.db.selectFrom('drift_observations').selectAll().where('appliance', '=', h.appliance).execute();
+    const [row] = await database.db
+      .selectFrom('drift_observations')
+      .selectAll()
+      .where('appliance', '=', h.appliance)
+      .execute();
     assert.deepEqual(row?.objects, ['pool/api', 'pool/web']);
     assert.deepEqual((row?.before as Record<string, unknown>)['pool/api'], null);
-    assert.deepEqual((row?.before as Record<string, { members: string[] }>)['pool/web']?.members, ['10.6.6.6:80/active/1']);
-    assert.deepEqual((row?.after as Record<string, { members: string[] }>)['pool/web']?.members, ['10.0.0.1:8080/active/1', '10.0.0.2:8080/active/1']);
+    assert.deepEqual((row?.before as Record<string, { members: string[] }>)['pool/web']?.members, [
+      '10.6.6.6:80/active/1',
+    ]);
+    assert.deepEqual((row?.after as Record<string, { members: string[] }>)['pool/web']?.members, [
+      '10.0.0.1:8080/active/1',
+      '10.0.0.2:8080/active/1',
+    ]);
     assert.equal(row?.action, 'corrected');
     assert.deepEqual(h.fake.objects.get('pool/web')?.['members'], ['10.0.0.1:8080/active/1', '10.0.0.2:8080/active/1']);
     assert.ok(h.fake.objects.has('pool/api'), 'the deleted object was restored');
@@ -263,7 +421,11 @@ test('a slow drift read-back does not hold up an apply, and one crossed by an ap
     release();
     // The read-back shows the appliance before that apply: comparing it would report drift that is not there.
     assert.equal((await drift).kind, 'superseded');
-    assert.equal((await database.db.selectFrom('drift_observations').selectAll().where('appliance', '=', h.appliance).execute()).length, 0);
+    assert.equal(
+      (await database.db.selectFrom('drift_observations').selectAll().where('appliance', '=', h.appliance).execute())
+        .length,
+      0,
+    );
     assert.equal((await h.applier.checkDrift()).kind, 'clean');
   } finally {
     await h.close();
@@ -283,37 +445,51 @@ test('drift under policy report is recorded and left alone until the next snapsh
     await h.applier.reconcile('retry');
     assert.equal(h.fake.writes.length, writes, 'report policy: no write');
     assert.deepEqual(h.fake.objects.get('pool/web')?.['members'], ['10.6.6.6:80/active/1']);
-    const [row] = await database.db.selectFrom('drift_observations').select(['action']).where('appliance', '=', h.appliance).execute();
+    const [row] = await database.db
+      .selectFrom('drift_observations')
+      .select(['action'])
+      .where('appliance', '=', h.appliance)
+      .execute();
     assert.equal(row?.action, 'reported');
   } finally {
     await h.close();
   }
 });
 
-for (const writeGate of [false, true]) test(`a stale epoch is fenced: nothing is sent and the apply is recorded as fenced${writeGate ? ' (driver started before the epoch check answers)' : ''}`, async () => {
-  const h = await harness({ writeGate });
-  try {
-    await writeSnapshot(database.db, desiredState(h.appliance, [pool('web', [1])]));
-    await h.applier.reconcile('snapshot');
-    const writes = h.fake.writes.length;
-    // Another replica was granted a newer epoch (e.g. after this one was paused); our Redis lease still looks valid.
-    await new PgEpochStore(database.db).grant(h.appliance, 'other', 'run', () => 0);
-    assert.ok(h.leadership.isValid());
-    await writeSnapshot(database.db, desiredState(h.appliance, [pool('web', [1, 2])]));
-    const r = await h.applier.reconcile('snapshot');
-    assert.deepEqual(r.kind === 'applied' && [r.status, r.operations], ['fenced', 1]);
-    assert.equal(h.fake.writes.length, writes, 'a fenced apply writes nothing');
-    const log = await applies(h.appliance);
-    assert.deepEqual(log.map((a) => a.status), ['succeeded', 'fenced']);
-    assert.deepEqual(log[1]!.results, []);
-    // What the stale leader would have sent is kept with the fenced record, payload included.
-    const refused = await new PgApplyLog(database.db).operationsOf(log[1]!.id);
-    assert.deepEqual(refused?.map((o) => [o.objectType, o.objectName, o.action]), [['pool', 'web', 'update']]);
-    assert.deepEqual(refused?.[0]?.payload, renderFake(canonicalizeDesiredState(desiredState(h.appliance, [pool('web', [1, 2])])))['pool/web']);
-  } finally {
-    await h.close();
-  }
-});
+for (const writeGate of [false, true])
+  test(`a stale epoch is fenced: nothing is sent and the apply is recorded as fenced${writeGate ? ' (driver started before the epoch check answers)' : ''}`, async () => {
+    const h = await harness({ writeGate });
+    try {
+      await writeSnapshot(database.db, desiredState(h.appliance, [pool('web', [1])]));
+      await h.applier.reconcile('snapshot');
+      const writes = h.fake.writes.length;
+      // Another replica was granted a newer epoch (e.g. after this one was paused); our Redis lease still looks valid.
+      await new PgEpochStore(database.db).grant(h.appliance, 'other', 'run', () => 0);
+      assert.ok(h.leadership.isValid());
+      await writeSnapshot(database.db, desiredState(h.appliance, [pool('web', [1, 2])]));
+      const r = await h.applier.reconcile('snapshot');
+      assert.deepEqual(r.kind === 'applied' && [r.status, r.operations], ['fenced', 1]);
+      assert.equal(h.fake.writes.length, writes, 'a fenced apply writes nothing');
+      const log = await applies(h.appliance);
+      assert.deepEqual(
+        log.map((a) => a.status),
+        ['succeeded', 'fenced'],
+      );
+      assert.deepEqual(log[1]!.results, []);
+      // What the stale leader would have sent is kept with the fenced record, payload included.
+      const refused = await new PgApplyLog(database.db).operationsOf(log[1]!.id);
+      assert.deepEqual(
+        refused?.map((o) => [o.objectType, o.objectName, o.action]),
+        [['pool', 'web', 'update']],
+      );
+      assert.deepEqual(
+        refused?.[0]?.payload,
+        renderFake(canonicalizeDesiredState(desiredState(h.appliance, [pool('web', [1, 2])])))['pool/web'],
+      );
+    } finally {
+      await h.close();
+    }
+  });
 
 test('an epoch superseded during the apply: the record is refused (fenced), never accepted as applied', async () => {
   const fake = new FakeAppliance();
@@ -332,8 +508,13 @@ test('an epoch superseded during the apply: the record is refused (fenced), neve
     const r = await h.applier.reconcile('snapshot');
     assert.equal(r.kind === 'applied' && r.status, 'fenced');
     const log = await applies(h.appliance);
-    assert.deepEqual(log.map((a) => [a.status, a.epoch]), [['fenced', h.leadership.epoch]]);
-    const accepted = await sql<{ n: string }>`SELECT count(*) AS n FROM applies WHERE appliance = ${h.appliance} AND status <> 'fenced'`.execute(database.db);
+    assert.deepEqual(
+      log.map((a) => [a.status, a.epoch]),
+      [['fenced', h.leadership.epoch]],
+    );
+    const accepted = await sql<{
+      n: string;
+    }>`SELECT count(*) AS n FROM applies WHERE appliance = ${h.appliance} AND status <> 'fenced'`.execute(database.db);
     assert.equal(Number(accepted.rows[0]?.n), 0);
   } finally {
     await h.close();
@@ -343,22 +524,66 @@ test('an epoch superseded during the apply: the record is refused (fenced), neve
 test('certificates are pushed with material resolved from the sealed Secret archive; no key material in the apply log', async () => {
   const h = await harness();
   try {
-    const pem = { crt: '-----BEGIN CERTIFICATE-----\nMIIBfake\n-----END CERTIFICATE-----\n', key: '-----BEGIN PRIVATE KEY-----\nMIIEsecret\n-----END PRIVATE KEY-----\n' };
-    const sealed = sealSecretData(fleetKey, { 'tls.crt': Buffer.from(pem.crt).toString('base64'), 'tls.key': Buffer.from(pem.key).toString('base64') });
-    const object = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'shop-tls', namespace: 'default' }, type: 'kubernetes.io/tls', data: sealed };
-    const event = create(KubeEventSchema, { cluster: 'c1', kind: KubeKind.SECRET, namespace: 'default', name: 'shop-tls', uid: 'u1', resourceVersion: '7', type: KubeEventType.ADDED, object: new TextEncoder().encode(JSON.stringify(object)) });
+    const pem = {
+      crt: '-----BEGIN CERTIFICATE-----\nMIIBfake\n-----END CERTIFICATE-----\n',
+      key: '-----BEGIN PRIVATE KEY-----\nMIIEsecret\n-----END PRIVATE KEY-----\n',
+    };
+    const sealed = sealSecretData(fleetKey, {
+      'tls.crt': Buffer.from(pem.crt).toString('base64'),
+      'tls.key': Buffer.from(pem.key).toString('base64'),
+    });
+    const object = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'shop-tls', namespace: 'default' },
+      type: 'kubernetes.io/tls',
+      data: sealed,
+    };
+    const event = create(KubeEventSchema, {
+      cluster: 'c1',
+      kind: KubeKind.SECRET,
+      namespace: 'default',
+      name: 'shop-tls',
+      uid: 'u1',
+      resourceVersion: '7',
+      type: KubeEventType.ADDED,
+      object: new TextEncoder().encode(JSON.stringify(object)),
+    });
     const seq = Number.parseInt(randomBytes(3).toString('hex'), 16);
-    await database.db.insertInto('events').values({ seq, subject: 'kube.c1.secret', msg_id: `m${seq}`, cluster: 'c1', kind: 'Secret', object_key: 'default/shop-tls', event_type: 'ADDED', payload: Buffer.from(toBinary(KubeEventSchema, event)) }).execute();
-    const certificate = { name: 'shop-tls', secret: { cluster: 'c1', kind: 'Secret' as const, namespace: 'default', name: 'shop-tls' }, fingerprint: sealed.fingerprint, hosts: ['shop.example.com'] };
+    await database.db
+      .insertInto('events')
+      .values({
+        seq,
+        subject: 'kube.c1.secret',
+        msg_id: `m${seq}`,
+        cluster: 'c1',
+        kind: 'Secret',
+        object_key: 'default/shop-tls',
+        event_type: 'ADDED',
+        payload: Buffer.from(toBinary(KubeEventSchema, event)),
+      })
+      .execute();
+    const certificate = {
+      name: 'shop-tls',
+      secret: { cluster: 'c1', kind: 'Secret' as const, namespace: 'default', name: 'shop-tls' },
+      fingerprint: sealed.fingerprint,
+      hosts: ['shop.example.com'],
+    };
     await writeSnapshot(database.db, desiredState(h.appliance, [pool('shop', [1])], { certificates: [certificate] }));
     const r = await h.applier.reconcile('snapshot');
     assert.equal(r.kind === 'applied' && r.status, 'succeeded');
     assert.deepEqual(h.driver.resolvedSecrets, ['default/shop-tls']);
     const log = await applies(h.appliance);
     const sent = await Promise.all(log.map((a) => new PgApplyLog(database.db).operationsOf(a.id)));
-    assert.ok(sent.flat().some((o) => o?.objectType === 'certificate'), 'the certificate write is in the apply log');
+    assert.ok(
+      sent.flat().some((o) => o?.objectType === 'certificate'),
+      'the certificate write is in the apply log',
+    );
     const dump = JSON.stringify([log, sent]);
-    assert.ok(!dump.includes('MIIEsecret') && !dump.includes(sealed.sealed.ciphertext), 'no secret material in the apply log');
+    assert.ok(
+      !dump.includes('MIIEsecret') && !dump.includes(sealed.sealed.ciphertext),
+      'no secret material in the apply log',
+    );
   } finally {
     await h.close();
   }
@@ -367,20 +592,47 @@ test('certificates are pushed with material resolved from the sealed Secret arch
 test('a follower decodes and renders every snapshot but never reads back, writes or records', async () => {
   const leader = await harness();
   const lease = new RedisLeaseClient(redisUrl, { commandTimeoutMs: timings.commandTimeoutMs });
-  const follower = new LeaderElector({ group: leader.appliance, holder: 'f', timings, lease, epochs: new PgEpochStore(database.db), keyPrefix: `t${unique()}:other` });
+  const follower = new LeaderElector({
+    group: leader.appliance,
+    holder: 'f',
+    timings,
+    lease,
+    epochs: new PgEpochStore(database.db),
+    keyPrefix: `t${unique()}:other`,
+  });
   try {
     await writeSnapshot(database.db, desiredState(leader.appliance, [pool('web', [1])]));
     const fake = new FakeAppliance();
     const applier = new Applier({
-      appliance: leader.appliance, replicaId: 'f', driver: new FakeApplianceDriver(fake), snapshots: new PgSnapshotSource(database.db),
-      log: new PgApplyLog(database.db), leadership: () => follower.current(), secrets: new ArchivedSecretResolver(database.db, fleetKey), drift: { intervalMs: 3_600_000, policy: 'correct' },
+      appliance: leader.appliance,
+      replicaId: 'f',
+      driver: new FakeApplianceDriver(fake),
+      snapshots: new PgSnapshotSource(database.db),
+      log: new PgApplyLog(database.db),
+      leadership: () => follower.current(),
+      secrets: new ArchivedSecretResolver(database.db, fleetKey),
+      drift: { intervalMs: 3_600_000, policy: 'correct' },
     });
     await applier.init();
     const r = await applier.reconcile('snapshot');
-    assert.ok(r.kind === 'follower' && applier.currentDesired()?.pools.length === 1, 'the follower holds the decoded snapshot');
-    assert.equal(r.snapshotId, String((await database.db.selectFrom('snapshot_heads').select('snapshot_id').where('appliance', '=', leader.appliance).executeTakeFirstOrThrow()).snapshot_id));
+    assert.ok(
+      r.kind === 'follower' && applier.currentDesired()?.pools.length === 1,
+      'the follower holds the decoded snapshot',
+    );
+    assert.equal(
+      r.snapshotId,
+      String(
+        (
+          await database.db
+            .selectFrom('snapshot_heads')
+            .select('snapshot_id')
+            .where('appliance', '=', leader.appliance)
+            .executeTakeFirstOrThrow()
+        ).snapshot_id,
+      ),
+    );
     assert.equal(fake.writes.length, 0);
-    assert.equal(fake.readBacks, 0, 'no read-back per snapshot: the leader\'s cores are not spent on it');
+    assert.equal(fake.readBacks, 0, "no read-back per snapshot: the leader's cores are not spent on it");
     assert.equal((await applies(leader.appliance)).length, 0);
   } finally {
     lease.close();

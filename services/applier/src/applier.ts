@@ -18,7 +18,10 @@ const silent: ApplierLogger = { info: () => {}, warn: () => {}, error: () => {} 
 
 /** Whether a newer epoch exists than this term's (true), it is current (false); store failures reject. */
 function isEpochStale(term: Leadership): Promise<boolean> {
-  return term.assertEpochCurrent().then(() => false, (e: unknown) => (e instanceof StaleEpochError ? true : Promise.reject(e)));
+  return term.assertEpochCurrent().then(
+    () => false,
+    (e: unknown) => (e instanceof StaleEpochError ? true : Promise.reject(e)),
+  );
 }
 
 /**
@@ -59,14 +62,20 @@ export class Applier {
     this.o = options;
     this.logger = options.logger ?? silent;
     this.retry = new RetryTimer(() => this.trigger('retry'), options.retry, options.random);
-    this.refusals = new RefusedObjectsReporter({ driver: options.driver, secrets: options.secrets, bus: options.bus ?? null, logger: this.logger });
+    this.refusals = new RefusedObjectsReporter({
+      driver: options.driver,
+      secrets: options.secrets,
+      bus: options.bus ?? null,
+      logger: this.logger,
+    });
   }
 
   /** Loads the last recorded apply and holds, so a restart neither re-records nor re-applies. */
   async init(): Promise<void> {
     this.last = await this.o.log.lastApplied(this.o.appliance);
     this.holds = await this.o.log.recordedHolds(this.o.appliance);
-    if (this.last?.observedAfterHash) this.baseline = (await this.o.log.getPiece(this.last.observedAfterHash)) ?? undefined;
+    if (this.last?.observedAfterHash)
+      this.baseline = (await this.o.log.getPiece(this.last.observedAfterHash)) ?? undefined;
   }
 
   /** Starts following: a first cycle, the bus subscription, the head poll and the drift timer. */
@@ -80,7 +89,12 @@ export class Applier {
       this.onSnapshot();
     }, signal);
     this.timers.push(setInterval(() => void this.pollHead(), this.o.pollMs ?? 2000));
-    this.timers.push(setInterval(() => void this.checkDrift().catch((e: unknown) => this.logger.error({ err: e }, 'drift check failed')), this.o.drift.intervalMs));
+    this.timers.push(
+      setInterval(
+        () => void this.checkDrift().catch((e: unknown) => this.logger.error({ err: e }, 'drift check failed')),
+        this.o.drift.intervalMs,
+      ),
+    );
     this.trigger('start');
   }
 
@@ -117,14 +131,17 @@ export class Applier {
     this.retry.cancel();
     if (this.followerTimer !== null) clearTimeout(this.followerTimer);
     await this.chain.catch(() => undefined);
-    await this.o.driver.settle?.().catch((e: unknown) => this.logger.error({ err: e }, 'deferred appliance writes failed at stop'));
+    await this.o.driver
+      .settle?.()
+      .catch((e: unknown) => this.logger.error({ err: e }, 'deferred appliance writes failed at stop'));
   }
 
   /** Readiness: the snapshot store answered a head poll recently (inputs are not stale). */
   readiness(now = performance.now()): { ok: true } | { ok: false; reason: string } {
     const limit = 3 * (this.o.pollMs ?? 2000);
     if (this.lastPollOkAt === null) return { ok: false, reason: 'no successful head poll yet' };
-    if (now - this.lastPollOkAt > limit) return { ok: false, reason: `no successful head poll for ${Math.round((now - this.lastPollOkAt) / 1000)} s` };
+    if (now - this.lastPollOkAt > limit)
+      return { ok: false, reason: `no successful head poll for ${Math.round((now - this.lastPollOkAt) / 1000)} s` };
     return { ok: true };
   }
 
@@ -170,9 +187,14 @@ export class Applier {
     const started = performance.now();
     const observed = await this.o.driver.readBack(leadership.signal, { remember: false });
     const readMs = performance.now() - started;
-    const result = await this.serial(() => (this.appliesStarted === generation ? this.driftOnce(observed) : Promise.resolve({ kind: 'superseded' as const })));
+    const result = await this.serial(() =>
+      this.appliesStarted === generation ? this.driftOnce(observed) : Promise.resolve({ kind: 'superseded' as const }),
+    );
     // When a check ran and how long it read (a large appliance's read-back competes with apply cycles for the CPU).
-    this.logger.info({ result: result.kind, readMs: Math.round(readMs), totalMs: Math.round(performance.now() - started) }, 'drift check done');
+    this.logger.info(
+      { result: result.kind, readMs: Math.round(readMs), totalMs: Math.round(performance.now() - started) },
+      'drift check done',
+    );
     return result;
   }
 
@@ -239,9 +261,14 @@ export class Applier {
     if (leadership === null || !leadership.isValid()) return { kind: 'follower', snapshotId: snapshot.id };
     // Hot path: a new snapshot after a fully successful apply diffs against what that apply left (targeted read-back
     // where the driver offers it). Start-up, retries, failures and the drift timer read everything back.
-    const hot = this.o.driver.renderMatchesReadBack === true && this.followsCleanApply(trigger) && this.last?.snapshotId !== snapshot.id;
+    const hot =
+      this.o.driver.renderMatchesReadBack === true &&
+      this.followsCleanApply(trigger) &&
+      this.last?.snapshotId !== snapshot.id;
     const observed = hot
-      ? this.o.driver.readBackChanged !== undefined ? await this.o.driver.readBackChanged(this.hotBaseline, rendered, signal) : this.hotBaseline
+      ? this.o.driver.readBackChanged !== undefined
+        ? await this.o.driver.readBackChanged(this.hotBaseline, rendered, signal)
+        : this.hotBaseline
       : await this.o.driver.readBack(signal);
     phases.mark('read-back');
     const operations = this.o.driver.diff(rendered, observed);
@@ -253,18 +280,43 @@ export class Applier {
       this.retry.clear();
       return { kind: 'in-sync', snapshotId: snapshot.id, pending: 0 };
     }
-    if (operations.length > 0 && !mayConverge({ trigger, targetId: snapshot.id, last: this.last, driftPolicy: this.o.drift.policy })) {
+    if (
+      operations.length > 0 &&
+      !mayConverge({ trigger, targetId: snapshot.id, last: this.last, driftPolicy: this.o.drift.policy })
+    ) {
       return { kind: 'in-sync', snapshotId: snapshot.id, pending: operations.length };
     }
-    return this.apply(leadership, snapshot, operations, observed, rendered, trigger, phases, epochCheck?.epoch === leadership.epoch ? epochCheck.stale : null);
+    return this.apply(
+      leadership,
+      snapshot,
+      operations,
+      observed,
+      rendered,
+      trigger,
+      phases,
+      epochCheck?.epoch === leadership.epoch ? epochCheck.stale : null,
+    );
   }
 
   /** A snapshot or poll trigger after a fully successful apply whose render is kept: the appliance holds that render. */
   private followsCleanApply(trigger: ApplyTrigger): boolean {
-    return (trigger === 'snapshot' || trigger === 'poll') && this.hotBaseline !== undefined && this.last?.status === 'succeeded';
+    return (
+      (trigger === 'snapshot' || trigger === 'poll') &&
+      this.hotBaseline !== undefined &&
+      this.last?.status === 'succeeded'
+    );
   }
 
-  private async apply(leadership: Leadership, snapshot: LoadedSnapshot, operations: readonly Operation[], observed: unknown, rendered: unknown, trigger: ApplyTrigger, phases: CyclePhases, staleEpoch: Promise<boolean> | null = null): Promise<CycleResult> {
+  private async apply(
+    leadership: Leadership,
+    snapshot: LoadedSnapshot,
+    operations: readonly Operation[],
+    observed: unknown,
+    rendered: unknown,
+    trigger: ApplyTrigger,
+    phases: CyclePhases,
+    staleEpoch: Promise<boolean> | null = null,
+  ): Promise<CycleResult> {
     const startedAt = new Date();
     this.appliesStarted++;
     let fenced = false;
@@ -275,7 +327,14 @@ export class Applier {
       if (this.o.driver.acceptsWriteGate === true) {
         // The driver reads (its own fence, which worker runs) while the epoch check is in flight and writes only after it.
         phases.mark('epoch');
-        outcomes = await executeOperations(this.o.driver, leadership, this.o.secrets, operations, phase, stale.then((s) => !s));
+        outcomes = await executeOperations(
+          this.o.driver,
+          leadership,
+          this.o.secrets,
+          operations,
+          phase,
+          stale.then((s) => !s),
+        );
         fenced = await stale;
         if (fenced) outcomes = [];
       } else {
@@ -289,40 +348,110 @@ export class Applier {
     const summary = summarizeApply(operations.length, outcomes, fenced);
     // After a fully successful apply the appliance holds the render (every write was acknowledged); otherwise read it back.
     const allOk = !fenced && summary.failed === 0;
-    const observedAfter = operations.length === 0 ? observed : allOk ? rendered : await this.o.driver.readBack(leadership.signal).catch(() => null);
+    const observedAfter =
+      operations.length === 0
+        ? observed
+        : allOk
+          ? rendered
+          : await this.o.driver.readBack(leadership.signal).catch(() => null);
     this.hotBaseline = allOk ? rendered : undefined;
     phases.mark('read-back');
-    const recorded = await this.o.log.recordApply({
-      appliance: this.o.appliance, snapshotId: snapshot.id, epoch: leadership.epoch, leaderId: this.o.replicaId,
-      trigger: trigger === 'drift-correction' ? 'drift-correction' : trigger === 'retry' ? 'retry' : snapshot.origin === 'rollback' ? 'rollback' : 'snapshot',
-      status: summary.status, operations, outcomes, observedAfter, reason: fenced ? 'leadership or epoch lost before every operation was sent' : snapshot.origin === 'rollback' ? (snapshot.reason ?? null) : null,
-      startedAt, finishedAt: new Date(), traceId: null,
-    }, leadership);
+    const recorded = await this.o.log.recordApply(
+      {
+        appliance: this.o.appliance,
+        snapshotId: snapshot.id,
+        epoch: leadership.epoch,
+        leaderId: this.o.replicaId,
+        trigger:
+          trigger === 'drift-correction'
+            ? 'drift-correction'
+            : trigger === 'retry'
+              ? 'retry'
+              : snapshot.origin === 'rollback'
+                ? 'rollback'
+                : 'snapshot',
+        status: summary.status,
+        operations,
+        outcomes,
+        observedAfter,
+        reason: fenced
+          ? 'leadership or epoch lost before every operation was sent'
+          : snapshot.origin === 'rollback'
+            ? (snapshot.reason ?? null)
+            : null,
+        startedAt,
+        finishedAt: new Date(),
+        traceId: null,
+      },
+      leadership,
+    );
     phases.mark('record');
     for (const o of outcomes) this.o.metrics?.operations.inc({ result: o.result.ok ? 'ok' : 'failed' });
-    const refused = outcomes.filter((o) => !o.result.ok).slice(0, 5).map((o) => ({ object: `${o.operation.objectType}/${o.operation.objectName}`, code: o.result.ok ? '' : o.result.code, message: o.result.ok ? '' : o.result.message.slice(0, 500) }));
-    if (refused.length > 0) this.logger.warn({ snapshot: snapshot.id, failed: summary.failed, refused }, 'operations failed');
+    const refused = outcomes
+      .filter((o) => !o.result.ok)
+      .slice(0, 5)
+      .map((o) => ({
+        object: `${o.operation.objectType}/${o.operation.objectName}`,
+        code: o.result.ok ? '' : o.result.code,
+        message: o.result.ok ? '' : o.result.message.slice(0, 500),
+      }));
+    if (refused.length > 0)
+      this.logger.warn({ snapshot: snapshot.id, failed: summary.failed, refused }, 'operations failed');
     this.o.metrics?.applies.inc({ status: recorded.status });
     if (recorded.status === 'fenced') {
-      this.logger.warn({ epoch: leadership.epoch, snapshot: snapshot.id }, 'apply fenced: a newer epoch exists, nothing further sent');
+      this.logger.warn(
+        { epoch: leadership.epoch, snapshot: snapshot.id },
+        'apply fenced: a newer epoch exists, nothing further sent',
+      );
     } else {
       this.last = recorded;
       if (observedAfter !== null) this.baseline = observedAfter;
       this.o.metrics?.lastApplyTimestamp.set(recorded.finishedAt.getTime() / 1000);
       // Partial counts as an apply, not a success: the alert on failing applies reads this one.
-      if (recorded.status === 'succeeded' || recorded.status === 'noop') this.o.metrics?.lastSuccessTimestamp.set(recorded.finishedAt.getTime() / 1000);
+      if (recorded.status === 'succeeded' || recorded.status === 'noop')
+        this.o.metrics?.lastSuccessTimestamp.set(recorded.finishedAt.getTime() / 1000);
     }
-    await this.announce(recorded, snapshot, leadership.epoch, summary.failed, operations.length, recorded.finishedAt.getTime() - startedAt.getTime());
+    await this.announce(
+      recorded,
+      snapshot,
+      leadership.epoch,
+      summary.failed,
+      operations.length,
+      recorded.finishedAt.getTime() - startedAt.getTime(),
+    );
     phases.mark('announce');
     for (const [phase, seconds] of phases.seconds()) this.o.metrics?.cyclePhases.observe({ phase }, seconds);
-    this.logger.info({ snapshot: snapshot.id, status: recorded.status, operations: operations.length, ms: phases.toObject(), totalMs: Math.round(phases.totalMs * 10) / 10 }, 'apply recorded');
-    if (isAppliedStatus(recorded.status)) this.o.writeback?.afterApply(snapshot.desired, this.o.defaultAddress ?? null, outcomes);
+    this.logger.info(
+      {
+        snapshot: snapshot.id,
+        status: recorded.status,
+        operations: operations.length,
+        ms: phases.toObject(),
+        totalMs: Math.round(phases.totalMs * 10) / 10,
+      },
+      'apply recorded',
+    );
+    if (isAppliedStatus(recorded.status))
+      this.o.writeback?.afterApply(snapshot.desired, this.o.defaultAddress ?? null, outcomes);
     else if (recorded.status === 'failed') this.o.writeback?.reportRefusals(snapshot.desired, outcomes);
     if (recorded.status === 'failed' || recorded.status === 'partial') {
-      await this.refusals.afterApply(snapshot.id, snapshot.desired, outcomes).catch((e: unknown) => this.logger.warn({ err: e }, 'finding the refused objects failed'));
+      await this.refusals
+        .afterApply(snapshot.id, snapshot.desired, outcomes)
+        .catch((e: unknown) => this.logger.warn({ err: e }, 'finding the refused objects failed'));
     }
-    const retryInMs = recorded.status === 'fenced' ? null : this.retry.schedule(summary.failed, summary.retryableFailed, this.stopController.signal.aborted);
-    return { kind: 'applied', snapshotId: snapshot.id, status: recorded.status, applyId: recorded.id, operations: operations.length, failed: summary.failed, retryInMs };
+    const retryInMs =
+      recorded.status === 'fenced'
+        ? null
+        : this.retry.schedule(summary.failed, summary.retryableFailed, this.stopController.signal.aborted);
+    return {
+      kind: 'applied',
+      snapshotId: snapshot.id,
+      status: recorded.status,
+      applyId: recorded.id,
+      operations: operations.length,
+      failed: summary.failed,
+      retryInMs,
+    };
   }
 
   private async driftOnce(observed: unknown): Promise<DriftCheckResult> {
@@ -334,13 +463,21 @@ export class Applier {
     const baseline = this.baseline ?? driver.render((await this.load(this.last.snapshotId)).desired);
     const report = describeDrift(driver.diff(baseline, observed), driver.diff(observed, baseline));
     // Ingress statuses are re-read on the same period (applies skip them when listeners did not change).
-    if (isAppliedStatus(this.last.status)) this.o.writeback?.afterApply((await this.load(this.last.snapshotId)).desired, this.o.defaultAddress ?? null, [], true);
+    if (isAppliedStatus(this.last.status))
+      this.o.writeback?.afterApply(
+        (await this.load(this.last.snapshotId)).desired,
+        this.o.defaultAddress ?? null,
+        [],
+        true,
+      );
     if (report === null) return { kind: 'clean' };
     const action = driftAction(this.o.drift.policy);
     const observationId = await this.o.log.recordDrift(this.o.appliance, this.last.snapshotId, report, action);
     this.o.metrics?.drift.inc({ action });
     this.logger.warn({ objects: report.objects, action }, 'drift observed');
-    await this.o.bus?.driftObserved(observationId, this.last.snapshotId, report, action, new Date()).catch((e: unknown) => this.logger.warn({ err: e }, 'publishing DriftObserved failed'));
+    await this.o.bus
+      ?.driftObserved(observationId, this.last.snapshotId, report, action, new Date())
+      .catch((e: unknown) => this.logger.warn({ err: e }, 'publishing DriftObserved failed'));
     if (action === 'corrected') await this.cycle('drift-correction');
     return { kind: 'drift', report, action, observationId };
   }
@@ -349,10 +486,24 @@ export class Applier {
     const leadership = this.o.leadership();
     if (leadership === null) return;
     const now = new Date();
-    const recorded = await this.o.log.recordApply({
-      appliance: this.o.appliance, snapshotId: head.id, epoch: leadership.epoch, leaderId: this.o.replicaId, trigger: 'hold', status: 'held',
-      operations: [], outcomes: [], observedAfter: null, reason: head.holdReason, startedAt: now, finishedAt: now, traceId: null,
-    }, leadership);
+    const recorded = await this.o.log.recordApply(
+      {
+        appliance: this.o.appliance,
+        snapshotId: head.id,
+        epoch: leadership.epoch,
+        leaderId: this.o.replicaId,
+        trigger: 'hold',
+        status: 'held',
+        operations: [],
+        outcomes: [],
+        observedAfter: null,
+        reason: head.holdReason,
+        startedAt: now,
+        finishedAt: now,
+        traceId: null,
+      },
+      leadership,
+    );
     if (recorded.status === 'held') this.holds.add(head.id);
     this.logger.warn({ snapshot: head.id, reason: head.holdReason }, 'snapshot held by a rollback pin: not applied');
   }
@@ -369,10 +520,27 @@ export class Applier {
     return loaded;
   }
 
-  private async announce(recorded: RecordedApply, snapshot: LoadedSnapshot, epoch: number, failed: number, operations: number, durationMs: number): Promise<void> {
-    await this.o.bus?.applyRecorded({
-      applyId: recorded.id, snapshotId: snapshot.id, contentHash: snapshot.hash, epoch, leaderId: this.o.replicaId, status: recorded.status,
-      operations, failedOperations: failed, durationMs: Math.max(0, durationMs), finishedAt: recorded.finishedAt,
-    }).catch((e: unknown) => this.logger.warn({ err: e }, 'publishing ApplyRecorded failed'));
+  private async announce(
+    recorded: RecordedApply,
+    snapshot: LoadedSnapshot,
+    epoch: number,
+    failed: number,
+    operations: number,
+    durationMs: number,
+  ): Promise<void> {
+    await this.o.bus
+      ?.applyRecorded({
+        applyId: recorded.id,
+        snapshotId: snapshot.id,
+        contentHash: snapshot.hash,
+        epoch,
+        leaderId: this.o.replicaId,
+        status: recorded.status,
+        operations,
+        failedOperations: failed,
+        durationMs: Math.max(0, durationMs),
+        finishedAt: recorded.finishedAt,
+      })
+      .catch((e: unknown) => this.logger.warn({ err: e }, 'publishing ApplyRecorded failed'));
   }
 }

@@ -1,4 +1,11 @@
-import type { ApplianceDriver, ExecutionContext, Operation, OperationOutcome, OperationResult, SecretResolver } from '@portolan/appliance-driver';
+import type {
+  ApplianceDriver,
+  ExecutionContext,
+  Operation,
+  OperationOutcome,
+  OperationResult,
+  SecretResolver,
+} from '@portolan/appliance-driver';
 import type { Leadership } from '@portolan/leader';
 
 /**
@@ -6,8 +13,21 @@ import type { Leadership } from '@portolan/leader';
  * by one. A failure of one does not stop the others; losing leadership stops sending; a driver that throws
  * yields a retryable failed result, never an exception.
  */
-export async function executeOperations(driver: ApplianceDriver<unknown>, leadership: Leadership, secrets: SecretResolver, operations: readonly Operation[], phase?: (name: string) => void, writeGate?: Promise<boolean>): Promise<OperationOutcome[]> {
-  const context: ExecutionContext = { epoch: leadership.epoch, secrets, signal: leadership.signal, ...(phase === undefined ? {} : { phase }), ...(writeGate === undefined ? {} : { writeGate }) };
+export async function executeOperations(
+  driver: ApplianceDriver<unknown>,
+  leadership: Leadership,
+  secrets: SecretResolver,
+  operations: readonly Operation[],
+  phase?: (name: string) => void,
+  writeGate?: Promise<boolean>,
+): Promise<OperationOutcome[]> {
+  const context: ExecutionContext = {
+    epoch: leadership.epoch,
+    secrets,
+    signal: leadership.signal,
+    ...(phase === undefined ? {} : { phase }),
+    ...(writeGate === undefined ? {} : { writeGate }),
+  };
   if (driver.executeAll !== undefined) {
     if (!leadership.isValid()) return [];
     const t0 = performance.now();

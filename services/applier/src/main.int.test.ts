@@ -38,9 +38,14 @@ before(async () => {
   sim = await startKubeSim({ port: 0 });
   await sim.writeKubeconfig(path.join(dir, 'kubeconfig'));
   haproxy = await startHaproxy({ configDir: path.join(dir, 'haproxy'), appliance });
-  echo = await startEchoBackends([{ address: '127.0.0.2', port: await freePort() }, { address: '127.0.0.3', port: await freePort() }]);
+  echo = await startEchoBackends([
+    { address: '127.0.0.2', port: await freePort() },
+    { address: '127.0.0.3', port: await freePort() },
+  ]);
   writeFileSync(path.join(dir, 'fleet.key'), randomBytes(32).toString('hex'));
-  writeFileSync(path.join(dir, 'fleet.yaml'), `version: 1
+  writeFileSync(
+    path.join(dir, 'fleet.yaml'),
+    `version: 1
 clusters: [{ name: c1, kubeconfig: ./kubeconfig }]
 appliances:
   - name: ${appliance}
@@ -53,7 +58,8 @@ bus: { url: ${nats.url} }
 store: { url: ${database.url} }
 leases: { redisUrl: ${redisUrl}, ttlMs: 2000, renewEveryMs: 400, retryEveryMs: 200 }
 secrets: { keyFile: ./fleet.key }
-`);
+`,
+  );
 });
 after(async () => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
@@ -63,15 +69,38 @@ after(async () => {
 });
 
 function startApplier(id: string, healthPort: number): { child: ChildProcess; output: () => string } {
-  const child = spawn(process.execPath, [main, '--config', path.join(dir, 'fleet.yaml'), '--appliance', appliance, '--id', id, '--health-port', String(healthPort)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [
+      main,
+      '--config',
+      path.join(dir, 'fleet.yaml'),
+      '--appliance',
+      appliance,
+      '--id',
+      id,
+      '--health-port',
+      String(healthPort),
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   children.push(child);
   let out = '';
-  child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
-  child.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
+  child.stdout!.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr!.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
   return { child, output: () => out };
 }
 
-async function waitFor<T>(what: string, fn: () => Promise<T | null | undefined>, timeoutMs: number, output?: () => string): Promise<T> {
+async function waitFor<T>(
+  what: string,
+  fn: () => Promise<T | null | undefined>,
+  timeoutMs: number,
+  output?: () => string,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const v = await fn().catch(() => null);
@@ -85,21 +114,43 @@ function get(port: number, host: string, pathName = '/'): Promise<{ status: numb
   return new Promise((resolve, reject) => {
     const req = http.get({ host: '127.0.0.1', port, path: pathName, headers: { host } }, (res) => {
       let body = '';
-      res.on('data', (d: Buffer) => { body += d.toString(); });
+      res.on('data', (d: Buffer) => {
+        body += d.toString();
+      });
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
     });
     req.on('error', reject);
   });
 }
 
-const lastApply = (leader: string) => async () => database.db.selectFrom('applies').selectAll().where('appliance', '=', appliance).where('leader_id', '=', leader).where('status', 'in', ['succeeded', 'noop']).orderBy('id', 'desc').executeTakeFirst();
+const lastApply = (leader: string) => async () =>
+  database.db
+    .selectFrom('applies')
+    .selectAll()
+    .where('appliance', '=', appliance)
+    .where('leader_id', '=', leader)
+    .where('status', 'in', ['succeeded', 'noop'])
+    .orderBy('id', 'desc')
+    .executeTakeFirst();
 
 test('two applier processes on real HAProxy: the leader applies and serves, the follower takes over after SIGKILL, SIGTERM releases the lease', async () => {
   const listen = await freePort();
   const [b1, b2] = echo.backends;
-  const member = (b: typeof b1) => ({ address: b!.address, port: b!.port, state: 'active' as const, weight: 1, cluster: 'c1', node: '' });
+  const member = (b: typeof b1) => ({
+    address: b!.address,
+    port: b!.port,
+    state: 'active' as const,
+    weight: 1,
+    cluster: 'c1',
+    node: '',
+  });
   const web = { ...pool('web', []), members: [member(b1)] };
-  sim.objects.create({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name: 'ing-web', namespace: 'default' }, spec: { rules: [{ host: 'web.example.com' }] } });
+  sim.objects.create({
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'Ingress',
+    metadata: { name: 'ing-web', namespace: 'default' },
+    spec: { rules: [{ host: 'web.example.com' }] },
+  });
   const vs = { ...httpService(['ing-web'], [['web.example.com', 'web']]), port: listen };
   const s1 = await writeSnapshot(database.db, desiredState(appliance, [web], { virtualServices: [vs] }));
 
@@ -116,32 +167,65 @@ test('two applier processes on real HAProxy: the leader applies and serves, the 
   }
   assert.equal((JSON.parse(reply.body) as { address: string }).address, b1!.address);
   assert.equal((await get(listen, 'unknown.example.com')).status, 404);
-  const lb = await waitFor('ingress status', async () => {
-    const ing = sim.objects.get({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', namespace: 'default', name: 'ing-web' }) as { status?: { loadBalancer?: { ingress?: unknown[] } } };
-    return ing.status?.loadBalancer?.ingress?.length ? ing.status.loadBalancer.ingress : null;
-  }, 10_000, a.output);
+  const lb = await waitFor(
+    'ingress status',
+    async () => {
+      const ing = sim.objects.get({
+        apiVersion: 'networking.k8s.io/v1',
+        kind: 'Ingress',
+        namespace: 'default',
+        name: 'ing-web',
+      }) as { status?: { loadBalancer?: { ingress?: unknown[] } } };
+      return ing.status?.loadBalancer?.ingress?.length ? ing.status.loadBalancer.ingress : null;
+    },
+    10_000,
+    a.output,
+  );
   assert.deepEqual(lb, [{ ip: '127.0.0.1' }]);
-  const metrics = await waitFor('metrics', async () => {
-    const m = await get(healthA, 'localhost', '/metrics');
-    return m.body.includes('portolan_applier_leader 1') ? m.body : null;
-  }, 5000, a.output);
+  const metrics = await waitFor(
+    'metrics',
+    async () => {
+      const m = await get(healthA, 'localhost', '/metrics');
+      return m.body.includes('portolan_applier_leader 1') ? m.body : null;
+    },
+    5000,
+    a.output,
+  );
   assert.match(metrics, /portolan_applier_operations_total\{result="ok"/);
 
   const b = startApplier('b', healthB);
-  await waitFor('b ready', async () => ((await get(healthB, 'localhost', '/readyz')).status === 200 ? true : null), 15_000, b.output);
+  await waitFor(
+    'b ready',
+    async () => ((await get(healthB, 'localhost', '/readyz')).status === 200 ? true : null),
+    15_000,
+    b.output,
+  );
   a.child.kill('SIGKILL');
-  const s2 = await writeSnapshot(database.db, desiredState(appliance, [{ ...web, members: [member(b1), member(b2)] }], { virtualServices: [vs] }));
-  const byB = await waitFor('the takeover apply by b', async () => {
-    const row = await lastApply('b')();
-    return row !== undefined && String(row.snapshot_id) === s2 ? row : null;
-  }, 30_000, b.output);
+  const s2 = await writeSnapshot(
+    database.db,
+    desiredState(appliance, [{ ...web, members: [member(b1), member(b2)] }], { virtualServices: [vs] }),
+  );
+  const byB = await waitFor(
+    'the takeover apply by b',
+    async () => {
+      const row = await lastApply('b')();
+      return row !== undefined && String(row.snapshot_id) === s2 ? row : null;
+    },
+    30_000,
+    b.output,
+  );
   assert.ok(Number(byB.epoch) > Number(applied.epoch), 'the new leader writes under a newer epoch');
   const seen = new Set<string>();
-  for (let i = 0; i < 6; i++) seen.add((JSON.parse((await get(listen, 'web.example.com')).body) as { address: string }).address);
+  for (let i = 0; i < 6; i++)
+    seen.add((JSON.parse((await get(listen, 'web.example.com')).body) as { address: string }).address);
   assert.deepEqual([...seen].sort(), [b1!.address, b2!.address]);
 
   await sleep(1500); // at least one drift check (1 s) by b after its apply
-  const drift = await database.db.selectFrom('drift_observations').select(['objects']).where('appliance', '=', appliance).execute();
+  const drift = await database.db
+    .selectFrom('drift_observations')
+    .select(['objects'])
+    .where('appliance', '=', appliance)
+    .execute();
   assert.deepEqual(drift, [], 'no drift without an out-of-band change');
   const exited = new Promise<number | null>((resolve) => b.child.once('exit', (code) => resolve(code)));
   b.child.kill('SIGTERM');
@@ -159,7 +243,14 @@ test('two applier processes on real HAProxy: the leader applies and serves, the 
 test('SIGSTOP of the leader past its lease, then SIGCONT: the successor applies, the resumed one writes nothing under its old epoch', async () => {
   const listen = await freePort();
   const [b1, b2] = echo.backends;
-  const member = (b: typeof b1) => ({ address: b!.address, port: b!.port, state: 'active' as const, weight: 1, cluster: 'c1', node: '' });
+  const member = (b: typeof b1) => ({
+    address: b!.address,
+    port: b!.port,
+    state: 'active' as const,
+    weight: 1,
+    cluster: 'c1',
+    node: '',
+  });
   const vs = { ...httpService(['ing-web'], [['web.example.com', 'web']]), port: listen };
   const web = { ...pool('web', []), members: [member(b1)] };
   await writeSnapshot(database.db, desiredState(appliance, [web], { virtualServices: [vs] }));
@@ -169,23 +260,48 @@ test('SIGSTOP of the leader past its lease, then SIGCONT: the successor applies,
   try {
     await sleep(500);
     a.child.kill('SIGSTOP');
-    const s2 = await writeSnapshot(database.db, desiredState(appliance, [{ ...web, members: [member(b1), member(b2)] }], { virtualServices: [vs] }));
-    const byB = await waitFor('the apply by b2', async () => {
-      const row = await lastApply('b2')();
-      return row !== undefined && String(row.snapshot_id) === s2 ? row : null;
-    }, 30_000, b.output);
+    const s2 = await writeSnapshot(
+      database.db,
+      desiredState(appliance, [{ ...web, members: [member(b1), member(b2)] }], { virtualServices: [vs] }),
+    );
+    const byB = await waitFor(
+      'the apply by b2',
+      async () => {
+        const row = await lastApply('b2')();
+        return row !== undefined && String(row.snapshot_id) === s2 ? row : null;
+      },
+      30_000,
+      b.output,
+    );
     await sleep(2000); // a2 stays stopped well past its 2 s lease
     a.child.kill('SIGCONT');
-    await waitFor('a2 logs lost leadership', async () => (a.output().includes('lost leadership') ? true : null), 3000, a.output);
+    await waitFor(
+      'a2 logs lost leadership',
+      async () => (a.output().includes('lost leadership') ? true : null),
+      3000,
+      a.output,
+    );
     await sleep(1000);
-    const late = await database.db.selectFrom('applies').select(['id', 'status']).where('appliance', '=', appliance).where('epoch', '=', first.epoch).where('id', '>', byB.id).where('status', '<>', 'fenced').execute();
+    const late = await database.db
+      .selectFrom('applies')
+      .select(['id', 'status'])
+      .where('appliance', '=', appliance)
+      .where('epoch', '=', first.epoch)
+      .where('id', '>', byB.id)
+      .where('status', '<>', 'fenced')
+      .execute();
     assert.deepEqual(late, [], 'no record under the old epoch after the successor applied');
     const seen = new Set<string>();
-    for (let i = 0; i < 6; i++) seen.add((JSON.parse((await get(listen, 'web.example.com')).body) as { address: string }).address);
-    assert.deepEqual([...seen].sort(), [b1!.address, b2!.address], 'HAProxy serves the successor\'s snapshot');
+    for (let i = 0; i < 6; i++)
+      seen.add((JSON.parse((await get(listen, 'web.example.com')).body) as { address: string }).address);
+    assert.deepEqual([...seen].sort(), [b1!.address, b2!.address], "HAProxy serves the successor's snapshot");
   } finally {
     a.child.kill('SIGCONT');
     for (const c of [a.child, b.child]) c.kill('SIGTERM');
-    await Promise.all([a.child, b.child].map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : undefined)));
+    await Promise.all(
+      [a.child, b.child].map((c) =>
+        c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : undefined,
+      ),
+    );
   }
 });

@@ -1,4 +1,9 @@
-import { findRefusedSources, type ApplianceDriver, type OperationOutcome, type SecretResolver } from '@portolan/appliance-driver';
+import {
+  findRefusedSources,
+  type ApplianceDriver,
+  type OperationOutcome,
+  type SecretResolver,
+} from '@portolan/appliance-driver';
 import type { DesiredState } from '@portolan/desired-state';
 import type { ApplierBus } from './adapters/bus-adapter.ts';
 import type { ApplierLogger } from './applier-options.ts';
@@ -14,9 +19,19 @@ const CONFIG_INVALID = 'ConfigInvalid';
  */
 export class RefusedObjectsReporter {
   readonly #searched = new Set<string>();
-  readonly #o: { driver: ApplianceDriver<unknown>; secrets: SecretResolver; bus: ApplierBus | null; logger: ApplierLogger };
+  readonly #o: {
+    driver: ApplianceDriver<unknown>;
+    secrets: SecretResolver;
+    bus: ApplierBus | null;
+    logger: ApplierLogger;
+  };
 
-  constructor(options: { driver: ApplianceDriver<unknown>; secrets: SecretResolver; bus: ApplierBus | null; logger: ApplierLogger }) {
+  constructor(options: {
+    driver: ApplianceDriver<unknown>;
+    secrets: SecretResolver;
+    bus: ApplierBus | null;
+    logger: ApplierLogger;
+  }) {
     this.#o = options;
   }
 
@@ -31,10 +46,23 @@ export class RefusedObjectsReporter {
     const refused = await findRefusedSources(desired, (d) => driver.checkConfiguration!(d, secrets));
     const ms = Math.round(performance.now() - started);
     if (refused === null) {
-      logger.error({ snapshot: snapshotId, ms }, 'the appliance refused the configuration and no object could be isolated as the cause');
+      logger.error(
+        { snapshot: snapshotId, ms },
+        'the appliance refused the configuration and no object could be isolated as the cause',
+      );
       return;
     }
-    logger.warn({ snapshot: snapshotId, ms, refused: refused.map((r) => ({ object: `${r.ref.kind}/${r.ref.namespace}/${r.ref.name}`, message: r.message.slice(0, 300) })) }, 'objects refused by the appliance: asking the planner to leave them out');
+    logger.warn(
+      {
+        snapshot: snapshotId,
+        ms,
+        refused: refused.map((r) => ({
+          object: `${r.ref.kind}/${r.ref.namespace}/${r.ref.name}`,
+          message: r.message.slice(0, 300),
+        })),
+      },
+      'objects refused by the appliance: asking the planner to leave them out',
+    );
     await bus.objectsRefused(snapshotId, refused, new Date());
   }
 }

@@ -19,7 +19,8 @@ export class ApplierUsageError extends Error {
 }
 
 /** Usage text of main.ts. */
-export const applierUsage = 'Usage: node services/applier/src/main.ts --config <fleet.yaml> --appliance <name> --id <replica-id> [--health-port <port>] [--verbose]';
+export const applierUsage =
+  'Usage: node services/applier/src/main.ts --config <fleet.yaml> --appliance <name> --id <replica-id> [--health-port <port>] [--verbose]';
 
 /** Parses argv (without node and script); PORTOLAN_CONFIG and HOSTNAME stand in for --config and --id. */
 export function parseRunConfig(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): ApplierRunConfig {
@@ -27,7 +28,13 @@ export function parseRunConfig(argv: readonly string[], env: NodeJS.ProcessEnv =
   try {
     ({ values } = parseArgs({
       args: [...argv],
-      options: { config: { type: 'string' }, appliance: { type: 'string' }, id: { type: 'string' }, 'health-port': { type: 'string' }, verbose: { type: 'boolean' } },
+      options: {
+        config: { type: 'string' },
+        appliance: { type: 'string' },
+        id: { type: 'string' },
+        'health-port': { type: 'string' },
+        verbose: { type: 'boolean' },
+      },
       allowPositionals: false,
     }));
   } catch (e) {
@@ -40,6 +47,7 @@ export function parseRunConfig(argv: readonly string[], env: NodeJS.ProcessEnv =
   if (appliance === undefined) throw new ApplierUsageError('--appliance is required');
   if (replicaId === undefined || replicaId === '') throw new ApplierUsageError('--id is required');
   const healthPort = Number(values['health-port'] ?? 0);
-  if (!Number.isInteger(healthPort) || healthPort < 0 || healthPort > 65535) throw new ApplierUsageError('--health-port must be a port number');
+  if (!Number.isInteger(healthPort) || healthPort < 0 || healthPort > 65535)
+    throw new ApplierUsageError('--health-port must be a port number');
   return { configFile, appliance, replicaId, healthPort, verbose: values.verbose === true };
 }

@@ -15,4 +15,7 @@ import type { ProcessTuning } from '@portolan/telemetry';
  * 300 % 5 and 9 (p99 20.1 / 22.9 ms). The leader's heap may then reach about 560 MiB between mark-compacts, below
  * the peak its cold start already reaches at 10k (about 1 GiB resident).
  */
-export const APPLIER_TUNING: ProcessTuning = { flags: ['--max-semi-space-size=64', '--heap-growing-percent=300'], envVar: 'PORTOLAN_APPLIER_RUNTIME' };
+export const APPLIER_TUNING: ProcessTuning = {
+  flags: ['--max-semi-space-size=64', '--heap-growing-percent=300'],
+  envVar: 'PORTOLAN_APPLIER_RUNTIME',
+};

@@ -14,15 +14,22 @@ export interface GroupStatus {
 }
 
 /** Reads the lease (Redis) and the latest epoch (Postgres) of each group. */
-export async function groupStatuses(groups: readonly string[], lease: RedisLeaseClient, epochs: PgEpochStore, keyPrefix = 'portolan:'): Promise<GroupStatus[]> {
-  return Promise.all(groups.map(async (group) => {
-    const [held, current] = await Promise.all([lease.inspect(leaseKey(keyPrefix, group)), epochs.current(group)]);
-    return {
-      group,
-      holder: held === null ? null : parseLeaseValue(held.value).holder,
-      remainingTtlMs: held?.remainingMs ?? null,
-      epoch: current?.epoch ?? null,
-      epochHolder: current?.holder ?? null,
-    };
-  }));
+export async function groupStatuses(
+  groups: readonly string[],
+  lease: RedisLeaseClient,
+  epochs: PgEpochStore,
+  keyPrefix = 'portolan:',
+): Promise<GroupStatus[]> {
+  return Promise.all(
+    groups.map(async (group) => {
+      const [held, current] = await Promise.all([lease.inspect(leaseKey(keyPrefix, group)), epochs.current(group)]);
+      return {
+        group,
+        holder: held === null ? null : parseLeaseValue(held.value).holder,
+        remainingTtlMs: held?.remainingMs ?? null,
+        epoch: current?.epoch ?? null,
+        epochHolder: current?.holder ?? null,
+      };
+    }),
+  );
 }

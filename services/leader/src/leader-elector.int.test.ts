@@ -23,7 +23,9 @@ before(async () => {
   const stack = await testStack();
   redisUrl = stack.redisUrl;
   database = await createTestDatabase(stack.postgresUrl);
-  await sql`CREATE TABLE fenced_writes (id bigserial PRIMARY KEY, epoch bigint NOT NULL, holder text NOT NULL, at timestamptz NOT NULL DEFAULT clock_timestamp())`.execute(database.db);
+  await sql`CREATE TABLE fenced_writes (id bigserial PRIMARY KEY, epoch bigint NOT NULL, holder text NOT NULL, at timestamptz NOT NULL DEFAULT clock_timestamp())`.execute(
+    database.db,
+  );
 });
 after(async () => {
   await database.drop();
@@ -42,21 +44,58 @@ const unique = (): string => randomBytes(4).toString('hex');
 const leases = new WeakMap<object, RedisLeaseClient>();
 const leaseOf = (c: object): RedisLeaseClient => leases.get(c)!;
 
-function elector(group: string, holder: string, timings: LeaseTimings, prefix: string, url = redisUrl): { e: LeaderElector; events: (LeaderEvent & { at: number })[]; close: () => Promise<void> } {
+function elector(
+  group: string,
+  holder: string,
+  timings: LeaseTimings,
+  prefix: string,
+  url = redisUrl,
+): { e: LeaderElector; events: (LeaderEvent & { at: number })[]; close: () => Promise<void> } {
   const lease = new RedisLeaseClient(url, { commandTimeoutMs: timings.commandTimeoutMs });
   const events: (LeaderEvent & { at: number })[] = [];
-  const e = new LeaderElector({ group, holder, timings, lease, epochs: new PgEpochStore(database.db), keyPrefix: prefix, onEvent: (ev) => events.push({ ...ev, at: Date.now() }) });
-  const handle = { e, events, close: async () => { await e.stop(); lease.close(); } };
+  const e = new LeaderElector({
+    group,
+    holder,
+    timings,
+    lease,
+    epochs: new PgEpochStore(database.db),
+    keyPrefix: prefix,
+    onEvent: (ev) => events.push({ ...ev, at: Date.now() }),
+  });
+  const handle = {
+    e,
+    events,
+    close: async () => {
+      await e.stop();
+      lease.close();
+    },
+  };
   leases.set(handle, lease);
   return handle;
 }
 
 function childArgs(group: string, holder: string, t: LeaseTimings, prefix: string): Record<string, string> {
-  return { redis: redisUrl, db: database.url, group, holder, prefix, ttl: String(t.ttlMs), renew: String(t.renewEveryMs), retry: String(t.retryEveryMs) };
+  return {
+    redis: redisUrl,
+    db: database.url,
+    group,
+    holder,
+    prefix,
+    ttl: String(t.ttlMs),
+    renew: String(t.renewEveryMs),
+    retry: String(t.retryEveryMs),
+  };
 }
 
-async function history(group: string): Promise<{ epoch: number; holder: string; acting_delay_ms: number; redis_run_id: string | null }[]> {
-  const rows = await database.db.selectFrom('leader_epoch_history').select(['epoch', 'holder', 'acting_delay_ms', 'redis_run_id']).where('group_name', '=', group).orderBy('id').execute();
+async function history(
+  group: string,
+): Promise<{ epoch: number; holder: string; acting_delay_ms: number; redis_run_id: string | null }[]> {
+  const rows = await database.db
+    .selectFrom('leader_epoch_history')
+    .select(['epoch', 'holder', 'acting_delay_ms', 'redis_run_id'])
+    .where('group_name', '=', group)
+    .orderBy('id')
+    .execute();
   return rows.map((r) => ({ ...r, epoch: Number(r.epoch) }));
 }
 
@@ -79,7 +118,10 @@ test('one holder at a time among three candidates, through handoffs; epochs stri
     assert.equal(maxAtOnce, 1, 'two candidates believed they led at the same time');
     assert.ok(leaders.size >= 3, `leadership should have moved to all three, saw ${[...leaders].join(',')}`);
     const epochs = (await history(group)).map((h) => h.epoch);
-    assert.deepEqual(epochs, [...epochs].sort((x, y) => x - y));
+    assert.deepEqual(
+      epochs,
+      [...epochs].sort((x, y) => x - y),
+    );
     assert.equal(new Set(epochs).size, epochs.length);
   } finally {
     await Promise.all(candidates.map((c) => c.close()));
@@ -124,7 +166,10 @@ test('crash takeover: after SIGKILL of the holder a follower leads within 6 s (d
     const takeoverMs = Date.now() - killedAt;
     assert.ok(takeoverMs <= 6000, `crash takeover took ${takeoverMs} ms`);
     // The dead holder's key lives until ttl after its last renewal, which was at most one renew period before the kill.
-    assert.ok(takeoverMs >= defaults.ttlMs - defaults.renewEveryMs - 250, `took over after ${takeoverMs} ms: before the dead holder's lease could have expired`);
+    assert.ok(
+      takeoverMs >= defaults.ttlMs - defaults.renewEveryMs - 250,
+      `took over after ${takeoverMs} ms: before the dead holder's lease could have expired`,
+    );
   } finally {
     leader.kill();
     await follower.close();
@@ -156,9 +201,15 @@ test('SIGSTOP past the TTL then SIGCONT: the old holder is aborted, its record i
     await database.db.transaction().execute(async (trx) => {
       await l.assertEpochCurrent(trx);
     });
-    const late = await sql<{ n: string }>`SELECT count(*) AS n FROM fenced_writes w WHERE w.epoch = 1 AND w.at >= (SELECT acquired_at FROM leader_epoch_history WHERE group_name = ${group} AND epoch = 2)`.execute(database.db);
+    const late = await sql<{
+      n: string;
+    }>`SELECT count(*) AS n FROM fenced_writes w WHERE w.epoch = 1 AND w.at >= (SELECT acquired_at FROM leader_epoch_history WHERE group_name = ${group} AND epoch = 2)`.execute(
+      database.db,
+    );
     assert.equal(Number(late.rows[0]?.n), 0);
-    const early = await sql<{ n: string }>`SELECT count(*) AS n FROM fenced_writes WHERE epoch = 1`.execute(database.db);
+    const early = await sql<{ n: string }>`SELECT count(*) AS n FROM fenced_writes WHERE epoch = 1`.execute(
+      database.db,
+    );
     assert.ok(Number(early.rows[0]?.n) > 0, 'the old leader wrote while it was current');
   } finally {
     old.kill('SIGCONT');
@@ -174,7 +225,11 @@ test('assertEpochCurrent refuses an older epoch and blocks a concurrent grant un
   let granted = false;
   await database.db.transaction().execute(async (trx) => {
     await epochs.assertCurrent(group, first.epoch, trx);
-    const pending = epochs.grant(group, 'b', 'run', () => 0).then(() => { granted = true; });
+    const pending = epochs
+      .grant(group, 'b', 'run', () => 0)
+      .then(() => {
+        granted = true;
+      });
     await sleep(200);
     assert.equal(granted, false, 'a grant must wait for the record transaction holding the share lock');
     void pending;
@@ -202,7 +257,11 @@ test('Redis restart without persistence: never two believed leaders; the new inc
     await new Promise((r) => redis.once('exit', r));
     redis = await startRedis(port, dir);
     const deadline = Date.now() + 8000;
-    while (Date.now() < deadline && !(a.events.some((e) => e.type === 'lost') && (a.e.current() ?? b.e.current()) !== null)) await sleep(50);
+    while (
+      Date.now() < deadline &&
+      !(a.events.some((e) => e.type === 'lost') && (a.e.current() ?? b.e.current()) !== null)
+    )
+      await sleep(50);
     const terms = [...intervals('a', a.events), ...intervals('b', b.events)].sort((x, y) => x.from - y.from);
     assert.ok(terms.length >= 2, `expected a second term after the restart: ${JSON.stringify(terms)}`);
     for (let i = 1; i < terms.length; i++) {
@@ -255,7 +314,10 @@ test('a blackholed Redis link: the leader stops acting before its lease expires 
     proxy.blackhole = true;
     await new Promise((resolve) => l.signal.addEventListener('abort', resolve, { once: true }));
     const held = await direct.inspect(`${prefix}lease:${group}`);
-    assert.ok(held !== null && held.remainingMs > 0, 'the key must still be alive in Redis when the leader stopped acting');
+    assert.ok(
+      held !== null && held.remainingMs > 0,
+      'the key must still be alive in Redis when the leader stopped acting',
+    );
     assert.equal(l.signal.reason, 'validity-expired');
     assert.equal(l.isValid(), false);
   } finally {
@@ -304,21 +366,29 @@ async function blackholeProxy(port: number): Promise<{ port: number; blackhole: 
       s.on('error', () => {});
       s.on('close', () => sockets.delete(s));
     }
-    client.on('data', (d) => { if (!state.blackhole) upstream.write(d); });
-    upstream.on('data', (d) => { if (!state.blackhole) client.write(d); });
+    client.on('data', (d) => {
+      if (!state.blackhole) upstream.write(d);
+    });
+    upstream.on('data', (d) => {
+      if (!state.blackhole) client.write(d);
+    });
     client.on('close', () => upstream.destroy());
     upstream.on('close', () => client.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   state.port = (server.address() as net.AddressInfo).port;
-  state.close = () => new Promise<void>((resolve) => {
-    for (const s of sockets) s.destroy();
-    server.close(() => resolve());
-  });
+  state.close = () =>
+    new Promise<void>((resolve) => {
+      for (const s of sockets) s.destroy();
+      server.close(() => resolve());
+    });
   return state;
 }
 
-function intervals(who: string, events: readonly (LeaderEvent & { at: number })[]): { who: string; from: number; to: number }[] {
+function intervals(
+  who: string,
+  events: readonly (LeaderEvent & { at: number })[],
+): { who: string; from: number; to: number }[] {
   const out: { who: string; from: number; to: number }[] = [];
   for (const e of events) {
     if (e.type === 'elected') out.push({ who, from: e.at, to: Number.POSITIVE_INFINITY });
@@ -331,10 +401,17 @@ function intervals(who: string, events: readonly (LeaderEvent & { at: number })[
 }
 
 async function startRedis(port: number, dir: string): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+  const child = spawn(
+    'redis-server',
+    ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no', '--dir', dir],
+    { stdio: 'ignore' },
+  );
   for (let i = 0; i < 100; i++) {
     const ok = await new Promise<boolean>((resolve) => {
-      const s = net.connect(port, '127.0.0.1', () => { s.destroy(); resolve(true); });
+      const s = net.connect(port, '127.0.0.1', () => {
+        s.destroy();
+        resolve(true);
+      });
       s.once('error', () => resolve(false));
     });
     if (ok) return child;

@@ -103,7 +103,10 @@ export class LeaderElector {
     const term = this.term;
     if (term !== null) this.endTerm(term, 'stopped');
     await this.loop;
-    if (term !== null) await this.options.lease.release(this.key, term.value).catch((error: unknown) => this.emit({ type: 'error', stage: 'release', error }));
+    if (term !== null)
+      await this.options.lease
+        .release(this.key, term.value)
+        .catch((error: unknown) => this.emit({ type: 'error', stage: 'release', error }));
   }
 
   private async run(): Promise<void> {
@@ -145,7 +148,9 @@ export class LeaderElector {
   private async openTerm(value: string, deadline: number, runId: string): Promise<Term | null> {
     const { timings, epochs } = this.options;
     try {
-      const grant = await epochs.grant(this.group, this.holder, runId, (previous) => actingDelayMs(previous, runId, timings));
+      const grant = await epochs.grant(this.group, this.holder, runId, (previous) =>
+        actingDelayMs(previous, runId, timings),
+      );
       const term: Term = { value, epoch: grant.epoch, controller: new AbortController(), deadline, timer: null };
       if (this.now() >= deadline || this.stopController.signal.aborted) {
         await this.options.lease.release(this.key, value).catch(() => undefined);
@@ -215,10 +220,13 @@ export class LeaderElector {
    */
   private armExpiry(term: Term): void {
     if (term.timer !== null) clearTimeout(term.timer);
-    term.timer = setTimeout(() => {
-      term.timer = null;
-      if (this.checkValidity(term)) this.armExpiry(term);
-    }, Math.max(1, Math.ceil(term.deadline - this.now())));
+    term.timer = setTimeout(
+      () => {
+        term.timer = null;
+        if (this.checkValidity(term)) this.armExpiry(term);
+      },
+      Math.max(1, Math.ceil(term.deadline - this.now())),
+    );
   }
 
   /** Ends the term when its local validity is over; true while still valid. */

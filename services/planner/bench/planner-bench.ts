@@ -8,20 +8,41 @@ import { planFromScratch } from '../src/core/plan-from-scratch.ts';
 import * as f from '../src/testing/fixtures.ts';
 import type { KubeWatchEvent } from '@portolan/kube-model';
 
-const sizes = process.argv.slice(2).map(Number).filter((n) => n > 0);
+const sizes = process.argv
+  .slice(2)
+  .map(Number)
+  .filter((n) => n > 0);
 const SIZES = sizes.length > 0 ? sizes : [1000, 10000];
 const ENDPOINTS = 10;
 const ROUNDS = 7;
 const PER_ROUND = 4000;
 // Two appliances; each Ingress (and so each Service) belongs to one of them, as classes split a real fleet.
-const config = f.fleet([{ name: 'c1' }], [f.appliance('edge', 'haproxy'), f.appliance('vtm', 'vtm', { ingressControllers: ['pulsesecure.net/vtm-ingress-controller'] })]);
+const config = f.fleet(
+  [{ name: 'c1' }],
+  [
+    f.appliance('edge', 'haproxy'),
+    f.appliance('vtm', 'vtm', { ingressControllers: ['pulsesecure.net/vtm-ingress-controller'] }),
+  ],
+);
 
 function endpoints(i: number, down: number): f.Ep[] {
-  return Array.from({ length: ENDPOINTS }, (_, j): f.Ep => [`10.${(i >> 8) & 255}.${i & 255}.${j + 1}`, j !== down, true, false, `node-${j}`]);
+  return Array.from({ length: ENDPOINTS }, (_, j): f.Ep => [
+    `10.${(i >> 8) & 255}.${i & 255}.${j + 1}`,
+    j !== down,
+    true,
+    false,
+    `node-${j}`,
+  ]);
 }
 
 function world(n: number): KubeWatchEvent[] {
-  const events: KubeWatchEvent[] = [...f.added('c1', f.ingressClass('portolan', 'portolan.dev/ingress-controller'), f.ingressClass('vtm', 'pulsesecure.net/vtm-ingress-controller'))];
+  const events: KubeWatchEvent[] = [
+    ...f.added(
+      'c1',
+      f.ingressClass('portolan', 'portolan.dev/ingress-controller'),
+      f.ingressClass('vtm', 'pulsesecure.net/vtm-ingress-controller'),
+    ),
+  ];
   for (let i = 0; i < n; i++) {
     const ns = `team-${i % 50}`;
     const vtm = i % 2 === 1;
@@ -30,7 +51,13 @@ function world(n: number): KubeWatchEvent[] {
         'c1',
         f.service(`svc-${i}`, [['http', 80]], { namespace: ns }),
         f.slice(`svc-${i}-a`, `svc-${i}`, 'http', 8080, endpoints(i, -1), { namespace: ns }),
-        f.ingress({ name: `ing-${i}`, namespace: ns, className: vtm ? 'vtm' : 'portolan', annotations: vtm ? { 'vtm.pulsesecure.net/ip-address': `10.200.${(i >> 8) & 255}.${i & 255}` } : {}, rules: [f.rule(`h${i}.example.com`, ['/', 'Prefix', `svc-${i}`, 'http'])] }),
+        f.ingress({
+          name: `ing-${i}`,
+          namespace: ns,
+          className: vtm ? 'vtm' : 'portolan',
+          annotations: vtm ? { 'vtm.pulsesecure.net/ip-address': `10.200.${(i >> 8) & 255}.${i & 255}` } : {},
+          rules: [f.rule(`h${i}.example.com`, ['/', 'Prefix', `svc-${i}`, 'http'])],
+        }),
       ),
     );
   }
@@ -48,7 +75,14 @@ function changes(n: number, count: number, seed0: number): KubeWatchEvent[] {
   };
   return Array.from({ length: count }, () => {
     const i = rnd(n);
-    return { cluster: 'c1', kind: 'EndpointSlice' as const, type: 'MODIFIED' as const, object: f.slice(`svc-${i}-a`, `svc-${i}`, 'http', 8080, endpoints(i, rnd(ENDPOINTS)), { namespace: `team-${i % 50}` }) };
+    return {
+      cluster: 'c1',
+      kind: 'EndpointSlice' as const,
+      type: 'MODIFIED' as const,
+      object: f.slice(`svc-${i}-a`, `svc-${i}`, 'http', 8080, endpoints(i, rnd(ENDPOINTS)), {
+        namespace: `team-${i % 50}`,
+      }),
+    };
   });
 }
 
@@ -65,7 +99,8 @@ function measure(n: number): void {
   t = performance.now();
   const scratch = planFromScratch(p.world, config);
   const scratchMs = performance.now() - t;
-  if (scratch.get('edge')!.root !== p.rootOf('edge') || scratch.get('vtm')!.root !== p.rootOf('vtm')) throw new Error('incremental and from-scratch roots differ');
+  if (scratch.get('edge')!.root !== p.rootOf('edge') || scratch.get('vtm')!.root !== p.rootOf('vtm'))
+    throw new Error('incremental and from-scratch roots differ');
 
   const perEvent: number[] = [];
   const batched: number[] = [];
@@ -117,18 +152,51 @@ function measure(n: number): void {
   };
   const edits = ingressRate((k) => {
     const i = (k * 2) % n;
-    return { cluster: 'c1', kind: 'Ingress', type: 'MODIFIED', object: f.ingress({ name: `ing-${i}`, namespace: `team-${i % 50}`, rules: [f.rule(`h${i}.example.com`, ['/', 'Prefix', `svc-${i}`, 'http'], [`/v${k}`, 'Prefix', `svc-${i}`, 'http'])] }) };
+    return {
+      cluster: 'c1',
+      kind: 'Ingress',
+      type: 'MODIFIED',
+      object: f.ingress({
+        name: `ing-${i}`,
+        namespace: `team-${i % 50}`,
+        rules: [
+          f.rule(`h${i}.example.com`, ['/', 'Prefix', `svc-${i}`, 'http'], [`/v${k}`, 'Prefix', `svc-${i}`, 'http']),
+        ],
+      }),
+    };
   });
-  const joins = ingressRate((k) => ({ cluster: 'c1', kind: 'Ingress', type: 'ADDED', object: f.ingress({ name: `new-${k}`, namespace: 'team-0', created: f.at(10), rules: [f.rule(`new${k}.example.com`, ['/', 'Prefix', 'svc-0', 'http'])] }) }));
+  const joins = ingressRate((k) => ({
+    cluster: 'c1',
+    kind: 'Ingress',
+    type: 'ADDED',
+    object: f.ingress({
+      name: `new-${k}`,
+      namespace: 'team-0',
+      created: f.at(10),
+      rules: [f.rule(`new${k}.example.com`, ['/', 'Prefix', 'svc-0', 'http'])],
+    }),
+  }));
 
   console.log(`${n} Services, ${n * ENDPOINTS} endpoints (${initial.length} objects, 2 appliances)`);
-  console.log(`  cold start (fold + first plan):        ${coldMs.toFixed(0)} ms = ${fmt(initial.length / (coldMs / 1000))} events/s`);
-  console.log(`  from-scratch plan of the world:        ${scratchMs.toFixed(0)} ms (the cost of one event without incremental planning)`);
-  console.log(`  one-endpoint changes, plan each:       best ${fmt(Math.max(...perEvent))} / median ${fmt(median(perEvent))} events per CPU-second (wall median ${fmt(median(perEventWall))}/s; ${snapshots} snapshots)`);
-  console.log(`  one-endpoint changes, plan per 100:    best ${fmt(Math.max(...batched))} / median ${fmt(median(batched))} events per CPU-second (wall median ${fmt(median(batchedWall))}/s)`);
-  console.log(`  bytes stored per one-endpoint change:  avg ${fmt(bytes / Math.max(snapshots, 1))} B, max ${maxBytes} B`);
+  console.log(
+    `  cold start (fold + first plan):        ${coldMs.toFixed(0)} ms = ${fmt(initial.length / (coldMs / 1000))} events/s`,
+  );
+  console.log(
+    `  from-scratch plan of the world:        ${scratchMs.toFixed(0)} ms (the cost of one event without incremental planning)`,
+  );
+  console.log(
+    `  one-endpoint changes, plan each:       best ${fmt(Math.max(...perEvent))} / median ${fmt(median(perEvent))} events per CPU-second (wall median ${fmt(median(perEventWall))}/s; ${snapshots} snapshots)`,
+  );
+  console.log(
+    `  one-endpoint changes, plan per 100:    best ${fmt(Math.max(...batched))} / median ${fmt(median(batched))} events per CPU-second (wall median ${fmt(median(batchedWall))}/s)`,
+  );
+  console.log(
+    `  bytes stored per one-endpoint change:  avg ${fmt(bytes / Math.max(snapshots, 1))} B, max ${maxBytes} B`,
+  );
   console.log(`  Ingress route edits, plan each:        ${fmt(edits)} events per CPU-second`);
-  console.log(`  new Ingress on the shared listener:    ${fmt(joins)} events per CPU-second (${Math.ceil(n / 2)} Ingresses share it)`);
+  console.log(
+    `  new Ingress on the shared listener:    ${fmt(joins)} events per CPU-second (${Math.ceil(n / 2)} Ingresses share it)`,
+  );
 }
 
 console.log(`node ${process.version}; ${ROUNDS} rounds of ${PER_ROUND} changes per size`);

@@ -10,23 +10,69 @@ import { Planner } from './core/planner.ts';
 import { planFromScratch } from './core/plan-from-scratch.ts';
 import { summarize } from './testing/summary.ts';
 
-const config = f.fleet([{ name: 'c1' }], [
-  f.appliance('edge', 'haproxy', { ingressControllers: ['portolan.dev/ingress-controller'] }),
-  f.appliance('vtm', 'vtm', { ingressControllers: ['pulsesecure.net/vtm-ingress-controller'] }),
-]);
+const config = f.fleet(
+  [{ name: 'c1' }],
+  [
+    f.appliance('edge', 'haproxy', { ingressControllers: ['portolan.dev/ingress-controller'] }),
+    f.appliance('vtm', 'vtm', { ingressControllers: ['pulsesecure.net/vtm-ingress-controller'] }),
+  ],
+);
 const portolan = f.ingressClass('portolan', 'portolan.dev/ingress-controller', true);
 const vtm = f.ingressClass('vtm', 'pulsesecure.net/vtm-ingress-controller');
-const modified = (object: Record<string, unknown>): KubeWatchEvent => ({ cluster: 'c1', kind: 'Ingress', type: 'MODIFIED', object });
-const conditionLines = (p: Planner, appliance: string): string[] => summarize(p.desiredState(appliance)!).filter((l) => /^(Rejected|Accepted|Warning) /.test(l));
+const modified = (object: Record<string, unknown>): KubeWatchEvent => ({
+  cluster: 'c1',
+  kind: 'Ingress',
+  type: 'MODIFIED',
+  object,
+});
+const conditionLines = (p: Planner, appliance: string): string[] =>
+  summarize(p.desiredState(appliance)!).filter((l) => /^(Rejected|Accepted|Warning) /.test(l));
 
 test('a vtm-class Ingress is never planned on edge: conditions on vtm only, incrementally and from scratch', () => {
   const rows: { name: string; steps: KubeWatchEvent[][]; vtm: string[] }[] = [
-    { name: 'no rules', steps: [f.added('c1', portolan, vtm, f.ingress({ name: 'a', className: 'vtm' }))], vtm: ['Rejected c1/default/a NoBackends'] },
-    { name: 'legacy annotation', steps: [f.added('c1', portolan, vtm, f.ingress({ name: 'a', className: null, annotations: { 'kubernetes.io/ingress.class': 'vtm' } }))], vtm: ['Rejected c1/default/a NoBackends'] },
-    { name: 'classes arrive after the Ingress', steps: [f.added('c1', f.ingress({ name: 'a', className: 'vtm' })), f.added('c1', portolan, vtm)], vtm: ['Rejected c1/default/a NoBackends'] },
+    {
+      name: 'no rules',
+      steps: [f.added('c1', portolan, vtm, f.ingress({ name: 'a', className: 'vtm' }))],
+      vtm: ['Rejected c1/default/a NoBackends'],
+    },
+    {
+      name: 'legacy annotation',
+      steps: [
+        f.added(
+          'c1',
+          portolan,
+          vtm,
+          f.ingress({ name: 'a', className: null, annotations: { 'kubernetes.io/ingress.class': 'vtm' } }),
+        ),
+      ],
+      vtm: ['Rejected c1/default/a NoBackends'],
+    },
+    {
+      name: 'classes arrive after the Ingress',
+      steps: [f.added('c1', f.ingress({ name: 'a', className: 'vtm' })), f.added('c1', portolan, vtm)],
+      vtm: ['Rejected c1/default/a NoBackends'],
+    },
     {
       name: 'moved from portolan (rejected on edge) to vtm with rules',
-      steps: [f.added('c1', portolan, vtm, f.service('web', [[undefined, 80]]), f.ingress({ name: 'a', className: 'portolan' })), [modified(f.ingress({ name: 'a', className: 'vtm', annotations: { 'vtm.pulsesecure.net/ip-address': '10.0.0.9' }, rules: [f.rule('a.example.com', ['/', 'Prefix', 'web', 80])] }))]],
+      steps: [
+        f.added(
+          'c1',
+          portolan,
+          vtm,
+          f.service('web', [[undefined, 80]]),
+          f.ingress({ name: 'a', className: 'portolan' }),
+        ),
+        [
+          modified(
+            f.ingress({
+              name: 'a',
+              className: 'vtm',
+              annotations: { 'vtm.pulsesecure.net/ip-address': '10.0.0.9' },
+              rules: [f.rule('a.example.com', ['/', 'Prefix', 'web', 80])],
+            }),
+          ),
+        ],
+      ],
       vtm: ['Accepted c1/default/a Planned'],
     },
   ];

@@ -15,7 +15,11 @@ export interface GoldenHistory {
   readonly plannerVersion: string;
   readonly config: PlannerConfig;
   readonly events: readonly { readonly seq: number; readonly subject: string; readonly payload: string }[];
-  readonly snapshots: readonly { readonly appliance: string; readonly lastEventSeq: number; readonly contentHash: string }[];
+  readonly snapshots: readonly {
+    readonly appliance: string;
+    readonly lastEventSeq: number;
+    readonly contentHash: string;
+  }[];
 }
 
 /** A snapshot the replay did not reproduce. */
@@ -39,7 +43,8 @@ export function replayGoldenHistory(history: GoldenHistory): GoldenMismatch[] {
     for (; next < snapshots.length && snapshots[next]!.lastEventSeq <= seq; next++) {
       const s = snapshots[next]!;
       const replayed = roots.get(s.appliance) ?? null;
-      if (replayed !== s.contentHash) mismatches.push({ appliance: s.appliance, lastEventSeq: s.lastEventSeq, recorded: s.contentHash, replayed });
+      if (replayed !== s.contentHash)
+        mismatches.push({ appliance: s.appliance, lastEventSeq: s.lastEventSeq, recorded: s.contentHash, replayed });
     }
   };
   for (const e of history.events) {
@@ -51,13 +56,32 @@ export function replayGoldenHistory(history: GoldenHistory): GoldenMismatch[] {
 }
 
 /** Reads a pipeline's archive and planner-made snapshots from its database as a golden history. */
-export async function recordGoldenHistory(db: Kysely<Database>, name: string, config: PlannerConfig): Promise<GoldenHistory> {
+export async function recordGoldenHistory(
+  db: Kysely<Database>,
+  name: string,
+  config: PlannerConfig,
+): Promise<GoldenHistory> {
   const events = await db.selectFrom('events').select(['seq', 'subject', 'payload']).orderBy('seq').execute();
-  const snapshots = await db.selectFrom('snapshots').select(['appliance', 'last_event_seq', 'content_hash']).where('origin', '=', 'plan').orderBy('id').execute();
+  const snapshots = await db
+    .selectFrom('snapshots')
+    .select(['appliance', 'last_event_seq', 'content_hash'])
+    .where('origin', '=', 'plan')
+    .orderBy('id')
+    .execute();
   return {
-    name, plannerVersion: PLANNER_VERSION, config: scrubPaths({ clusters: config.clusters, appliances: config.appliances }),
-    events: events.map((e) => ({ seq: Number(e.seq), subject: e.subject, payload: Buffer.from(e.payload).toString('base64') })),
-    snapshots: snapshots.map((s) => ({ appliance: s.appliance, lastEventSeq: Number(s.last_event_seq), contentHash: s.content_hash })),
+    name,
+    plannerVersion: PLANNER_VERSION,
+    config: scrubPaths({ clusters: config.clusters, appliances: config.appliances }),
+    events: events.map((e) => ({
+      seq: Number(e.seq),
+      subject: e.subject,
+      payload: Buffer.from(e.payload).toString('base64'),
+    })),
+    snapshots: snapshots.map((s) => ({
+      appliance: s.appliance,
+      lastEventSeq: Number(s.last_event_seq),
+      contentHash: s.content_hash,
+    })),
   };
 }
 
@@ -73,5 +97,7 @@ export function decodeGoldenHistory(bytes: Uint8Array): GoldenHistory {
 
 /** The config with every absolute file path (config folders, sockets, credential files) replaced: planning reads none. */
 function scrubPaths<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value, (_k, v: unknown) => (typeof v === 'string' && v.startsWith('/') ? '/recorded' : v))) as T;
+  return JSON.parse(
+    JSON.stringify(value, (_k, v: unknown) => (typeof v === 'string' && v.startsWith('/') ? '/recorded' : v)),
+  ) as T;
 }

@@ -4,8 +4,19 @@ export { planFromScratch, type ScratchPlan } from './core/plan-from-scratch.ts';
 export { planAppliance } from './core/plan-appliance.ts';
 export { World, type WorldChange } from './core/world.ts';
 export type { WorldView } from './core/world-view.ts';
-export { profileFromConfig, VTM_CONTROLLER, type ApplianceProfile, type ClusterProfile } from './core/appliance-profile.ts';
-export { splitSnapshot, joinSnapshot, pieceReferences, type SplitSnapshot, type PieceLookup } from './core/snapshot-codec.ts';
+export {
+  profileFromConfig,
+  VTM_CONTROLLER,
+  type ApplianceProfile,
+  type ClusterProfile,
+} from './core/appliance-profile.ts';
+export {
+  splitSnapshot,
+  joinSnapshot,
+  pieceReferences,
+  type SplitSnapshot,
+  type PieceLookup,
+} from './core/snapshot-codec.ts';
 export { SnapshotReader } from './core/snapshot-reader.ts';
 export { SnapshotEncoder, encodeSnapshot, SNAPSHOT_LAYOUT, type EncodedSnapshot } from './core/snapshot-encoder.ts';
 export { CURRENT_LAYOUT, LAYOUT_1, LAYOUT_2, layoutOf, type SnapshotLayout } from './core/snapshot-layout.ts';
@@ -18,10 +29,23 @@ export { parseStrictJson, ANNOTATION_JSON_LIMITS, type JsonLimits } from './core
 export { VTM_ANNOTATIONS, NEUTRAL_ANNOTATIONS, LOADMASTER_ANNOTATIONS } from './core/ingress-options.ts';
 export { canonicalizeDesiredState } from './core/canonical-order.ts';
 // Shell pieces (additive, for the audit's rollback and the integrator's wiring).
-export { PgPlannerStore, HeadMovedError, type NewSnapshot, type ArchivedEvent, type SnapshotHead } from './adapters/pg-planner-store.ts';
+export {
+  PgPlannerStore,
+  HeadMovedError,
+  type NewSnapshot,
+  type ArchivedEvent,
+  type SnapshotHead,
+} from './adapters/pg-planner-store.ts';
 export { PlannerService, foldInput, type PlannerServiceOptions } from './planner-service.ts';
 export { decodeBusMessage, type PlannerInput } from './core/decode-bus-message.ts';
 export { replayVerify, type ReplayReport, type ReplayMismatch } from './replay-verify.ts';
 export { plannerMetrics, type PlannerMetrics } from './planner-metrics.ts';
 export { PLANNER_TUNING, plannerTuning } from './runtime-tuning.ts';
-export { replayGoldenHistory, recordGoldenHistory, encodeGoldenHistory, decodeGoldenHistory, type GoldenHistory, type GoldenMismatch } from './golden-history.ts';
+export {
+  replayGoldenHistory,
+  recordGoldenHistory,
+  encodeGoldenHistory,
+  decodeGoldenHistory,
+  type GoldenHistory,
+  type GoldenMismatch,
+} from './golden-history.ts';

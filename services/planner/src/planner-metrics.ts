@@ -22,13 +22,43 @@ export interface PlannerGaugeSources {
 /** Registers the planner's metrics on `registry`; the position and heartbeat gauges only with `sources`. */
 export function plannerMetrics(registry: Registry, sources?: PlannerGaugeSources): PlannerMetrics {
   if (sources !== undefined) registerProgressGauges(registry, sources);
-  const failures = new Counter({ name: 'planner_batch_failures_total', help: 'Batches (or their deliveries) that failed and will be redelivered; nothing of a failed batch is committed', registers: [registry] });
-  const lastCommit = new Gauge({ name: 'planner_last_commit_timestamp_seconds', help: 'Unix time of the last committed batch (0 before the first)', registers: [registry] });
-  const regressed = new Counter({ name: 'broker_history_regressed_total', help: 'Stream sequences missing or behind the committed position', registers: [registry] });
-  const events = new Counter({ name: 'planner_events_total', help: 'Kube-stream messages folded', registers: [registry] });
-  const snapshots = new Counter({ name: 'planner_snapshots_total', help: 'Snapshots committed', registers: [registry] });
-  const batch = new Histogram({ name: 'planner_batch_seconds', help: 'Fold + plan + commit time per batch', buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1], registers: [registry] });
-  const held = new Gauge({ name: 'planner_held_removals', help: 'Removals the safety rule holds now, per cluster and kind (approve with portolan approve)', labelNames: ['cluster', 'kind'], registers: [registry] });
+  const failures = new Counter({
+    name: 'planner_batch_failures_total',
+    help: 'Batches (or their deliveries) that failed and will be redelivered; nothing of a failed batch is committed',
+    registers: [registry],
+  });
+  const lastCommit = new Gauge({
+    name: 'planner_last_commit_timestamp_seconds',
+    help: 'Unix time of the last committed batch (0 before the first)',
+    registers: [registry],
+  });
+  const regressed = new Counter({
+    name: 'broker_history_regressed_total',
+    help: 'Stream sequences missing or behind the committed position',
+    registers: [registry],
+  });
+  const events = new Counter({
+    name: 'planner_events_total',
+    help: 'Kube-stream messages folded',
+    registers: [registry],
+  });
+  const snapshots = new Counter({
+    name: 'planner_snapshots_total',
+    help: 'Snapshots committed',
+    registers: [registry],
+  });
+  const batch = new Histogram({
+    name: 'planner_batch_seconds',
+    help: 'Fold + plan + commit time per batch',
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+    registers: [registry],
+  });
+  const held = new Gauge({
+    name: 'planner_held_removals',
+    help: 'Removals the safety rule holds now, per cluster and kind (approve with portolan approve)',
+    labelNames: ['cluster', 'kind'],
+    registers: [registry],
+  });
   const seen = new Set<string>();
   return {
     brokerHistoryRegressed: regressed,
@@ -38,7 +68,8 @@ export function plannerMetrics(registry: Registry, sources?: PlannerGaugeSources
     },
     observeHolds(holds) {
       const counts = new Map<string, number>();
-      for (const h of holds) counts.set(`${h.cluster}\u0000${h.kind}`, (counts.get(`${h.cluster}\u0000${h.kind}`) ?? 0) + 1);
+      for (const h of holds)
+        counts.set(`${h.cluster}\u0000${h.kind}`, (counts.get(`${h.cluster}\u0000${h.kind}`) ?? 0) + 1);
       for (const k of seen) if (!counts.has(k)) counts.set(k, 0);
       for (const [k, n] of counts) {
         seen.add(k);
@@ -61,16 +92,22 @@ export function plannerMetrics(registry: Registry, sources?: PlannerGaugeSources
  */
 function registerProgressGauges(registry: Registry, sources: PlannerGaugeSources): void {
   new Gauge({
-    name: 'planner_committed_sequence', help: 'Last kube-stream sequence whose effects are committed', registers: [registry],
+    name: 'planner_committed_sequence',
+    help: 'Last kube-stream sequence whose effects are committed',
+    registers: [registry],
     collect() {
       this.set(sources.committedPosition());
     },
   });
   new Gauge({
-    name: 'planner_folded_heartbeat_age_seconds', help: 'Seconds since the newest watcher heartbeat the planner folded was sent, per cluster', labelNames: ['cluster'], registers: [registry],
+    name: 'planner_folded_heartbeat_age_seconds',
+    help: 'Seconds since the newest watcher heartbeat the planner folded was sent, per cluster',
+    labelNames: ['cluster'],
+    registers: [registry],
     collect() {
       const now = Date.now();
-      for (const [cluster, sentAtMs] of sources.foldedHeartbeats()) this.set({ cluster }, Math.max(0, (now - sentAtMs) / 1000));
+      for (const [cluster, sentAtMs] of sources.foldedHeartbeats())
+        this.set({ cluster }, Math.max(0, (now - sentAtMs) / 1000));
     },
   });
 }

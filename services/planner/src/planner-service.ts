@@ -9,7 +9,15 @@ import { Planner, PLANNER_VERSION, type PlannerConfig } from './core/planner.ts'
 import { encodeSnapshot } from './core/snapshot-encoder.ts';
 import { SyncTracker } from './core/sync-tracker.ts';
 import type { SnapshotLayout } from './core/snapshot-layout.ts';
-import { HeadMovedError, type ArchivedEvent, type CommittedSnapshot, type HoldRecord, type NewSnapshot, type PgPlannerStore, type SnapshotHead } from './adapters/pg-planner-store.ts';
+import {
+  HeadMovedError,
+  type ArchivedEvent,
+  type CommittedSnapshot,
+  type HoldRecord,
+  type NewSnapshot,
+  type PgPlannerStore,
+  type SnapshotHead,
+} from './adapters/pg-planner-store.ts';
 import type { PlannerMetrics } from './planner-metrics.ts';
 
 /** What the planner service is wired with. */
@@ -31,7 +39,12 @@ export interface PlannerServiceOptions {
  * Folds one decoded input into the core; heartbeats only move the freshness clock; markers also count toward sync;
  * approvals release the safety rule's holds.
  */
-export function foldInput(planner: Planner, input: PlannerInput, heartbeats: Map<string, number>, sync?: SyncTracker): void {
+export function foldInput(
+  planner: Planner,
+  input: PlannerInput,
+  heartbeats: Map<string, number>,
+  sync?: SyncTracker,
+): void {
   switch (input.type) {
     case 'event':
       planner.applyEvent(input.event);
@@ -130,14 +143,25 @@ export class PlannerService {
       if (hash === this.o.fleetConfigHash) continue;
       const parsed = fleetConfigSchema.safeParse(entry.body);
       if (!parsed.success) continue;
-      const drops = selectionDrops(this.planner.world, parsed.data, this.o.config).filter((d) => entry.appliances.includes(d.appliance));
+      const drops = selectionDrops(this.planner.world, parsed.data, this.o.config).filter((d) =>
+        entry.appliances.includes(d.appliance),
+      );
       for (const d of drops) {
         const msg = create(SelectionHeldSchema, {
-          appliance: d.appliance, ingresses: d.ingresses.map((i) => `${i.cluster}/${i.namespace}/${i.name}`), reason: d.reason,
-          previousConfigHash: hash, configHash: this.o.fleetConfigHash, heldAt: timestampFromMs(Date.now()),
+          appliance: d.appliance,
+          ingresses: d.ingresses.map((i) => `${i.cluster}/${i.namespace}/${i.name}`),
+          reason: d.reason,
+          previousConfigHash: hash,
+          configHash: this.o.fleetConfigHash,
+          heldAt: timestampFromMs(Date.now()),
         });
-        await this.o.bus.publish(selectionHeldSubject, toBinary(SelectionHeldSchema, msg), { msgId: `selection:${d.appliance}:${hash}:${this.o.fleetConfigHash}` });
-        this.o.log.warn({ appliance: d.appliance, ingresses: d.ingresses.length, reason: d.reason }, 'fleet-config change held by the safety rule: approve with `portolan approve <appliance> --reason ...`');
+        await this.o.bus.publish(selectionHeldSubject, toBinary(SelectionHeldSchema, msg), {
+          msgId: `selection:${d.appliance}:${hash}:${this.o.fleetConfigHash}`,
+        });
+        this.o.log.warn(
+          { appliance: d.appliance, ingresses: d.ingresses.length, reason: d.reason },
+          'fleet-config change held by the safety rule: approve with `portolan approve <appliance> --reason ...`',
+        );
         published = true;
       }
     }
@@ -150,7 +174,10 @@ export class PlannerService {
     const { lastSeq } = await this.o.bus.kubeStreamBounds();
     if (lastSeq < this.position) {
       this.o.metrics?.brokerHistoryRegressed.inc();
-      this.o.log.error({ streamLastSeq: lastSeq, committed: this.position }, 'broker_history_regressed: the stream is behind the committed position; watchers must relist');
+      this.o.log.error(
+        { streamLastSeq: lastSeq, committed: this.position },
+        'broker_history_regressed: the stream is behind the committed position; watchers must relist',
+      );
     }
   }
 
@@ -174,7 +201,10 @@ export class PlannerService {
     if (this.aheadOfStore) {
       // While Postgres is down this fails at its first read, and the batch is redelivered: logged once it succeeds.
       const { replayed, snapshots } = await this.recover();
-      this.o.log.warn({ position: this.position, replayed, snapshots }, 'rebuilt the world from the archive after a failed commit');
+      this.o.log.warn(
+        { position: this.position, replayed, snapshots },
+        'rebuilt the world from the archive after a failed commit',
+      );
     }
     for (let attempt = 1; ; attempt++) {
       try {
@@ -182,7 +212,10 @@ export class PlannerService {
         return;
       } catch (e) {
         if (!(e instanceof HeadMovedError) || attempt >= 5) throw e;
-        this.o.log.info({ reason: e.message, attempt }, 'another writer committed first; rebuilding from the archive and retrying the batch');
+        this.o.log.info(
+          { reason: e.message, attempt },
+          'another writer committed first; rebuilding from the archive and retrying the batch',
+        );
         await this.recover();
       }
     }
@@ -198,10 +231,12 @@ export class PlannerService {
     this.aheadOfStore = true;
     for (const m of ordered) {
       const input = decodeBusMessage(m.subject, m.data);
-      if (input.type === 'unreadable') this.o.log.warn({ seq: m.streamSeq, reason: input.reason }, 'unreadable message archived and skipped');
+      if (input.type === 'unreadable')
+        this.o.log.warn({ seq: m.streamSeq, reason: input.reason }, 'unreadable message archived and skipped');
       foldInput(this.planner, input, this.heartbeats, this.sync);
       events.push(archived(m, input));
-      for (const transition of this.planner.takeHoldTransitions()) holds.push({ seq: m.streamSeq, atMs: inputTimeMs(input), transition });
+      for (const transition of this.planner.takeHoldTransitions())
+        holds.push({ seq: m.streamSeq, atMs: inputTimeMs(input), transition });
     }
     if (holds.length > 0) this.logHolds(holds);
     const last = ordered[ordered.length - 1]!;
@@ -217,12 +252,34 @@ export class PlannerService {
     for (const { seq, transition: t } of holds) {
       const { cluster, kind, key } = t.hold;
       const appliances = this.planner.appliancesServing(cluster);
-      if (t.type === 'held') this.o.log.warn({ seq, cluster, kind, object: key, appliances, reason: t.hold.reason }, 'removal held by the safety rule: approve with `portolan approve <appliance> --reason ...`');
-      else this.o.log.info({ seq, cluster, kind, object: key, appliances, releasedBy: t.release.by, reason: t.release.reason, removed: t.removed }, 'held removal released');
+      if (t.type === 'held')
+        this.o.log.warn(
+          { seq, cluster, kind, object: key, appliances, reason: t.hold.reason },
+          'removal held by the safety rule: approve with `portolan approve <appliance> --reason ...`',
+        );
+      else
+        this.o.log.info(
+          {
+            seq,
+            cluster,
+            kind,
+            object: key,
+            appliances,
+            releasedBy: t.release.by,
+            reason: t.release.reason,
+            removed: t.removed,
+          },
+          'held removal released',
+        );
     }
   }
 
-  private async commitPlans(events: readonly ArchivedEvent[], toPosition: number, traceId: string | null, holds: readonly HoldRecord[] = []): Promise<number> {
+  private async commitPlans(
+    events: readonly ArchivedEvent[],
+    toPosition: number,
+    traceId: string | null,
+    holds: readonly HoldRecord[] = [],
+  ): Promise<number> {
     const snapshots: NewSnapshot[] = [];
     for (const plan of this.plansToRecord()) {
       const head = this.heads.get(plan.appliance);
@@ -230,15 +287,25 @@ export class PlannerService {
       if (head !== undefined && head.contentHash === plan.root) continue;
       // Not held here: the store holds it when an operator's rollback pin exists (read in the commit's transaction).
       snapshots.push({
-        appliance: plan.appliance, contentHash: plan.root, rootHash: plan.root, pieces: plan.pieces, parentId: head?.snapshotId ?? null,
-        lastEventSeq: toPosition, fleetConfigHash: this.o.fleetConfigHash, plannerVersion: PLANNER_VERSION,
-        held: false, holdReason: null, traceId,
+        appliance: plan.appliance,
+        contentHash: plan.root,
+        rootHash: plan.root,
+        pieces: plan.pieces,
+        parentId: head?.snapshotId ?? null,
+        lastEventSeq: toPosition,
+        fleetConfigHash: this.o.fleetConfigHash,
+        plannerVersion: PLANNER_VERSION,
+        held: false,
+        holdReason: null,
+        traceId,
       });
     }
     if (events.length === 0 && snapshots.length === 0) return 0;
     const committed = await this.o.store.commit({ fromPosition: this.position, toPosition, events, snapshots, holds });
     this.position = toPosition;
-    snapshots.forEach((s, i) => this.heads.set(s.appliance, { appliance: s.appliance, snapshotId: committed[i]!.id, contentHash: s.contentHash }));
+    snapshots.forEach((s, i) =>
+      this.heads.set(s.appliance, { appliance: s.appliance, snapshotId: committed[i]!.id, contentHash: s.contentHash }),
+    );
     await this.announce(snapshots, committed);
     return snapshots.length;
   }
@@ -290,7 +357,10 @@ export class PlannerService {
       if (m === null && this.o.bus !== null) m = await this.o.bus.getKubeMessage(seq);
       if (m === null) {
         this.o.metrics?.brokerHistoryRegressed.inc();
-        this.o.log.error({ seq }, 'broker_history_regressed: a sequence is missing from the stream; watchers must relist to repair');
+        this.o.log.error(
+          { seq },
+          'broker_history_regressed: a sequence is missing from the stream; watchers must relist to repair',
+        );
         continue;
       }
       out.push(m);
@@ -303,14 +373,25 @@ export class PlannerService {
     for (const [i, s] of snapshots.entries()) {
       const c = committed[i]!;
       const msg = create(SnapshotCommittedSchema, {
-        appliance: s.appliance, snapshotId: BigInt(c.id), contentHash: s.contentHash, lastEventSeq: BigInt(s.lastEventSeq),
-        fleetConfigHash: s.fleetConfigHash, plannerVersion: s.plannerVersion, createdAt: timestampFromMs(Date.now()), held: c.held, holdReason: c.holdReason ?? '',
+        appliance: s.appliance,
+        snapshotId: BigInt(c.id),
+        contentHash: s.contentHash,
+        lastEventSeq: BigInt(s.lastEventSeq),
+        fleetConfigHash: s.fleetConfigHash,
+        plannerVersion: s.plannerVersion,
+        createdAt: timestampFromMs(Date.now()),
+        held: c.held,
+        holdReason: c.holdReason ?? '',
         newPieces: piecesHint(s.pieces),
       });
-      await this.o.bus.publish(planSubject(s.appliance), toBinary(SnapshotCommittedSchema, msg), { msgId: `snap:${s.appliance}:${c.id}` }).catch((e: unknown) => {
-        // Appliers also poll the heads: a lost notification delays an apply, never loses it.
-        this.o.log.warn({ err: (e as Error).message, appliance: s.appliance }, 'could not announce snapshot');
-      });
+      await this.o.bus
+        .publish(planSubject(s.appliance), toBinary(SnapshotCommittedSchema, msg), {
+          msgId: `snap:${s.appliance}:${c.id}`,
+        })
+        .catch((e: unknown) => {
+          // Appliers also poll the heads: a lost notification delays an apply, never loses it.
+          this.o.log.warn({ err: (e as Error).message, appliance: s.appliance }, 'could not announce snapshot');
+        });
     }
   }
 }
@@ -326,23 +407,78 @@ function piecesHint(pieces: ReadonlyMap<string, Uint8Array>): Record<string, Uin
 }
 
 function archived(m: BusMessage, input: PlannerInput): ArchivedEvent {
-  const base = { seq: m.streamSeq, subject: m.subject, msgId: m.headers['Nats-Msg-Id'] ?? `seq:${m.streamSeq}`, payload: m.data, traceId: m.headers.traceparent?.split('-')[1] ?? null };
+  const base = {
+    seq: m.streamSeq,
+    subject: m.subject,
+    msgId: m.headers['Nats-Msg-Id'] ?? `seq:${m.streamSeq}`,
+    payload: m.data,
+    traceId: m.headers.traceparent?.split('-')[1] ?? null,
+  };
   const at = (ms: number): Date => new Date(ms > 0 ? ms : Date.now());
   switch (input.type) {
     case 'event':
-      return { ...base, cluster: input.event.cluster, kind: input.event.kind, objectKey: input.namespace === '' ? input.name : `${input.namespace}/${input.name}`, eventType: input.event.type, receivedAt: at(input.observedAtMs) };
+      return {
+        ...base,
+        cluster: input.event.cluster,
+        kind: input.event.kind,
+        objectKey: input.namespace === '' ? input.name : `${input.namespace}/${input.name}`,
+        eventType: input.event.type,
+        receivedAt: at(input.observedAtMs),
+      };
     case 'marker':
-      return { ...base, cluster: input.marker.cluster, kind: input.marker.kind, objectKey: '', eventType: 'LIST_MARKER', receivedAt: at(input.observedAtMs) };
+      return {
+        ...base,
+        cluster: input.marker.cluster,
+        kind: input.marker.kind,
+        objectKey: '',
+        eventType: 'LIST_MARKER',
+        receivedAt: at(input.observedAtMs),
+      };
     case 'heartbeat':
-      return { ...base, cluster: input.cluster, kind: 'Heartbeat', objectKey: '', eventType: 'HEARTBEAT', receivedAt: at(input.sentAtMs) };
+      return {
+        ...base,
+        cluster: input.cluster,
+        kind: 'Heartbeat',
+        objectKey: '',
+        eventType: 'HEARTBEAT',
+        receivedAt: at(input.sentAtMs),
+      };
     case 'approval':
-      return { ...base, cluster: '', kind: 'HoldApproval', objectKey: input.approval.appliance, eventType: 'APPROVAL', receivedAt: at(input.approvedAtMs) };
+      return {
+        ...base,
+        cluster: '',
+        kind: 'HoldApproval',
+        objectKey: input.approval.appliance,
+        eventType: 'APPROVAL',
+        receivedAt: at(input.approvedAtMs),
+      };
     case 'refused':
-      return { ...base, cluster: '', kind: 'ObjectsRefused', objectKey: input.refusal.appliance, eventType: 'REFUSED', receivedAt: at(input.refusedAtMs) };
+      return {
+        ...base,
+        cluster: '',
+        kind: 'ObjectsRefused',
+        objectKey: input.refusal.appliance,
+        eventType: 'REFUSED',
+        receivedAt: at(input.refusedAtMs),
+      };
     case 'selection-held':
-      return { ...base, cluster: '', kind: 'SelectionHeld', objectKey: input.held.appliance, eventType: 'SELECTION_HELD', receivedAt: at(input.heldAtMs) };
+      return {
+        ...base,
+        cluster: '',
+        kind: 'SelectionHeld',
+        objectKey: input.held.appliance,
+        eventType: 'SELECTION_HELD',
+        receivedAt: at(input.heldAtMs),
+      };
     case 'unreadable':
-      return { ...base, cluster: m.subject.split('.')[1] ?? '', kind: 'Unreadable', objectKey: '', eventType: 'UNREADABLE', receivedAt: at(0) };
+      return {
+        ...base,
+        cluster: m.subject.split('.')[1] ?? '',
+        kind: 'Unreadable',
+        objectKey: '',
+        eventType: 'UNREADABLE',
+        receivedAt: at(0),
+      };
   }
 }
 

@@ -21,10 +21,16 @@ async function refusedByHaproxy(patterns: readonly string[]): Promise<string[]> 
   const dir = mkdtempSync(path.join(os.tmpdir(), 'portolan-regex-'));
   const check = async (list: readonly string[]): Promise<boolean> => {
     const quote = (p: string): string => `'${p.replaceAll("'", "'\\''")}'`;
-    const backends = list.map((p, i) => `backend b${i}\n  mode http\n  option httpchk\n  http-check expect rstatus ${quote(p)}\n  server s 127.0.0.1:1 check\n`);
+    const backends = list.map(
+      (p, i) =>
+        `backend b${i}\n  mode http\n  option httpchk\n  http-check expect rstatus ${quote(p)}\n  server s 127.0.0.1:1 check\n`,
+    );
     const file = path.join(dir, 'haproxy.cfg');
     // A listener too: without one `haproxy -c` exits 2 ("will not start") whatever the backends say.
-    writeFileSync(file, `global\n  log stdout format raw local0\ndefaults\n  mode http\n  timeout connect 1s\n  timeout client 1s\n  timeout server 1s\nfrontend f\n  bind 127.0.0.1:1\n  default_backend b0\n${backends.join('')}`);
+    writeFileSync(
+      file,
+      `global\n  log stdout format raw local0\ndefaults\n  mode http\n  timeout connect 1s\n  timeout client 1s\n  timeout server 1s\nfrontend f\n  bind 127.0.0.1:1\n  default_backend b0\n${backends.join('')}`,
+    );
     try {
       await run(haproxy, ['-c', '-q', '-f', file]);
       return true;
@@ -48,22 +54,61 @@ async function refusedByHaproxy(patterns: readonly string[]): Promise<string[]> 
 /** Patterns drawn from the subset's own grammar (the accepting side). */
 const portablePattern: fc.Arbitrary<string> = fc.letrec((tie) => ({
   atom: fc.oneof(
-    fc.constantFrom('a', 'Z', '0', '7', ' ', '/', '_', ',', ':', '.', '\\d', '\\w', '\\s', '\\D', '\\.', '\\*', '\\[', '\\]', '\\{', '\\}', '\\\\', '\\/', '\\-'),
+    fc.constantFrom(
+      'a',
+      'Z',
+      '0',
+      '7',
+      ' ',
+      '/',
+      '_',
+      ',',
+      ':',
+      '.',
+      '\\d',
+      '\\w',
+      '\\s',
+      '\\D',
+      '\\.',
+      '\\*',
+      '\\[',
+      '\\]',
+      '\\{',
+      '\\}',
+      '\\\\',
+      '\\/',
+      '\\-',
+    ),
     fc.constantFrom('[0-9]', '[a-z_-]', '[^x]', '[\\d.]', '[-a]', '[\\]]', '[234]'),
     tie('group'),
   ),
-  group: fc.tuple(fc.constantFrom('(', '(?:'), fc.array(tie('seq') as fc.Arbitrary<string>, { minLength: 1, maxLength: 3 })).map(([open, alts]) => `${open}${alts.join('|')})`),
-  quantified: fc.tuple(tie('atom') as fc.Arbitrary<string>, fc.constantFrom('', '', '*', '+', '?', '{2}', '{1,}', '{0,3}', '*?', '+?')).map(([a, q]) => a + q),
+  group: fc
+    .tuple(fc.constantFrom('(', '(?:'), fc.array(tie('seq') as fc.Arbitrary<string>, { minLength: 1, maxLength: 3 }))
+    .map(([open, alts]) => `${open}${alts.join('|')})`),
+  quantified: fc
+    .tuple(
+      tie('atom') as fc.Arbitrary<string>,
+      fc.constantFrom('', '', '*', '+', '?', '{2}', '{1,}', '{0,3}', '*?', '+?'),
+    )
+    .map(([a, q]) => a + q),
   seq: fc.array(tie('quantified') as fc.Arbitrary<string>, { maxLength: 4 }).map((parts) => parts.join('')),
-  pattern: fc.tuple(fc.boolean(), tie('seq') as fc.Arbitrary<string>, fc.boolean()).map(([b, s, e]) => `${b ? '^' : ''}${s}${e ? '$' : ''}`),
+  pattern: fc
+    .tuple(fc.boolean(), tie('seq') as fc.Arbitrary<string>, fc.boolean())
+    .map(([b, s, e]) => `${b ? '^' : ''}${s}${e ? '$' : ''}`),
 })).pattern as fc.Arbitrary<string>;
 
 test('every pattern the planner accepts compiles in HAProxy: grammar-drawn and random printable strings', async () => {
   const drawn = fc.sample(portablePattern, { numRuns: 300 });
-  const junk = fc.sample(fc.string({ unit: fc.constantFrom(...'ab09^$.|?*+()[]{}\\-:=<!,dwsuxp'), maxLength: 12 }), { numRuns: 3000 });
+  const junk = fc.sample(fc.string({ unit: fc.constantFrom(...'ab09^$.|?*+()[]{}\\-:=<!,dwsuxp'), maxLength: 12 }), {
+    numRuns: 3000,
+  });
   const accepted = [...new Set([...drawn, ...junk])].filter((p) => p.length > 0 && portableRegexProblem(p) === null);
   assert.ok(accepted.length > 300, `enough accepted patterns to mean something (${accepted.length})`);
-  assert.deepEqual(await refusedByHaproxy(accepted), [], 'HAProxy refused a pattern the planner would have let through');
+  assert.deepEqual(
+    await refusedByHaproxy(accepted),
+    [],
+    'HAProxy refused a pattern the planner would have let through',
+  );
 });
 
 test('the patterns that froze an appliance are refused by HAProxy and by the planner', async () => {

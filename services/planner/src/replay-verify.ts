@@ -29,14 +29,25 @@ export interface ReplayReport {
  * the stored one. The world is folded from the first event (a snapshot depends on everything before it); each
  * snapshot is checked at its `last_event_seq`, so the live planner's batching does not matter.
  */
-export async function replayVerify(store: PgPlannerStore, config: PlannerConfig, options: { from?: number; to?: number; onProgress?: (done: number, total: number) => void } = {}): Promise<ReplayReport> {
+export async function replayVerify(
+  store: PgPlannerStore,
+  config: PlannerConfig,
+  options: { from?: number; to?: number; onProgress?: (done: number, total: number) => void } = {},
+): Promise<ReplayReport> {
   const started = performance.now();
   const from = options.from ?? 0;
   const to = options.to ?? Number.MAX_SAFE_INTEGER;
   const rows = await store.db
     .selectFrom('snapshots')
     .leftJoin('snapshot_pieces', 'snapshot_pieces.hash', 'snapshots.content_hash')
-    .select(['snapshots.id', 'snapshots.appliance', 'snapshots.content_hash', 'snapshots.last_event_seq', 'snapshots.planner_version', 'snapshot_pieces.body'])
+    .select([
+      'snapshots.id',
+      'snapshots.appliance',
+      'snapshots.content_hash',
+      'snapshots.last_event_seq',
+      'snapshots.planner_version',
+      'snapshot_pieces.body',
+    ])
     .where('snapshots.origin', '=', 'plan')
     .where('snapshots.last_event_seq', '>=', String(from))
     .where('snapshots.last_event_seq', '<=', String(to))
@@ -48,19 +59,30 @@ export async function replayVerify(store: PgPlannerStore, config: PlannerConfig,
   // unless the archive spans a planner upgrade), all folding the same events.
   const layouts = rows.map((r) => storedLayout(r.body));
   const planners = new Map<number, { planner: Planner; roots: Map<string, string> }>();
-  for (const layout of layouts) if (layout !== undefined && !planners.has(layout.version)) planners.set(layout.version, { planner: new Planner(config, { layout }), roots: new Map() });
+  for (const layout of layouts)
+    if (layout !== undefined && !planners.has(layout.version))
+      planners.set(layout.version, { planner: new Planner(config, { layout }), roots: new Map() });
   const heartbeats = new Map<string, number>();
   const mismatches: ReplayMismatch[] = [];
   let events = 0;
   let next = 0;
   const checkUpTo = (seq: number): void => {
-    for (const { planner, roots } of planners.values()) for (const p of planner.planDirty()) roots.set(p.appliance, p.root);
+    for (const { planner, roots } of planners.values())
+      for (const p of planner.planDirty()) roots.set(p.appliance, p.root);
     while (next < rows.length && Number(rows[next]!.last_event_seq) <= seq) {
       const layout = layouts[next];
       const r = rows[next++]!;
       const replayed = layout === undefined ? null : (planners.get(layout.version)!.roots.get(r.appliance) ?? null);
       if (replayed !== r.content_hash) {
-        mismatches.push({ snapshotId: r.id, appliance: r.appliance, lastEventSeq: Number(r.last_event_seq), stored: r.content_hash, replayed, plannerVersion: r.planner_version, explainedByVersion: r.planner_version !== PLANNER_VERSION });
+        mismatches.push({
+          snapshotId: r.id,
+          appliance: r.appliance,
+          lastEventSeq: Number(r.last_event_seq),
+          stored: r.content_hash,
+          replayed,
+          plannerVersion: r.planner_version,
+          explainedByVersion: r.planner_version !== PLANNER_VERSION,
+        });
       }
     }
   };

@@ -15,7 +15,14 @@ import { startPrivateNats } from '../src/testing/private-nats.ts';
 import { endpointSlice, namespace, service } from '../src/testing/sample-objects.ts';
 import { waitFor } from '../src/testing/watcher-harness.ts';
 
-const { values } = parseArgs({ options: { 'node-flags': { type: 'string', default: '' }, services: { type: 'string', default: '10000' }, 'endpoints-per-slice': { type: 'string', default: '10' }, churn: { type: 'string', default: '5000' } } });
+const { values } = parseArgs({
+  options: {
+    'node-flags': { type: 'string', default: '' },
+    services: { type: 'string', default: '10000' },
+    'endpoints-per-slice': { type: 'string', default: '10' },
+    churn: { type: 'string', default: '5000' },
+  },
+});
 const services = Number(values.services);
 const perSlice = Number(values['endpoints-per-slice']);
 const churn = Number(values.churn);
@@ -34,11 +41,15 @@ try {
     sim.objects.create(service(`ns${i % namespaces}`, `svc${i}`));
     sim.objects.create(endpointSlice(`ns${i % namespaces}`, `svc${i}-a`, `svc${i}`, perSlice, i * perSlice));
   }
-  log(`loaded ${services} Services and ${services} EndpointSlices (${services * perSlice} endpoints) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  log(
+    `loaded ${services} Services and ${services} EndpointSlices (${services * perSlice} endpoints) in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  );
 
   await sim.writeKubeconfig(path.join(dir, 'kubeconfig'));
   await writeFile(path.join(dir, 'fleet.key'), 'ab'.repeat(32));
-  await writeFile(path.join(dir, 'fleet.yaml'), `version: 1
+  await writeFile(
+    path.join(dir, 'fleet.yaml'),
+    `version: 1
 clusters:
   - name: bench
     kubeconfig: kubeconfig
@@ -50,47 +61,100 @@ bus: { url: "${nats.url}", stream: BENCH }
 store: { url: "postgres://unused" }
 leases: { redisUrl: "redis://unused" }
 secrets: { keyFile: fleet.key }
-`);
+`,
+  );
   const started = performance.now();
-  child = spawn(path.join(root, 'node_modules', '.bin', 'node'), [...nodeFlags, path.join(root, 'services', 'watcher', 'src', 'main.ts'), '--config', path.join(dir, 'fleet.yaml'), '--cluster', 'bench', '--health-port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  child = spawn(
+    path.join(root, 'node_modules', '.bin', 'node'),
+    [
+      ...nodeFlags,
+      path.join(root, 'services', 'watcher', 'src', 'main.ts'),
+      '--config',
+      path.join(dir, 'fleet.yaml'),
+      '--cluster',
+      'bench',
+      '--health-port',
+      '0',
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const pid = child.pid!;
   let healthPort = 0;
   child.stdout!.setEncoding('utf8').on('data', (d: string) => {
-    for (const l of d.split('\n')) if (l.includes('"watcher started"')) healthPort = Number((JSON.parse(l) as { healthPort: number }).healthPort);
+    for (const l of d.split('\n'))
+      if (l.includes('"watcher started"')) healthPort = Number((JSON.parse(l) as { healthPort: number }).healthPort);
   });
   await waitFor('health port', () => (healthPort > 0 ? true : undefined), 30_000);
   const metric = async (name: string): Promise<number> => {
     const text = await (await fetch(`http://127.0.0.1:${healthPort}/metrics`)).text();
-    return text.split('\n').filter((l) => l.startsWith(name)).reduce((s, l) => s + Number(l.split(' ').pop()), 0);
+    return text
+      .split('\n')
+      .filter((l) => l.startsWith(name))
+      .reduce((s, l) => s + Number(l.split(' ').pop()), 0);
   };
   const objects = 2 * services;
   let peakRss = 0;
   const sampler = setInterval(() => void rss(pid).then((r) => (peakRss = Math.max(peakRss, r.rss))), 200);
-  await waitFor('initial sync published', async () => ((await metric('watch_published_total{kind="endpointslice",type="event"')) + (await metric('watch_published_total{kind="service",type="event"')) >= objects && (await metric('watch_publish_pending_messages')) === 0 ? true : undefined), 600_000, 200);
+  await waitFor(
+    'initial sync published',
+    async () =>
+      (await metric('watch_published_total{kind="endpointslice",type="event"')) +
+        (await metric('watch_published_total{kind="service",type="event"')) >=
+        objects && (await metric('watch_publish_pending_messages')) === 0
+        ? true
+        : undefined,
+    600_000,
+    200,
+  );
   const syncSeconds = (performance.now() - started) / 1000;
   const afterSync = await rss(pid);
   const syncCpu = afterSync.cpuSeconds;
-  log(`initial sync: ${objects} events in ${syncSeconds.toFixed(1)} s = ${Math.round(objects / syncSeconds)} events/s (includes process start); watcher CPU ${syncCpu.toFixed(2)} s = ${Math.round(objects / syncCpu)} events per CPU-second; RSS ${mib(afterSync.rss)} MiB`);
+  log(
+    `initial sync: ${objects} events in ${syncSeconds.toFixed(1)} s = ${Math.round(objects / syncSeconds)} events/s (includes process start); watcher CPU ${syncCpu.toFixed(2)} s = ${Math.round(objects / syncCpu)} events per CPU-second; RSS ${mib(afterSync.rss)} MiB`,
+  );
 
   const before = await metric('watch_published_total{kind="endpointslice",type="event"');
   const churnStart = performance.now();
-  for (let i = 0; i < churn; i++) sim.objects.update(endpointSlice(`ns${i % namespaces}`, `svc${i}-a`, `svc${i}`, perSlice, i * perSlice + 1));
-  await waitFor('churn published', async () => ((await metric('watch_published_total{kind="endpointslice",type="event"')) - before >= churn && (await metric('watch_publish_pending_messages')) === 0 ? true : undefined), 600_000, 100);
+  for (let i = 0; i < churn; i++)
+    sim.objects.update(endpointSlice(`ns${i % namespaces}`, `svc${i}-a`, `svc${i}`, perSlice, i * perSlice + 1));
+  await waitFor(
+    'churn published',
+    async () =>
+      (await metric('watch_published_total{kind="endpointslice",type="event"')) - before >= churn &&
+      (await metric('watch_publish_pending_messages')) === 0
+        ? true
+        : undefined,
+    600_000,
+    100,
+  );
   const churnSeconds = (performance.now() - churnStart) / 1000;
   clearInterval(sampler);
   const end = await rss(pid);
   peakRss = Math.max(peakRss, end.rss);
   const churnCpu = end.cpuSeconds - afterSync.cpuSeconds;
-  log(`churn: ${churn} EndpointSlice updates published in ${churnSeconds.toFixed(2)} s = ${Math.round(churn / churnSeconds)} events/s (simulator writes in the same window); watcher CPU ${churnCpu.toFixed(2)} s = ${Math.round(churn / churnCpu)} events per CPU-second`);
-  log(`watcher V8 heap used ${mib(await metric('nodejs_heap_size_used_bytes'))} MiB of ${mib(await metric('nodejs_heap_size_total_bytes'))} MiB; external ${mib(await metric('nodejs_external_memory_bytes'))} MiB; heap governor collections ${await metric('watch_heap_collections_total')}`);
-  log(`watcher RSS: now ${mib(end.rss)} MiB, peak sampled ${mib(peakRss)} MiB, kernel high-water mark VmHWM ${mib(end.hwm)} MiB (goal ≤ 150 MiB)`);
+  log(
+    `churn: ${churn} EndpointSlice updates published in ${churnSeconds.toFixed(2)} s = ${Math.round(churn / churnSeconds)} events/s (simulator writes in the same window); watcher CPU ${churnCpu.toFixed(2)} s = ${Math.round(churn / churnCpu)} events per CPU-second`,
+  );
+  log(
+    `watcher V8 heap used ${mib(await metric('nodejs_heap_size_used_bytes'))} MiB of ${mib(await metric('nodejs_heap_size_total_bytes'))} MiB; external ${mib(await metric('nodejs_external_memory_bytes'))} MiB; heap governor collections ${await metric('watch_heap_collections_total')}`,
+  );
+  log(
+    `watcher RSS: now ${mib(end.rss)} MiB, peak sampled ${mib(peakRss)} MiB, kernel high-water mark VmHWM ${mib(end.hwm)} MiB (goal ≤ 150 MiB)`,
+  );
   log(`watcher process: ${end.cmdline}`);
-  process.stdout.write(`${JSON.stringify({
-    services, endpoints: services * perSlice,
-    syncEventsPerSecond: Math.round(objects / syncSeconds), syncEventsPerCpuSecond: Math.round(objects / syncCpu),
-    churnEventsPerSecond: Math.round(churn / churnSeconds), churnEventsPerCpuSecond: Math.round(churn / churnCpu),
-    rssMiB: mib(end.rss), vmHwmMiB: mib(end.hwm), peakRssMiB: mib(Math.max(peakRss, end.hwm)),
-  })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({
+      services,
+      endpoints: services * perSlice,
+      syncEventsPerSecond: Math.round(objects / syncSeconds),
+      syncEventsPerCpuSecond: Math.round(objects / syncCpu),
+      churnEventsPerSecond: Math.round(churn / churnSeconds),
+      churnEventsPerCpuSecond: Math.round(churn / churnCpu),
+      rssMiB: mib(end.rss),
+      vmHwmMiB: mib(end.hwm),
+      peakRssMiB: mib(Math.max(peakRss, end.hwm)),
+    })}\n`,
+  );
 } finally {
   if (child !== undefined && child.exitCode === null) {
     const exited = new Promise((r) => child!.once('exit', r));
@@ -105,10 +169,15 @@ secrets: { keyFile: fleet.key }
 /** RSS, VmHWM, CPU seconds (user + system, clock ticks of 1/100 s) and command line of a process. */
 async function rss(pid: number): Promise<{ rss: number; hwm: number; cpuSeconds: number; cmdline: string }> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string): number => Number(/\s(\d+) kB/.exec(status.split('\n').find((l) => l.startsWith(field)) ?? '')?.[1] ?? 0) * 1024;
+  const kb = (field: string): number =>
+    Number(/\s(\d+) kB/.exec(status.split('\n').find((l) => l.startsWith(field)) ?? '')?.[1] ?? 0) * 1024;
   // Fields after the command name (which may contain spaces): utime and stime are the 12th and 13th.
   const stat = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
-  const cmdline = (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split('\0').filter((a) => a !== '').map((a) => path.relative(root, a).startsWith('..') ? path.basename(a) : path.relative(root, a)).join(' ');
+  const cmdline = (await readFile(`/proc/${pid}/cmdline`, 'utf8'))
+    .split('\0')
+    .filter((a) => a !== '')
+    .map((a) => (path.relative(root, a).startsWith('..') ? path.basename(a) : path.relative(root, a)))
+    .join(' ');
   return { rss: kb('VmRSS:'), hwm: kb('VmHWM:'), cpuSeconds: (Number(stat[11]) + Number(stat[12])) / 100, cmdline };
 }
 

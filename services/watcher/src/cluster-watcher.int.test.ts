@@ -5,7 +5,8 @@ import { KubeEventType } from '@portolan/proto';
 import { startHarness, waitFor, eventLines, type StreamRecord } from './testing/watcher-harness.ts';
 import { ingress, service, endpointSlice, namespace, tlsSecret } from './testing/sample-objects.ts';
 
-const markersOf = (records: readonly StreamRecord[], kindToken: number): StreamRecord[] => records.filter((r) => r.kind === 'marker' && r.marker.kind === kindToken);
+const markersOf = (records: readonly StreamRecord[], kindToken: number): StreamRecord[] =>
+  records.filter((r) => r.kind === 'marker' && r.marker.kind === kindToken);
 
 test('initial sync publishes every object once, then one marker per kind; a relist with no change publishes only markers', async () => {
   const { natsUrl } = await testStack();
@@ -40,7 +41,10 @@ test('initial sync publishes every object once, then one marker per kind; a reli
       return markersOf(r.slice(before), 1).length >= 1 && markersOf(r.slice(before), 4).length >= 1 ? r : undefined;
     });
     const added = after.slice(before).filter((r) => r.kind !== 'heartbeat');
-    assert.ok(added.every((r) => r.kind === 'marker'), `only markers after a no-change relist, got ${eventLines(added).join(', ')}`);
+    assert.ok(
+      added.every((r) => r.kind === 'marker'),
+      `only markers after a no-change relist, got ${eventLines(added).join(', ')}`,
+    );
   } finally {
     await h.close();
   }
@@ -52,17 +56,34 @@ test('TLS Secrets are published sealed: no key material on the bus', async () =>
   try {
     h.sim.objects.create(namespace('shop'));
     h.sim.objects.create(tlsSecret('shop', 'cert'));
-    h.sim.objects.create({ apiVersion: 'v1', kind: 'Secret', metadata: { namespace: 'shop', name: 'opaque' }, data: { password: 'aHVudGVyMg==' } } as never);
+    h.sim.objects.create({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { namespace: 'shop', name: 'opaque' },
+      data: { password: 'aHVudGVyMg==' },
+    } as never);
     h.startWatcher();
     const records = await waitFor('the secret event', async () => {
       const r = await h.read();
       return r.some((x) => x.kind === 'event' && x.event.name === 'cert') ? r : undefined;
     });
     const secretEvents = records.filter((r) => r.kind === 'event' && r.event.kind === 5);
-    assert.deepEqual(secretEvents.map((r) => (r.kind === 'event' ? r.event.name : '')), ['cert'], 'only kubernetes.io/tls Secrets are watched');
-    const text = Buffer.concat(records.map((r) => (r.kind === 'event' ? Buffer.from(r.event.object) : Buffer.alloc(0)))).toString('utf8');
-    assert.ok(!text.includes('SUPERSECRETKEYMATERIAL') && !text.includes(Buffer.from('SUPERSECRETKEYMATERIAL').toString('base64').slice(0, 16)), 'no plaintext');
-    const obj = JSON.parse(Buffer.from((secretEvents[0] as Extract<StreamRecord, { kind: 'event' }>).event.object).toString('utf8')) as { sealed: { keyId: string }; fingerprint: string };
+    assert.deepEqual(
+      secretEvents.map((r) => (r.kind === 'event' ? r.event.name : '')),
+      ['cert'],
+      'only kubernetes.io/tls Secrets are watched',
+    );
+    const text = Buffer.concat(
+      records.map((r) => (r.kind === 'event' ? Buffer.from(r.event.object) : Buffer.alloc(0))),
+    ).toString('utf8');
+    assert.ok(
+      !text.includes('SUPERSECRETKEYMATERIAL') &&
+        !text.includes(Buffer.from('SUPERSECRETKEYMATERIAL').toString('base64').slice(0, 16)),
+      'no plaintext',
+    );
+    const obj = JSON.parse(
+      Buffer.from((secretEvents[0] as Extract<StreamRecord, { kind: 'event' }>).event.object).toString('utf8'),
+    ) as { sealed: { keyId: string }; fingerprint: string };
     assert.equal(obj.sealed.keyId, 'test');
     assert.match(obj.fingerprint, /^[0-9a-f]{64}$/);
     assert.equal(KubeEventType[(secretEvents[0] as Extract<StreamRecord, { kind: 'event' }>).event.type], 'ADDED');

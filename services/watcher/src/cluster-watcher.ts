@@ -2,8 +2,20 @@ import { toBinary, WatcherHeartbeatSchema } from '@portolan/proto';
 import { inspectTlsData, sealSecretData, type FleetKey } from '@portolan/secret-envelope';
 import type { Logger, Registry, Tracer } from '@portolan/telemetry';
 import {
-  WATCHED_KINDS, checkServerVersion, heartbeatMessage, kindFreshness, kubeEventMessage, liveness, planWatchStreams, readiness,
-  type KindFreshness, type NamespaceScope, type ObservedObject, type OutboundMessage, type StreamTiming, type WatchedKind,
+  WATCHED_KINDS,
+  checkServerVersion,
+  heartbeatMessage,
+  kindFreshness,
+  kubeEventMessage,
+  liveness,
+  planWatchStreams,
+  readiness,
+  type KindFreshness,
+  type NamespaceScope,
+  type ObservedObject,
+  type OutboundMessage,
+  type StreamTiming,
+  type WatchedKind,
 } from './core/index.ts';
 import type { KubeApiClient } from './adapters/kube-api-client.ts';
 import { KubeEventRecorder } from './adapters/kube-event-recorder.ts';
@@ -87,35 +99,49 @@ export class ClusterWatcher {
       },
       onRetry: (m, e, attempt) => {
         this.metrics.publishRetries.inc({ kind: kindOfSubject(m.subject) });
-        if (attempt === 1 || attempt % 20 === 0) options.logger.warn({ subject: m.subject, msgId: m.msgId, attempt, err: (e as Error).message }, 'publish failed: holding and retrying');
+        if (attempt === 1 || attempt % 20 === 0)
+          options.logger.warn(
+            { subject: m.subject, msgId: m.msgId, attempt, err: (e as Error).message },
+            'publish failed: holding and retrying',
+          );
       },
       onTooLarge: (m) => this.stubFor(m),
     });
-    const streams = planWatchStreams(this.trackers.map((t) => t.kind), options.namespaces, options.secretLabelSelector);
+    const streams = planWatchStreams(
+      this.trackers.map((t) => t.kind),
+      options.namespaces,
+      options.secretLabelSelector,
+    );
     const maxObjectBytes = Math.max(1024, options.maxMessageBytes - ENVELOPE_BYTES);
-    this.runners = streams.map((stream) => new StreamRunner(stream, {
-      cluster: options.cluster,
-      client: options.client,
-      tracker: this.trackers.find((t) => t.kind === stream.kind)!,
-      timing: options.timing,
-      listPageSize: options.listPageSize ?? 100,
-      maxObjectBytes,
-      maxMessageBytes: options.maxMessageBytes,
-      seal: (data) => ({ ...sealSecretData(options.fleetKey, data), tls: inspectTlsData(data, now()) }),
-      metrics: this.metrics,
-      logger: options.logger,
-      now,
-      random,
-      emit: (m) => this.publisher.enqueue(m),
-      hasRoom: () => this.publisher.hasRoom(),
-      onTooLarge: (kind, o, reason) => this.reportTooLarge(kind, o, reason),
-    }));
+    this.runners = streams.map(
+      (stream) =>
+        new StreamRunner(stream, {
+          cluster: options.cluster,
+          client: options.client,
+          tracker: this.trackers.find((t) => t.kind === stream.kind)!,
+          timing: options.timing,
+          listPageSize: options.listPageSize ?? 100,
+          maxObjectBytes,
+          maxMessageBytes: options.maxMessageBytes,
+          seal: (data) => ({ ...sealSecretData(options.fleetKey, data), tls: inspectTlsData(data, now()) }),
+          metrics: this.metrics,
+          logger: options.logger,
+          now,
+          random,
+          emit: (m) => this.publisher.enqueue(m),
+          hasRoom: () => this.publisher.hasRoom(),
+          onTooLarge: (kind, o, reason) => this.reportTooLarge(kind, o, reason),
+        }),
+    );
   }
 
   /** Starts every stream, the supervisor clock and the heartbeat. */
   static start(options: ClusterWatcherOptions): ClusterWatcher {
     const w = new ClusterWatcher(options);
-    for (const r of w.runners) w.running.push(r.run().catch((e: unknown) => options.logger.fatal({ err: e }, 'stream supervisor crashed (bug)')));
+    for (const r of w.runners)
+      w.running.push(
+        r.run().catch((e: unknown) => options.logger.fatal({ err: e }, 'stream supervisor crashed (bug)')),
+      );
     const clockMs = Math.max(50, Math.min(1_000, options.timing.stallMs / 4));
     w.timers.push(setInterval(() => w.runners.forEach((r) => r.tick()), clockMs));
     w.timers.push(setInterval(() => w.sendHeartbeat(), options.heartbeatMs));
@@ -160,7 +186,12 @@ export class ClusterWatcher {
   private sendHeartbeat(): void {
     if (this.heartbeatInFlight || !this.options.busConnected()) return;
     this.heartbeatInFlight = true;
-    const hb = heartbeatMessage(this.options.cluster, this.options.watcherId, this.freshness(), (this.options.now ?? Date.now)());
+    const hb = heartbeatMessage(
+      this.options.cluster,
+      this.options.watcherId,
+      this.freshness(),
+      (this.options.now ?? Date.now)(),
+    );
     this.options.bus
       .publish(hb.subject, toBinary(WatcherHeartbeatSchema, hb.message), { msgId: hb.msgId, timeoutMs: 2_000 })
       .catch((e: unknown) => this.options.logger.debug({ err: (e as Error).message }, 'heartbeat not published'))
@@ -171,12 +202,25 @@ export class ClusterWatcher {
 
   private reportTooLarge(kind: string, o: ObservedObject, reason: string): void {
     this.metrics.tooLarge.inc({ kind });
-    this.options.logger.error({ kind, namespace: o.namespace, name: o.name, resourceVersion: o.resourceVersion }, reason);
+    this.options.logger.error(
+      { kind, namespace: o.namespace, name: o.name, resourceVersion: o.resourceVersion },
+      reason,
+    );
     const tracker = this.trackers.find((t) => t.kind.kind === kind);
     const apiVersion = tracker === undefined ? 'v1' : tracker.kind.apiPrefix.replace(/^\/apis?\//, '');
     this.recorder
-      .warn({ apiVersion, kind, namespace: o.namespace, name: o.name, uid: o.uid, resourceVersion: o.resourceVersion }, 'ObjectTooLarge', `Portolan cannot carry this object: ${reason}. It is treated as invalid until it shrinks.`, new Date((this.options.now ?? Date.now)()))
-      .catch((e: unknown) => this.options.logger.warn({ err: (e as Error).message, name: o.name }, 'could not record the ObjectTooLarge event'));
+      .warn(
+        { apiVersion, kind, namespace: o.namespace, name: o.name, uid: o.uid, resourceVersion: o.resourceVersion },
+        'ObjectTooLarge',
+        `Portolan cannot carry this object: ${reason}. It is treated as invalid until it shrinks.`,
+        new Date((this.options.now ?? Date.now)()),
+      )
+      .catch((e: unknown) =>
+        this.options.logger.warn(
+          { err: (e as Error).message, name: o.name },
+          'could not record the ObjectTooLarge event',
+        ),
+      );
   }
 
   /** The broker refused an event for its size after all: publish its identity with an omitted reason instead. */
@@ -188,9 +232,18 @@ export class ClusterWatcher {
     const o: ObservedObject = { namespace: e.namespace, name: e.name, uid: e.uid, resourceVersion: e.resourceVersion };
     const reason = `ObjectTooLarge: the broker refused ${e.object.length} bytes`;
     this.reportTooLarge(tracker.kind.kind, o, reason);
-    const stub = new TextEncoder().encode(JSON.stringify({ kind: tracker.kind.kind, metadata: { name: o.name, namespace: o.namespace, uid: o.uid, resourceVersion: o.resourceVersion } }));
+    const stub = new TextEncoder().encode(
+      JSON.stringify({
+        kind: tracker.kind.kind,
+        metadata: { name: o.name, namespace: o.namespace, uid: o.uid, resourceVersion: o.resourceVersion },
+      }),
+    );
     const type = e.type === 1 ? 'ADDED' : e.type === 3 ? 'DELETED' : 'MODIFIED';
-    return kubeEventMessage(e.cluster, tracker.kind, type, o, stub, { generation: e.listGeneration, observedAtMs: (this.options.now ?? Date.now)(), omittedReason: reason });
+    return kubeEventMessage(e.cluster, tracker.kind, type, o, stub, {
+      generation: e.listGeneration,
+      observedAtMs: (this.options.now ?? Date.now)(),
+      omittedReason: reason,
+    });
   }
 }
 

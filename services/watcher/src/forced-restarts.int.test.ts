@@ -26,7 +26,12 @@ function settledHeapBytes(): number {
 
 test('1000 forced watch restarts lose no event and keep one socket per watch', async () => {
   const { natsUrl } = await testStack();
-  const h = await startHarness({ natsUrl, deferStart: true, countConnections: true, kinds: [watchedKind('Ingress'), watchedKind('EndpointSlice')] });
+  const h = await startHarness({
+    natsUrl,
+    deferStart: true,
+    countConnections: true,
+    kinds: [watchedKind('Ingress'), watchedKind('EndpointSlice')],
+  });
   try {
     h.sim.objects.create(namespace('shop'));
     h.startWatcher();
@@ -37,22 +42,47 @@ test('1000 forced watch restarts lose no event and keep one socket per watch', a
       await waitFor('both watches re-established', () => (h.sim.faults.openWatches === 2 ? true : undefined), 5_000, 1);
       const n = round % 25;
       if (round % 3 === 0) h.sim.objects.create(ingress('shop', `web${round}`));
-      else if (round % 3 === 1) h.sim.objects.apply(endpointSlice('shop', `slice${n}`, `web${n}`, 1 + (round % 4), round));
-      else if (round > 30 && round % 6 === 2) h.sim.objects.delete({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', namespace: 'shop', name: `web${round - 29}` });
+      else if (round % 3 === 1)
+        h.sim.objects.apply(endpointSlice('shop', `slice${n}`, `web${n}`, 1 + (round % 4), round));
+      else if (round > 30 && round % 6 === 2)
+        h.sim.objects.delete({
+          apiVersion: 'networking.k8s.io/v1',
+          kind: 'Ingress',
+          namespace: 'shop',
+          name: `web${round - 29}`,
+        });
       restarts += h.sim.faults.endWatches();
     }
     assert.equal(restarts, 2 * ROUNDS);
 
-    const want = h.sim.changeLog.slice(firstChange).filter((c) => c.kind === 'Ingress' || c.kind === 'EndpointSlice').map((c) => eventKey(c.type, c.uid, c.rv));
+    const want = h.sim.changeLog
+      .slice(firstChange)
+      .filter((c) => c.kind === 'Ingress' || c.kind === 'EndpointSlice')
+      .map((c) => eventKey(c.type, c.uid, c.rv));
     assert.ok(want.length > ROUNDS / 2, `${want.length} changes made`);
-    const records = await waitFor('every change of the log on the stream', async () => {
-      const r = await h.read();
-      const got = new Set(r.flatMap((x: StreamRecord) => (x.kind === 'event' ? [eventKey(KubeEventType[x.event.type], x.event.uid, x.event.resourceVersion)] : [])));
-      return want.every((w) => got.has(w)) ? r : undefined;
-    }, 20_000);
+    const records = await waitFor(
+      'every change of the log on the stream',
+      async () => {
+        const r = await h.read();
+        const got = new Set(
+          r.flatMap((x: StreamRecord) =>
+            x.kind === 'event' ? [eventKey(KubeEventType[x.event.type], x.event.uid, x.event.resourceVersion)] : [],
+          ),
+        );
+        return want.every((w) => got.has(w)) ? r : undefined;
+      },
+      20_000,
+    );
     assert.ok(records.length > 0);
-    assert.ok(h.proxy!.maxOpen <= 2, `at most one socket per watch (2 streams), saw ${h.proxy!.maxOpen} open at once over ${h.proxy!.total} connections`);
-    assert.equal(await metricValue(h.registry, 'watch_relists_total'), 2, 'restarts resume from the resourceVersion: no list beyond the initial ones');
+    assert.ok(
+      h.proxy!.maxOpen <= 2,
+      `at most one socket per watch (2 streams), saw ${h.proxy!.maxOpen} open at once over ${h.proxy!.total} connections`,
+    );
+    assert.equal(
+      await metricValue(h.registry, 'watch_relists_total'),
+      2,
+      'restarts resume from the resourceVersion: no list beyond the initial ones',
+    );
 
     // Heap: another 1000 restarts with no changes, so that the simulator's growing object store and change log
     // (the changes above) do not count against the watcher.
@@ -64,7 +94,10 @@ test('1000 forced watch restarts lose no event and keep one socket per watch', a
     }
     await waitFor('both watches re-established', () => (h.sim.faults.openWatches === 2 ? true : undefined), 5_000, 1);
     const growth = (settledHeapBytes() - heapBase) / heapBase;
-    assert.ok(growth < 0.1, `heap growth over ${2 * ROUNDS} restarts: ${(growth * 100).toFixed(1)}% of ${(heapBase / 1048576).toFixed(1)} MiB (bound: under 10%)`);
+    assert.ok(
+      growth < 0.1,
+      `heap growth over ${2 * ROUNDS} restarts: ${(growth * 100).toFixed(1)}% of ${(heapBase / 1048576).toFixed(1)} MiB (bound: under 10%)`,
+    );
   } finally {
     await h.close();
   }
@@ -82,13 +115,25 @@ test('bursts of 403, 429 and 500 are retried with backoff and never stop the wat
     assert.equal(h.watcher.readiness().ok, false, 'not ready before the first list');
     await waitFor('synced despite 403 and 429 at start', () => (h.watcher.readiness().ok ? true : undefined), 10_000);
     assert.equal(await metricValue(h.registry, 'watch_request_errors_total', { status: '403' }), 2);
-    assert.equal(await metricValue(h.registry, 'watch_relists_total'), 4, 'two 403s and a 429 cost three list attempts, then one succeeded');
+    assert.equal(
+      await metricValue(h.registry, 'watch_relists_total'),
+      4,
+      'two 403s and a 429 cost three list attempts, then one succeeded',
+    );
     h.sim.faults.failRequests({ resource: 'endpointslices', status: 500, count: 3, verbs: ['watch'] });
     h.sim.faults.endWatches();
     h.sim.objects.create(endpointSlice('shop', 'b', 'web', 1, 9));
-    await waitFor('the change after the 500s', async () => ((await h.read()).some((r) => r.kind === 'event' && r.event.name === 'b') ? true : undefined), 15_000);
+    await waitFor(
+      'the change after the 500s',
+      async () => ((await h.read()).some((r) => r.kind === 'event' && r.event.name === 'b') ? true : undefined),
+      15_000,
+    );
     assert.equal(await metricValue(h.registry, 'watch_request_errors_total', { status: '500' }), 3);
-    assert.equal(await metricValue(h.registry, 'watch_relists_total'), 4, 'failed watches resume from their resourceVersion without a list');
+    assert.equal(
+      await metricValue(h.registry, 'watch_relists_total'),
+      4,
+      'failed watches resume from their resourceVersion without a list',
+    );
   } finally {
     await h.close();
   }

@@ -6,15 +6,28 @@ import { testStack } from '@portolan/infra';
 import type { RequestLogEntry } from '@portolan/kube-sim';
 import { KubeEventType, KubeKind } from '@portolan/proto';
 import { watchedKind } from './core/index.ts';
-import { startHarness, waitFor, foldEvents, simState, stateLines, metricValue, eventLines, type WatcherHarness } from './testing/watcher-harness.ts';
+import {
+  startHarness,
+  waitFor,
+  foldEvents,
+  simState,
+  stateLines,
+  metricValue,
+  eventLines,
+  type WatcherHarness,
+} from './testing/watcher-harness.ts';
 import { ingress, namespace } from './testing/sample-objects.ts';
 
 const CONVERGE_MS = 10_000;
 
-async function seeded(options: { listPageSize?: number; onRequest?: (e: RequestLogEntry) => void } = {}): Promise<WatcherHarness> {
+async function seeded(
+  options: { listPageSize?: number; onRequest?: (e: RequestLogEntry) => void } = {},
+): Promise<WatcherHarness> {
   const { natsUrl } = await testStack();
   const h = await startHarness({
-    natsUrl, deferStart: true, kinds: [watchedKind('Ingress')],
+    natsUrl,
+    deferStart: true,
+    kinds: [watchedKind('Ingress')],
     ...(options.listPageSize === undefined ? {} : { watcher: { listPageSize: options.listPageSize } }),
     sim: { onRequest: (e) => options.onRequest?.(e) },
   });
@@ -27,18 +40,32 @@ async function seeded(options: { listPageSize?: number; onRequest?: (e: RequestL
 function makeGapChanges(h: WatcherHarness): void {
   h.sim.objects.delete({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', namespace: 'shop', name: 'web0' });
   h.sim.objects.delete({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', namespace: 'shop', name: 'web1' });
-  h.sim.objects.patch({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', namespace: 'shop', name: 'web2' }, 'application/merge-patch+json', { metadata: { annotations: { changed: 'in-gap' } } });
+  h.sim.objects.patch(
+    { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', namespace: 'shop', name: 'web2' },
+    'application/merge-patch+json',
+    { metadata: { annotations: { changed: 'in-gap' } } },
+  );
   h.sim.objects.create(ingress('shop', 'web6'));
 }
 
 async function assertConverged(h: WatcherHarness, since: number): Promise<void> {
-  const records = await waitFor('the stream to equal the simulator', async () => {
-    const want = stateLines(simState(h.sim, 'networking.k8s.io/v1', 'Ingress'));
-    const r = await h.read();
-    return JSON.stringify(stateLines(foldEvents(r, KubeKind.INGRESS))) === JSON.stringify(want) ? r : undefined;
-  }, CONVERGE_MS);
-  const deleted = records.filter((r) => r.kind === 'event' && r.event.type === KubeEventType.DELETED).map((r) => (r.kind === 'event' ? r.event.name : ''));
-  assert.deepEqual(deleted.sort(), ['web0', 'web1'], `deletes in the gap are published as deletes: ${eventLines(records).join(', ')}`);
+  const records = await waitFor(
+    'the stream to equal the simulator',
+    async () => {
+      const want = stateLines(simState(h.sim, 'networking.k8s.io/v1', 'Ingress'));
+      const r = await h.read();
+      return JSON.stringify(stateLines(foldEvents(r, KubeKind.INGRESS))) === JSON.stringify(want) ? r : undefined;
+    },
+    CONVERGE_MS,
+  );
+  const deleted = records
+    .filter((r) => r.kind === 'event' && r.event.type === KubeEventType.DELETED)
+    .map((r) => (r.kind === 'event' ? r.event.name : ''));
+  assert.deepEqual(
+    deleted.sort(),
+    ['web0', 'web1'],
+    `deletes in the gap are published as deletes: ${eventLines(records).join(', ')}`,
+  );
   assert.ok(Date.now() - since < CONVERGE_MS);
 }
 
@@ -53,7 +80,11 @@ test('HTTP 410 at watch start → one relist, gap deletes published, converged w
     h.sim.faults.failRequests({ resource: 'ingresses', status: 410, count: 1, verbs: ['watch'] });
     const since = Date.now();
     await assertConverged(h, since);
-    assert.equal(await metricValue(h.registry, 'watch_relists_total', { reason: 'gone' }), 1, 'exactly one relist for the 410');
+    assert.equal(
+      await metricValue(h.registry, 'watch_relists_total', { reason: 'gone' }),
+      1,
+      'exactly one relist for the 410',
+    );
     assert.equal(await metricValue(h.registry, 'watch_relists_total'), 2, 'initial list + one relist');
   } finally {
     await h.close();
@@ -72,9 +103,13 @@ test('in-stream 410 on a stream the server keeps open → the watcher closes it,
     h.sim.faults.resumeWatches();
     const since = Date.now();
     await assertConverged(h, since);
-    await waitFor('one relist for the 410', async () => ((await metricValue(h.registry, 'watch_relists_total', { reason: 'gone' })) === 1 ? true : undefined));
+    await waitFor('one relist for the 410', async () =>
+      (await metricValue(h.registry, 'watch_relists_total', { reason: 'gone' })) === 1 ? true : undefined,
+    );
     // The server left the old stream open: only the watcher closing it brings the count back to one watch.
-    await waitFor('the old stream closed by the watcher', () => (h.sim.faults.openWatches === 1 && h.watcher.runners[0]!.state.phase === 'watching' ? true : undefined));
+    await waitFor('the old stream closed by the watcher', () =>
+      h.sim.faults.openWatches === 1 && h.watcher.runners[0]!.state.phase === 'watching' ? true : undefined,
+    );
     assert.equal(await metricValue(h.registry, 'watch_relists_total'), 2);
   } finally {
     await h.close();
@@ -87,7 +122,14 @@ test('410 on the second page of a paginated list → the list restarts once, gap
   const h = await seeded({
     listPageSize: 2,
     onRequest: (e) => {
-      if (!armed || ref.h === undefined || !e.url.includes('/ingresses?') || !e.url.includes('limit=') || e.url.includes('continue=')) return;
+      if (
+        !armed ||
+        ref.h === undefined ||
+        !e.url.includes('/ingresses?') ||
+        !e.url.includes('limit=') ||
+        e.url.includes('continue=')
+      )
+        return;
       armed = false;
       makeGapChanges(ref.h);
       ref.h.sim.faults.compactHistory();
@@ -99,7 +141,11 @@ test('410 on the second page of a paginated list → the list restarts once, gap
     h.startWatcher();
     await assertConverged(h, since);
     assert.equal(armed, false, 'the fault fired');
-    assert.equal(await metricValue(h.registry, 'watch_relists_total', { reason: 'gone' }), 1, 'the expired continue token cost one relist');
+    assert.equal(
+      await metricValue(h.registry, 'watch_relists_total', { reason: 'gone' }),
+      1,
+      'the expired continue token cost one relist',
+    );
     assert.equal(await metricValue(h.registry, 'watch_relists_total'), 2);
   } finally {
     await h.close();

@@ -11,7 +11,12 @@ import { ingress, namespace } from './testing/sample-objects.ts';
 function hugeIngress(name: string, rules: number): ReturnType<typeof ingress> {
   const base = ingress('shop', name);
   const spec = base['spec'] as { rules: unknown[] };
-  spec.rules = Array.from({ length: rules }, (_, i) => ({ host: `h${i}-${'x'.repeat(40)}.example.com`, http: { paths: [{ path: `/p${i}`, pathType: 'Prefix', backend: { service: { name: `svc-${i}`, port: { number: 80 } } } }] } }));
+  spec.rules = Array.from({ length: rules }, (_, i) => ({
+    host: `h${i}-${'x'.repeat(40)}.example.com`,
+    http: {
+      paths: [{ path: `/p${i}`, pathType: 'Prefix', backend: { service: { name: `svc-${i}`, port: { number: 80 } } } }],
+    },
+  }));
   return base;
 }
 
@@ -24,7 +29,9 @@ test('a 1.2 MiB Ingress is published without its body, reported with a Kubernete
     await waitFor('synced', () => (h.watcher.readiness().ok ? true : undefined));
     const big = h.sim.objects.create(hugeIngress('huge', 6_700));
     assert.ok(JSON.stringify(big).length > 1.1 * 1024 * 1024, `the object is ${JSON.stringify(big).length} bytes`);
-    h.sim.objects.create(ingress('shop', 'annotated', 'a.example.com', 'a', { 'portolan.dev/note': 'y'.repeat(250 * 1024) }));
+    h.sim.objects.create(
+      ingress('shop', 'annotated', 'a.example.com', 'a', { 'portolan.dev/note': 'y'.repeat(250 * 1024) }),
+    );
     h.sim.objects.create(ingress('shop', 'after'));
     const records = await waitFor('the objects after the huge one', async () => {
       const r = await h.read();
@@ -35,10 +42,15 @@ test('a 1.2 MiB Ingress is published without its body, reported with a Kubernete
     assert.match(hugeEvent.event.omittedReason, /^ObjectTooLarge: /);
     assert.ok(hugeEvent.event.object.length < 1024, 'without its body');
     const annotated = records.find((r) => r.kind === 'event' && r.event.name === 'annotated');
-    assert.ok(annotated?.kind === 'event' && annotated.event.omittedReason === '' && annotated.event.object.length > 250 * 1024, 'a 250 KiB annotation still fits');
+    assert.ok(
+      annotated?.kind === 'event' && annotated.event.omittedReason === '' && annotated.event.object.length > 250 * 1024,
+      'a 250 KiB annotation still fits',
+    );
     assert.equal(await metricValue(h.registry, 'watch_objects_too_large_total', { kind: 'Ingress' }), 1);
     const events = await waitFor('a Kubernetes Event on the huge Ingress', () => {
-      const e = h.sim.objects.list('v1', 'Event', 'shop').filter((x) => (x as { reason?: string }).reason === 'ObjectTooLarge');
+      const e = h.sim.objects
+        .list('v1', 'Event', 'shop')
+        .filter((x) => (x as { reason?: string }).reason === 'ObjectTooLarge');
       return e.length > 0 ? e : undefined;
     });
     assert.equal((events[0] as { involvedObject?: { name?: string } }).involvedObject?.name, 'huge');
@@ -56,13 +68,18 @@ test('a garbled line and a truncated event are counted, and the relist they caus
     h.startWatcher();
     await waitFor('synced', () => (h.watcher.readiness().ok ? true : undefined));
     assert.equal(h.sim.faults.sendGarbledLine(), 1);
-    await waitFor('relist after the garbled line', async () => ((await metricValue(h.registry, 'watch_relists_total', { reason: 'garbled' })) === 1 ? true : undefined));
+    await waitFor('relist after the garbled line', async () =>
+      (await metricValue(h.registry, 'watch_relists_total', { reason: 'garbled' })) === 1 ? true : undefined,
+    );
     await waitFor('watching again', () => (h.sim.faults.openWatches === 1 ? true : undefined));
     h.sim.faults.garbleNextEvents(1);
     h.sim.objects.create(ingress('shop', 'lost-in-transit'));
     await waitFor('the truncated change repaired by a relist', async () => {
       const r = await h.read();
-      return JSON.stringify(stateLines(foldEvents(r, KubeKind.INGRESS))) === JSON.stringify(stateLines(simState(h.sim, 'networking.k8s.io/v1', 'Ingress'))) ? true : undefined;
+      return JSON.stringify(stateLines(foldEvents(r, KubeKind.INGRESS))) ===
+        JSON.stringify(stateLines(simState(h.sim, 'networking.k8s.io/v1', 'Ingress')))
+        ? true
+        : undefined;
     });
     assert.equal(await metricValue(h.registry, 'watch_decode_errors_total'), 2);
     assert.equal(await metricValue(h.registry, 'watch_relists_total', { reason: 'garbled' }), 2);

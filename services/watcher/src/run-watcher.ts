@@ -3,7 +3,14 @@ import { randomBytes } from 'node:crypto';
 import { busDeclaration, NatsEventBus } from '@portolan/bus';
 import { loadFleetConfig } from '@portolan/fleet-config';
 import { loadFleetKey } from '@portolan/secret-envelope';
-import { Counter, createLogger, createMetricsRegistry, startHealthServer, startTracing, type Logger } from '@portolan/telemetry';
+import {
+  Counter,
+  createLogger,
+  createMetricsRegistry,
+  startHealthServer,
+  startTracing,
+  type Logger,
+} from '@portolan/telemetry';
 import { startHeapGovernor } from './adapters/heap-governor.ts';
 import { KubeApiClient } from './adapters/kube-api-client.ts';
 import { JetStreamAckTarget } from './adapters/jetstream-ack-target.ts';
@@ -56,7 +63,8 @@ export function parseWatcherArgs(args: readonly string[]): WatcherArgs {
     else throw new WatcherArgsError(`unknown argument ${a}`);
   }
   if (config === undefined || cluster === undefined) throw new WatcherArgsError('--config and --cluster are required');
-  if (!Number.isInteger(healthPort) || healthPort < 0 || healthPort > 65535) throw new WatcherArgsError('--health-port must be a port number');
+  if (!Number.isInteger(healthPort) || healthPort < 0 || healthPort > 65535)
+    throw new WatcherArgsError('--health-port must be a port number');
   return { config, cluster, healthPort, verbose };
 }
 
@@ -64,23 +72,51 @@ export function parseWatcherArgs(args: readonly string[]): WatcherArgs {
  * The composition root: reads the fleet config once, builds the adapters, starts the watcher and the health
  * server, and resolves with a stop function (signals are the caller's business).
  */
-export async function runWatcher(args: WatcherArgs, logger: Logger = createLogger('watcher', { verbose: args.verbose })): Promise<{ stop: () => Promise<void>; healthPort: number; watcher: ClusterWatcher }> {
+export async function runWatcher(
+  args: WatcherArgs,
+  logger: Logger = createLogger('watcher', { verbose: args.verbose }),
+): Promise<{ stop: () => Promise<void>; healthPort: number; watcher: ClusterWatcher }> {
   const { config } = await loadFleetConfig(args.config);
   const cluster = config.clusters.find((c) => c.name === args.cluster);
-  if (cluster === undefined) throw new WatcherArgsError(`cluster "${args.cluster}" is not in ${args.config} (known: ${config.clusters.map((c) => c.name).join(', ')})`);
+  if (cluster === undefined)
+    throw new WatcherArgsError(
+      `cluster "${args.cluster}" is not in ${args.config} (known: ${config.clusters.map((c) => c.name).join(', ')})`,
+    );
   const fleetKey = loadFleetKey(config.secrets.keyFile, config.secrets.keyId);
   const tracing = startTracing('watcher');
   const registry = createMetricsRegistry('watcher');
-  const client = await KubeApiClient.fromKubeconfig({ ...(cluster.kubeconfig === undefined ? {} : { kubeconfig: cluster.kubeconfig }), ...(cluster.context === undefined ? {} : { context: cluster.context }), env: process.env });
-  const bus = await NatsEventBus.open(config.bus.url, busDeclaration({ stream: config.bus.stream, replicas: config.bus.replicas, maxPayloadBytes: config.bus.maxPayloadBytes, subjectPrefix: config.bus.subjectPrefix }), { name: `watcher-${cluster.name}`, noAsyncTraces: true });
-  const link = natsConnectivity(bus, (up) => logger[up ? 'info' : 'warn']({ bus: config.bus.url }, up ? 'NATS connection restored' : 'NATS connection lost: holding events'));
+  const client = await KubeApiClient.fromKubeconfig({
+    ...(cluster.kubeconfig === undefined ? {} : { kubeconfig: cluster.kubeconfig }),
+    ...(cluster.context === undefined ? {} : { context: cluster.context }),
+    env: process.env,
+  });
+  const bus = await NatsEventBus.open(
+    config.bus.url,
+    busDeclaration({
+      stream: config.bus.stream,
+      replicas: config.bus.replicas,
+      maxPayloadBytes: config.bus.maxPayloadBytes,
+      subjectPrefix: config.bus.subjectPrefix,
+    }),
+    { name: `watcher-${cluster.name}`, noAsyncTraces: true },
+  );
+  const link = natsConnectivity(bus, (up) =>
+    logger[up ? 'info' : 'warn'](
+      { bus: config.bus.url },
+      up ? 'NATS connection restored' : 'NATS connection lost: holding events',
+    ),
+  );
   const acks = new JetStreamAckTarget(bus);
   const serverMax = bus.connection.info?.max_payload ?? config.bus.maxPayloadBytes;
   const watcher = ClusterWatcher.start({
     cluster: cluster.name,
     namespaces: cluster.namespaces,
     secretLabelSelector: cluster.secretLabelSelector,
-    timing: { stallMs: cluster.watch.stallSeconds * 1000, relistMs: cluster.watch.relistSeconds * 1000, watchTimeoutSeconds: cluster.watch.watchTimeoutSeconds },
+    timing: {
+      stallMs: cluster.watch.stallSeconds * 1000,
+      relistMs: cluster.watch.relistSeconds * 1000,
+      watchTimeoutSeconds: cluster.watch.watchTimeoutSeconds,
+    },
     heartbeatMs: cluster.watch.heartbeatSeconds * 1000,
     client,
     bus: acks,
@@ -92,16 +128,32 @@ export async function runWatcher(args: WatcherArgs, logger: Logger = createLogge
     tracer: tracing.tracer,
     watcherId: `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
   });
-  await watcher.checkServerVersion().catch((e: unknown) => logger.error({ err: (e as Error).message }, 'cannot read the API server version'));
+  await watcher
+    .checkServerVersion()
+    .catch((e: unknown) => logger.error({ err: (e as Error).message }, 'cannot read the API server version'));
   const health = await startHealthServer({
     port: args.healthPort,
     registry,
     live: { watches: () => watcher.liveness() },
-    ready: { kinds: () => watcher.readiness(), bus: () => (link.connected() ? { ok: true } : { ok: false, reason: 'NATS connection down' }) },
+    ready: {
+      kinds: () => watcher.readiness(),
+      bus: () => (link.connected() ? { ok: true } : { ok: false, reason: 'NATS connection down' }),
+    },
   });
-  const collections = new Counter({ name: 'watch_heap_collections_total', help: 'Full collections run by the heap governor (tuned runtime only).', registers: [registry] });
-  const governor = startHeapGovernor({ slackBytes: HEAP_SLACK_BYTES, intervalMs: 100, onCollect: () => collections.inc() });
-  logger.info({ cluster: cluster.name, healthPort: health.port, namespaces: cluster.namespaces, heapGovernor: governor !== null }, 'watcher started');
+  const collections = new Counter({
+    name: 'watch_heap_collections_total',
+    help: 'Full collections run by the heap governor (tuned runtime only).',
+    registers: [registry],
+  });
+  const governor = startHeapGovernor({
+    slackBytes: HEAP_SLACK_BYTES,
+    intervalMs: 100,
+    onCollect: () => collections.inc(),
+  });
+  logger.info(
+    { cluster: cluster.name, healthPort: health.port, namespaces: cluster.namespaces, heapGovernor: governor !== null },
+    'watcher started',
+  );
   return {
     healthPort: health.port,
     watcher,

@@ -1,7 +1,12 @@
 // How the watcher process starts: main.ts (and `portolan watch`) replace themselves, same pid, by a Node with
 // memory-oriented V8 flags and a compile cache, so the process that users run is the tuned one (its memory goal).
 import path from 'node:path';
-import { execTuned, persistCompileCache, tunedExecution as tunedProcess, type ProcessTuning } from '@portolan/telemetry';
+import {
+  execTuned,
+  persistCompileCache,
+  tunedExecution as tunedProcess,
+  type ProcessTuning,
+} from '@portolan/telemetry';
 
 /**
  * V8 flags the watcher runs with (measured with bench/watcher-throughput.ts, 10k Services and 100k endpoints).
@@ -14,7 +19,11 @@ import { execTuned, persistCompileCache, tunedExecution as tunedProcess, type Pr
  * larger cluster needs a higher ceiling: flags given to Node before main.ts (`node --max-old-space-size=512
  * main.ts`) come after these and win.
  */
-export const WATCHER_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=4', '--max-old-space-size=128', '--expose-gc'];
+export const WATCHER_NODE_FLAGS: readonly string[] = [
+  '--max-semi-space-size=4',
+  '--max-old-space-size=128',
+  '--expose-gc',
+];
 
 /** Environment variable marking the tuned process (`tuned`), or opting out of the re-exec (`plain`). */
 export const WATCHER_RUNTIME_ENV = 'PORTOLAN_WATCHER_RUNTIME';
@@ -25,7 +34,12 @@ const WATCHER_TUNING: ProcessTuning = { flags: WATCHER_NODE_FLAGS, envVar: WATCH
 export const watcherMainPath = path.join(import.meta.dirname, 'main.ts');
 
 /** Argument vector and environment of the tuned watcher (see `tunedExecution` of @portolan/telemetry). */
-export function tunedExecution(entry: string, args: readonly string[], execArgv: readonly string[], env: Readonly<Record<string, string | undefined>>): { argv: string[]; env: Record<string, string> } {
+export function tunedExecution(
+  entry: string,
+  args: readonly string[],
+  execArgv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): { argv: string[]; env: Record<string, string> } {
   return tunedProcess(WATCHER_TUNING, entry, args, execArgv, env);
 }
 

@@ -14,7 +14,12 @@ const STALL_MS = 1_500;
 
 test('a stalled watch is detected within the bound, health fails meanwhile, and every change of the stall is published', async () => {
   const { natsUrl } = await testStack();
-  const h = await startHarness({ natsUrl, deferStart: true, kinds: [watchedKind('Ingress'), watchedKind('EndpointSlice')], timing: { stallMs: STALL_MS } });
+  const h = await startHarness({
+    natsUrl,
+    deferStart: true,
+    kinds: [watchedKind('Ingress'), watchedKind('EndpointSlice')],
+    timing: { stallMs: STALL_MS },
+  });
   try {
     h.sim.objects.create(namespace('shop'));
     for (let i = 0; i < 3; i++) h.sim.objects.create(ingress('shop', `web${i}`));
@@ -29,22 +34,44 @@ test('a stalled watch is detected within the bound, health fails meanwhile, and 
     h.sim.objects.update({ ...endpointSlice('shop', 'web0-a', 'web0', 1, 50) });
 
     // Detection: the supervisor abandons the silent watch within the bound (plus one clock tick).
-    await waitFor('stall detected', async () => ((await metricValue(h.registry, 'watch_restarts_total', { reason: 'stalled' })) >= 1 ? true : undefined), STALL_MS + 2_000, 20);
+    await waitFor(
+      'stall detected',
+      async () =>
+        (await metricValue(h.registry, 'watch_restarts_total', { reason: 'stalled' })) >= 1 ? true : undefined,
+      STALL_MS + 2_000,
+      20,
+    );
     assert.ok(Date.now() - stalledAt <= STALL_MS + 1_500, `detected after ${Date.now() - stalledAt} ms`);
     // The relist is a plain list (not stalled): the changes of the stall reach the bus without any watch working.
-    await waitFor('changes of the stall published', async () => {
-      const r = await h.read();
-      const ing = JSON.stringify(stateLines(foldEvents(r, KubeKind.INGRESS))) === JSON.stringify(stateLines(simState(h.sim, 'networking.k8s.io/v1', 'Ingress')));
-      const eps = JSON.stringify(stateLines(foldEvents(r, KubeKind.ENDPOINT_SLICE))) === JSON.stringify(stateLines(simState(h.sim, 'discovery.k8s.io/v1', 'EndpointSlice')));
-      return ing && eps ? true : undefined;
-    }, STALL_MS * 2 + 5_000);
+    await waitFor(
+      'changes of the stall published',
+      async () => {
+        const r = await h.read();
+        const ing =
+          JSON.stringify(stateLines(foldEvents(r, KubeKind.INGRESS))) ===
+          JSON.stringify(stateLines(simState(h.sim, 'networking.k8s.io/v1', 'Ingress')));
+        const eps =
+          JSON.stringify(stateLines(foldEvents(r, KubeKind.ENDPOINT_SLICE))) ===
+          JSON.stringify(stateLines(simState(h.sim, 'discovery.k8s.io/v1', 'EndpointSlice')));
+        return ing && eps ? true : undefined;
+      },
+      STALL_MS * 2 + 5_000,
+    );
     // Watches are still stalled: the kinds go stale again and /healthz says so.
-    await waitFor('unhealthy while watches stay silent', () => (!h.watcher.liveness().ok && !h.watcher.readiness().ok ? true : undefined), STALL_MS * 3);
+    await waitFor(
+      'unhealthy while watches stay silent',
+      () => (!h.watcher.liveness().ok && !h.watcher.readiness().ok ? true : undefined),
+      STALL_MS * 3,
+    );
     const age = await metricValue(h.registry, 'watch_last_event_age_seconds', { kind: 'Ingress' });
     assert.ok(age > STALL_MS / 1000, `watch_last_event_age_seconds is exported and growing (${age})`);
 
     h.sim.faults.resumeWatches();
-    await waitFor('healthy and ready after the stall ends', () => (h.watcher.liveness().ok && h.watcher.readiness().ok ? true : undefined), STALL_MS * 3);
+    await waitFor(
+      'healthy and ready after the stall ends',
+      () => (h.watcher.liveness().ok && h.watcher.readiness().ok ? true : undefined),
+      STALL_MS * 3,
+    );
   } finally {
     await h.close();
   }
@@ -53,7 +80,13 @@ test('a stalled watch is detected within the bound, health fails meanwhile, and 
 test('a quiet cluster with bookmarks never trips the stall detector and needs no relist', async () => {
   const { natsUrl } = await testStack();
   // Bookmarks every 300 ms against a 1.5 s bound; watches end (server timeout) every ~2 s and resume without a list.
-  const h = await startHarness({ natsUrl, deferStart: true, kinds: [watchedKind('Ingress'), watchedKind('Service')], timing: { stallMs: STALL_MS, watchTimeoutSeconds: 1 }, sim: { bookmarkIntervalMs: 300 } });
+  const h = await startHarness({
+    natsUrl,
+    deferStart: true,
+    kinds: [watchedKind('Ingress'), watchedKind('Service')],
+    timing: { stallMs: STALL_MS, watchTimeoutSeconds: 1 },
+    sim: { bookmarkIntervalMs: 300 },
+  });
   try {
     h.sim.objects.create(namespace('shop'));
     h.sim.objects.create(ingress('shop', 'web0'));
@@ -73,7 +106,11 @@ test('a quiet cluster with bookmarks never trips the stall detector and needs no
 
 test('a watcher stopped while 5 Ingresses and 3 EndpointSlices were deleted publishes list markers without them', async () => {
   const { natsUrl } = await testStack();
-  const h = await startHarness({ natsUrl, deferStart: true, kinds: [watchedKind('Ingress'), watchedKind('EndpointSlice')] });
+  const h = await startHarness({
+    natsUrl,
+    deferStart: true,
+    kinds: [watchedKind('Ingress'), watchedKind('EndpointSlice')],
+  });
   try {
     h.sim.objects.create(namespace('shop'));
     for (let i = 0; i < 8; i++) {
@@ -86,8 +123,15 @@ test('a watcher stopped while 5 Ingresses and 3 EndpointSlices were deleted publ
     await h.watcher.stop({ flush: true });
     const before = (await h.read()).length;
 
-    for (let i = 0; i < 5; i++) h.sim.objects.delete({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', namespace: 'shop', name: `web${i}` });
-    for (let i = 0; i < 3; i++) h.sim.objects.delete({ apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', namespace: 'shop', name: `web${i}-a` });
+    for (let i = 0; i < 5; i++)
+      h.sim.objects.delete({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', namespace: 'shop', name: `web${i}` });
+    for (let i = 0; i < 3; i++)
+      h.sim.objects.delete({
+        apiVersion: 'discovery.k8s.io/v1',
+        kind: 'EndpointSlice',
+        namespace: 'shop',
+        name: `web${i}-a`,
+      });
 
     h.startWatcher();
     const markers = await waitFor('markers of the restarted watcher', async () => {

@@ -1,9 +1,27 @@
 import type http from 'node:http';
 import type { Logger } from '@portolan/telemetry';
 import {
-  advanceStream, checkStreamClock, chunkListMarkerKeys, decodeListPage, decodeWatchLine, initialStreamState, kubeEventMessage, listMarkerMessages,
-  prepareObject, streamRequestPath, tombstoneBytes, type ObservedObject, type OutboundMessage, type SealSecretData, type StreamFailure, type StreamInput,
-  type StreamState, type StreamStep, type StreamTiming, type WatchEventType, type WatchStream,
+  advanceStream,
+  checkStreamClock,
+  chunkListMarkerKeys,
+  decodeListPage,
+  decodeWatchLine,
+  initialStreamState,
+  kubeEventMessage,
+  listMarkerMessages,
+  prepareObject,
+  streamRequestPath,
+  tombstoneBytes,
+  type ObservedObject,
+  type OutboundMessage,
+  type SealSecretData,
+  type StreamFailure,
+  type StreamInput,
+  type StreamState,
+  type StreamStep,
+  type StreamTiming,
+  type WatchEventType,
+  type WatchStream,
 } from './core/index.ts';
 import { objectKey } from '@portolan/kube-model';
 import { KubeApiError, type KubeApiClient } from './adapters/kube-api-client.ts';
@@ -89,7 +107,10 @@ export class StreamRunner {
     if (this.current === null || this.blockedOnBus || this.current.reason !== undefined) return;
     const verdict = checkStreamClock(this.stateValue, this.deps.timing, this.deps.now());
     if (verdict === 'ok') return;
-    this.deps.logger.warn({ stream: this.stream.id, verdict, silentMs: this.deps.now() - this.stateValue.lastFreshAt }, verdict === 'stalled' ? 'watch stalled: restarting with a relist' : 'periodic relist');
+    this.deps.logger.warn(
+      { stream: this.stream.id, verdict, silentMs: this.deps.now() - this.stateValue.lastFreshAt },
+      verdict === 'stalled' ? 'watch stalled: restarting with a relist' : 'periodic relist',
+    );
     this.current.reason = verdict;
     this.current.controller.abort();
   }
@@ -161,8 +182,16 @@ export class StreamRunner {
    * trimmed objects) is garbage before the publisher's backpressure makes this stream wait: waiting on a page kept
    * it alive long enough to be promoted to the old generation, which is what made the heap grow during a sync.
    */
-  private async listPage(continueToken: string | undefined, seen: Set<string>, generation: bigint): Promise<{ messages: OutboundMessage[]; continueToken: string | undefined; resourceVersion: string }> {
-    const path = streamRequestPath(this.stream, { type: 'list', limit: this.deps.listPageSize, ...(continueToken === undefined ? {} : { continueToken }) });
+  private async listPage(
+    continueToken: string | undefined,
+    seen: Set<string>,
+    generation: bigint,
+  ): Promise<{ messages: OutboundMessage[]; continueToken: string | undefined; resourceVersion: string }> {
+    const path = streamRequestPath(this.stream, {
+      type: 'list',
+      limit: this.deps.listPageSize,
+      ...(continueToken === undefined ? {} : { continueToken }),
+    });
     const page = decodeListPage(await this.deps.client.getJson(path, { agent: this.agent, signal: this.signal }));
     if (!page.ok) throw new GarbledError(page.detail);
     const messages: OutboundMessage[] = [];
@@ -186,20 +215,32 @@ export class StreamRunner {
     const change = this.deps.tracker.ledger.observeListItem(p.identity);
     if (change === null) return null;
     if (p.omittedReason !== '') this.deps.onTooLarge(kind.kind, p.identity, p.omittedReason);
-    return kubeEventMessage(this.deps.cluster, kind, change, p.identity, p.bytes, { generation, observedAtMs: this.deps.now(), omittedReason: p.omittedReason });
+    return kubeEventMessage(this.deps.cluster, kind, change, p.identity, p.bytes, {
+      generation,
+      observedAtMs: this.deps.now(),
+      omittedReason: p.omittedReason,
+    });
   }
 
   private async finishList(resourceVersion: string, seen: ReadonlySet<string>, generation: bigint): Promise<void> {
     const { tracker, cluster } = this.deps;
     const kind = this.stream.kind;
     for (const gone of tracker.ledger.removeUnlisted(this.stream.namespace, seen)) {
-      await this.emit(kubeEventMessage(cluster, kind, 'DELETED', gone, tombstoneBytes(kind.kind, gone), { generation, observedAtMs: this.deps.now(), omittedReason: '', noticedByRelist: true }));
+      await this.emit(
+        kubeEventMessage(cluster, kind, 'DELETED', gone, tombstoneBytes(kind.kind, gone), {
+          generation,
+          observedAtMs: this.deps.now(),
+          omittedReason: '',
+          noticedByRelist: true,
+        }),
+      );
     }
     // A marker lists the whole kind: only once every stream of the kind has listed, or it would delete their objects.
     const others = tracker.states().filter((s) => s !== this.stateValue);
     if (!others.every((s) => s.synced)) return;
     const chunks = chunkListMarkerKeys(tracker.ledger.keys(), this.deps.maxMessageBytes);
-    for (const m of listMarkerMessages(cluster, kind, resourceVersion, generation, chunks, this.deps.now())) await this.emit(m);
+    for (const m of listMarkerMessages(cluster, kind, resourceVersion, generation, chunks, this.deps.now()))
+      await this.emit(m);
   }
 
   private async watch(resourceVersion: string, timeoutSeconds: number): Promise<StreamStep> {
@@ -241,7 +282,13 @@ export class StreamRunner {
     }
     if (!this.deps.tracker.ledger.observeWatchEvent(type, p.identity)) return;
     if (p.omittedReason !== '' && type !== 'DELETED') this.deps.onTooLarge(kind.kind, p.identity, p.omittedReason);
-    await this.emit(kubeEventMessage(this.deps.cluster, kind, type, p.identity, p.bytes, { generation: this.deps.tracker.generation, observedAtMs: this.deps.now(), omittedReason: p.omittedReason }));
+    await this.emit(
+      kubeEventMessage(this.deps.cluster, kind, type, p.identity, p.bytes, {
+        generation: this.deps.tracker.generation,
+        observedAtMs: this.deps.now(),
+        omittedReason: p.omittedReason,
+      }),
+    );
   }
 
   private async emit(m: OutboundMessage): Promise<void> {

@@ -36,9 +36,19 @@ export interface Material {
 export const NS = 'corpus';
 const b64 = (s: string): string => Buffer.from(s).toString('base64');
 
-function ingress(name: string, o: { className?: string; annotations?: Record<string, string>; rules?: unknown[]; tls?: unknown[]; defaultBackend?: unknown } = {}): Record<string, unknown> {
+function ingress(
+  name: string,
+  o: {
+    className?: string;
+    annotations?: Record<string, string>;
+    rules?: unknown[];
+    tls?: unknown[];
+    defaultBackend?: unknown;
+  } = {},
+): Record<string, unknown> {
   return {
-    apiVersion: 'networking.k8s.io/v1', kind: 'Ingress',
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'Ingress',
     metadata: { name, namespace: NS, annotations: o.annotations ?? {} },
     spec: {
       ingressClassName: o.className ?? 'portolan',
@@ -48,13 +58,22 @@ function ingress(name: string, o: { className?: string; annotations?: Record<str
     },
   };
 }
-function rule(host: string, paths: { path: string; pathType?: string; service?: string; port?: number | string }[] = [{ path: '/' }]): Record<string, unknown> {
+function rule(
+  host: string,
+  paths: { path: string; pathType?: string; service?: string; port?: number | string }[] = [{ path: '/' }],
+): Record<string, unknown> {
   return {
     host,
     http: {
       paths: paths.map((p) => ({
-        path: p.path, pathType: p.pathType ?? 'Prefix',
-        backend: { service: { name: p.service ?? 'web', port: typeof p.port === 'string' ? { name: p.port } : { number: p.port ?? 80 } } },
+        path: p.path,
+        pathType: p.pathType ?? 'Prefix',
+        backend: {
+          service: {
+            name: p.service ?? 'web',
+            port: typeof p.port === 'string' ? { name: p.port } : { number: p.port ?? 80 },
+          },
+        },
       })),
     },
   };
@@ -65,21 +84,49 @@ function secret(name: string, data: Record<string, string>, type = 'kubernetes.i
 const on = (name: string) => ({ kind: 'Ingress' as const, name });
 
 /** An entry whose single bad Ingress carries one annotation. */
-function annotated(name: string, annotation: string, value: string, reason: RegExp, appliance: 'edge' | 'vtm' = 'edge'): HostileEntry {
+function annotated(
+  name: string,
+  annotation: string,
+  value: string,
+  reason: RegExp,
+  appliance: 'edge' | 'vtm' = 'edge',
+): HostileEntry {
   const className = appliance === 'vtm' ? 'vtm' : 'portolan';
-  const vtmAddress: Record<string, string> = appliance === 'vtm' ? { 'vtm.pulsesecure.net/ip-address': '10.9.77.1' } : {};
-  return { name, objects: [ingress(name, { className, annotations: { ...vtmAddress, [annotation]: value } })], on: on(name), reason, appliance };
+  const vtmAddress: Record<string, string> =
+    appliance === 'vtm' ? { 'vtm.pulsesecure.net/ip-address': '10.9.77.1' } : {};
+  return {
+    name,
+    objects: [ingress(name, { className, annotations: { ...vtmAddress, [annotation]: value } })],
+    on: on(name),
+    reason,
+    appliance,
+  };
 }
 
 /** TLS entries: the Secret and the Ingress that uses it. */
-function tlsEntry(name: string, data: Record<string, string>, reason: RegExp, o: { type?: string; appliance?: 'edge' | 'vtm' } = {}): HostileEntry {
+function tlsEntry(
+  name: string,
+  data: Record<string, string>,
+  reason: RegExp,
+  o: { type?: string; appliance?: 'edge' | 'vtm' } = {},
+): HostileEntry {
   const appliance = o.appliance ?? 'edge';
   const host = `${name}.bad.example.com`;
-  const annotations: Record<string, string> = appliance === 'vtm' ? { 'vtm.pulsesecure.net/ip-address': '10.9.77.2' } : {};
+  const annotations: Record<string, string> =
+    appliance === 'vtm' ? { 'vtm.pulsesecure.net/ip-address': '10.9.77.2' } : {};
   return {
     name,
-    objects: [secret(`${name}-tls`, data, o.type), ingress(name, { className: appliance === 'vtm' ? 'vtm' : 'portolan', annotations, tls: [{ hosts: [host], secretName: `${name}-tls` }] })],
-    on: on(name), reason, appliance,
+    objects: [
+      secret(`${name}-tls`, data, o.type),
+      ingress(name, {
+        className: appliance === 'vtm' ? 'vtm' : 'portolan',
+        annotations,
+        tls: [{ hosts: [host], secretName: `${name}-tls` }],
+      }),
+    ],
+    on: on(name),
+    reason,
+    appliance,
   };
 }
 
@@ -99,13 +146,24 @@ export function hostileCorpus(m: Material): HostileEntry[] {
     annotated('re-huge-repeat', MONITOR, '{"type":"http","expectStatus":"2{5000}"}', INVALID_JSON),
     annotated('re-backreference', MONITOR, '{"type":"http","expectStatus":"(2)\\\\1"}', INVALID_JSON),
     annotated('re-posix-class', MONITOR, '{"type":"http","expectStatus":"[[:digit:]]"}', INVALID_JSON),
-    annotated('re-vtm-monitor', 'vtm.pulsesecure.net/monitor', '{"properties":{"basic":{"type":"http"},"http":{"status_regex":"^2[^]0$"}}}', INVALID_JSON, 'vtm'),
+    annotated(
+      're-vtm-monitor',
+      'vtm.pulsesecure.net/monitor',
+      '{"properties":{"basic":{"type":"http"},"http":{"status_regex":"^2[^]0$"}}}',
+      INVALID_JSON,
+      'vtm',
+    ),
     // Monitor and persistence JSON: unknown keys, prototype keys, wrong types, bad names.
     annotated('mon-path-quote', MONITOR, '{"type":"http","path":"/x\'y"}', INVALID_JSON),
     annotated('mon-path-hash', MONITOR, '{"type":"http","path":"/x#y"}', INVALID_JSON),
     annotated('mon-unknown-key', MONITOR, '{"type":"http","script":"rm -rf /"}', INVALID_JSON),
     annotated('mon-proto-key', MONITOR, '{"type":"http","__proto__":{"polluted":true}}', INVALID_JSON),
-    annotated('mon-constructor', MONITOR, '{"type":"http","constructor":{"prototype":{"polluted":true}}}', INVALID_JSON),
+    annotated(
+      'mon-constructor',
+      MONITOR,
+      '{"type":"http","constructor":{"prototype":{"polluted":true}}}',
+      INVALID_JSON,
+    ),
     annotated('mon-not-json', MONITOR, '{type: http}', INVALID_JSON),
     annotated('mon-bad-type', MONITOR, '{"type":"ftp"}', INVALID_JSON),
     annotated('mon-interval', MONITOR, '{"type":"http","intervalSeconds":0}', INVALID_JSON),
@@ -121,8 +179,20 @@ export function hostileCorpus(m: Material): HostileEntry[] {
     annotated('ann-ssl-redirect', 'portolan.dev/ssl-redirect', 'maybe', /InvalidAnnotation/),
     annotated('ann-listen-port', 'portolan.dev/listen-port', '99999', /InvalidAnnotation/),
     annotated('ann-backend-protocol', 'portolan.dev/backend-protocol', 'gopher', /InvalidAnnotation/),
-    annotated('ann-vtm-trafficscript', 'vtm.pulsesecure.net/request-trafficscript', 'http.redirect("http://evil")', /TrafficScriptDisabled/, 'vtm'),
-    annotated('ann-vtm-customization', 'vtm.pulsesecure.net/pool-customization', '{"properties":{"basic":{"monitors":["evil"]}}}', /InvalidAnnotationJson|CustomizationsDisabled/, 'vtm'),
+    annotated(
+      'ann-vtm-trafficscript',
+      'vtm.pulsesecure.net/request-trafficscript',
+      'http.redirect("http://evil")',
+      /TrafficScriptDisabled/,
+      'vtm',
+    ),
+    annotated(
+      'ann-vtm-customization',
+      'vtm.pulsesecure.net/pool-customization',
+      '{"properties":{"basic":{"monitors":["evil"]}}}',
+      /InvalidAnnotationJson|CustomizationsDisabled/,
+      'vtm',
+    ),
     // TLS Secrets an appliance would refuse.
     tlsEntry('tls-garbage', { 'tls.crt': garbagePem, 'tls.key': m.key }, /InvalidCertificate/),
     tlsEntry('tls-mismatch', { 'tls.crt': m.crt, 'tls.key': m.otherKey }, /InvalidCertificate/),
@@ -132,40 +202,171 @@ export function hostileCorpus(m: Material): HostileEntry[] {
     tlsEntry('tls-opaque', { 'tls.crt': m.crt, 'tls.key': m.key }, /SecretNotFound/, { type: 'Opaque' }),
     tlsEntry('tls-wrong-name', { 'tls.crt': m.wrongNameCrt, 'tls.key': m.wrongNameKey }, /CertificateHostMismatch/),
     // Planning cannot know this one: HAProxy refuses it, the applier finds it by bisection, the planner leaves it out.
-    { ...tlsEntry('tls-weak-key', { 'tls.crt': m.weakCrt, 'tls.key': m.weakKey }, /InvalidCertificate/), liveWithinMs: 30_000 },
-    tlsEntry('tls-vtm-mismatch', { 'tls.crt': m.crt, 'tls.key': m.otherKey }, /InvalidCertificate/, { appliance: 'vtm' }),
-    tlsEntry('tls-vtm-garbage', { 'tls.crt': garbagePem, 'tls.key': m.key }, /InvalidCertificate/, { appliance: 'vtm' }),
     {
-      name: 'tls-missing-secret', appliance: 'edge', on: on('tls-missing-secret'), reason: /SecretNotFound/,
-      objects: [ingress('tls-missing-secret', { tls: [{ hosts: ['tls-missing-secret.bad.example.com'], secretName: 'nowhere' }] })],
+      ...tlsEntry('tls-weak-key', { 'tls.crt': m.weakCrt, 'tls.key': m.weakKey }, /InvalidCertificate/),
+      liveWithinMs: 30_000,
+    },
+    tlsEntry('tls-vtm-mismatch', { 'tls.crt': m.crt, 'tls.key': m.otherKey }, /InvalidCertificate/, {
+      appliance: 'vtm',
+    }),
+    tlsEntry('tls-vtm-garbage', { 'tls.crt': garbagePem, 'tls.key': m.key }, /InvalidCertificate/, {
+      appliance: 'vtm',
+    }),
+    {
+      name: 'tls-missing-secret',
+      appliance: 'edge',
+      on: on('tls-missing-secret'),
+      reason: /SecretNotFound/,
+      objects: [
+        ingress('tls-missing-secret', {
+          tls: [{ hosts: ['tls-missing-secret.bad.example.com'], secretName: 'nowhere' }],
+        }),
+      ],
     },
     // Backends that lead nowhere.
-    { name: 'be-missing-service', appliance: 'edge', on: on('be-missing-service'), reason: /ServiceNotFound/, objects: [ingress('be-missing-service', { rules: [rule('be-missing-service.bad.example.com', [{ path: '/', service: 'ghost' }])] })] },
-    { name: 'be-named-port', appliance: 'edge', on: on('be-named-port'), reason: /ServicePortNotFound/, objects: [ingress('be-named-port', { rules: [rule('be-named-port.bad.example.com', [{ path: '/', port: 'grpc' }])] })] },
     {
-      name: 'be-external-name', appliance: 'edge', on: on('be-external-name'), reason: /ExternalNameService/,
+      name: 'be-missing-service',
+      appliance: 'edge',
+      on: on('be-missing-service'),
+      reason: /ServiceNotFound/,
       objects: [
-        { apiVersion: 'v1', kind: 'Service', metadata: { name: 'outside', namespace: NS }, spec: { type: 'ExternalName', externalName: 'evil.example.org' } },
-        ingress('be-external-name', { rules: [rule('be-external-name.bad.example.com', [{ path: '/', service: 'outside' }])] }),
+        ingress('be-missing-service', {
+          rules: [rule('be-missing-service.bad.example.com', [{ path: '/', service: 'ghost' }])],
+        }),
       ],
     },
     {
-      name: 'be-resource', appliance: 'edge', on: on('be-resource'), reason: /ResourceBackendUnsupported/,
-      objects: [{ ...ingress('be-resource'), spec: { ingressClassName: 'portolan', rules: [{ host: 'be-resource.bad.example.com', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { resource: { apiGroup: 'k8s.example.com', kind: 'Bucket', name: 'b' } } }] } }] } }],
+      name: 'be-named-port',
+      appliance: 'edge',
+      on: on('be-named-port'),
+      reason: /ServicePortNotFound/,
+      objects: [
+        ingress('be-named-port', { rules: [rule('be-named-port.bad.example.com', [{ path: '/', port: 'grpc' }])] }),
+      ],
+    },
+    {
+      name: 'be-external-name',
+      appliance: 'edge',
+      on: on('be-external-name'),
+      reason: /ExternalNameService/,
+      objects: [
+        {
+          apiVersion: 'v1',
+          kind: 'Service',
+          metadata: { name: 'outside', namespace: NS },
+          spec: { type: 'ExternalName', externalName: 'evil.example.org' },
+        },
+        ingress('be-external-name', {
+          rules: [rule('be-external-name.bad.example.com', [{ path: '/', service: 'outside' }])],
+        }),
+      ],
+    },
+    {
+      name: 'be-resource',
+      appliance: 'edge',
+      on: on('be-resource'),
+      reason: /ResourceBackendUnsupported/,
+      objects: [
+        {
+          ...ingress('be-resource'),
+          spec: {
+            ingressClassName: 'portolan',
+            rules: [
+              {
+                host: 'be-resource.bad.example.com',
+                http: {
+                  paths: [
+                    {
+                      path: '/',
+                      pathType: 'Prefix',
+                      backend: { resource: { apiGroup: 'k8s.example.com', kind: 'Bucket', name: 'b' } },
+                    },
+                  ],
+                },
+              },
+            ],
+          },
+        },
+      ],
     },
     // Rules, paths, sizes and names at and past the limits.
-    { name: 'rule-no-paths', appliance: 'edge', on: on('rule-no-paths'), reason: /RuleWithoutPaths|NoBackends/, objects: [ingress('rule-no-paths', { rules: [{ host: 'rule-no-paths.bad.example.com' }] })] },
-    { name: 'path-duplicate', appliance: 'edge', on: on('path-duplicate'), reason: /DuplicatePath/, objects: [ingress('path-duplicate', { rules: [rule('path-duplicate.bad.example.com', [{ path: '/a' }, { path: '/a', service: 'other' }])] })] },
-    { name: 'path-hash', appliance: 'edge', on: on('path-hash'), reason: /InvalidPath/, objects: [ingress('path-hash', { rules: [rule('path-hash.bad.example.com', [{ path: '/a#b', pathType: 'ImplementationSpecific' }])] })] },
-    { name: 'path-space', appliance: 'edge', on: on('path-space'), reason: /InvalidPath/, objects: [ingress('path-space', { rules: [rule('path-space.bad.example.com', [{ path: '/a b', pathType: 'ImplementationSpecific' }])] })] },
-    { name: 'path-too-long', appliance: 'edge', on: on('path-too-long'), reason: /InvalidPath/, objects: [ingress('path-too-long', { rules: [rule('path-too-long.bad.example.com', [{ path: `/${'p'.repeat(5000)}` }])] })] },
     {
-      name: 'too-many-rules', appliance: 'edge', on: on('too-many-rules'), reason: /TooLarge/,
-      objects: [ingress('too-many-rules', { rules: Array.from({ length: 1001 }, (_, i) => rule(`r${i}.too-many-rules.example.com`)) })],
+      name: 'rule-no-paths',
+      appliance: 'edge',
+      on: on('rule-no-paths'),
+      reason: /RuleWithoutPaths|NoBackends/,
+      objects: [ingress('rule-no-paths', { rules: [{ host: 'rule-no-paths.bad.example.com' }] })],
     },
     {
-      name: 'too-many-paths', appliance: 'edge', on: on('too-many-paths'), reason: /TooLarge/,
-      objects: [ingress('too-many-paths', { rules: [rule('too-many-paths.bad.example.com', Array.from({ length: 5001 }, (_, i) => ({ path: `/p${i}` })))] })],
+      name: 'path-duplicate',
+      appliance: 'edge',
+      on: on('path-duplicate'),
+      reason: /DuplicatePath/,
+      objects: [
+        ingress('path-duplicate', {
+          rules: [rule('path-duplicate.bad.example.com', [{ path: '/a' }, { path: '/a', service: 'other' }])],
+        }),
+      ],
+    },
+    {
+      name: 'path-hash',
+      appliance: 'edge',
+      on: on('path-hash'),
+      reason: /InvalidPath/,
+      objects: [
+        ingress('path-hash', {
+          rules: [rule('path-hash.bad.example.com', [{ path: '/a#b', pathType: 'ImplementationSpecific' }])],
+        }),
+      ],
+    },
+    {
+      name: 'path-space',
+      appliance: 'edge',
+      on: on('path-space'),
+      reason: /InvalidPath/,
+      objects: [
+        ingress('path-space', {
+          rules: [rule('path-space.bad.example.com', [{ path: '/a b', pathType: 'ImplementationSpecific' }])],
+        }),
+      ],
+    },
+    {
+      name: 'path-too-long',
+      appliance: 'edge',
+      on: on('path-too-long'),
+      reason: /InvalidPath/,
+      objects: [
+        ingress('path-too-long', {
+          rules: [rule('path-too-long.bad.example.com', [{ path: `/${'p'.repeat(5000)}` }])],
+        }),
+      ],
+    },
+    {
+      name: 'too-many-rules',
+      appliance: 'edge',
+      on: on('too-many-rules'),
+      reason: /TooLarge/,
+      objects: [
+        ingress('too-many-rules', {
+          rules: Array.from({ length: 1001 }, (_, i) => rule(`r${i}.too-many-rules.example.com`)),
+        }),
+      ],
+    },
+    {
+      name: 'too-many-paths',
+      appliance: 'edge',
+      on: on('too-many-paths'),
+      reason: /TooLarge/,
+      objects: [
+        ingress('too-many-paths', {
+          rules: [
+            rule(
+              'too-many-paths.bad.example.com',
+              Array.from({ length: 5001 }, (_, i) => ({ path: `/p${i}` })),
+            ),
+          ],
+        }),
+      ],
     },
   ];
 }

@@ -71,17 +71,23 @@ export class AcmeOrderClient implements CertificateAuthority {
       try {
         return await fn();
       } catch (cause) {
-        throw new AcmeOrderError(`ACME ${what} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+        throw new AcmeOrderError(`ACME ${what} failed: ${cause instanceof Error ? cause.message : String(cause)}`, {
+          cause,
+        });
       }
     };
-    const order = await step(`order for ${hosts.join(', ')}`, () => client.createOrder({ identifiers: hosts.map((value) => ({ type: 'dns', value })) }));
+    const order = await step(`order for ${hosts.join(', ')}`, () =>
+      client.createOrder({ identifiers: hosts.map((value) => ({ type: 'dns', value })) }),
+    );
     const authorizations = await step('authorization lookup', () => client.getAuthorizations(order));
     const pending = await step('challenge selection', () => selectHttpChallenges(client, authorizations));
     if (pending.length > 0) {
       try {
         await presenter.present(pending.map((p) => p.answer));
-        for (const p of pending) await step(`challenge for ${p.answer.host}`, () => client.completeChallenge(p.challenge));
-        for (const p of pending) await step(`validation of ${p.answer.host}`, () => client.waitForValidStatus(p.authorization));
+        for (const p of pending)
+          await step(`challenge for ${p.answer.host}`, () => client.completeChallenge(p.challenge));
+        for (const p of pending)
+          await step(`validation of ${p.answer.host}`, () => client.waitForValidStatus(p.authorization));
       } finally {
         await presenter.withdraw();
       }
@@ -111,13 +117,21 @@ export class AcmeOrderClient implements CertificateAuthority {
       const client = new Client({
         directoryUrl: this.#options.directoryUrl,
         accountKey,
-        ...(poll === undefined ? {} : { backoffMin: poll.minMs, backoffMax: poll.maxMs, backoffAttempts: poll.attempts }),
+        ...(poll === undefined
+          ? {}
+          : { backoffMin: poll.minMs, backoffMax: poll.maxMs, backoffAttempts: poll.attempts }),
       });
       try {
-        await client.createAccount({ termsOfServiceAgreed: true, ...(this.#options.email === '' ? {} : { contact: [`mailto:${this.#options.email}`] }) });
+        await client.createAccount({
+          termsOfServiceAgreed: true,
+          ...(this.#options.email === '' ? {} : { contact: [`mailto:${this.#options.email}`] }),
+        });
       } catch (cause) {
         this.#client = null; // the next pass tries again
-        throw new AcmeOrderError(`ACME account registration at ${this.#options.directoryUrl} failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+        throw new AcmeOrderError(
+          `ACME account registration at ${this.#options.directoryUrl} failed: ${cause instanceof Error ? cause.message : String(cause)}`,
+          { cause },
+        );
       }
       return client;
     })();
@@ -132,14 +146,22 @@ interface SelectedChallenge {
 }
 
 /** The HTTP-01 challenge of every authorization still pending (valid ones, reused by the server, need none). */
-async function selectHttpChallenges(client: Client, authorizations: readonly Authorization[]): Promise<SelectedChallenge[]> {
+async function selectHttpChallenges(
+  client: Client,
+  authorizations: readonly Authorization[],
+): Promise<SelectedChallenge[]> {
   const selected: SelectedChallenge[] = [];
   for (const authorization of authorizations) {
     if (authorization.status === 'valid') continue;
     const challenge = authorization.challenges.find((c) => c.type === 'http-01');
-    if (challenge === undefined) throw new Error(`the ACME server offers no http-01 challenge for ${authorization.identifier.value}`);
+    if (challenge === undefined)
+      throw new Error(`the ACME server offers no http-01 challenge for ${authorization.identifier.value}`);
     const keyAuthorization = await client.getChallengeKeyAuthorization(challenge);
-    selected.push({ authorization, challenge, answer: { token: challenge.token, keyAuthorization, host: authorization.identifier.value } });
+    selected.push({
+      authorization,
+      challenge,
+      answer: { token: challenge.token, keyAuthorization, host: authorization.identifier.value },
+    });
   }
   return selected;
 }

@@ -55,10 +55,12 @@ export class KubeTlsSecretStore implements TlsSecretStore {
 
   async listManaged(): Promise<ObservedTlsSecret[]> {
     try {
-      const list = await this.#api.listSecretForAllNamespaces({ labelSelector: `${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE}` });
+      const list = await this.#api.listSecretForAllNamespaces({
+        labelSelector: `${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE}`,
+      });
       return list.items.map((s) => this.#observe(s));
     } catch (error) {
-      throw wrap(error, 'listing the issuer\'s Secrets');
+      throw wrap(error, "listing the issuer's Secrets");
     }
   }
 
@@ -91,6 +93,11 @@ export class KubeTlsSecretStore implements TlsSecretStore {
 
 function wrap(error: unknown, what: string): SecretStoreError {
   const status = error instanceof ApiException ? error.code : 0;
-  const detail = error instanceof ApiException ? `API answered ${error.code}` : error instanceof Error ? error.message : String(error);
+  const detail =
+    error instanceof ApiException
+      ? `API answered ${error.code}`
+      : error instanceof Error
+        ? error.message
+        : String(error);
   return new SecretStoreError(`${what}: ${detail}`, status, { cause: error });
 }

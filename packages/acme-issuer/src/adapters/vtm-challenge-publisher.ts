@@ -70,12 +70,17 @@ export class VtmChallengePublisher implements ChallengePublisher {
 }
 
 /** The operations (in diff order) that add, change or remove challenge answering. */
-export function challengeOperations(operations: readonly Operation[], rendered: VtmObjects, observed: VtmObjects): Operation[] {
+export function challengeOperations(
+  operations: readonly Operation[],
+  rendered: VtmObjects,
+  observed: VtmObjects,
+): Operation[] {
   const listsRule = new Set<string>();
   for (const o of [...rendered.objects, ...observed.objects]) if (listsAcmeRule(o)) listsRule.add(o.name);
   return operations.filter((op) => {
     if (op.objectType === 'rules') return op.objectName === ACME_RULE || op.objectName.startsWith(CHALLENGE_ONLY_RULE);
-    if (op.objectType === 'virtual_servers') return listsRule.has(op.objectName) || op.objectName.startsWith(CHALLENGE_ONLY_VS);
+    if (op.objectType === 'virtual_servers')
+      return listsRule.has(op.objectName) || op.objectName.startsWith(CHALLENGE_ONLY_VS);
     return false;
   });
 }

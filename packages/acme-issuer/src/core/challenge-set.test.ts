@@ -9,15 +9,26 @@ describe('challenge set', () => {
   test('orders add and remove their own challenges; the union is sorted by token', () => {
     let set = withOrderChallenges(noChallenges, 'c1/shop/b-tls', [c('tz'), c('tb')]);
     set = withOrderChallenges(set, 'c1/shop/a-tls', [c('ta')]);
-    assert.deepEqual(pendingChallenges(set).map((x) => x.token), ['ta', 'tb', 'tz']);
+    assert.deepEqual(
+      pendingChallenges(set).map((x) => x.token),
+      ['ta', 'tb', 'tz'],
+    );
     set = withOrderChallenges(set, 'c1/shop/b-tls', []);
-    assert.deepEqual(pendingChallenges(set).map((x) => x.token), ['ta']);
+    assert.deepEqual(
+      pendingChallenges(set).map((x) => x.token),
+      ['ta'],
+    );
     assert.equal(pendingChallenges(noChallenges).length, 0, 'the shared empty set is never changed');
   });
 
   test('a token two orders share is answered once, by the first order key', () => {
-    const set = withOrderChallenges(withOrderChallenges(noChallenges, 'z', [c('t', 'z.example.com')]), 'a', [c('t', 'a.example.com')]);
-    assert.deepEqual(pendingChallenges(set).map((x) => x.host), ['a.example.com']);
+    const set = withOrderChallenges(withOrderChallenges(noChallenges, 'z', [c('t', 'z.example.com')]), 'a', [
+      c('t', 'a.example.com'),
+    ]);
+    assert.deepEqual(
+      pendingChallenges(set).map((x) => x.host),
+      ['a.example.com'],
+    );
   });
 });
 

@@ -21,7 +21,11 @@ export type ChallengeSet = ReadonlyMap<string, readonly PendingChallenge[]>;
 export const noChallenges: ChallengeSet = new Map();
 
 /** The set with `order`'s challenges replaced by `challenges` (an empty list removes the order). */
-export function withOrderChallenges(set: ChallengeSet, order: string, challenges: readonly PendingChallenge[]): ChallengeSet {
+export function withOrderChallenges(
+  set: ChallengeSet,
+  order: string,
+  challenges: readonly PendingChallenge[],
+): ChallengeSet {
   const next = new Map(set);
   if (challenges.length === 0) next.delete(order);
   else next.set(order, [...challenges]);

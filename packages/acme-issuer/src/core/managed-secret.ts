@@ -55,7 +55,11 @@ export interface TlsSecretManifest {
 }
 
 /** The Secret holding an issued certificate; `resourceVersion` of the Secret it replaces makes the write conditional. */
-export function tlsSecretManifest(request: CertificateRequest, issued: IssuedCertificate, resourceVersion: string | null): TlsSecretManifest {
+export function tlsSecretManifest(
+  request: CertificateRequest,
+  issued: IssuedCertificate,
+  resourceVersion: string | null,
+): TlsSecretManifest {
   return {
     apiVersion: 'v1',
     kind: 'Secret',
@@ -66,7 +70,9 @@ export function tlsSecretManifest(request: CertificateRequest, issued: IssuedCer
       annotations: {
         [HOSTS_ANNOTATION]: request.hosts.join(','),
         // Renewals of a Secret no request names carry no Ingress (name ''): keep the annotation out then.
-        ...(request.ingress.name === '' ? {} : { [INGRESS_ANNOTATION]: `${request.ingress.namespace}/${request.ingress.name}` }),
+        ...(request.ingress.name === ''
+          ? {}
+          : { [INGRESS_ANNOTATION]: `${request.ingress.namespace}/${request.ingress.name}` }),
         [NOT_AFTER_ANNOTATION]: new Date(issued.notAfterMs).toISOString(),
       },
       ...(resourceVersion === null ? {} : { resourceVersion }),

@@ -17,7 +17,15 @@ function request(name: string, hosts: string[], ingress = 'web'): CertificateReq
   return { secret: secretRef(name), hosts, ingress: ingressRef(ingress) };
 }
 function secret(name: string, over: Partial<ObservedTlsSecret> = {}): ObservedTlsSecret {
-  return { ref: secretRef(name), managed: true, hosts: ['a.example.com'], ingress: ingressRef('web'), notAfterMs: NOW + 30 * DAY, resourceVersion: '7', ...over };
+  return {
+    ref: secretRef(name),
+    managed: true,
+    hosts: ['a.example.com'],
+    ingress: ingressRef('web'),
+    notAfterMs: NOW + 30 * DAY,
+    resourceVersion: '7',
+    ...over,
+  };
 }
 function plan(over: Partial<CertificatePlanInput>): ReturnType<typeof planCertificateActions> {
   return planCertificateActions({ requests: [], secrets: [], failures: [], nowMs: NOW, renewBeforeDays: 8, ...over });
@@ -34,30 +42,91 @@ function summary(input: Partial<CertificatePlanInput>): Record<string, string> {
 
 describe('planCertificateActions: which certificates to request or renew', () => {
   const cases: { name: string; input: Partial<CertificatePlanInput>; want: Record<string, string> }[] = [
-    { name: 'a requested Secret that does not exist is issued', input: { requests: [request('a-tls', ['a.example.com'])] }, want: { 'a-tls': 'issue/SecretMissing' } },
-    { name: 'expiring in 30 days: left alone', input: { requests: [request('a-tls', ['a.example.com'])], secrets: [secret('a-tls')] }, want: { 'a-tls': 'keep' } },
-    { name: 'expiring in 5 days: renewed', input: { requests: [request('a-tls', ['a.example.com'])], secrets: [secret('a-tls', { notAfterMs: NOW + 5 * DAY })] }, want: { 'a-tls': 'issue/Expiring' } },
-    { name: 'exactly 8 days left: renewed (eight days before expiry)', input: { secrets: [secret('a-tls', { notAfterMs: NOW + 8 * DAY })] }, want: { 'a-tls': 'issue/Expiring' } },
-    { name: '8 days and a minute left: kept', input: { secrets: [secret('a-tls', { notAfterMs: NOW + 8 * DAY + 60_000 })] }, want: { 'a-tls': 'keep' } },
-    { name: 'already expired: renewed', input: { secrets: [secret('a-tls', { notAfterMs: NOW - DAY })] }, want: { 'a-tls': 'issue/Expiring' } },
-    { name: 'renewBeforeDays from the fleet config is honoured', input: { renewBeforeDays: 31, secrets: [secret('a-tls')] }, want: { 'a-tls': 'issue/Expiring' } },
+    {
+      name: 'a requested Secret that does not exist is issued',
+      input: { requests: [request('a-tls', ['a.example.com'])] },
+      want: { 'a-tls': 'issue/SecretMissing' },
+    },
+    {
+      name: 'expiring in 30 days: left alone',
+      input: { requests: [request('a-tls', ['a.example.com'])], secrets: [secret('a-tls')] },
+      want: { 'a-tls': 'keep' },
+    },
+    {
+      name: 'expiring in 5 days: renewed',
+      input: {
+        requests: [request('a-tls', ['a.example.com'])],
+        secrets: [secret('a-tls', { notAfterMs: NOW + 5 * DAY })],
+      },
+      want: { 'a-tls': 'issue/Expiring' },
+    },
+    {
+      name: 'exactly 8 days left: renewed (eight days before expiry)',
+      input: { secrets: [secret('a-tls', { notAfterMs: NOW + 8 * DAY })] },
+      want: { 'a-tls': 'issue/Expiring' },
+    },
+    {
+      name: '8 days and a minute left: kept',
+      input: { secrets: [secret('a-tls', { notAfterMs: NOW + 8 * DAY + 60_000 })] },
+      want: { 'a-tls': 'keep' },
+    },
+    {
+      name: 'already expired: renewed',
+      input: { secrets: [secret('a-tls', { notAfterMs: NOW - DAY })] },
+      want: { 'a-tls': 'issue/Expiring' },
+    },
+    {
+      name: 'renewBeforeDays from the fleet config is honoured',
+      input: { renewBeforeDays: 31, secrets: [secret('a-tls')] },
+      want: { 'a-tls': 'issue/Expiring' },
+    },
     {
       name: 'our Secrets are renewed from their recorded hosts even when no request names them',
       input: { secrets: [secret('old-tls', { notAfterMs: NOW + 5 * DAY }), secret('fresh-tls')] },
       want: { 'fresh-tls': 'keep', 'old-tls': 'issue/Expiring' },
     },
-    { name: 'hosts in the request differ from the certificate: reissued', input: { requests: [request('a-tls', ['a.example.com', 'b.example.com'])], secrets: [secret('a-tls')] }, want: { 'a-tls': 'issue/HostsChanged' } },
-    { name: 'host case and order do not count as a change', input: { requests: [request('a-tls', ['A.Example.com', 'a.example.com'])], secrets: [secret('a-tls')] }, want: { 'a-tls': 'keep' } },
-    { name: 'unreadable certificate: reissued', input: { requests: [request('a-tls', ['a.example.com'])], secrets: [secret('a-tls', { notAfterMs: null })] }, want: { 'a-tls': 'issue/CertificateUnreadable' } },
-    { name: 'a Secret someone else made is never overwritten', input: { requests: [request('a-tls', ['a.example.com'])], secrets: [secret('a-tls', { managed: false, notAfterMs: NOW - DAY })] }, want: { 'a-tls': 'refuse/SecretNotManaged' } },
-    { name: 'a Secret someone else made and no request: not ours to look at', input: { secrets: [secret('user-tls', { managed: false, notAfterMs: NOW + DAY })] }, want: {} },
-    { name: 'wildcard hosts need DNS-01: refused', input: { requests: [request('w-tls', ['*.example.com'])] }, want: { 'w-tls': 'refuse/WildcardNeedsDns01' } },
+    {
+      name: 'hosts in the request differ from the certificate: reissued',
+      input: { requests: [request('a-tls', ['a.example.com', 'b.example.com'])], secrets: [secret('a-tls')] },
+      want: { 'a-tls': 'issue/HostsChanged' },
+    },
+    {
+      name: 'host case and order do not count as a change',
+      input: { requests: [request('a-tls', ['A.Example.com', 'a.example.com'])], secrets: [secret('a-tls')] },
+      want: { 'a-tls': 'keep' },
+    },
+    {
+      name: 'unreadable certificate: reissued',
+      input: { requests: [request('a-tls', ['a.example.com'])], secrets: [secret('a-tls', { notAfterMs: null })] },
+      want: { 'a-tls': 'issue/CertificateUnreadable' },
+    },
+    {
+      name: 'a Secret someone else made is never overwritten',
+      input: {
+        requests: [request('a-tls', ['a.example.com'])],
+        secrets: [secret('a-tls', { managed: false, notAfterMs: NOW - DAY })],
+      },
+      want: { 'a-tls': 'refuse/SecretNotManaged' },
+    },
+    {
+      name: 'a Secret someone else made and no request: not ours to look at',
+      input: { secrets: [secret('user-tls', { managed: false, notAfterMs: NOW + DAY })] },
+      want: {},
+    },
+    {
+      name: 'wildcard hosts need DNS-01: refused',
+      input: { requests: [request('w-tls', ['*.example.com'])] },
+      want: { 'w-tls': 'refuse/WildcardNeedsDns01' },
+    },
     { name: 'no hosts: refused', input: { requests: [request('e-tls', [' '])] }, want: { 'e-tls': 'refuse/NoHosts' } },
     {
       name: 'a recent failure waits for its backoff; an older one is retried',
       input: {
         requests: [request('a-tls', ['a.example.com']), request('b-tls', ['b.example.com'])],
-        failures: [{ secret: secretRef('a-tls'), attempts: 3, lastAttemptMs: NOW - 60_000 }, { secret: secretRef('b-tls'), attempts: 1, lastAttemptMs: NOW - 61_000 }],
+        failures: [
+          { secret: secretRef('a-tls'), attempts: 3, lastAttemptMs: NOW - 60_000 },
+          { secret: secretRef('b-tls'), attempts: 1, lastAttemptMs: NOW - 61_000 },
+        ],
       },
       want: { 'a-tls': 'wait', 'b-tls': 'issue/SecretMissing' },
     },
@@ -65,7 +134,12 @@ describe('planCertificateActions: which certificates to request or renew', () =>
   for (const c of cases) test(c.name, () => assert.deepEqual(summary(c.input), c.want));
 
   test('two Ingresses naming one Secret get one certificate for the union of their hosts', () => {
-    const { actions } = plan({ requests: [request('a-tls', ['b.example.com'], 'one'), request('a-tls', ['a.example.com', 'B.example.com'], 'two')] });
+    const { actions } = plan({
+      requests: [
+        request('a-tls', ['b.example.com'], 'one'),
+        request('a-tls', ['a.example.com', 'B.example.com'], 'two'),
+      ],
+    });
     assert.equal(actions.length, 1);
     const only = actions[0];
     assert.ok(only?.kind === 'issue');
@@ -99,6 +173,9 @@ describe('planCertificateActions: which certificates to request or renew', () =>
   test('the decision does not depend on the order of its inputs', () => {
     const requests = [request('b-tls', ['b.example.com']), request('a-tls', ['a.example.com'])];
     const secrets = [secret('b-tls', { hosts: ['b.example.com'], notAfterMs: NOW + DAY }), secret('z-tls')];
-    assert.deepEqual(plan({ requests, secrets }), plan({ requests: [...requests].reverse(), secrets: [...secrets].reverse() }));
+    assert.deepEqual(
+      plan({ requests, secrets }),
+      plan({ requests: [...requests].reverse(), secrets: [...secrets].reverse() }),
+    );
   });
 });

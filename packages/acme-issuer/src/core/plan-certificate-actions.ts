@@ -26,7 +26,13 @@ export type CertificateAction =
     }
   | { readonly kind: 'keep'; readonly secret: ObjectRef; readonly renewAtMs: number }
   | { readonly kind: 'wait'; readonly secret: ObjectRef; readonly retryAtMs: number; readonly attempts: number }
-  | { readonly kind: 'refuse'; readonly secret: ObjectRef; readonly ingress: ObjectRef | null; readonly reason: RefuseReason; readonly message: string };
+  | {
+      readonly kind: 'refuse';
+      readonly secret: ObjectRef;
+      readonly ingress: ObjectRef | null;
+      readonly reason: RefuseReason;
+      readonly message: string;
+    };
 
 /** Everything a decision depends on. */
 export interface CertificatePlanInput {
@@ -68,7 +74,12 @@ export function planCertificateActions(input: CertificatePlanInput): Certificate
   for (const secret of input.secrets) {
     const key = secretKey(secret.ref);
     if (!secret.managed || targets.has(key)) continue;
-    const ingress = secret.ingress ?? { cluster: secret.ref.cluster, kind: 'Ingress', namespace: secret.ref.namespace, name: '' };
+    const ingress = secret.ingress ?? {
+      cluster: secret.ref.cluster,
+      kind: 'Ingress',
+      namespace: secret.ref.namespace,
+      name: '',
+    };
     targets.set(key, { secret: secret.ref, hosts: [...secret.hosts], ingress });
   }
   const actions: CertificateAction[] = [];
@@ -80,13 +91,33 @@ export function planCertificateActions(input: CertificatePlanInput): Certificate
   return { actions, nextCheckAtMs: times.length === 0 ? null : Math.min(...times) };
 }
 
-function decide(request: CertificateRequest, secret: ObservedTlsSecret | null, failure: IssuanceFailure | null, input: CertificatePlanInput): CertificateAction {
-  const refuse = (reason: RefuseReason, message: string): CertificateAction => ({ kind: 'refuse', secret: request.secret, ingress: request.ingress.name === '' ? null : request.ingress, reason, message });
+function decide(
+  request: CertificateRequest,
+  secret: ObservedTlsSecret | null,
+  failure: IssuanceFailure | null,
+  input: CertificatePlanInput,
+): CertificateAction {
+  const refuse = (reason: RefuseReason, message: string): CertificateAction => ({
+    kind: 'refuse',
+    secret: request.secret,
+    ingress: request.ingress.name === '' ? null : request.ingress,
+    reason,
+    message,
+  });
   const where = `${request.secret.namespace}/${request.secret.name}`;
-  if (request.hosts.length === 0) return refuse('NoHosts', `no host names to request a certificate for Secret ${where}`);
+  if (request.hosts.length === 0)
+    return refuse('NoHosts', `no host names to request a certificate for Secret ${where}`);
   const wildcard = request.hosts.find((h) => h.startsWith('*.'));
-  if (wildcard !== undefined) return refuse('WildcardNeedsDns01', `${wildcard} needs a DNS-01 challenge; only HTTP-01 through the traffic manager is supported`);
-  if (secret !== null && !secret.managed) return refuse('SecretNotManaged', `Secret ${where} exists and was not created by the ACME issuer; it is left alone`);
+  if (wildcard !== undefined)
+    return refuse(
+      'WildcardNeedsDns01',
+      `${wildcard} needs a DNS-01 challenge; only HTTP-01 through the traffic manager is supported`,
+    );
+  if (secret !== null && !secret.managed)
+    return refuse(
+      'SecretNotManaged',
+      `Secret ${where} exists and was not created by the ACME issuer; it is left alone`,
+    );
   const reason = issueReason(request, secret, input);
   if (reason === null) {
     const notAfterMs = secret?.notAfterMs as number;
@@ -99,7 +130,11 @@ function decide(request: CertificateRequest, secret: ObservedTlsSecret | null, f
   return { kind: 'issue', reason, request, resourceVersion: secret?.resourceVersion ?? null };
 }
 
-function issueReason(request: CertificateRequest, secret: ObservedTlsSecret | null, input: CertificatePlanInput): IssueReason | null {
+function issueReason(
+  request: CertificateRequest,
+  secret: ObservedTlsSecret | null,
+  input: CertificatePlanInput,
+): IssueReason | null {
   if (secret === null) return 'SecretMissing';
   if (secret.notAfterMs === null) return 'CertificateUnreadable';
   if (secret.hosts.join(',') !== request.hosts.join(',')) return 'HostsChanged';
@@ -112,9 +147,12 @@ function mergeRequests(requests: readonly CertificateRequest[]): Map<string, Cer
   for (const r of requests) {
     const key = secretKey(r.secret);
     const prior = merged.get(key);
-    merged.set(key, prior === undefined
-      ? { secret: r.secret, hosts: normalizeHosts(r.hosts), ingress: r.ingress }
-      : { ...prior, hosts: normalizeHosts([...prior.hosts, ...r.hosts]) });
+    merged.set(
+      key,
+      prior === undefined
+        ? { secret: r.secret, hosts: normalizeHosts(r.hosts), ingress: r.ingress }
+        : { ...prior, hosts: normalizeHosts([...prior.hosts, ...r.hosts]) },
+    );
   }
   return merged;
 }

@@ -59,7 +59,12 @@ export async function startPebble(options: PebbleOptions): Promise<Pebble> {
     const ca = await makeCertificateAuthority(dir, 'Portolan test Pebble TLS CA');
     await issueFromAuthority(dir, 'pebble', { dns: ['localhost'], ips: ['127.0.0.1'] });
     const dnsPort = await freeUdpAndTcpPort();
-    const [acmePort, managementPort, challManagementPort, tlsPort] = [await freeTcpPort(), await freeTcpPort(), await freeTcpPort(), await freeTcpPort()];
+    const [acmePort, managementPort, challManagementPort, tlsPort] = [
+      await freeTcpPort(),
+      await freeTcpPort(),
+      await freeTcpPort(),
+      await freeTcpPort(),
+    ];
     const config = {
       pebble: {
         listenAddress: `127.0.0.1:${acmePort}`,
@@ -70,17 +75,41 @@ export async function startPebble(options: PebbleOptions): Promise<Pebble> {
         tlsPort,
         ocspResponderURL: '',
         externalAccountBindingRequired: false,
-        ...(options.certificateValiditySeconds === undefined ? {} : { certificateValidityPeriod: options.certificateValiditySeconds }),
+        ...(options.certificateValiditySeconds === undefined
+          ? {}
+          : { certificateValidityPeriod: options.certificateValiditySeconds }),
       },
     };
     await writeFile(join(dir, 'pebble-config.json'), JSON.stringify(config, null, 2));
-    children.push(launch(CHALLTESTSRV, [
-      '-dns01', `127.0.0.1:${dnsPort}`, '-http01', '', '-https01', '', '-tlsalpn01', '',
-      '-management', `127.0.0.1:${challManagementPort}`, '-defaultIPv4', '127.0.0.1', '-defaultIPv6', '',
-    ], {}));
-    children.push(launch(PEBBLE, ['-config', join(dir, 'pebble-config.json'), '-dnsserver', `127.0.0.1:${dnsPort}`], {
-      PEBBLE_VA_NOSLEEP: '1', PEBBLE_WFE_NONCEREJECT: '0', PEBBLE_AUTHZREUSE: '0',
-    }));
+    children.push(
+      launch(
+        CHALLTESTSRV,
+        [
+          '-dns01',
+          `127.0.0.1:${dnsPort}`,
+          '-http01',
+          '',
+          '-https01',
+          '',
+          '-tlsalpn01',
+          '',
+          '-management',
+          `127.0.0.1:${challManagementPort}`,
+          '-defaultIPv4',
+          '127.0.0.1',
+          '-defaultIPv6',
+          '',
+        ],
+        {},
+      ),
+    );
+    children.push(
+      launch(PEBBLE, ['-config', join(dir, 'pebble-config.json'), '-dnsserver', `127.0.0.1:${dnsPort}`], {
+        PEBBLE_VA_NOSLEEP: '1',
+        PEBBLE_WFE_NONCEREJECT: '0',
+        PEBBLE_AUTHZREUSE: '0',
+      }),
+    );
     const directoryUrl = `https://127.0.0.1:${acmePort}/dir`;
     await waitUntilAnswering(directoryUrl, ca.certificatePem, children);
     return {
@@ -91,7 +120,9 @@ export async function startPebble(options: PebbleOptions): Promise<Pebble> {
     };
   } catch (error) {
     await close();
-    throw error instanceof PebbleStartError ? error : new PebbleStartError('Pebble could not be started', { cause: error });
+    throw error instanceof PebbleStartError
+      ? error
+      : new PebbleStartError('Pebble could not be started', { cause: error });
   }
 }
 
@@ -118,12 +149,19 @@ async function waitUntilAnswering(url: string, caPem: string, children: readonly
   const deadline = Date.now() + 15_000;
   for (;;) {
     const dead = children.find(({ child }) => child.exitCode !== null || child.signalCode !== null);
-    if (dead !== undefined) throw new PebbleStartError(`${dead.child.spawnfile} exited (${dead.child.exitCode ?? dead.child.signalCode}): ${dead.tail()}`);
+    if (dead !== undefined)
+      throw new PebbleStartError(
+        `${dead.child.spawnfile} exited (${dead.child.exitCode ?? dead.child.signalCode}): ${dead.tail()}`,
+      );
     try {
       await httpsText(url, caPem);
       return;
     } catch (error) {
-      if (Date.now() > deadline) throw new PebbleStartError(`Pebble did not answer at ${url} within 15 s: ${children.map((c) => c.tail()).join('\n')}`, { cause: error });
+      if (Date.now() > deadline)
+        throw new PebbleStartError(
+          `Pebble did not answer at ${url} within 15 s: ${children.map((c) => c.tail()).join('\n')}`,
+          { cause: error },
+        );
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

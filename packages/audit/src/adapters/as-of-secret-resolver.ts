@@ -19,7 +19,8 @@ function sealedOf(object: Record<string, unknown>): SealedData | null {
   const data = object['data'] as Record<string, unknown> | undefined;
   const box = object['sealed'] as Record<string, unknown> | undefined;
   for (const c of [box, data?.['sealed'], box?.['sealed']]) {
-    if (c !== null && typeof c === 'object' && typeof (c as Record<string, unknown>)['ciphertext'] === 'string') return c as SealedData;
+    if (c !== null && typeof c === 'object' && typeof (c as Record<string, unknown>)['ciphertext'] === 'string')
+      return c as SealedData;
   }
   return null;
 }
@@ -41,9 +42,18 @@ export class AsOfSecretResolver implements SecretResolver {
 
   async resolve(secret: ObjectRef): Promise<TlsMaterial> {
     const name = `${secret.cluster}/${secret.namespace}/${secret.name}`;
-    const row = await this.db.selectFrom('events').select(['payload']).where('cluster', '=', secret.cluster).where('kind', 'in', kindSpellings('Secret'))
-      .where('object_key', '=', `${secret.namespace}/${secret.name}`).where('seq', '<=', String(this.maxSeq)).orderBy('seq', 'desc').limit(1).executeTakeFirst();
-    if (row === undefined) throw new ReplaySecretError(`Secret ${name} is not in the archive at or before seq ${this.maxSeq}`);
+    const row = await this.db
+      .selectFrom('events')
+      .select(['payload'])
+      .where('cluster', '=', secret.cluster)
+      .where('kind', 'in', kindSpellings('Secret'))
+      .where('object_key', '=', `${secret.namespace}/${secret.name}`)
+      .where('seq', '<=', String(this.maxSeq))
+      .orderBy('seq', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    if (row === undefined)
+      throw new ReplaySecretError(`Secret ${name} is not in the archive at or before seq ${this.maxSeq}`);
     const event = fromBinary(KubeEventSchema, new Uint8Array(row.payload));
     if (event.type === KubeEventType.DELETED) throw new ReplaySecretError(`Secret ${name} was deleted at that time`);
     let data: Record<string, string>;
@@ -58,6 +68,9 @@ export class AsOfSecretResolver implements SecretResolver {
     const crt = data['tls.crt'];
     const key = data['tls.key'];
     if (crt === undefined || key === undefined) throw new ReplaySecretError(`Secret ${name} lacks tls.crt or tls.key`);
-    return { certificatePem: Buffer.from(crt, 'base64').toString('utf8'), privateKeyPem: Buffer.from(key, 'base64').toString('utf8') };
+    return {
+      certificatePem: Buffer.from(crt, 'base64').toString('utf8'),
+      privateKeyPem: Buffer.from(key, 'base64').toString('utf8'),
+    };
   }
 }

@@ -2,10 +2,20 @@ import { groupStatuses, PgEpochStore, RedisLeaseClient, type GroupStatus } from 
 import type { Database, Kysely } from '@portolan/store';
 
 /** Leader state per group, or why Redis could not be asked (epochs still come from Postgres). */
-export type LeaderView = { readonly ok: true; readonly groups: ReadonlyMap<string, GroupStatus> } | { readonly ok: false; readonly message: string; readonly epochs: ReadonlyMap<string, { epoch: number; holder: string }> };
+export type LeaderView =
+  | { readonly ok: true; readonly groups: ReadonlyMap<string, GroupStatus> }
+  | {
+      readonly ok: false;
+      readonly message: string;
+      readonly epochs: ReadonlyMap<string, { epoch: number; holder: string }>;
+    };
 
 /** The lease holder (Redis) and fencing epoch (Postgres) of each group, through @portolan/leader's status helper. */
-export async function readLeaders(redisUrl: string, db: Kysely<Database>, groups: readonly string[]): Promise<LeaderView> {
+export async function readLeaders(
+  redisUrl: string,
+  db: Kysely<Database>,
+  groups: readonly string[],
+): Promise<LeaderView> {
   const lease = new RedisLeaseClient(redisUrl, { commandTimeoutMs: 2000, name: 'portolan-status' });
   try {
     await lease.ready(3000);

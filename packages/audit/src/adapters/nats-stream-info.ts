@@ -4,7 +4,13 @@ import { heartbeatSubject } from '@portolan/bus';
 
 /** The kube stream's bounds, or why they could not be read. */
 export type StreamInfo =
-  | { readonly ok: true; readonly stream: string; readonly firstSeq: number; readonly lastSeq: number; readonly messages: number }
+  | {
+      readonly ok: true;
+      readonly stream: string;
+      readonly firstSeq: number;
+      readonly lastSeq: number;
+      readonly messages: number;
+    }
   | { readonly ok: false; readonly stream: string; readonly message: string };
 
 /** The newest heartbeat a cluster's watcher published into the stream (folded by the planner or not). */
@@ -40,39 +46,68 @@ export async function readStreamInfo(url: string, stream: string, timeoutMs = 30
  * the planner's durable consumer, without provisioning anything. The heartbeats are what tells a silent watcher (no
  * heartbeat published) from a planner that does not fold them (published, not archived).
  */
-export async function readBusView(url: string, stream: string, o: { subjectPrefix: string; clusters: readonly string[]; durable: string | null; timeoutMs?: number }): Promise<BusView> {
+export async function readBusView(
+  url: string,
+  stream: string,
+  o: { subjectPrefix: string; clusters: readonly string[]; durable: string | null; timeoutMs?: number },
+): Promise<BusView> {
   const timeout = o.timeoutMs ?? 3000;
   let nc;
   try {
     nc = await connect({ servers: url, name: 'portolan-status', timeout, maxReconnectAttempts: 0 });
   } catch (e) {
-    return { stream: { ok: false, stream, message: `cannot connect to NATS at ${url}: ${(e as Error).message}` }, heartbeats: new Map(), consumer: null };
+    return {
+      stream: { ok: false, stream, message: `cannot connect to NATS at ${url}: ${(e as Error).message}` },
+      heartbeats: new Map(),
+      consumer: null,
+    };
   }
   try {
     const jsm = await jetstreamManager(nc, { timeout });
     const info = await jsm.streams.info(stream);
     const heartbeats = new Map<string, PublishedHeartbeat>();
     for (const cluster of o.clusters) {
-      const subject = o.subjectPrefix === '' ? heartbeatSubject(cluster) : `${o.subjectPrefix}.${heartbeatSubject(cluster)}`;
+      const subject =
+        o.subjectPrefix === '' ? heartbeatSubject(cluster) : `${o.subjectPrefix}.${heartbeatSubject(cluster)}`;
       const m = await jsm.streams.getMessage(stream, { last_by_subj: subject }).catch(notFoundAsNull);
       if (m !== null) heartbeats.set(cluster, { seq: m.seq, at: m.time });
     }
     return {
-      stream: { ok: true, stream, firstSeq: info.state.first_seq, lastSeq: info.state.last_seq, messages: info.state.messages },
+      stream: {
+        ok: true,
+        stream,
+        firstSeq: info.state.first_seq,
+        lastSeq: info.state.last_seq,
+        messages: info.state.messages,
+      },
       heartbeats,
       consumer: o.durable === null ? null : await durableView(jsm, stream, o.durable),
     };
   } catch (e) {
-    return { stream: { ok: false, stream, message: `stream ${stream}: ${(e as Error).message}` }, heartbeats: new Map(), consumer: null };
+    return {
+      stream: { ok: false, stream, message: `stream ${stream}: ${(e as Error).message}` },
+      heartbeats: new Map(),
+      consumer: null,
+    };
   } finally {
     await nc.close().catch(() => undefined);
   }
 }
 
-async function durableView(jsm: JetStreamManager, stream: string, durable: string): Promise<DurableConsumerView | null> {
+async function durableView(
+  jsm: JetStreamManager,
+  stream: string,
+  durable: string,
+): Promise<DurableConsumerView | null> {
   const c = await jsm.consumers.info(stream, durable).catch(notFoundAsNull);
   if (c === null) return null;
-  return { name: durable, ackFloor: c.ack_floor.stream_seq, delivered: c.delivered.stream_seq, ackPending: c.num_ack_pending, redelivered: c.num_redelivered };
+  return {
+    name: durable,
+    ackFloor: c.ack_floor.stream_seq,
+    delivered: c.delivered.stream_seq,
+    ackPending: c.num_ack_pending,
+    redelivered: c.num_redelivered,
+  };
 }
 
 /** A missing message or consumer is an answer (none), not a failure; anything else is. */

@@ -1,5 +1,13 @@
 import type { KubeKind } from '@portolan/desired-state';
-import { readApplyOperations, readPin, readValueTree, sql, type Database, type Kysely, type SnapshotPin } from '@portolan/store';
+import {
+  readApplyOperations,
+  readPin,
+  readValueTree,
+  sql,
+  type Database,
+  type Kysely,
+  type SnapshotPin,
+} from '@portolan/store';
 import { decodeArchivedChange, type ArchivedChange, type ObjectChange } from '../core/archived-change.ts';
 import type { ApplyRecord, DriftRecord, SnapshotRecord } from '../core/history-report.ts';
 
@@ -9,10 +17,54 @@ export const APPLIED_STATUSES = ['succeeded', 'partial', 'noop'] as const;
 /** A rollback pin as stored in `snapshot_pins`. */
 export type PinRecord = SnapshotPin;
 
-type SnapshotRow = { id: string; appliance: string; parent_id: string | null; content_hash: string; root_hash: string; last_event_seq: string; held: boolean; hold_reason: string | null; origin: string; reason: string | null; created_at: Date; trace_id: string | null; planner_version: string; fleet_config_hash: string };
+type SnapshotRow = {
+  id: string;
+  appliance: string;
+  parent_id: string | null;
+  content_hash: string;
+  root_hash: string;
+  last_event_seq: string;
+  held: boolean;
+  hold_reason: string | null;
+  origin: string;
+  reason: string | null;
+  created_at: Date;
+  trace_id: string | null;
+  planner_version: string;
+  fleet_config_hash: string;
+};
 
-const SNAPSHOT_COLUMNS = ['id', 'appliance', 'parent_id', 'content_hash', 'root_hash', 'last_event_seq', 'held', 'hold_reason', 'origin', 'reason', 'created_at', 'trace_id', 'planner_version', 'fleet_config_hash'] as const;
-const APPLY_COLUMNS = ['id', 'snapshot_id', 'epoch', 'leader_id', 'trigger', 'status', 'operations', 'results', 'reason', 'started_at', 'finished_at', 'trace_id', 'observed_after_hash'] as const;
+const SNAPSHOT_COLUMNS = [
+  'id',
+  'appliance',
+  'parent_id',
+  'content_hash',
+  'root_hash',
+  'last_event_seq',
+  'held',
+  'hold_reason',
+  'origin',
+  'reason',
+  'created_at',
+  'trace_id',
+  'planner_version',
+  'fleet_config_hash',
+] as const;
+const APPLY_COLUMNS = [
+  'id',
+  'snapshot_id',
+  'epoch',
+  'leader_id',
+  'trigger',
+  'status',
+  'operations',
+  'results',
+  'reason',
+  'started_at',
+  'finished_at',
+  'trace_id',
+  'observed_after_hash',
+] as const;
 
 /** How the archive may spell a kind (the planner shell's choice): the audit matches all of them. */
 export function kindSpellings(kind: KubeKind): string[] {
@@ -40,13 +92,20 @@ export class PgAuditStore {
 
   /** The appliance's head snapshot; null before its first plan. */
   async head(appliance: string): Promise<SnapshotRecord | null> {
-    const row = await this.db.selectFrom('snapshot_heads as h').innerJoin('snapshots as s', 's.id', 'h.snapshot_id')
-      .select(SNAPSHOT_COLUMNS.map((c) => `s.${c}` as const)).where('h.appliance', '=', appliance).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('snapshot_heads as h')
+      .innerJoin('snapshots as s', 's.id', 'h.snapshot_id')
+      .select(SNAPSHOT_COLUMNS.map((c) => `s.${c}` as const))
+      .where('h.appliance', '=', appliance)
+      .executeTakeFirst();
     return row === undefined ? null : toSnapshot(row as unknown as SnapshotRow);
   }
 
   /** Snapshots of one appliance, oldest first (the chain is linear, so id order is chain order). */
-  async snapshots(appliance: string, window: { since?: Date | null; until?: Date | null; maxId?: string; limit?: number; newestFirst?: boolean } = {}): Promise<SnapshotRecord[]> {
+  async snapshots(
+    appliance: string,
+    window: { since?: Date | null; until?: Date | null; maxId?: string; limit?: number; newestFirst?: boolean } = {},
+  ): Promise<SnapshotRecord[]> {
     let q = this.db.selectFrom('snapshots').select(SNAPSHOT_COLUMNS).where('appliance', '=', appliance);
     if (window.since) q = q.where('created_at', '>=', window.since);
     if (window.until) q = q.where('created_at', '<=', window.until);
@@ -72,9 +131,17 @@ export class PgAuditStore {
 
   /** The newest apply that finished at or before `at` and may have reached the appliance, with a read-back. */
   async lastAppliedAt(appliance: string, at: Date): Promise<ApplyRecord | null> {
-    const row = await this.db.selectFrom('applies').select(APPLY_COLUMNS).where('appliance', '=', appliance)
-      .where('status', 'in', [...APPLIED_STATUSES]).where('observed_after_hash', 'is not', null).where('finished_at', '<=', at)
-      .orderBy('finished_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('applies')
+      .select(APPLY_COLUMNS)
+      .where('appliance', '=', appliance)
+      .where('status', 'in', [...APPLIED_STATUSES])
+      .where('observed_after_hash', 'is not', null)
+      .where('finished_at', '<=', at)
+      .orderBy('finished_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
     return row === undefined ? null : toApply(row);
   }
 
@@ -87,26 +154,50 @@ export class PgAuditStore {
   }
 
   /** One apply, the operations it recorded (payloads included) and their results; null for an unknown id. */
-  async applyWithOperations(id: string): Promise<{ appliance: string; apply: ApplyRecord; operations: unknown[]; results: unknown[] } | null> {
+  async applyWithOperations(
+    id: string,
+  ): Promise<{ appliance: string; apply: ApplyRecord; operations: unknown[]; results: unknown[] } | null> {
     if (!/^\d+$/.test(id)) return null;
-    const row = await this.db.selectFrom('applies').select([...APPLY_COLUMNS, 'appliance', 'operations_hash']).where('id', '=', id).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('applies')
+      .select([...APPLY_COLUMNS, 'appliance', 'operations_hash'])
+      .where('id', '=', id)
+      .executeTakeFirst();
     if (row === undefined) return null;
-    return { appliance: row.appliance, apply: toApply(row), operations: await readApplyOperations(this.db, row), results: Array.isArray(row.results) ? row.results : [] };
+    return {
+      appliance: row.appliance,
+      apply: toApply(row),
+      operations: await readApplyOperations(this.db, row),
+      results: Array.isArray(row.results) ? row.results : [],
+    };
   }
 
   /** Applies of one snapshot, oldest first (rollback --wait polls this). */
   async appliesOf(snapshotId: string): Promise<ApplyRecord[]> {
-    return (await this.db.selectFrom('applies').select(APPLY_COLUMNS).where('snapshot_id', '=', snapshotId).orderBy('id').execute()).map(toApply);
+    return (
+      await this.db
+        .selectFrom('applies')
+        .select(APPLY_COLUMNS)
+        .where('snapshot_id', '=', snapshotId)
+        .orderBy('id')
+        .execute()
+    ).map(toApply);
   }
 
   /** Drift observations of one appliance in a window, oldest first. */
   async drift(appliance: string, window: { since?: Date | null; until?: Date | null } = {}): Promise<DriftRecord[]> {
-    let q = this.db.selectFrom('drift_observations').select(['id', 'snapshot_id', 'objects', 'action', 'observed_at']).where('appliance', '=', appliance);
+    let q = this.db
+      .selectFrom('drift_observations')
+      .select(['id', 'snapshot_id', 'objects', 'action', 'observed_at'])
+      .where('appliance', '=', appliance);
     if (window.since) q = q.where('observed_at', '>=', window.since);
     if (window.until) q = q.where('observed_at', '<=', window.until);
     const rows = await q.orderBy('observed_at').orderBy('id').execute();
     return rows.map((r) => ({
-      id: String(r.id), snapshotId: r.snapshot_id === null ? null : String(r.snapshot_id), action: r.action, observedAt: new Date(r.observed_at),
+      id: String(r.id),
+      snapshotId: r.snapshot_id === null ? null : String(r.snapshot_id),
+      action: r.action,
+      observedAt: new Date(r.observed_at),
       objects: Array.isArray(r.objects) ? (r.objects as unknown[]).map(String) : [],
     }));
   }
@@ -114,37 +205,91 @@ export class PgAuditStore {
   /** Archived object changes with from < seq ≤ to (markers and heartbeats skipped), at most `limit`, and the total count. */
   async changes(fromSeq: number, toSeq: number, limit = 5000): Promise<{ changes: ObjectChange[]; total: number }> {
     if (toSeq <= fromSeq) return { changes: [], total: 0 };
-    const base = this.db.selectFrom('events').where('seq', '>', String(fromSeq)).where('seq', '<=', String(toSeq)).where('subject', 'not like', '%.heartbeat');
+    const base = this.db
+      .selectFrom('events')
+      .where('seq', '>', String(fromSeq))
+      .where('seq', '<=', String(toSeq))
+      .where('subject', 'not like', '%.heartbeat');
     const [rows, count] = await Promise.all([
       base.select(['seq', 'subject', 'payload', 'received_at', 'trace_id']).orderBy('seq').limit(limit).execute(),
       base.select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow(),
     ]);
-    const changes = rows.map((r) => decodeArchivedChange({ seq: Number(r.seq), subject: r.subject, payload: r.payload, receivedAt: new Date(r.received_at), traceId: r.trace_id }))
+    const changes = rows
+      .map((r) =>
+        decodeArchivedChange({
+          seq: Number(r.seq),
+          subject: r.subject,
+          payload: r.payload,
+          receivedAt: new Date(r.received_at),
+          traceId: r.trace_id,
+        }),
+      )
       .filter((c): c is ObjectChange => c.type === 'event');
     return { changes, total: Number(count.n) };
   }
 
   /** The archived events of one object with seq ≤ maxSeq, newest first. */
-  async objectEvents(ref: { cluster: string; kind: KubeKind; namespace: string; name: string }, maxSeq: number, limit = 10): Promise<ObjectChange[]> {
+  async objectEvents(
+    ref: { cluster: string; kind: KubeKind; namespace: string; name: string },
+    maxSeq: number,
+    limit = 10,
+  ): Promise<ObjectChange[]> {
     const key = ref.namespace === '' ? ref.name : `${ref.namespace}/${ref.name}`;
-    const rows = await this.db.selectFrom('events').select(['seq', 'subject', 'payload', 'received_at', 'trace_id'])
-      .where('cluster', '=', ref.cluster).where('kind', 'in', kindSpellings(ref.kind)).where('object_key', '=', key).where('seq', '<=', String(maxSeq))
-      .orderBy('seq', 'desc').limit(limit).execute();
-    return rows.map((r) => decodeArchivedChange({ seq: Number(r.seq), subject: r.subject, payload: r.payload, receivedAt: new Date(r.received_at), traceId: r.trace_id }))
+    const rows = await this.db
+      .selectFrom('events')
+      .select(['seq', 'subject', 'payload', 'received_at', 'trace_id'])
+      .where('cluster', '=', ref.cluster)
+      .where('kind', 'in', kindSpellings(ref.kind))
+      .where('object_key', '=', key)
+      .where('seq', '<=', String(maxSeq))
+      .orderBy('seq', 'desc')
+      .limit(limit)
+      .execute();
+    return rows
+      .map((r) =>
+        decodeArchivedChange({
+          seq: Number(r.seq),
+          subject: r.subject,
+          payload: r.payload,
+          receivedAt: new Date(r.received_at),
+          traceId: r.trace_id,
+        }),
+      )
       .filter((c): c is ObjectChange => c.type === 'event');
   }
 
   /** EndpointSlices of a Service as of maxSeq: the newest event of each slice labelled with it, deleted ones left out. */
-  async slicesOf(cluster: string, namespace: string, service: string, maxSeq: number, scanLimit = 20_000): Promise<ObjectChange[]> {
-    const rows = await this.db.selectFrom('events').select(['seq', 'subject', 'payload', 'received_at', 'trace_id'])
-      .where('cluster', '=', cluster).where('kind', 'in', kindSpellings('EndpointSlice')).where('object_key', 'like', `${namespace.replace(/[\\%_]/g, '\\$&')}/%`)
-      .where('seq', '<=', String(maxSeq)).orderBy('seq', 'desc').limit(scanLimit).execute();
+  async slicesOf(
+    cluster: string,
+    namespace: string,
+    service: string,
+    maxSeq: number,
+    scanLimit = 20_000,
+  ): Promise<ObjectChange[]> {
+    const rows = await this.db
+      .selectFrom('events')
+      .select(['seq', 'subject', 'payload', 'received_at', 'trace_id'])
+      .where('cluster', '=', cluster)
+      .where('kind', 'in', kindSpellings('EndpointSlice'))
+      .where('object_key', 'like', `${namespace.replace(/[\\%_]/g, '\\$&')}/%`)
+      .where('seq', '<=', String(maxSeq))
+      .orderBy('seq', 'desc')
+      .limit(scanLimit)
+      .execute();
     const newest = new Map<string, ArchivedChange>();
     for (const r of rows) {
-      const c = decodeArchivedChange({ seq: Number(r.seq), subject: r.subject, payload: r.payload, receivedAt: new Date(r.received_at), traceId: r.trace_id });
+      const c = decodeArchivedChange({
+        seq: Number(r.seq),
+        subject: r.subject,
+        payload: r.payload,
+        receivedAt: new Date(r.received_at),
+        traceId: r.trace_id,
+      });
       if (c.type === 'event' && !newest.has(c.name)) newest.set(c.name, c);
     }
-    return [...newest.values()].filter((c): c is ObjectChange => c.type === 'event' && c.event !== 'DELETED' && c.service === service);
+    return [...newest.values()].filter(
+      (c): c is ObjectChange => c.type === 'event' && c.event !== 'DELETED' && c.service === service,
+    );
   }
 
   /** A stored read-back (a value tree, or a plain JSON piece); null when absent. */
@@ -159,44 +304,90 @@ export class PgAuditStore {
 
   /** Pins (or re-pins) an appliance to a snapshot. */
   async setPin(appliance: string, snapshotId: string, reason: string | null): Promise<void> {
-    await this.db.insertInto('snapshot_pins').values({ appliance, snapshot_id: snapshotId, reason })
-      .onConflict((c) => c.column('appliance').doUpdateSet({ snapshot_id: snapshotId, reason, created_at: sql`now()` })).execute();
+    await this.db
+      .insertInto('snapshot_pins')
+      .values({ appliance, snapshot_id: snapshotId, reason })
+      .onConflict((c) => c.column('appliance').doUpdateSet({ snapshot_id: snapshotId, reason, created_at: sql`now()` }))
+      .execute();
   }
 
   /** Removes a pin; returns the removed pin (null when there was none). */
   async removePin(appliance: string): Promise<PinRecord | null> {
-    const row = await this.db.deleteFrom('snapshot_pins').where('appliance', '=', appliance).returningAll().executeTakeFirst();
-    return row === undefined ? null : { appliance: row.appliance, snapshotId: String(row.snapshot_id), reason: row.reason, createdAt: new Date(row.created_at) };
+    const row = await this.db
+      .deleteFrom('snapshot_pins')
+      .where('appliance', '=', appliance)
+      .returningAll()
+      .executeTakeFirst();
+    return row === undefined
+      ? null
+      : {
+          appliance: row.appliance,
+          snapshotId: String(row.snapshot_id),
+          reason: row.reason,
+          createdAt: new Date(row.created_at),
+        };
   }
 
   /** The newest archived heartbeat of a cluster (by stream sequence); null when the archive has none. */
   async newestHeartbeat(cluster: string): Promise<ArchivedChange | null> {
-    const row = await this.db.selectFrom('events').select(['seq', 'subject', 'payload', 'received_at', 'trace_id'])
-      .where('cluster', '=', cluster).where('subject', 'like', '%.heartbeat').orderBy('seq', 'desc').limit(1).executeTakeFirst();
-    return row === undefined ? null : decodeArchivedChange({ seq: Number(row.seq), subject: row.subject, payload: row.payload, receivedAt: new Date(row.received_at), traceId: row.trace_id });
+    const row = await this.db
+      .selectFrom('events')
+      .select(['seq', 'subject', 'payload', 'received_at', 'trace_id'])
+      .where('cluster', '=', cluster)
+      .where('subject', 'like', '%.heartbeat')
+      .orderBy('seq', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row === undefined
+      ? null
+      : decodeArchivedChange({
+          seq: Number(row.seq),
+          subject: row.subject,
+          payload: row.payload,
+          receivedAt: new Date(row.received_at),
+          traceId: row.trace_id,
+        });
   }
 
   /** The newest archived message of a cluster that is not a heartbeat (when its watcher last reported a change). */
   async newestEventAt(cluster: string): Promise<Date | null> {
-    const row = await this.db.selectFrom('events').select('received_at').where('cluster', '=', cluster).where('subject', 'not like', '%.heartbeat').orderBy('seq', 'desc').limit(1).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('events')
+      .select('received_at')
+      .where('cluster', '=', cluster)
+      .where('subject', 'not like', '%.heartbeat')
+      .orderBy('seq', 'desc')
+      .limit(1)
+      .executeTakeFirst();
     return row === undefined ? null : new Date(row.received_at);
   }
 
   /** Every durable consumer position. */
   async consumerPositions(): Promise<{ consumer: string; streamSeq: number; updatedAt: Date }[]> {
     const rows = await this.db.selectFrom('consumer_positions').selectAll().orderBy('consumer').execute();
-    return rows.map((r) => ({ consumer: r.consumer, streamSeq: Number(r.stream_seq), updatedAt: new Date(r.updated_at) }));
+    return rows.map((r) => ({
+      consumer: r.consumer,
+      streamSeq: Number(r.stream_seq),
+      updatedAt: new Date(r.updated_at),
+    }));
   }
 
   /** Highest archived stream sequence (0 when empty). */
   async lastArchivedSeq(): Promise<number> {
-    const row = await this.db.selectFrom('events').select((eb) => eb.fn.max('seq').as('m')).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('events')
+      .select((eb) => eb.fn.max('seq').as('m'))
+      .executeTakeFirst();
     return row?.m === null || row?.m === undefined ? 0 : Number(row.m);
   }
 
   /** Snapshots of an appliance newer than `afterId` (how far its applies lag its plans). */
   async snapshotsAfter(appliance: string, afterId: string | null): Promise<{ count: number; oldest: Date | null }> {
-    let q = this.db.selectFrom('snapshots').select((eb) => [eb.fn.countAll<string>().as('n'), eb.fn.min('created_at').as('oldest')]).where('appliance', '=', appliance).where('held', '=', false);
+    let q = this.db
+      .selectFrom('snapshots')
+      .select((eb) => [eb.fn.countAll<string>().as('n'), eb.fn.min('created_at').as('oldest')])
+      .where('appliance', '=', appliance)
+      .where('held', '=', false);
     if (afterId !== null) q = q.where('id', '>', afterId);
     const row = await q.executeTakeFirstOrThrow();
     return { count: Number(row.n), oldest: row.oldest === null ? null : new Date(row.oldest as Date) };
@@ -205,17 +396,52 @@ export class PgAuditStore {
 
 function toSnapshot(r: SnapshotRow): SnapshotRecord {
   return {
-    id: String(r.id), appliance: r.appliance, parentId: r.parent_id === null ? null : String(r.parent_id), contentHash: r.content_hash, rootHash: r.root_hash,
-    lastEventSeq: Number(r.last_event_seq), held: r.held, holdReason: r.hold_reason, origin: r.origin, reason: r.reason, createdAt: new Date(r.created_at),
-    traceId: r.trace_id, plannerVersion: r.planner_version, fleetConfigHash: r.fleet_config_hash,
+    id: String(r.id),
+    appliance: r.appliance,
+    parentId: r.parent_id === null ? null : String(r.parent_id),
+    contentHash: r.content_hash,
+    rootHash: r.root_hash,
+    lastEventSeq: Number(r.last_event_seq),
+    held: r.held,
+    holdReason: r.hold_reason,
+    origin: r.origin,
+    reason: r.reason,
+    createdAt: new Date(r.created_at),
+    traceId: r.trace_id,
+    plannerVersion: r.planner_version,
+    fleetConfigHash: r.fleet_config_hash,
   };
 }
 
-function toApply(r: { id: string; snapshot_id: string; epoch: string; leader_id: string; trigger: string; status: string; operations: unknown; results: unknown; reason: string | null; started_at: Date; finished_at: Date; trace_id: string | null; observed_after_hash: string | null }): ApplyRecord {
+function toApply(r: {
+  id: string;
+  snapshot_id: string;
+  epoch: string;
+  leader_id: string;
+  trigger: string;
+  status: string;
+  operations: unknown;
+  results: unknown;
+  reason: string | null;
+  started_at: Date;
+  finished_at: Date;
+  trace_id: string | null;
+  observed_after_hash: string | null;
+}): ApplyRecord {
   const results = Array.isArray(r.results) ? (r.results as { result?: { ok?: boolean } }[]) : [];
   return {
-    id: String(r.id), snapshotId: String(r.snapshot_id), epoch: Number(r.epoch), leaderId: r.leader_id, trigger: r.trigger, status: r.status,
-    operations: Array.isArray(r.operations) ? r.operations.length : 0, failed: results.filter((x) => x.result?.ok === false).length, reason: r.reason,
-    startedAt: new Date(r.started_at), finishedAt: new Date(r.finished_at), traceId: r.trace_id, observedAfterHash: r.observed_after_hash,
+    id: String(r.id),
+    snapshotId: String(r.snapshot_id),
+    epoch: Number(r.epoch),
+    leaderId: r.leader_id,
+    trigger: r.trigger,
+    status: r.status,
+    operations: Array.isArray(r.operations) ? r.operations.length : 0,
+    failed: results.filter((x) => x.result?.ok === false).length,
+    reason: r.reason,
+    startedAt: new Date(r.started_at),
+    finishedAt: new Date(r.finished_at),
+    traceId: r.trace_id,
+    observedAfterHash: r.observed_after_hash,
   };
 }

@@ -1,7 +1,12 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { PgSnapshotSource, type SnapshotSource } from '@portolan/applier';
 import type { DesiredState } from '@portolan/desired-state';
-import { FleetConfigError, loadFleetConfig, type ApplianceConfig, type LoadedFleetConfig } from '@portolan/fleet-config';
+import {
+  FleetConfigError,
+  loadFleetConfig,
+  type ApplianceConfig,
+  type LoadedFleetConfig,
+} from '@portolan/fleet-config';
 import { openDatabase, type Database, type Kysely } from '@portolan/store';
 import { PgAuditStore } from '../adapters/pg-audit-store.ts';
 import type { CommandIo } from '../adapters/command-io.ts';
@@ -26,7 +31,11 @@ export class CommandFailed extends Error {
 }
 
 /** Parses argv with node's parseArgs; mistakes become AuditUsageError. */
-export function parseCommand<O extends NonNullable<ParseArgsConfig['options']>>(args: readonly string[], options: O, positionals: { min: number; max: number; names: string }) {
+export function parseCommand<O extends NonNullable<ParseArgsConfig['options']>>(
+  args: readonly string[],
+  options: O,
+  positionals: { min: number; max: number; names: string },
+) {
   let parsed;
   try {
     parsed = parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
@@ -34,7 +43,8 @@ export function parseCommand<O extends NonNullable<ParseArgsConfig['options']>>(
     throw new AuditUsageError((e as Error).message);
   }
   if (parsed.positionals.length < positionals.min) throw new AuditUsageError(`missing ${positionals.names}`);
-  if (parsed.positionals.length > positionals.max) throw new AuditUsageError(`unexpected argument "${parsed.positionals[positionals.max]}"`);
+  if (parsed.positionals.length > positionals.max)
+    throw new AuditUsageError(`unexpected argument "${parsed.positionals[positionals.max]}"`);
   return parsed;
 }
 
@@ -71,7 +81,10 @@ export async function openAuditContext(io: CommandIo, configOption: unknown): Pr
   } catch (e) {
     if (e instanceof FleetConfigError) throw new CommandFailed(e.message);
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new CommandFailed(`fleet config ${file} not found (pass --config, or run \`portolan up\` which writes .portolan/fleet.yaml)`);
+    if (code === 'ENOENT')
+      throw new CommandFailed(
+        `fleet config ${file} not found (pass --config, or run \`portolan up\` which writes .portolan/fleet.yaml)`,
+      );
     throw e;
   }
   const db = openDatabase(fleet.config.store.url, { max: 4 });
@@ -82,7 +95,10 @@ export async function openAuditContext(io: CommandIo, configOption: unknown): Pr
 /** The fleet-config entry of an appliance; an unknown name is an error that lists the known ones. */
 export function requireAppliance(ctx: AuditContext, name: string): ApplianceConfig {
   const a = ctx.fleet.config.appliances.find((x) => x.name === name);
-  if (a === undefined) throw new CommandFailed(`unknown appliance "${name}" (the fleet config names: ${ctx.fleet.config.appliances.map((x) => x.name).join(', ')})`);
+  if (a === undefined)
+    throw new CommandFailed(
+      `unknown appliance "${name}" (the fleet config names: ${ctx.fleet.config.appliances.map((x) => x.name).join(', ')})`,
+    );
   return a;
 }
 
@@ -96,8 +112,12 @@ export async function requireSnapshot(ctx: AuditContext, ref: string, appliance?
     return h;
   }
   const s = await ctx.store.snapshot(ref);
-  if (s === null) throw new CommandFailed(`unknown snapshot "${ref}"${/^\d+$/.test(ref) ? '' : ' (snapshots are numbered; `portolan history <appliance>` lists them)'}`);
-  if (appliance !== undefined && s.appliance !== appliance) throw new CommandFailed(`snapshot ${ref} belongs to appliance "${s.appliance}", not "${appliance}"`);
+  if (s === null)
+    throw new CommandFailed(
+      `unknown snapshot "${ref}"${/^\d+$/.test(ref) ? '' : ' (snapshots are numbered; `portolan history <appliance>` lists them)'}`,
+    );
+  if (appliance !== undefined && s.appliance !== appliance)
+    throw new CommandFailed(`snapshot ${ref} belongs to appliance "${s.appliance}", not "${appliance}"`);
   return s;
 }
 
@@ -107,7 +127,12 @@ export async function desiredOf(ctx: AuditContext, s: SnapshotRecord): Promise<D
 }
 
 /** Runs a command body with an opened context, printing CommandFailed as `portolan <name>: message` (exit 1). */
-export async function withContext(io: CommandIo, name: string, configOption: unknown, body: (ctx: AuditContext) => Promise<number>): Promise<number> {
+export async function withContext(
+  io: CommandIo,
+  name: string,
+  configOption: unknown,
+  body: (ctx: AuditContext) => Promise<number>,
+): Promise<number> {
   let ctx: AuditContext | null = null;
   try {
     ctx = await openAuditContext(io, configOption);

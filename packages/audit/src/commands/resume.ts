@@ -27,19 +27,39 @@ export async function runResume(args: readonly string[], io: CommandIo): Promise
     const pin = await ctx.store.removePin(appliance);
     let released: string | null = null;
     const head = await ctx.store.head(appliance);
-    if (pin !== null && head !== null && head.held && (head.holdReason === pinHoldReason(pin) || (head.holdReason ?? '').startsWith('pinned by rollback'))) {
+    if (
+      pin !== null &&
+      head !== null &&
+      head.held &&
+      (head.holdReason === pinHoldReason(pin) || (head.holdReason ?? '').startsWith('pinned by rollback'))
+    ) {
       try {
         released = await new PgPlannerStore(ctx.db).appendOne({
-          appliance, contentHash: head.contentHash, rootHash: head.rootHash, pieces: new Map(), parentId: head.id, lastEventSeq: head.lastEventSeq,
-          fleetConfigHash: head.fleetConfigHash, plannerVersion: head.plannerVersion, held: false, holdReason: null, origin: 'plan',
-          reason: `planning resumed (pin to ${pin.snapshotId} removed)`, traceId: null,
+          appliance,
+          contentHash: head.contentHash,
+          rootHash: head.rootHash,
+          pieces: new Map(),
+          parentId: head.id,
+          lastEventSeq: head.lastEventSeq,
+          fleetConfigHash: head.fleetConfigHash,
+          plannerVersion: head.plannerVersion,
+          held: false,
+          holdReason: null,
+          origin: 'plan',
+          reason: `planning resumed (pin to ${pin.snapshotId} removed)`,
+          traceId: null,
         });
       } catch (e) {
         // The planner moved the head first: its new snapshot is unheld now that the pin is gone.
         if (!(e instanceof HeadMovedError)) throw e;
       }
     }
-    const report: ResumeReport = { appliance, unpinned: pin === null ? null : { snapshotId: pin.snapshotId, reason: pin.reason, since: pin.createdAt.toISOString() }, released };
+    const report: ResumeReport = {
+      appliance,
+      unpinned:
+        pin === null ? null : { snapshotId: pin.snapshotId, reason: pin.reason, since: pin.createdAt.toISOString() },
+      released,
+    };
     io.stdout.write(renderReport(format, report, formatResume));
     return 0;
   });
@@ -48,6 +68,9 @@ export async function runResume(args: readonly string[], io: CommandIo): Promise
 function formatResume(r: ResumeReport): string {
   if (r.unpinned === null) return `${r.appliance} was not pinned: planning applies normally.\n`;
   let out = `Removed the pin of ${r.appliance} to snapshot ${r.unpinned.snapshotId} (${r.unpinned.reason ?? 'no reason'}, since ${r.unpinned.since}).\n`;
-  out += r.released === null ? 'The next planner snapshot applies normally.\n' : `Released the plan held meanwhile as snapshot ${r.released}: the applier converges to it now.\n`;
+  out +=
+    r.released === null
+      ? 'The next planner snapshot applies normally.\n'
+      : `Released the plan held meanwhile as snapshot ${r.released}: the applier converges to it now.\n`;
   return out;
 }

@@ -4,9 +4,24 @@ import type { CommandIo } from '../adapters/command-io.ts';
 import { readLeaders } from '../adapters/leader-view.ts';
 import { readBusView, type BusView } from '../adapters/nats-stream-info.ts';
 import { APPLIED_STATUSES } from '../adapters/pg-audit-store.ts';
-import { formatStatusTable, statusProblems, watchStale, type ApplianceStatus, type ClusterStatus, type PlannerStatus, type StatusReport } from '../core/status-report.ts';
+import {
+  formatStatusTable,
+  statusProblems,
+  watchStale,
+  type ApplianceStatus,
+  type ClusterStatus,
+  type PlannerStatus,
+  type StatusReport,
+} from '../core/status-report.ts';
 import { StoreUnreachableError } from '../errors.ts';
-import { commonOptions, outputFormat, parseCommand, printReport, withContext, type AuditContext } from './audit-context.ts';
+import {
+  commonOptions,
+  outputFormat,
+  parseCommand,
+  printReport,
+  withContext,
+  type AuditContext,
+} from './audit-context.ts';
 
 /** The planner's durable consumer (bus declaration) and its row in consumer_positions. */
 const PLANNER_CONSUMER = 'planner';
@@ -35,7 +50,11 @@ export async function statusReport(ctx: AuditContext, now: Date): Promise<Status
   const { config } = ctx.fleet;
   await probeStore(ctx);
   const notes: string[] = [];
-  const bus = await readBusView(config.bus.url, config.bus.stream, { subjectPrefix: config.bus.subjectPrefix, clusters: config.clusters.map((c) => c.name), durable: PLANNER_CONSUMER });
+  const bus = await readBusView(config.bus.url, config.bus.stream, {
+    subjectPrefix: config.bus.subjectPrefix,
+    clusters: config.clusters.map((c) => c.name),
+    durable: PLANNER_CONSUMER,
+  });
   const ageOf = (at: Date | string): number => Math.max(0, Math.round((now.getTime() - new Date(at).getTime()) / 1000));
   const clusters: ClusterStatus[] = [];
   let heartbeatGap: number | null = null;
@@ -46,12 +65,26 @@ export async function statusReport(ctx: AuditContext, now: Date): Promise<Status
     const ageSeconds = at === null ? null : ageOf(at);
     const p = bus.heartbeats.get(c.name);
     // Read from the stream when it could be read: the archive only holds what the planner folded.
-    const publishedHeartbeat = !bus.stream.ok ? undefined : p === undefined ? null : { at: p.at.toISOString(), ageSeconds: ageOf(p.at), seq: p.seq };
+    const publishedHeartbeat = !bus.stream.ok
+      ? undefined
+      : p === undefined
+        ? null
+        : { at: p.at.toISOString(), ageSeconds: ageOf(p.at), seq: p.seq };
     // A heartbeat in the stream newer than the archive's newest: how long the planner has left heartbeats unfolded.
-    if (p !== undefined && ageSeconds !== null && hb !== null && hb.seq < p.seq) heartbeatGap = Math.max(heartbeatGap ?? 0, Math.max(0, ageSeconds - ageOf(p.at)));
+    if (p !== undefined && ageSeconds !== null && hb !== null && hb.seq < p.seq)
+      heartbeatGap = Math.max(heartbeatGap ?? 0, Math.max(0, ageSeconds - ageOf(p.at)));
     clusters.push({
-      cluster: c.name, lastHeartbeat: at, ageSeconds, synced: hb?.type === 'heartbeat' ? hb.synced : null, watcher: hb?.type === 'heartbeat' ? hb.watcherId : null,
-      lastEvent: lastEvent?.toISOString() ?? null, stale: watchStale(ageSeconds, publishedHeartbeat === undefined ? undefined : (publishedHeartbeat?.ageSeconds ?? null), c.staleAfterSeconds),
+      cluster: c.name,
+      lastHeartbeat: at,
+      ageSeconds,
+      synced: hb?.type === 'heartbeat' ? hb.synced : null,
+      watcher: hb?.type === 'heartbeat' ? hb.watcherId : null,
+      lastEvent: lastEvent?.toISOString() ?? null,
+      stale: watchStale(
+        ageSeconds,
+        publishedHeartbeat === undefined ? undefined : (publishedHeartbeat?.ageSeconds ?? null),
+        c.staleAfterSeconds,
+      ),
       ...(publishedHeartbeat === undefined ? {} : { publishedHeartbeat }),
     });
   }
@@ -59,10 +92,18 @@ export async function statusReport(ctx: AuditContext, now: Date): Promise<Status
   const leaders = await readLeaders(config.leases.redisUrl, ctx.db, groups);
   if (!leaders.ok) notes.push(`leaders unknown: ${leaders.message}`);
   const appliances: ApplianceStatus[] = [];
-  for (const a of config.appliances) appliances.push(await applianceStatus(ctx, a.name, a.driver, a.group ?? a.name, leaders, now));
+  for (const a of config.appliances)
+    appliances.push(await applianceStatus(ctx, a.name, a.driver, a.group ?? a.name, leaders, now));
   const stream = await streamStatus(ctx, bus);
   const planner = plannerStatus(stream, bus, heartbeatGap, now);
-  const holds = (await readOpenHolds(ctx.db, null)).map((h) => ({ cluster: h.cluster, kind: h.kind, object: h.objectKey, since: h.heldAt.toISOString(), reason: h.reason, appliances: serving(config, h.cluster) }));
+  const holds = (await readOpenHolds(ctx.db, null)).map((h) => ({
+    cluster: h.cluster,
+    kind: h.kind,
+    object: h.objectKey,
+    since: h.heldAt.toISOString(),
+    reason: h.reason,
+    appliances: serving(config, h.cluster),
+  }));
   const partial = { at: now.toISOString(), clusters, appliances, stream, holds, notes, planner };
   return { ...partial, problems: statusProblems(partial) };
 }
@@ -96,23 +137,79 @@ function describeError(e: unknown): string {
 /** What status can say with the store down: that, and the bus as it stands. */
 async function storeDownReport(ctx: AuditContext, now: Date, e: StoreUnreachableError): Promise<StatusReport> {
   const { config } = ctx.fleet;
-  const bus = await readBusView(config.bus.url, config.bus.stream, { subjectPrefix: config.bus.subjectPrefix, clusters: [], durable: null });
-  const stream = { stream: config.bus.stream, lastSeq: bus.stream.ok ? bus.stream.lastSeq : null, error: bus.stream.ok ? null : bus.stream.message, archivedSeq: 0, consumers: [] };
-  const partial = { at: now.toISOString(), clusters: [], appliances: [], stream, holds: [], notes: [], storeError: e.message };
+  const bus = await readBusView(config.bus.url, config.bus.stream, {
+    subjectPrefix: config.bus.subjectPrefix,
+    clusters: [],
+    durable: null,
+  });
+  const stream = {
+    stream: config.bus.stream,
+    lastSeq: bus.stream.ok ? bus.stream.lastSeq : null,
+    error: bus.stream.ok ? null : bus.stream.message,
+    archivedSeq: 0,
+    consumers: [],
+  };
+  const partial = {
+    at: now.toISOString(),
+    clusters: [],
+    appliances: [],
+    stream,
+    holds: [],
+    notes: [],
+    storeError: e.message,
+  };
   return { ...partial, problems: statusProblems(partial) };
 }
 
-async function applianceStatus(ctx: AuditContext, name: string, driver: string, group: string, leaders: Awaited<ReturnType<typeof readLeaders>>, now: Date): Promise<ApplianceStatus> {
-  const [head, last, applied, pin] = await Promise.all([ctx.store.head(name), ctx.store.lastApply(name, undefined), ctx.store.lastApply(name, APPLIED_STATUSES), ctx.store.pin(name)]);
+async function applianceStatus(
+  ctx: AuditContext,
+  name: string,
+  driver: string,
+  group: string,
+  leaders: Awaited<ReturnType<typeof readLeaders>>,
+  now: Date,
+): Promise<ApplianceStatus> {
+  const [head, last, applied, pin] = await Promise.all([
+    ctx.store.head(name),
+    ctx.store.lastApply(name, undefined),
+    ctx.store.lastApply(name, APPLIED_STATUSES),
+    ctx.store.pin(name),
+  ]);
   const lag = await ctx.store.snapshotsAfter(name, applied?.snapshotId ?? null);
   const g = leaders.ok ? leaders.groups.get(group) : undefined;
   const epochOnly = leaders.ok ? undefined : leaders.epochs.get(group);
   return {
-    appliance: name, driver, group, leader: g?.holder ?? null, epoch: g?.epoch ?? epochOnly?.epoch ?? null,
-    head: head === null ? null : { id: head.id, at: head.createdAt.toISOString(), held: head.held, holdReason: head.holdReason, origin: head.origin },
-    lastApply: last === null ? null : { id: last.id, snapshot: last.snapshotId, status: last.status, finishedAt: last.finishedAt.toISOString(), epoch: last.epoch },
+    appliance: name,
+    driver,
+    group,
+    leader: g?.holder ?? null,
+    epoch: g?.epoch ?? epochOnly?.epoch ?? null,
+    head:
+      head === null
+        ? null
+        : {
+            id: head.id,
+            at: head.createdAt.toISOString(),
+            held: head.held,
+            holdReason: head.holdReason,
+            origin: head.origin,
+          },
+    lastApply:
+      last === null
+        ? null
+        : {
+            id: last.id,
+            snapshot: last.snapshotId,
+            status: last.status,
+            finishedAt: last.finishedAt.toISOString(),
+            epoch: last.epoch,
+          },
     lastAppliedSnapshot: applied?.snapshotId ?? null,
-    lag: { snapshots: lag.count, oldestAgeSeconds: lag.oldest === null ? null : Math.max(0, Math.round((now.getTime() - lag.oldest.getTime()) / 1000)) },
+    lag: {
+      snapshots: lag.count,
+      oldestAgeSeconds:
+        lag.oldest === null ? null : Math.max(0, Math.round((now.getTime() - lag.oldest.getTime()) / 1000)),
+    },
     pinnedTo: pin?.snapshotId ?? null,
   };
 }
@@ -122,18 +219,32 @@ async function streamStatus(ctx: AuditContext, bus: BusView): Promise<StatusRepo
   const info = bus.stream;
   const lastSeq = info.ok ? info.lastSeq : null;
   return {
-    stream: info.stream, lastSeq, error: info.ok ? null : info.message, archivedSeq,
-    consumers: positions.map((p) => ({ consumer: p.consumer, position: p.streamSeq, lag: lastSeq === null ? null : Math.max(0, lastSeq - p.streamSeq), updatedAt: p.updatedAt.toISOString() })),
+    stream: info.stream,
+    lastSeq,
+    error: info.ok ? null : info.message,
+    archivedSeq,
+    consumers: positions.map((p) => ({
+      consumer: p.consumer,
+      position: p.streamSeq,
+      lag: lastSeq === null ? null : Math.max(0, lastSeq - p.streamSeq),
+      updatedAt: p.updatedAt.toISOString(),
+    })),
   };
 }
 
 /** The planner's committed position and how long since it moved, against the stream and the heartbeats in it. */
-function plannerStatus(stream: StatusReport['stream'], bus: BusView, heartbeatGapSeconds: number | null, now: Date): PlannerStatus {
+function plannerStatus(
+  stream: StatusReport['stream'],
+  bus: BusView,
+  heartbeatGapSeconds: number | null,
+  now: Date,
+): PlannerStatus {
   const row = stream.consumers.find((c) => c.consumer === PLANNER_CONSUMER);
   return {
     consumer: PLANNER_CONSUMER,
     position: row?.position ?? null,
-    positionAgeSeconds: row === undefined ? null : Math.max(0, Math.round((now.getTime() - Date.parse(row.updatedAt)) / 1000)),
+    positionAgeSeconds:
+      row === undefined ? null : Math.max(0, Math.round((now.getTime() - Date.parse(row.updatedAt)) / 1000)),
     lag: stream.lastSeq === null ? null : Math.max(0, stream.lastSeq - (row?.position ?? 0)),
     heartbeatGapSeconds,
     redelivered: bus.consumer?.redelivered ?? null,

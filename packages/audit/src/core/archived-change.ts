@@ -1,5 +1,13 @@
 import type { KubeKind } from '@portolan/desired-state';
-import { fromBinary, KubeEventSchema, KubeEventType, KubeKind as ProtoKind, KubeListMarkerSchema, timestampMs, WatcherHeartbeatSchema } from '@portolan/proto';
+import {
+  fromBinary,
+  KubeEventSchema,
+  KubeEventType,
+  KubeKind as ProtoKind,
+  KubeListMarkerSchema,
+  timestampMs,
+  WatcherHeartbeatSchema,
+} from '@portolan/proto';
 
 /** One archived row as the audit reads it: stream sequence, subject, protobuf payload, time and trace. */
 export interface ArchivedRow {
@@ -30,8 +38,25 @@ export interface ObjectChange {
 /** What one archived message was. Markers and heartbeats are inputs too, but not object changes. */
 export type ArchivedChange =
   | ObjectChange
-  | { readonly type: 'marker'; readonly seq: number; readonly at: string; readonly cluster: string; readonly kind: KubeKind; readonly generation: number; readonly keys: number; readonly chunk: string }
-  | { readonly type: 'heartbeat'; readonly seq: number; readonly at: string; readonly cluster: string; readonly sentAt: string | null; readonly synced: boolean; readonly watcherId: string }
+  | {
+      readonly type: 'marker';
+      readonly seq: number;
+      readonly at: string;
+      readonly cluster: string;
+      readonly kind: KubeKind;
+      readonly generation: number;
+      readonly keys: number;
+      readonly chunk: string;
+    }
+  | {
+      readonly type: 'heartbeat';
+      readonly seq: number;
+      readonly at: string;
+      readonly cluster: string;
+      readonly sentAt: string | null;
+      readonly synced: boolean;
+      readonly watcherId: string;
+    }
   | { readonly type: 'unreadable'; readonly seq: number; readonly at: string; readonly reason: string };
 
 const KINDS: Readonly<Record<number, KubeKind>> = {
@@ -59,29 +84,68 @@ export function decodeArchivedChange(row: ArchivedRow): ArchivedChange {
   try {
     if (row.subject.endsWith('.heartbeat')) {
       const h = fromBinary(WatcherHeartbeatSchema, row.payload);
-      return { type: 'heartbeat', seq: row.seq, at, cluster: h.cluster, sentAt: h.sentAt ? new Date(timestampMs(h.sentAt)).toISOString() : null, synced: h.kinds.length > 0 && h.kinds.every((k) => k.synced), watcherId: h.watcherId };
+      return {
+        type: 'heartbeat',
+        seq: row.seq,
+        at,
+        cluster: h.cluster,
+        sentAt: h.sentAt ? new Date(timestampMs(h.sentAt)).toISOString() : null,
+        synced: h.kinds.length > 0 && h.kinds.every((k) => k.synced),
+        watcherId: h.watcherId,
+      };
     }
     if (row.subject.endsWith('.list')) {
       const m = fromBinary(KubeListMarkerSchema, row.payload);
       const kind = KINDS[m.kind];
-      if (kind === undefined) return { type: 'unreadable', seq: row.seq, at, reason: `list marker of unknown kind ${m.kind}` };
-      return { type: 'marker', seq: row.seq, at, cluster: m.cluster, kind, generation: Number(m.listGeneration), keys: m.keys.length, chunk: `${m.chunkIndex + 1}/${m.chunkCount}` };
+      if (kind === undefined)
+        return { type: 'unreadable', seq: row.seq, at, reason: `list marker of unknown kind ${m.kind}` };
+      return {
+        type: 'marker',
+        seq: row.seq,
+        at,
+        cluster: m.cluster,
+        kind,
+        generation: Number(m.listGeneration),
+        keys: m.keys.length,
+        chunk: `${m.chunkIndex + 1}/${m.chunkCount}`,
+      };
     }
     const e = fromBinary(KubeEventSchema, row.payload);
     const kind = KINDS[e.kind];
     const event = EVENTS[e.type];
-    if (kind === undefined || event === undefined) return { type: 'unreadable', seq: row.seq, at, reason: `event of unknown kind ${e.kind} or type ${e.type}` };
+    if (kind === undefined || event === undefined)
+      return { type: 'unreadable', seq: row.seq, at, reason: `event of unknown kind ${e.kind} or type ${e.type}` };
     return {
-      type: 'event', seq: row.seq, at, traceId: row.traceId, cluster: e.cluster, kind, namespace: e.namespace, name: e.name, uid: e.uid,
-      resourceVersion: e.resourceVersion, event, service: kind === 'EndpointSlice' ? serviceOfSlice(e.object) : null,
+      type: 'event',
+      seq: row.seq,
+      at,
+      traceId: row.traceId,
+      cluster: e.cluster,
+      kind,
+      namespace: e.namespace,
+      name: e.name,
+      uid: e.uid,
+      resourceVersion: e.resourceVersion,
+      event,
+      service: kind === 'EndpointSlice' ? serviceOfSlice(e.object) : null,
     };
   } catch (error) {
-    return { type: 'unreadable', seq: row.seq, at, reason: `cannot decode ${row.subject}: ${(error as Error).message}` };
+    return {
+      type: 'unreadable',
+      seq: row.seq,
+      at,
+      reason: `cannot decode ${row.subject}: ${(error as Error).message}`,
+    };
   }
 }
 
 /** `cluster/Kind/namespace/name` (namespace omitted for cluster-scoped kinds): how the audit names an object. */
-export function formatObject(o: { readonly cluster: string; readonly kind: string; readonly namespace: string; readonly name: string }): string {
+export function formatObject(o: {
+  readonly cluster: string;
+  readonly kind: string;
+  readonly namespace: string;
+  readonly name: string;
+}): string {
   return o.namespace === '' ? `${o.cluster}/${o.kind}/${o.name}` : `${o.cluster}/${o.kind}/${o.namespace}/${o.name}`;
 }
 

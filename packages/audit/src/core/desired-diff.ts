@@ -24,11 +24,21 @@ export function diffDesiredStates(a: DesiredState, b: DesiredState): ObjectDiffe
   for (const o of after) {
     seen.add(o.key);
     const old = before.get(o.key);
-    if (old === undefined) out.push({ change: 'added', key: o.key, kind: o.kind, before: '', after: o.summary, sources: o.sources });
-    else if (canonicalJson(old.value) !== canonicalJson(o.value)) out.push({ change: 'changed', key: o.key, kind: o.kind, before: old.summary, after: o.summary, sources: union(old.sources, o.sources) });
+    if (old === undefined)
+      out.push({ change: 'added', key: o.key, kind: o.kind, before: '', after: o.summary, sources: o.sources });
+    else if (canonicalJson(old.value) !== canonicalJson(o.value))
+      out.push({
+        change: 'changed',
+        key: o.key,
+        kind: o.kind,
+        before: old.summary,
+        after: o.summary,
+        sources: union(old.sources, o.sources),
+      });
   }
   for (const [key, o] of before) {
-    if (!seen.has(key)) out.push({ change: 'removed', key, kind: o.kind, before: o.summary, after: '', sources: o.sources });
+    if (!seen.has(key))
+      out.push({ change: 'removed', key, kind: o.kind, before: o.summary, after: '', sources: o.sources });
   }
   return out;
 }

@@ -1,4 +1,11 @@
-import type { DesiredState, ListenAddress, ObjectRef, PoolMember, Route, VirtualService } from '@portolan/desired-state';
+import type {
+  DesiredState,
+  ListenAddress,
+  ObjectRef,
+  PoolMember,
+  Route,
+  VirtualService,
+} from '@portolan/desired-state';
 
 /** One object of a desired state as the audit lists it: a stable key, a kind, and a one-line summary. */
 export interface DesiredObject {
@@ -50,20 +57,48 @@ export function listDesiredObjects(d: DesiredState): DesiredObject[] {
   for (const p of d.pools) {
     const { members, ...rest } = p;
     out.push({
-      key: `pool/${p.name}`, kind: 'pool', summary: `${members.length} member(s)${p.monitor ? `, monitor ${p.monitor.type}` : ''}${p.persistence ? `, persistence ${p.persistence.type}` : ''}${p.tlsToBackend ? ', TLS to backend' : ''}`,
-      sources: p.services.map(refString), value: rest,
+      key: `pool/${p.name}`,
+      kind: 'pool',
+      summary: `${members.length} member(s)${p.monitor ? `, monitor ${p.monitor.type}` : ''}${p.persistence ? `, persistence ${p.persistence.type}` : ''}${p.tlsToBackend ? ', TLS to backend' : ''}`,
+      sources: p.services.map(refString),
+      value: rest,
     });
-    for (const m of members) out.push({ key: `member/${p.name}/${m.address}:${m.port}`, kind: 'member', summary: memberString(m), sources: p.services.map(refString), value: m });
+    for (const m of members)
+      out.push({
+        key: `member/${p.name}/${m.address}:${m.port}`,
+        kind: 'member',
+        summary: memberString(m),
+        sources: p.services.map(refString),
+        value: m,
+      });
   }
   for (const c of d.certificates) {
-    out.push({ key: `certificate/${c.name}`, kind: 'certificate', summary: `${refString(c.secret)} fp ${c.fingerprint.slice(0, 12) || '(pending)'} hosts ${c.hosts.join(',') || '-'}`, sources: [refString(c.secret)], value: c });
+    out.push({
+      key: `certificate/${c.name}`,
+      kind: 'certificate',
+      summary: `${refString(c.secret)} fp ${c.fingerprint.slice(0, 12) || '(pending)'} hosts ${c.hosts.join(',') || '-'}`,
+      sources: [refString(c.secret)],
+      value: c,
+    });
   }
   for (const b of d.bindings) {
-    out.push({ key: `binding/${b.target}`, kind: 'binding', summary: `${refString(b.service)} → ${b.members.map(memberString).join(', ') || '(no members)'}`, sources: [refString(b.service)], value: b });
+    out.push({
+      key: `binding/${b.target}`,
+      kind: 'binding',
+      summary: `${refString(b.service)} → ${b.members.map(memberString).join(', ') || '(no members)'}`,
+      sources: [refString(b.service)],
+      value: b,
+    });
   }
   for (const c of d.conditions) {
     if (c.type === 'Accepted') continue;
-    out.push({ key: `condition/${refString(c.object)}/${c.reason}`, kind: 'condition', summary: `${c.type} ${c.reason}: ${c.message}`, sources: [refString(c.object)], value: c });
+    out.push({
+      key: `condition/${refString(c.object)}/${c.reason}`,
+      kind: 'condition',
+      summary: `${c.type} ${c.reason}: ${c.message}`,
+      sources: [refString(c.object)],
+      value: c,
+    });
   }
   return out;
 }
@@ -76,14 +111,22 @@ function virtualServiceObjects(vs: VirtualService): DesiredObject[] {
     vs.defaultPool !== null ? `default → ${vs.defaultPool}` : '',
     vs.redirectToHttpsPort !== null ? `redirect → https:${vs.redirectToHttpsPort}` : '',
   ].filter((s) => s !== '');
-  const out: DesiredObject[] = [{
-    key: `virtual-service/${vs.name}`, kind: 'virtual-service', summary: `${listenString(vs.address, vs.port)} ${flags.join(', ')} (${routes.length} route(s))`,
-    sources: vs.owners.map(refString), value: header,
-  }];
+  const out: DesiredObject[] = [
+    {
+      key: `virtual-service/${vs.name}`,
+      kind: 'virtual-service',
+      summary: `${listenString(vs.address, vs.port)} ${flags.join(', ')} (${routes.length} route(s))`,
+      sources: vs.owners.map(refString),
+      value: header,
+    },
+  ];
   for (const r of routes) {
     out.push({
-      key: routeKey(vs.name, r), kind: 'route', summary: `${routeString(r)} → ${r.redirectToHttpsPort !== undefined ? `redirect https:${r.redirectToHttpsPort}` : r.pool}`,
-      sources: [refString(r.source)], value: r,
+      key: routeKey(vs.name, r),
+      kind: 'route',
+      summary: `${routeString(r)} → ${r.redirectToHttpsPort !== undefined ? `redirect https:${r.redirectToHttpsPort}` : r.pool}`,
+      sources: [refString(r.source)],
+      value: r,
     });
   }
   return out;

@@ -11,7 +11,8 @@ export interface ReferencedObjects {
   readonly nodes: ReadonlySet<string>;
 }
 
-const key = (r: Pick<ObjectRef, 'cluster' | 'kind' | 'namespace' | 'name'>): string => `${r.cluster}/${r.kind}/${r.namespace}/${r.name}`;
+const key = (r: Pick<ObjectRef, 'cluster' | 'kind' | 'namespace' | 'name'>): string =>
+  `${r.cluster}/${r.kind}/${r.namespace}/${r.name}`;
 
 /** Every object a desired state names: owners, route sources, pool Services, certificate Secrets, bindings, conditions. */
 export function referencedObjects(...states: readonly DesiredState[]): ReferencedObjects {
@@ -44,7 +45,8 @@ export function referencedObjects(...states: readonly DesiredState[]): Reference
 /** True when an archived change touches something the referenced objects name. */
 export function isRelevant(change: ObjectChange, refs: ReferencedObjects): boolean {
   if (refs.objects.has(key(change))) return true;
-  if (change.kind === 'EndpointSlice' && change.service !== null) return refs.services.has(`${change.cluster}/${change.namespace}/${change.service}`);
+  if (change.kind === 'EndpointSlice' && change.service !== null)
+    return refs.services.has(`${change.cluster}/${change.namespace}/${change.service}`);
   if (change.kind === 'Node') return refs.nodes.has(`${change.cluster}/${change.name}`);
   return false;
 }

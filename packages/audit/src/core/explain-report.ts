@@ -27,9 +27,20 @@ export interface LastChange {
   /** True when the target is unchanged since the appliance's first snapshot in the chain. */
   readonly sinceFirst: boolean;
   /** The archived changes of the target's objects folded into that snapshot. */
-  readonly events: readonly { readonly object: string; readonly event: string; readonly resourceVersion: string; readonly seq: number; readonly at: string }[];
+  readonly events: readonly {
+    readonly object: string;
+    readonly event: string;
+    readonly resourceVersion: string;
+    readonly seq: number;
+    readonly at: string;
+  }[];
   /** The first apply of that snapshot (when it reached the appliance), if any. */
-  readonly applied: { readonly apply: string; readonly at: string; readonly epoch: number; readonly status: string } | null;
+  readonly applied: {
+    readonly apply: string;
+    readonly at: string;
+    readonly epoch: number;
+    readonly status: string;
+  } | null;
   /** Snapshots examined while walking back. */
   readonly walked: number;
 }
@@ -43,24 +54,58 @@ export interface ExplainReport {
   readonly objects: readonly ExplainedObject[];
   readonly lastChange: LastChange | null;
   /** The snapshot's conditions on those objects (a shared host, a lost route, a refused certificate...). */
-  readonly conditions: readonly { readonly object: string; readonly type: string; readonly reason: string; readonly message: string }[];
+  readonly conditions: readonly {
+    readonly object: string;
+    readonly type: string;
+    readonly reason: string;
+    readonly message: string;
+  }[];
 }
 
 /** An explained object from its input and its archived events (newest first). */
 export function explainedObject(input: KubeInput, events: readonly ObjectChange[]): ExplainedObject {
   const newest = events[0];
   return {
-    object: refString(input.ref), role: input.role, resourceVersion: newest?.resourceVersion ?? null, event: newest?.event ?? null, seq: newest?.seq ?? null,
-    at: newest?.at ?? null, traceId: newest?.traceId ?? null, history: events.slice(1).map((e) => `${e.event} rv ${e.resourceVersion}@${e.seq}`),
+    object: refString(input.ref),
+    role: input.role,
+    resourceVersion: newest?.resourceVersion ?? null,
+    event: newest?.event ?? null,
+    seq: newest?.seq ?? null,
+    at: newest?.at ?? null,
+    traceId: newest?.traceId ?? null,
+    history: events.slice(1).map((e) => `${e.event} rv ${e.resourceVersion}@${e.seq}`),
   };
 }
 
 /** The last-change record of a snapshot found by walking back. */
-export function lastChangeOf(s: SnapshotRecord, sinceFirst: boolean, changes: readonly ObjectChange[], objects: ReadonlySet<string>, applied: ApplyRecord | null, walked: number): LastChange {
+export function lastChangeOf(
+  s: SnapshotRecord,
+  sinceFirst: boolean,
+  changes: readonly ObjectChange[],
+  objects: ReadonlySet<string>,
+  applied: ApplyRecord | null,
+  walked: number,
+): LastChange {
   return {
-    snapshot: s.id, at: s.createdAt.toISOString(), origin: s.origin, reason: s.reason, sinceFirst, walked,
-    events: changes.filter((c) => objects.has(formatObject(c))).map((c) => ({ object: formatObject(c), event: c.event, resourceVersion: c.resourceVersion, seq: c.seq, at: c.at })),
-    applied: applied === null ? null : { apply: applied.id, at: applied.finishedAt.toISOString(), epoch: applied.epoch, status: applied.status },
+    snapshot: s.id,
+    at: s.createdAt.toISOString(),
+    origin: s.origin,
+    reason: s.reason,
+    sinceFirst,
+    walked,
+    events: changes
+      .filter((c) => objects.has(formatObject(c)))
+      .map((c) => ({
+        object: formatObject(c),
+        event: c.event,
+        resourceVersion: c.resourceVersion,
+        seq: c.seq,
+        at: c.at,
+      })),
+    applied:
+      applied === null
+        ? null
+        : { apply: applied.id, at: applied.finishedAt.toISOString(), epoch: applied.epoch, status: applied.status },
   };
 }
 
@@ -68,21 +113,49 @@ export function lastChangeOf(s: SnapshotRecord, sinceFirst: boolean, changes: re
 export function formatExplainTable(r: ExplainReport): string {
   const t = r.target;
   let out = '';
-  if (t.type === 'vendor') out += `${t.id} on ${r.appliance} (snapshot ${r.snapshot}) is rendered from ${listCell(t.neutral.map((n) => `${n.type} ${n.name}`), 6)}\n`;
+  if (t.type === 'vendor')
+    out += `${t.id} on ${r.appliance} (snapshot ${r.snapshot}) is rendered from ${listCell(
+      t.neutral.map((n) => `${n.type} ${n.name}`),
+      6,
+    )}\n`;
   else if (t.type === 'route') {
     out += `${t.host || '*'}${t.path} on ${r.appliance} (snapshot ${r.snapshot}):\n`;
-    for (const m of t.matches) out += `  ${m.vs}: ${m.outcome === 'redirect' ? 'redirect to https' : m.route === null ? `default backend → pool ${m.pool ?? '-'}` : `route ${m.route.host || '*'}${m.route.path || '/'} (${m.route.match}) → pool ${m.pool ?? '-'}`}\n`;
+    for (const m of t.matches)
+      out += `  ${m.vs}: ${m.outcome === 'redirect' ? 'redirect to https' : m.route === null ? `default backend → pool ${m.pool ?? '-'}` : `route ${m.route.host || '*'}${m.route.path || '/'} (${m.route.match}) → pool ${m.pool ?? '-'}`}\n`;
   }
   out += '\nKubernetes objects:\n';
-  out += r.objects.length === 0 ? '(none)\n' : formatTable(['OBJECT', 'RESOURCE VERSION', 'LAST EVENT', 'SEQ', 'AT', 'ROLE'], r.objects.map((o) => [o.object, o.resourceVersion ?? '-', o.event ?? '(not archived)', o.seq === null ? '-' : String(o.seq), o.at ?? '-', truncateCell(o.role, 50)]));
+  out +=
+    r.objects.length === 0
+      ? '(none)\n'
+      : formatTable(
+          ['OBJECT', 'RESOURCE VERSION', 'LAST EVENT', 'SEQ', 'AT', 'ROLE'],
+          r.objects.map((o) => [
+            o.object,
+            o.resourceVersion ?? '-',
+            o.event ?? '(not archived)',
+            o.seq === null ? '-' : String(o.seq),
+            o.at ?? '-',
+            truncateCell(o.role, 50),
+          ]),
+        );
   if (r.conditions.length > 0) {
     out += '\nConditions:\n';
-    out += formatTable(['OBJECT', 'TYPE', 'REASON', 'MESSAGE'], r.conditions.map((x) => [x.object, x.type, x.reason, truncateCell(x.message, 110)]));
+    out += formatTable(
+      ['OBJECT', 'TYPE', 'REASON', 'MESSAGE'],
+      r.conditions.map((x) => [x.object, x.type, x.reason, truncateCell(x.message, 110)]),
+    );
   }
   const c = r.lastChange;
   if (c === null) return `${out}\nLast changed: unknown.\n`;
   out += `\nLast changed: snapshot ${c.snapshot} at ${c.at}${c.sinceFirst ? ' (unchanged since the first snapshot)' : ''}${c.origin === 'rollback' ? ` by an operator rollback${c.reason ? `: ${c.reason}` : ''}` : ''}`;
-  out += c.applied === null ? ', not applied yet\n' : `, applied by apply ${c.applied.apply} at ${c.applied.at} (epoch ${c.applied.epoch}, ${c.applied.status})\n`;
-  if (c.events.length > 0) out += formatTable(['CAUSED BY', 'EVENT', 'RESOURCE VERSION', 'SEQ', 'AT'], c.events.map((e) => [e.object, e.event, e.resourceVersion, String(e.seq), e.at]));
+  out +=
+    c.applied === null
+      ? ', not applied yet\n'
+      : `, applied by apply ${c.applied.apply} at ${c.applied.at} (epoch ${c.applied.epoch}, ${c.applied.status})\n`;
+  if (c.events.length > 0)
+    out += formatTable(
+      ['CAUSED BY', 'EVENT', 'RESOURCE VERSION', 'SEQ', 'AT'],
+      c.events.map((e) => [e.object, e.event, e.resourceVersion, String(e.seq), e.at]),
+    );
   return out;
 }

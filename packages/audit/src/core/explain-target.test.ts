@@ -8,21 +8,38 @@ import { vendorRenderer } from './vendor-renderer.ts';
 import { shop } from '../testing/desired-fixture.ts';
 
 const fleet = fleetConfigSchema.parse({
-  version: 1, clusters: [{ name: 'c1' }],
+  version: 1,
+  clusters: [{ name: 'c1' }],
   appliances: [
-    { name: 'edge', driver: 'vtm', vtm: { url: 'https://vtm.example:9070', username: 'a', passwordFile: 'p', defaultTrafficIpGroup: 'tip' } },
-    { name: 'lm', driver: 'loadmaster', loadmaster: { url: 'https://lm.example', apiKeyFile: 'k', defaultAddress: '10.9.9.9' } },
+    {
+      name: 'edge',
+      driver: 'vtm',
+      vtm: { url: 'https://vtm.example:9070', username: 'a', passwordFile: 'p', defaultTrafficIpGroup: 'tip' },
+    },
+    {
+      name: 'lm',
+      driver: 'loadmaster',
+      loadmaster: { url: 'https://lm.example', apiKeyFile: 'k', defaultAddress: '10.9.9.9' },
+    },
     { name: 'hap', driver: 'haproxy', haproxy: { configDir: '/etc/hap', masterSocket: '/run/hap.sock' } },
   ],
-  bus: { url: 'nats://x' }, store: { url: 'postgres://x' }, leases: { redisUrl: 'redis://x' }, secrets: { keyFile: 'k' },
+  bus: { url: 'nats://x' },
+  store: { url: 'postgres://x' },
+  leases: { redisUrl: 'redis://x' },
+  secrets: { keyFile: 'k' },
 });
 const renderer = (name: string) => vendorRenderer(fleet.appliances.find((a) => a.name === name)!);
 const resolve = (appliance: string, query: string, d = shop()) => {
   const r = renderer(appliance);
   const desired = { ...d, appliance, driver: r.kind };
-  return { target: resolveExplainTarget(query, r.kind, desired, listVendorObjects(r.kind, r.render(desired))), desired, r };
+  return {
+    target: resolveExplainTarget(query, r.kind, desired, listVendorObjects(r.kind, r.render(desired))),
+    desired,
+    r,
+  };
 };
-const inputs = (x: ReturnType<typeof resolve>): string[] => kubeInputsOf(x.target, x.desired).map((i) => `${i.ref.kind}/${i.ref.name}`);
+const inputs = (x: ReturnType<typeof resolve>): string[] =>
+  kubeInputsOf(x.target, x.desired).map((i) => `${i.ref.kind}/${i.ref.name}`);
 
 test('parseHostPath: host/path requests, any host, and text that is not one', () => {
   assert.deepEqual(parseHostPath('web.example.com/static/app.js'), { host: 'web.example.com', path: '/static/app.js' });
@@ -31,17 +48,22 @@ test('parseHostPath: host/path requests, any host, and text that is not one', ()
   assert.equal(parseHostPath('pools/portolan-pl-x'), null);
 });
 
-test('explain a request: the planner\'s matching picks the longest path, on every listener that serves the host', () => {
+test("explain a request: the planner's matching picks the longest path, on every listener that serves the host", () => {
   const x = resolve('edge', 'web.example.com/static/app.js');
   assert.ok(x.target.type === 'route');
-  assert.deepEqual(x.target.matches.map((m) => `${m.vs} ${m.route?.path} ${m.pool}`), ['http-80 /static shop~static~80', 'https-443 / shop~web~80']);
+  assert.deepEqual(
+    x.target.matches.map((m) => `${m.vs} ${m.route?.path} ${m.pool}`),
+    ['http-80 /static shop~static~80', 'https-443 / shop~web~80'],
+  );
   assert.deepEqual(inputs(x), ['Ingress/web', 'Service/static', 'Service/web']);
   const none = resolve('edge', 'nothing.example.com/');
   assert.deepEqual(none.target, { type: 'unknown', message: 'no virtual service of edge routes nothing.example.com/' });
 });
 
 test('explain a vendor object on each driver: by full id, by name, or by a unique part of the name', () => {
-  const poolId = listVendorObjects('vtm', renderer('edge').render({ ...shop(), appliance: 'edge' })).find((o) => o.id.startsWith('pools/portolan-pl-shop_web_80'))!.id;
+  const poolId = listVendorObjects('vtm', renderer('edge').render({ ...shop(), appliance: 'edge' })).find((o) =>
+    o.id.startsWith('pools/portolan-pl-shop_web_80'),
+  )!.id;
   const full = resolve('edge', poolId);
   assert.ok(full.target.type === 'vendor' && full.target.id === poolId);
   const byName = resolve('edge', poolId.slice('pools/'.length));
@@ -57,7 +79,10 @@ test('explain a vendor object on each driver: by full id, by name, or by a uniqu
   const hap = resolve('hap', 'backend/http:shop~web~80');
   assert.equal(hap.target.type, 'unknown', 'HAProxy rewrites ~ in names');
   const hapPool = resolve('hap', 'shop_web_80');
-  assert.ok(hapPool.target.type === 'vendor' && hapPool.target.id.startsWith('backend/http:shop_web_80'), JSON.stringify(hapPool.target));
+  assert.ok(
+    hapPool.target.type === 'vendor' && hapPool.target.id.startsWith('backend/http:shop_web_80'),
+    JSON.stringify(hapPool.target),
+  );
   const frontend = resolve('hap', 'frontend/fe:https-443');
   assert.ok(frontend.target.type === 'vendor');
   assert.deepEqual(inputs(frontend), ['Ingress/web', 'Secret/web-tls']);
@@ -68,8 +93,20 @@ test('explainFingerprint: changes exactly when what serves the target changes', 
     const x = resolve('edge', query, d);
     return explainFingerprint(x.target, x.desired, listVendorObjects(x.r.kind, x.r.render(x.desired)));
   };
-  assert.equal(fp('web.example.com/', shop([1, 2])), fp('web.example.com/', shop([1, 2], 'bb'.repeat(32))), 'a certificate change does not change the route to the web pool');
-  assert.notEqual(fp('web.example.com/', shop([1, 2])), fp('web.example.com/', shop([1, 2, 3])), 'a member change does');
-  assert.equal(fp('api.example.com/api', shop([1, 2])), fp('api.example.com/api', shop([1, 2, 3])), 'other pools do not');
+  assert.equal(
+    fp('web.example.com/', shop([1, 2])),
+    fp('web.example.com/', shop([1, 2], 'bb'.repeat(32))),
+    'a certificate change does not change the route to the web pool',
+  );
+  assert.notEqual(
+    fp('web.example.com/', shop([1, 2])),
+    fp('web.example.com/', shop([1, 2, 3])),
+    'a member change does',
+  );
+  assert.equal(
+    fp('api.example.com/api', shop([1, 2])),
+    fp('api.example.com/api', shop([1, 2, 3])),
+    'other pools do not',
+  );
   assert.notEqual(fp('key-web-tls', shop()), fp('key-web-tls', shop([1, 2], 'bb'.repeat(32))));
 });

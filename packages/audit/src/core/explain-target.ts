@@ -19,10 +19,18 @@ export interface KubeInput {
  * Resolves the query: a vendor object (`type/name`, its `name`, or a unique part of it, as `portolan at` lists them; HAProxy
  * frontends as `frontend/<name>`), or a `host/path` request. Vendor objects win when both could match.
  */
-export function resolveExplainTarget(query: string, kind: DriverKind, desired: DesiredState, rendered: readonly VendorObject[]): ExplainTarget {
+export function resolveExplainTarget(
+  query: string,
+  kind: DriverKind,
+  desired: DesiredState,
+  rendered: readonly VendorObject[],
+): ExplainTarget {
   const provenance = vendorProvenance(kind, desired);
   // Rendered objects, plus HAProxy frontends (sections of haproxy.cfg, not listed objects of their own).
-  const ids = new Set([...rendered.map((o) => o.id), ...[...provenance.keys()].filter((id) => id.startsWith('frontend/'))]);
+  const ids = new Set([
+    ...rendered.map((o) => o.id),
+    ...[...provenance.keys()].filter((id) => id.startsWith('frontend/')),
+  ]);
   const suffix = ids.has(query) ? [query] : [...ids].filter((id) => id.endsWith(`/${query}`));
   // Names carry a hash suffix (`portolan-pl-shop_web_80~f2105b6d`): a unique partial name is enough.
   const exact = suffix.length > 0 ? suffix : [...ids].filter((id) => id.includes(query));
@@ -30,12 +38,17 @@ export function resolveExplainTarget(query: string, kind: DriverKind, desired: D
   if (exact.length > 1) return { type: 'unknown', message: `"${query}" is ambiguous: ${exact.join(', ')}` };
   const hp = parseHostPath(query);
   if (hp !== null) {
-    const matches = desired.virtualServices.map((vs) => routeRequest(vs, hp.host, hp.path)).filter((m) => m.outcome !== 'not-found');
+    const matches = desired.virtualServices
+      .map((vs) => routeRequest(vs, hp.host, hp.path))
+      .filter((m) => m.outcome !== 'not-found');
     if (matches.length > 0) return { type: 'route', host: hp.host, path: hp.path, matches };
     return { type: 'unknown', message: `no virtual service of ${desired.appliance} routes ${query}` };
   }
   const sample = rendered.slice(0, 5).map((o) => o.id);
-  return { type: 'unknown', message: `no vendor object "${query}" on ${desired.appliance}${sample.length > 0 ? ` (objects look like: ${sample.join(', ')})` : ''}` };
+  return {
+    type: 'unknown',
+    message: `no vendor object "${query}" on ${desired.appliance}${sample.length > 0 ? ` (objects look like: ${sample.join(', ')})` : ''}`,
+  };
 }
 
 /**
@@ -54,7 +67,9 @@ export function kubeInputsOf(target: ExplainTarget, desired: DesiredState): Kube
   if (target.type === 'route') {
     for (const m of target.matches) {
       if (m.route !== null) add(m.route.source, `routes ${m.route.host || '*'}${m.route.path || '/'} on ${m.vs}`);
-      else for (const o of desired.virtualServices.find((v) => v.name === m.vs)?.owners ?? []) add(o, `default backend of ${m.vs}`);
+      else
+        for (const o of desired.virtualServices.find((v) => v.name === m.vs)?.owners ?? [])
+          add(o, `default backend of ${m.vs}`);
       if (m.pool !== null) pool(m.pool);
     }
   } else if (target.type === 'vendor') {
@@ -63,7 +78,12 @@ export function kubeInputsOf(target: ExplainTarget, desired: DesiredState): Kube
   return [...out.values()];
 }
 
-function neutralInputs(n: NeutralRef, desired: DesiredState, add: (ref: ObjectRef, role: string) => void, pool: (name: string) => void): void {
+function neutralInputs(
+  n: NeutralRef,
+  desired: DesiredState,
+  add: (ref: ObjectRef, role: string) => void,
+  pool: (name: string) => void,
+): void {
   if (n.type === 'virtual-service') {
     const vs = desired.virtualServices.find((v) => v.name === n.name);
     for (const o of vs?.owners ?? []) add(o, `owns ${n.name}`);
@@ -81,9 +101,12 @@ function neutralInputs(n: NeutralRef, desired: DesiredState, add: (ref: ObjectRe
   } else if (n.type === 'certificate') {
     const cert = desired.certificates.find((c) => c.name === n.name);
     if (cert !== undefined) add(cert.secret, `certificate ${n.name}`);
-    for (const vs of desired.virtualServices) if (vs.certificates.includes(n.name)) for (const o of vs.owners) add(o, `serves certificate ${n.name}`);
+    for (const vs of desired.virtualServices)
+      if (vs.certificates.includes(n.name)) for (const o of vs.owners) add(o, `serves certificate ${n.name}`);
   } else if (n.type === 'route' && n.route !== undefined) {
-    const route = desired.virtualServices.find((v) => v.name === n.route!.vs)?.routes.find((r) => r.host === n.route!.host && r.path === n.route!.path && r.match === n.route!.match);
+    const route = desired.virtualServices
+      .find((v) => v.name === n.route!.vs)
+      ?.routes.find((r) => r.host === n.route!.host && r.path === n.route!.path && r.match === n.route!.match);
     if (route !== undefined) {
       add(route.source, `routes ${n.name}`);
       pool(route.pool);
@@ -98,17 +121,27 @@ function neutralInputs(n: NeutralRef, desired: DesiredState, add: (ref: ObjectRe
  * What must stay equal for the target to count as unchanged between two snapshots: the rendered vendor object,
  * or for a request the matched routes and the pools (with members) they lead to. Null when absent.
  */
-export function explainFingerprint(target: ExplainTarget, desired: DesiredState, rendered: readonly VendorObject[]): string | null {
+export function explainFingerprint(
+  target: ExplainTarget,
+  desired: DesiredState,
+  rendered: readonly VendorObject[],
+): string | null {
   if (target.type === 'vendor') {
     const o = rendered.find((x) => x.id === target.id);
     if (o !== undefined) return canonicalJson(o.value);
-    const present = target.neutral.filter((n) => neutralValue(n, desired) !== undefined).map((n) => neutralValue(n, desired));
+    const present = target.neutral
+      .filter((n) => neutralValue(n, desired) !== undefined)
+      .map((n) => neutralValue(n, desired));
     return present.length === 0 ? null : canonicalJson(present);
   }
   if (target.type === 'route') {
-    const matches = desired.virtualServices.map((vs) => routeRequest(vs, target.host, target.path)).filter((m) => m.outcome !== 'not-found');
+    const matches = desired.virtualServices
+      .map((vs) => routeRequest(vs, target.host, target.path))
+      .filter((m) => m.outcome !== 'not-found');
     if (matches.length === 0) return null;
-    return canonicalJson(matches.map((m) => ({ ...m, poolValue: desired.pools.find((p) => p.name === m.pool) ?? null })));
+    return canonicalJson(
+      matches.map((m) => ({ ...m, poolValue: desired.pools.find((p) => p.name === m.pool) ?? null })),
+    );
   }
   return null;
 }
@@ -118,5 +151,7 @@ function neutralValue(n: NeutralRef, d: DesiredState): unknown {
   if (n.type === 'pool') return d.pools.find((p) => p.name === n.name);
   if (n.type === 'certificate') return d.certificates.find((c) => c.name === n.name);
   if (n.type === 'binding') return d.bindings.find((b) => b.target === n.name);
-  return d.virtualServices.find((v) => v.name === n.route?.vs)?.routes.find((r) => r.host === n.route?.host && r.path === n.route?.path);
+  return d.virtualServices
+    .find((v) => v.name === n.route?.vs)
+    ?.routes.find((r) => r.host === n.route?.host && r.path === n.route?.path);
 }

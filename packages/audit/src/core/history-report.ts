@@ -69,18 +69,74 @@ export interface SnapshotCause {
   readonly toSeq: number;
   readonly events: number;
   /** Changes that touch objects the appliance's plans name (all changes when none does). */
-  readonly objects: readonly { readonly object: string; readonly resourceVersion: string; readonly event: string; readonly seq: number; readonly traceId: string | null }[];
+  readonly objects: readonly {
+    readonly object: string;
+    readonly resourceVersion: string;
+    readonly event: string;
+    readonly seq: number;
+    readonly traceId: string | null;
+  }[];
   /** False when no change touched a named object and every change in the range is listed. */
   readonly filtered: boolean;
 }
 
 /** One line of an appliance's history. */
 export type HistoryEntry =
-  | { readonly type: 'snapshot'; readonly at: string; readonly id: string; readonly parent: string | null; readonly origin: string; readonly held: boolean; readonly holdReason: string | null; readonly reason: string | null; readonly contentHash: string; readonly traceId: string | null; readonly cause: SnapshotCause }
-  | { readonly type: 'apply'; readonly at: string; readonly id: string; readonly snapshot: string; readonly epoch: number; readonly leader: string; readonly trigger: string; readonly status: string; readonly operations: number; readonly failed: number; readonly reason: string | null; readonly traceId: string | null; readonly startedAt: string; readonly rollbackReason: string | null }
-  | { readonly type: 'drift'; readonly at: string; readonly id: string; readonly snapshot: string | null; readonly objects: readonly string[]; readonly action: string }
-  | { readonly type: 'hold'; readonly at: string; readonly id: string; readonly seq: number; readonly object: string; readonly reason: string }
-  | { readonly type: 'release'; readonly at: string; readonly id: string; readonly seq: number; readonly object: string; readonly by: string | null; readonly reason: string; readonly removed: boolean | null };
+  | {
+      readonly type: 'snapshot';
+      readonly at: string;
+      readonly id: string;
+      readonly parent: string | null;
+      readonly origin: string;
+      readonly held: boolean;
+      readonly holdReason: string | null;
+      readonly reason: string | null;
+      readonly contentHash: string;
+      readonly traceId: string | null;
+      readonly cause: SnapshotCause;
+    }
+  | {
+      readonly type: 'apply';
+      readonly at: string;
+      readonly id: string;
+      readonly snapshot: string;
+      readonly epoch: number;
+      readonly leader: string;
+      readonly trigger: string;
+      readonly status: string;
+      readonly operations: number;
+      readonly failed: number;
+      readonly reason: string | null;
+      readonly traceId: string | null;
+      readonly startedAt: string;
+      readonly rollbackReason: string | null;
+    }
+  | {
+      readonly type: 'drift';
+      readonly at: string;
+      readonly id: string;
+      readonly snapshot: string | null;
+      readonly objects: readonly string[];
+      readonly action: string;
+    }
+  | {
+      readonly type: 'hold';
+      readonly at: string;
+      readonly id: string;
+      readonly seq: number;
+      readonly object: string;
+      readonly reason: string;
+    }
+  | {
+      readonly type: 'release';
+      readonly at: string;
+      readonly id: string;
+      readonly seq: number;
+      readonly object: string;
+      readonly by: string | null;
+      readonly reason: string;
+      readonly removed: boolean | null;
+    };
 
 /** The history report: the appliance, the window, and its entries oldest first. */
 export interface HistoryReport {
@@ -91,12 +147,27 @@ export interface HistoryReport {
 }
 
 /** The cause of a snapshot from the changes in its sequence range (relevant = touches the appliance's objects). */
-export function snapshotCause(fromSeq: number, toSeq: number, changes: readonly ObjectChange[], relevant: (c: ObjectChange) => boolean, total: number): SnapshotCause {
+export function snapshotCause(
+  fromSeq: number,
+  toSeq: number,
+  changes: readonly ObjectChange[],
+  relevant: (c: ObjectChange) => boolean,
+  total: number,
+): SnapshotCause {
   const kept = changes.filter(relevant);
   const list = kept.length > 0 ? kept : changes;
   return {
-    fromSeq, toSeq, events: total, filtered: kept.length > 0,
-    objects: list.map((c) => ({ object: formatObject(c), resourceVersion: c.resourceVersion, event: c.event, seq: c.seq, traceId: c.traceId })),
+    fromSeq,
+    toSeq,
+    events: total,
+    filtered: kept.length > 0,
+    objects: list.map((c) => ({
+      object: formatObject(c),
+      resourceVersion: c.resourceVersion,
+      event: c.event,
+      seq: c.seq,
+      traceId: c.traceId,
+    })),
   };
 }
 
@@ -114,52 +185,135 @@ export function buildHistory(input: {
   readonly holds?: readonly HoldRecord[];
 }): HistoryReport {
   const rank = { hold: 0, release: 0, snapshot: 1, apply: 2, drift: 3 } as const;
-  const inWindow = (at: Date): boolean => (input.since === null || at >= input.since) && (input.until === null || at <= input.until);
+  const inWindow = (at: Date): boolean =>
+    (input.since === null || at >= input.since) && (input.until === null || at <= input.until);
   const entries: HistoryEntry[] = [
     ...input.snapshots.map(({ record: s, cause }): HistoryEntry => ({
-      type: 'snapshot', at: s.createdAt.toISOString(), id: s.id, parent: s.parentId, origin: s.origin, held: s.held, holdReason: s.holdReason, reason: s.reason,
-      contentHash: s.contentHash, traceId: s.traceId, cause,
+      type: 'snapshot',
+      at: s.createdAt.toISOString(),
+      id: s.id,
+      parent: s.parentId,
+      origin: s.origin,
+      held: s.held,
+      holdReason: s.holdReason,
+      reason: s.reason,
+      contentHash: s.contentHash,
+      traceId: s.traceId,
+      cause,
     })),
     ...input.applies.map((a): HistoryEntry => ({
-      type: 'apply', at: a.finishedAt.toISOString(), id: a.id, snapshot: a.snapshotId, epoch: a.epoch, leader: a.leaderId, trigger: a.trigger, status: a.status,
-      operations: a.operations, failed: a.failed, reason: a.reason, traceId: a.traceId, startedAt: a.startedAt.toISOString(),
+      type: 'apply',
+      at: a.finishedAt.toISOString(),
+      id: a.id,
+      snapshot: a.snapshotId,
+      epoch: a.epoch,
+      leader: a.leaderId,
+      trigger: a.trigger,
+      status: a.status,
+      operations: a.operations,
+      failed: a.failed,
+      reason: a.reason,
+      traceId: a.traceId,
+      startedAt: a.startedAt.toISOString(),
       rollbackReason: input.rollbackReasons?.get(a.snapshotId) ?? null,
     })),
-    ...input.drift.map((d): HistoryEntry => ({ type: 'drift', at: d.observedAt.toISOString(), id: d.id, snapshot: d.snapshotId, objects: d.objects, action: d.action })),
+    ...input.drift.map((d): HistoryEntry => ({
+      type: 'drift',
+      at: d.observedAt.toISOString(),
+      id: d.id,
+      snapshot: d.snapshotId,
+      objects: d.objects,
+      action: d.action,
+    })),
     ...(input.holds ?? []).flatMap((h): HistoryEntry[] => {
       const object = `${h.cluster}/${h.kind}/${h.objectKey}`;
       const out: HistoryEntry[] = [];
-      if (inWindow(h.heldAt)) out.push({ type: 'hold', at: h.heldAt.toISOString(), id: h.id, seq: h.heldSeq, object, reason: h.reason });
+      if (inWindow(h.heldAt))
+        out.push({ type: 'hold', at: h.heldAt.toISOString(), id: h.id, seq: h.heldSeq, object, reason: h.reason });
       if (h.releasedAt !== null && inWindow(h.releasedAt)) {
-        out.push({ type: 'release', at: h.releasedAt.toISOString(), id: h.id, seq: h.releasedSeq ?? 0, object, by: h.releasedBy, reason: h.releaseReason ?? '', removed: h.removed });
+        out.push({
+          type: 'release',
+          at: h.releasedAt.toISOString(),
+          id: h.id,
+          seq: h.releasedSeq ?? 0,
+          object,
+          by: h.releasedBy,
+          reason: h.releaseReason ?? '',
+          removed: h.removed,
+        });
       }
       return out;
     }),
   ];
-  entries.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : rank[a.type] - rank[b.type] || Number(a.id) - Number(b.id)));
-  return { appliance: input.appliance, since: input.since?.toISOString() ?? null, until: input.until?.toISOString() ?? null, entries };
+  entries.sort((a, b) =>
+    a.at < b.at ? -1 : a.at > b.at ? 1 : rank[a.type] - rank[b.type] || Number(a.id) - Number(b.id),
+  );
+  return {
+    appliance: input.appliance,
+    since: input.since?.toISOString() ?? null,
+    until: input.until?.toISOString() ?? null,
+    entries,
+  };
 }
 
 /** The history as a table: TIME, WHAT, ID, SNAPSHOT, EPOCH, RESULT, CAUSE / DETAIL, TRACE. */
 export function formatHistoryTable(report: HistoryReport): string {
-  if (report.entries.length === 0) return `No snapshots or applies for ${report.appliance}${report.since || report.until ? ' in that window' : ''}.\n`;
+  if (report.entries.length === 0)
+    return `No snapshots or applies for ${report.appliance}${report.since || report.until ? ' in that window' : ''}.\n`;
   const rows = report.entries.map((e) => {
     if (e.type === 'snapshot') {
       const what = e.origin === 'rollback' ? 'rollback' : 'snapshot';
-      const result = e.held ? `held: ${e.holdReason ?? ''}` : e.origin === 'rollback' ? `reason: ${e.reason ?? '-'}` : 'planned';
+      const result = e.held
+        ? `held: ${e.holdReason ?? ''}`
+        : e.origin === 'rollback'
+          ? `reason: ${e.reason ?? '-'}`
+          : 'planned';
       const objs = e.cause.objects.map((o) => `${o.event.toLowerCase()} ${o.object}@${o.resourceVersion}`);
-      const cause = e.origin === 'rollback' ? `operator rollback${e.reason ? `: ${e.reason}` : ''}` : e.cause.events === 0 ? '(no events)' : `seq ${e.cause.fromSeq + 1}-${e.cause.toSeq}: ${listCell(objs, 2)}`;
+      const cause =
+        e.origin === 'rollback'
+          ? `operator rollback${e.reason ? `: ${e.reason}` : ''}`
+          : e.cause.events === 0
+            ? '(no events)'
+            : `seq ${e.cause.fromSeq + 1}-${e.cause.toSeq}: ${listCell(objs, 2)}`;
       return [e.at, what, e.id, e.id, '-', truncateCell(result, 40), truncateCell(cause, 110), e.traceId ?? '-'];
     }
     if (e.type === 'apply') {
       const result = `${e.status}${e.failed > 0 ? ` (${e.failed} failed)` : ''}`;
       const why = e.reason ?? (e.rollbackReason === null ? null : `rollback: ${e.rollbackReason}`);
-      return [e.at, 'apply', e.id, e.snapshot, String(e.epoch), result, truncateCell(`${e.trigger}, ${e.operations} op(s) by ${e.leader}${why ? `: ${why}` : ''}`, 110), e.traceId ?? '-'];
+      return [
+        e.at,
+        'apply',
+        e.id,
+        e.snapshot,
+        String(e.epoch),
+        result,
+        truncateCell(`${e.trigger}, ${e.operations} op(s) by ${e.leader}${why ? `: ${why}` : ''}`, 110),
+        e.traceId ?? '-',
+      ];
     }
-    if (e.type === 'hold') return [e.at, 'hold', e.id, '-', '-', 'removal held', truncateCell(`seq ${e.seq}: ${e.object}: ${e.reason}`, 110), '-'];
+    if (e.type === 'hold')
+      return [
+        e.at,
+        'hold',
+        e.id,
+        '-',
+        '-',
+        'removal held',
+        truncateCell(`seq ${e.seq}: ${e.object}: ${e.reason}`, 110),
+        '-',
+      ];
     if (e.type === 'release') {
       const result = e.removed === true ? 'removed' : 'kept';
-      return [e.at, 'release', e.id, '-', '-', `${result} (${e.by ?? '-'})`, truncateCell(`seq ${e.seq}: ${e.object}: ${e.reason}`, 110), '-'];
+      return [
+        e.at,
+        'release',
+        e.id,
+        '-',
+        '-',
+        `${result} (${e.by ?? '-'})`,
+        truncateCell(`seq ${e.seq}: ${e.object}: ${e.reason}`, 110),
+        '-',
+      ];
     }
     return [e.at, 'drift', e.id, e.snapshot ?? '-', '-', e.action, truncateCell(listCell(e.objects, 3), 110), '-'];
   });

@@ -35,9 +35,26 @@ export function replaySucceeded(r: ReplayReport): boolean {
 /** The replay report as text. */
 export function formatReplayTable(r: ReplayReport): string {
   let out = `Replaying ${r.appliance} as read back after apply ${r.apply} (snapshot ${r.snapshot}, in effect at ${r.time}) onto ${r.target}\n\n`;
-  out += r.operations.length === 0 ? 'No operations were needed: the target already held that configuration.\n' : formatTable(['#', 'RESULT', 'OPERATION', 'DETAIL'], r.operations.map((o, i) => [String(i + 1), o.ok ? 'ok' : 'FAILED', truncateCell(o.summary, 70), truncateCell(o.detail, 80)]));
-  if (r.mode === 'files') out += `\nWrote the configuration files; haproxy -c: ${r.validation}. Start it with: haproxy -W -f ${r.target}/haproxy.cfg\n`;
-  else if (!replaySucceeded(r)) out += `\nThe target does NOT match: ${r.remaining ?? '?'} operation(s) still needed${r.differences.length > 0 ? `; differing objects: ${r.differences.join(', ')}` : ''}.\n`;
-  else out += r.identical === true ? '\nThe target now holds exactly the configuration recorded at that time.\n' : '\nThe target now holds the configuration recorded at that time (the driver finds nothing to change; the appliance adds its own defaults).\n';
+  out +=
+    r.operations.length === 0
+      ? 'No operations were needed: the target already held that configuration.\n'
+      : formatTable(
+          ['#', 'RESULT', 'OPERATION', 'DETAIL'],
+          r.operations.map((o, i) => [
+            String(i + 1),
+            o.ok ? 'ok' : 'FAILED',
+            truncateCell(o.summary, 70),
+            truncateCell(o.detail, 80),
+          ]),
+        );
+  if (r.mode === 'files')
+    out += `\nWrote the configuration files; haproxy -c: ${r.validation}. Start it with: haproxy -W -f ${r.target}/haproxy.cfg\n`;
+  else if (!replaySucceeded(r))
+    out += `\nThe target does NOT match: ${r.remaining ?? '?'} operation(s) still needed${r.differences.length > 0 ? `; differing objects: ${r.differences.join(', ')}` : ''}.\n`;
+  else
+    out +=
+      r.identical === true
+        ? '\nThe target now holds exactly the configuration recorded at that time.\n'
+        : '\nThe target now holds the configuration recorded at that time (the driver finds nothing to change; the appliance adds its own defaults).\n';
   return out;
 }

@@ -24,8 +24,18 @@ export interface RollbackSnapshot {
  */
 export function rollbackSnapshot(head: SnapshotRecord, target: SnapshotRecord, reason: string): RollbackSnapshot {
   return {
-    appliance: head.appliance, contentHash: target.contentHash, rootHash: target.rootHash, parentId: head.id, lastEventSeq: head.lastEventSeq,
-    fleetConfigHash: head.fleetConfigHash, plannerVersion: head.plannerVersion, held: false, holdReason: null, origin: 'rollback', reason, traceId: null,
+    appliance: head.appliance,
+    contentHash: target.contentHash,
+    rootHash: target.rootHash,
+    parentId: head.id,
+    lastEventSeq: head.lastEventSeq,
+    fleetConfigHash: head.fleetConfigHash,
+    plannerVersion: head.plannerVersion,
+    held: false,
+    holdReason: null,
+    origin: 'rollback',
+    reason,
+    traceId: null,
   };
 }
 
@@ -40,7 +50,13 @@ export interface RollbackReport {
   readonly reason: string;
   readonly pinned: boolean;
   /** With --wait: the apply of the rollback snapshot (null: none within the wait). */
-  readonly apply: { readonly id: string; readonly status: string; readonly epoch: number; readonly finishedAt: string; readonly reason: string | null } | null;
+  readonly apply: {
+    readonly id: string;
+    readonly status: string;
+    readonly epoch: number;
+    readonly finishedAt: string;
+    readonly reason: string | null;
+  } | null;
 }
 
 /** Text after the diff: what was done and what happens next. */
@@ -48,7 +64,11 @@ export function formatRollbackOutcome(r: RollbackReport, waited: boolean): strin
   if (r.rollbackSnapshot === null) return 'Rollback aborted: nothing was changed.\n';
   let out = `Appended rollback snapshot ${r.rollbackSnapshot} (content of snapshot ${r.to.id}, reason: ${r.reason}) on top of ${r.from.id}.\n`;
   out += `${r.appliance} is pinned: new plans are recorded but held until \`portolan resume ${r.appliance}\`.\n`;
-  if (waited) out += r.apply === null ? 'No apply of the rollback snapshot was recorded within the wait; check `portolan status`.\n' : `Applied by apply ${r.apply.id}: ${r.apply.status} (epoch ${r.apply.epoch}, finished ${r.apply.finishedAt}).\n`;
+  if (waited)
+    out +=
+      r.apply === null
+        ? 'No apply of the rollback snapshot was recorded within the wait; check `portolan status`.\n'
+        : `Applied by apply ${r.apply.id}: ${r.apply.status} (epoch ${r.apply.epoch}, finished ${r.apply.finishedAt}).\n`;
   else out += 'The applier leader applies it like any snapshot; follow it with `portolan history`.\n';
   return out;
 }

@@ -25,8 +25,18 @@ export interface SnapshotHeader {
 /** The header of a snapshot record. */
 export function snapshotHeader(s: SnapshotRecord): SnapshotHeader {
   return {
-    id: s.id, appliance: s.appliance, createdAt: s.createdAt.toISOString(), contentHash: s.contentHash, parent: s.parentId, origin: s.origin, reason: s.reason,
-    held: s.held, holdReason: s.holdReason, lastEventSeq: s.lastEventSeq, plannerVersion: s.plannerVersion, traceId: s.traceId,
+    id: s.id,
+    appliance: s.appliance,
+    createdAt: s.createdAt.toISOString(),
+    contentHash: s.contentHash,
+    parent: s.parentId,
+    origin: s.origin,
+    reason: s.reason,
+    held: s.held,
+    holdReason: s.holdReason,
+    lastEventSeq: s.lastEventSeq,
+    plannerVersion: s.plannerVersion,
+    traceId: s.traceId,
   };
 }
 
@@ -75,18 +85,60 @@ export function headerLine(h: SnapshotHeader): string {
 export function formatShowTable(r: ShowReport): string {
   const objects = listDesiredObjects(r.desired);
   let out = `${headerLine(r.snapshot)}\n\n`;
-  out += objects.length === 0 ? '(empty desired state)\n' : formatTable(['KIND', 'OBJECT', 'DETAIL', 'FROM'], objects.map((o) => [o.kind, o.key.slice(o.key.indexOf('/') + 1), truncateCell(o.summary, 90), listCell(o.sources, 2)]));
-  if (r.vendor !== null) out += `\nvendor objects (${r.desired.driver}):\n${r.vendor.length === 0 ? '(none)\n' : formatTable(['OBJECT', 'DETAIL'], r.vendor.map((v) => [v.id, truncateCell(v.detail, 100)]))}`;
+  out +=
+    objects.length === 0
+      ? '(empty desired state)\n'
+      : formatTable(
+          ['KIND', 'OBJECT', 'DETAIL', 'FROM'],
+          objects.map((o) => [
+            o.kind,
+            o.key.slice(o.key.indexOf('/') + 1),
+            truncateCell(o.summary, 90),
+            listCell(o.sources, 2),
+          ]),
+        );
+  if (r.vendor !== null)
+    out += `\nvendor objects (${r.desired.driver}):\n${
+      r.vendor.length === 0
+        ? '(none)\n'
+        : formatTable(
+            ['OBJECT', 'DETAIL'],
+            r.vendor.map((v) => [v.id, truncateCell(v.detail, 100)]),
+          )
+    }`;
   return out;
 }
 
 /** The diff report as text: headers, object changes, then vendor operations. */
 export function formatDiffTable(r: DiffReport): string {
   let out = `from ${headerLine(r.from)}\nto   ${headerLine(r.to)}\n\n`;
-  out += r.objects.length === 0 ? 'No object-level differences.\n' : formatTable(['CHANGE', 'KIND', 'OBJECT', 'BEFORE', 'AFTER'], r.objects.map((d) => [d.change, d.kind, d.key.slice(d.key.indexOf('/') + 1), truncateCell(d.before || '-', 60), truncateCell(d.after || '-', 60)]));
+  out +=
+    r.objects.length === 0
+      ? 'No object-level differences.\n'
+      : formatTable(
+          ['CHANGE', 'KIND', 'OBJECT', 'BEFORE', 'AFTER'],
+          r.objects.map((d) => [
+            d.change,
+            d.kind,
+            d.key.slice(d.key.indexOf('/') + 1),
+            truncateCell(d.before || '-', 60),
+            truncateCell(d.after || '-', 60),
+          ]),
+        );
   out += '\n';
   if (r.operations === null) out += `Vendor operations: not computed (${r.note ?? 'unknown reason'}).\n`;
-  else if (r.operations.length === 0) out += 'Vendor operations: none (the appliance configuration would not change).\n';
-  else out += `Vendor operations a push would make (${r.operations.length}):\n${formatTable(['#', 'ACTION', 'TYPE', 'OBJECT', 'SUMMARY'], r.operations.map((o, i) => [String(i + 1), o.action, o.objectType, truncateCell(o.objectName, 60), truncateCell(o.summary, 80)]))}`;
+  else if (r.operations.length === 0)
+    out += 'Vendor operations: none (the appliance configuration would not change).\n';
+  else
+    out += `Vendor operations a push would make (${r.operations.length}):\n${formatTable(
+      ['#', 'ACTION', 'TYPE', 'OBJECT', 'SUMMARY'],
+      r.operations.map((o, i) => [
+        String(i + 1),
+        o.action,
+        o.objectType,
+        truncateCell(o.objectName, 60),
+        truncateCell(o.summary, 80),
+      ]),
+    )}`;
   return out;
 }

@@ -21,8 +21,20 @@ export interface ApplianceStatus {
   readonly group: string;
   readonly leader: string | null;
   readonly epoch: number | null;
-  readonly head: { readonly id: string; readonly at: string; readonly held: boolean; readonly holdReason: string | null; readonly origin: string } | null;
-  readonly lastApply: { readonly id: string; readonly snapshot: string; readonly status: string; readonly finishedAt: string; readonly epoch: number } | null;
+  readonly head: {
+    readonly id: string;
+    readonly at: string;
+    readonly held: boolean;
+    readonly holdReason: string | null;
+    readonly origin: string;
+  } | null;
+  readonly lastApply: {
+    readonly id: string;
+    readonly snapshot: string;
+    readonly status: string;
+    readonly finishedAt: string;
+    readonly epoch: number;
+  } | null;
   /** The snapshot the appliance last converged to (succeeded, partial or no-op apply). */
   readonly lastAppliedSnapshot: string | null;
   /** Unheld snapshots newer than the last applied one, and the age of the oldest. */
@@ -46,7 +58,12 @@ export interface StreamStatus {
   readonly lastSeq: number | null;
   readonly error: string | null;
   readonly archivedSeq: number;
-  readonly consumers: readonly { readonly consumer: string; readonly position: number; readonly lag: number | null; readonly updatedAt: string }[];
+  readonly consumers: readonly {
+    readonly consumer: string;
+    readonly position: number;
+    readonly lag: number | null;
+    readonly updatedAt: string;
+  }[];
 }
 
 /**
@@ -96,7 +113,11 @@ export interface StatusReport {
 }
 
 /** Whether a cluster's watcher is silent: judged on the stream's newest heartbeat when known, else on the archive's. */
-export function watchStale(archivedAgeSeconds: number | null, publishedAgeSeconds: number | null | undefined, staleAfterSeconds: number): boolean {
+export function watchStale(
+  archivedAgeSeconds: number | null,
+  publishedAgeSeconds: number | null | undefined,
+  staleAfterSeconds: number,
+): boolean {
   const age = publishedAgeSeconds === undefined ? archivedAgeSeconds : publishedAgeSeconds;
   return age === null || age > staleAfterSeconds;
 }
@@ -107,7 +128,8 @@ export function plannerProblem(p: PlannerStatus, t: StatusThresholds = DEFAULT_S
   const stuck = p.position === null || (p.positionAgeSeconds !== null && p.positionAgeSeconds > t.plannerStallSeconds);
   const unfolded = p.heartbeatGapSeconds !== null && p.heartbeatGapSeconds > t.plannerStallSeconds;
   if (!(lagging && stuck) && !unfolded) return null;
-  const where = p.position === null ? 'no committed position' : `position unchanged for ${p.positionAgeSeconds ?? '?'}s`;
+  const where =
+    p.position === null ? 'no committed position' : `position unchanged for ${p.positionAgeSeconds ?? '?'}s`;
   const extra = [
     ...(unfolded ? [`newest heartbeat archived ${p.heartbeatGapSeconds}s behind the stream`] : []),
     ...(p.redelivered !== null && p.redelivered > 0 ? [`${p.redelivered} redelivered`] : []),
@@ -119,63 +141,117 @@ export function plannerProblem(p: PlannerStatus, t: StatusThresholds = DEFAULT_S
  * Problems worth a non-zero exit, each naming the component at fault: an unreachable store, a silent watcher, a planner
  * not consuming, no leader, failed or stalled applies, held heads and removals, an unreachable bus.
  */
-export function statusProblems(r: Omit<StatusReport, 'problems'>, t: StatusThresholds = DEFAULT_STATUS_THRESHOLDS): string[] {
-  if (typeof r.storeError === 'string') return [`store: unreachable (${r.storeError})`, ...(r.stream.error !== null ? [`bus: ${r.stream.error}`] : [])];
+export function statusProblems(
+  r: Omit<StatusReport, 'problems'>,
+  t: StatusThresholds = DEFAULT_STATUS_THRESHOLDS,
+): string[] {
+  if (typeof r.storeError === 'string')
+    return [`store: unreachable (${r.storeError})`, ...(r.stream.error !== null ? [`bus: ${r.stream.error}`] : [])];
   const out: string[] = [];
   for (const c of r.clusters) if (c.stale) out.push(clusterProblem(c));
   const planner = r.planner === undefined ? null : plannerProblem(r.planner, t);
   if (planner !== null) out.push(planner);
   for (const a of r.appliances) {
     if (a.leader === null) out.push(`appliance ${a.appliance}: no leader holds group ${a.group}`);
-    if (a.lastApply !== null && (a.lastApply.status === 'failed' || a.lastApply.status === 'partial')) out.push(`appliance ${a.appliance}: last apply ${a.lastApply.id} ${a.lastApply.status}`);
+    if (a.lastApply !== null && (a.lastApply.status === 'failed' || a.lastApply.status === 'partial'))
+      out.push(`appliance ${a.appliance}: last apply ${a.lastApply.id} ${a.lastApply.status}`);
     else if (a.leader !== null && a.lag.snapshots > 0 && (a.lag.oldestAgeSeconds ?? 0) > t.applyStallSeconds) {
-      out.push(`appliance ${a.appliance}: ${a.lag.snapshots} snapshot(s) not applied, oldest ${a.lag.oldestAgeSeconds}s old (leader ${a.leader})`);
+      out.push(
+        `appliance ${a.appliance}: ${a.lag.snapshots} snapshot(s) not applied, oldest ${a.lag.oldestAgeSeconds}s old (leader ${a.leader})`,
+      );
     }
-    if (a.head?.held === true) out.push(`appliance ${a.appliance}: head snapshot ${a.head.id} held (${a.head.holdReason ?? ''})`);
+    if (a.head?.held === true)
+      out.push(`appliance ${a.appliance}: head snapshot ${a.head.id} held (${a.head.holdReason ?? ''})`);
   }
   const byAppliance = new Map<string, HoldStatus[]>();
   for (const h of r.holds) for (const a of h.appliances) byAppliance.set(a, [...(byAppliance.get(a) ?? []), h]);
   for (const [appliance, holds] of byAppliance) {
     const clusters = [...new Set(holds.map((h) => h.cluster))].join(', ');
-    out.push(`appliance ${appliance}: ${holds.length} removal(s) held by the safety rule in ${clusters} since ${holds[0]!.since} (approve: portolan approve ${appliance} --reason "...")`);
+    out.push(
+      `appliance ${appliance}: ${holds.length} removal(s) held by the safety rule in ${clusters} since ${holds[0]!.since} (approve: portolan approve ${appliance} --reason "...")`,
+    );
   }
   if (r.stream.error !== null) out.push(`bus: ${r.stream.error}`);
   return out;
 }
 
 function clusterProblem(c: ClusterStatus): string {
-  if (c.publishedHeartbeat === undefined) return c.lastHeartbeat === null ? `cluster ${c.cluster}: no heartbeat archived` : `cluster ${c.cluster}: watch stale (last heartbeat ${c.ageSeconds}s ago)`;
+  if (c.publishedHeartbeat === undefined)
+    return c.lastHeartbeat === null
+      ? `cluster ${c.cluster}: no heartbeat archived`
+      : `cluster ${c.cluster}: watch stale (last heartbeat ${c.ageSeconds}s ago)`;
   if (c.publishedHeartbeat === null) return `cluster ${c.cluster}: watch stale (no heartbeat in the stream)`;
   return `cluster ${c.cluster}: watch stale (last heartbeat published ${c.publishedHeartbeat.ageSeconds}s ago)`;
 }
 
-const age = (s: number | null): string => (s === null ? '-' : s < 120 ? `${Math.round(s)}s` : s < 7200 ? `${Math.round(s / 60)}m` : `${Math.round(s / 3600)}h`);
+const age = (s: number | null): string =>
+  s === null ? '-' : s < 120 ? `${Math.round(s)}s` : s < 7200 ? `${Math.round(s / 60)}m` : `${Math.round(s / 3600)}h`;
 
 function plannerLine(p: PlannerStatus): string {
-  const position = p.position === null ? 'no committed position' : `position ${p.position}, moved ${age(p.positionAgeSeconds)} ago`;
-  const gap = p.heartbeatGapSeconds === null ? '' : `, archive's newest heartbeat ${age(p.heartbeatGapSeconds)} behind the stream's`;
+  const position =
+    p.position === null ? 'no committed position' : `position ${p.position}, moved ${age(p.positionAgeSeconds)} ago`;
+  const gap =
+    p.heartbeatGapSeconds === null
+      ? ''
+      : `, archive's newest heartbeat ${age(p.heartbeatGapSeconds)} behind the stream's`;
   return `planner: ${position}, lag ${p.lag ?? '-'}${gap}${p.redelivered ? `, ${p.redelivered} redelivered` : ''}\n`;
 }
 
 /** The status report as three tables and a problem list. */
 export function formatStatusTable(r: StatusReport): string {
-  if (typeof r.storeError === 'string') return `STORE\nunreachable: ${r.storeError}\n\nPROBLEMS\n${r.problems.map((p) => `- ${p}`).join('\n')}\n`;
+  if (typeof r.storeError === 'string')
+    return `STORE\nunreachable: ${r.storeError}\n\nPROBLEMS\n${r.problems.map((p) => `- ${p}`).join('\n')}\n`;
   let out = 'CLUSTERS\n';
-  out += formatTable(['CLUSTER', 'LAST HEARTBEAT', 'AGE', 'PUBLISHED', 'SYNCED', 'LAST EVENT', 'STATE'], r.clusters.map((c) => [c.cluster, c.lastHeartbeat ?? '-', age(c.ageSeconds), c.publishedHeartbeat === undefined || c.publishedHeartbeat === null ? '-' : age(c.publishedHeartbeat.ageSeconds), c.synced === null ? '-' : c.synced ? 'yes' : 'no', c.lastEvent ?? '-', c.stale ? 'STALE' : 'fresh']));
+  out += formatTable(
+    ['CLUSTER', 'LAST HEARTBEAT', 'AGE', 'PUBLISHED', 'SYNCED', 'LAST EVENT', 'STATE'],
+    r.clusters.map((c) => [
+      c.cluster,
+      c.lastHeartbeat ?? '-',
+      age(c.ageSeconds),
+      c.publishedHeartbeat === undefined || c.publishedHeartbeat === null ? '-' : age(c.publishedHeartbeat.ageSeconds),
+      c.synced === null ? '-' : c.synced ? 'yes' : 'no',
+      c.lastEvent ?? '-',
+      c.stale ? 'STALE' : 'fresh',
+    ]),
+  );
   out += '\nAPPLIANCES\n';
-  out += formatTable(['APPLIANCE', 'DRIVER', 'LEADER', 'EPOCH', 'HEAD', 'LAST APPLY', 'APPLIED', 'LAG'], r.appliances.map((a) => [
-    a.appliance, a.driver, a.leader ?? '(none)', a.epoch === null ? '-' : String(a.epoch),
-    a.head === null ? '-' : `${a.head.id}${a.head.held ? ' held' : ''}${a.head.origin === 'rollback' ? ' rollback' : ''}${a.pinnedTo !== null ? ` pinned→${a.pinnedTo}` : ''}`,
-    a.lastApply === null ? '-' : `${a.lastApply.id} ${a.lastApply.status} ${a.lastApply.finishedAt}`, a.lastAppliedSnapshot ?? '-',
-    a.lag.snapshots === 0 ? 'in sync' : `${a.lag.snapshots} snapshot(s), oldest ${age(a.lag.oldestAgeSeconds)}`,
-  ]));
+  out += formatTable(
+    ['APPLIANCE', 'DRIVER', 'LEADER', 'EPOCH', 'HEAD', 'LAST APPLY', 'APPLIED', 'LAG'],
+    r.appliances.map((a) => [
+      a.appliance,
+      a.driver,
+      a.leader ?? '(none)',
+      a.epoch === null ? '-' : String(a.epoch),
+      a.head === null
+        ? '-'
+        : `${a.head.id}${a.head.held ? ' held' : ''}${a.head.origin === 'rollback' ? ' rollback' : ''}${a.pinnedTo !== null ? ` pinned→${a.pinnedTo}` : ''}`,
+      a.lastApply === null ? '-' : `${a.lastApply.id} ${a.lastApply.status} ${a.lastApply.finishedAt}`,
+      a.lastAppliedSnapshot ?? '-',
+      a.lag.snapshots === 0 ? 'in sync' : `${a.lag.snapshots} snapshot(s), oldest ${age(a.lag.oldestAgeSeconds)}`,
+    ]),
+  );
   out += '\nSTREAM\n';
-  out += r.stream.error !== null ? `${r.stream.stream}: ${r.stream.error}\n` : `${r.stream.stream}: last seq ${r.stream.lastSeq ?? '-'}, archived up to ${r.stream.archivedSeq}\n`;
+  out +=
+    r.stream.error !== null
+      ? `${r.stream.stream}: ${r.stream.error}\n`
+      : `${r.stream.stream}: last seq ${r.stream.lastSeq ?? '-'}, archived up to ${r.stream.archivedSeq}\n`;
   if (r.planner !== undefined) out += plannerLine(r.planner);
-  if (r.stream.consumers.length > 0) out += formatTable(['CONSUMER', 'POSITION', 'LAG', 'UPDATED'], r.stream.consumers.map((c) => [c.consumer, String(c.position), c.lag === null ? '-' : String(c.lag), c.updatedAt]));
+  if (r.stream.consumers.length > 0)
+    out += formatTable(
+      ['CONSUMER', 'POSITION', 'LAG', 'UPDATED'],
+      r.stream.consumers.map((c) => [
+        c.consumer,
+        String(c.position),
+        c.lag === null ? '-' : String(c.lag),
+        c.updatedAt,
+      ]),
+    );
   if (r.holds.length > 0) {
     out += '\nHELD REMOVALS\n';
-    out += formatTable(['CLUSTER', 'KIND', 'OBJECT', 'SINCE', 'APPLIANCES', 'REASON'], r.holds.map((h) => [h.cluster, h.kind, h.object, h.since, h.appliances.join(','), h.reason]));
+    out += formatTable(
+      ['CLUSTER', 'KIND', 'OBJECT', 'SINCE', 'APPLIANCES', 'REASON'],
+      r.holds.map((h) => [h.cluster, h.kind, h.object, h.since, h.appliances.join(','), h.reason]),
+    );
   }
   for (const n of r.notes) out += `note: ${n}\n`;
   out += r.problems.length === 0 ? '\nAll healthy.\n' : `\nPROBLEMS\n${r.problems.map((p) => `- ${p}`).join('\n')}\n`;

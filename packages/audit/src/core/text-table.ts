@@ -5,7 +5,16 @@
 export function formatTable(headers: readonly string[], rows: readonly (readonly string[])[]): string {
   const all = [headers, ...rows];
   const widths = headers.map((_, i) => Math.max(...all.map((row) => displayWidth(row[i] ?? ''))));
-  return all.map((row) => headers.map((_, i) => pad(row[i] ?? '', widths[i] ?? 0)).join('  ').trimEnd()).join('\n') + '\n';
+  return (
+    all
+      .map((row) =>
+        headers
+          .map((_, i) => pad(row[i] ?? '', widths[i] ?? 0))
+          .join('  ')
+          .trimEnd(),
+      )
+      .join('\n') + '\n'
+  );
 }
 
 /** A cell that is too long for a table, shortened with an ellipsis (full values are in `-o json`). */

@@ -24,7 +24,16 @@ test('parseTimeSpec: absolute, relative and epoch times; anything else is an err
 });
 
 test('formatTable pads columns and trims trailing blanks; cells shorten visibly', () => {
-  assert.equal(formatTable(['A', 'LONG HEADER'], [['x', ''], ['longer', 'y']]), 'A       LONG HEADER\nx\nlonger  y\n');
+  assert.equal(
+    formatTable(
+      ['A', 'LONG HEADER'],
+      [
+        ['x', ''],
+        ['longer', 'y'],
+      ],
+    ),
+    'A       LONG HEADER\nx\nlonger  y\n',
+  );
   assert.equal(truncateCell('abcdef', 4), 'abc…');
   assert.equal(listCell(['a', 'b', 'c'], 2), 'a, b +1 more');
   assert.equal(listCell([], 2), '-');
@@ -37,9 +46,21 @@ test('progressLine shows done/total with a proportional bar', () => {
 
 test('output formats: table by default, json and yaml render the same data, others are refused', () => {
   assert.deepEqual(parseOutputFormat(undefined), { ok: true, format: 'table' });
-  assert.deepEqual(parseOutputFormat('xml'), { ok: false, message: 'unknown output format "xml" (use table, json or yaml)' });
+  assert.deepEqual(parseOutputFormat('xml'), {
+    ok: false,
+    message: 'unknown output format "xml" (use table, json or yaml)',
+  });
   const report = { appliance: 'edge', count: 2n, items: ['a'] };
-  assert.equal(renderReport('json', report, () => 'T'), '{\n  "appliance": "edge",\n  "count": "2",\n  "items": [\n    "a"\n  ]\n}\n');
-  assert.equal(renderReport('yaml', report, () => 'T'), 'appliance: edge\ncount: "2"\nitems:\n  - a\n');
-  assert.equal(renderReport('table', report, (r) => `table of ${r.appliance}`), 'table of edge');
+  assert.equal(
+    renderReport('json', report, () => 'T'),
+    '{\n  "appliance": "edge",\n  "count": "2",\n  "items": [\n    "a"\n  ]\n}\n',
+  );
+  assert.equal(
+    renderReport('yaml', report, () => 'T'),
+    'appliance: edge\ncount: "2"\nitems:\n  - a\n',
+  );
+  assert.equal(
+    renderReport('table', report, (r) => `table of ${r.appliance}`),
+    'table of edge',
+  );
 });

@@ -1,5 +1,6 @@
 /** A parsed point in time, or why the text is not one. */
-export type TimeSpecResult = { readonly ok: true; readonly at: Date } | { readonly ok: false; readonly message: string };
+export type TimeSpecResult =
+  { readonly ok: true; readonly at: Date } | { readonly ok: false; readonly message: string };
 
 const UNITS: Readonly<Record<string, number>> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 

@@ -22,22 +22,32 @@ export function vendorProvenance(kind: DriverKind, desired: DesiredState): Map<s
   for (const vs of desired.virtualServices) {
     const ref: NeutralRef = { type: 'virtual-service', name: vs.name };
     if (kind === 'vtm') {
-      for (const k of ['vs', 'route', 'request', 'response'] as const) add(`${k === 'vs' ? 'virtual_servers' : 'rules'}/${vtmName(k, vs.name)}`, ref);
+      for (const k of ['vs', 'route', 'request', 'response'] as const)
+        add(`${k === 'vs' ? 'virtual_servers' : 'rules'}/${vtmName(k, vs.name)}`, ref);
       if (vs.address.kind !== 'default') add(`traffic_ip_groups/${vtmName('tip', vs.address.ip)}`, ref);
     } else if (kind === 'loadmaster') {
       add(`vs/${ownerMark(app, 'vs', vs.name)}`, ref);
-      for (const r of vs.routes) add(`rule/${ownerMark(app, 'rl', `${vs.name}|${r.host}|${r.path}|${r.match}`)}`, { type: 'route', name: `${vs.name} ${r.host}${r.path}`, route: { vs: vs.name, host: r.host, path: r.path, match: r.match } });
-      if (vs.defaultPool !== null) add(`subvs/${ownerMark(app, 'sv', `default:${vs.defaultPool}`)}`, { type: 'pool', name: vs.defaultPool });
+      for (const r of vs.routes)
+        add(`rule/${ownerMark(app, 'rl', `${vs.name}|${r.host}|${r.path}|${r.match}`)}`, {
+          type: 'route',
+          name: `${vs.name} ${r.host}${r.path}`,
+          route: { vs: vs.name, host: r.host, path: r.path, match: r.match },
+        });
+      if (vs.defaultPool !== null)
+        add(`subvs/${ownerMark(app, 'sv', `default:${vs.defaultPool}`)}`, { type: 'pool', name: vs.defaultPool });
     } else {
       add(`frontend/${frontendName(vs.name)}`, ref);
       const stem = frontendName(vs.name).slice('fe:'.length);
-      for (const suffix of ['exact.map', 'prefix.map', 'hosts.map', 'sni-exact.map', 'sni-wildcard.map']) add(`map/maps/${stem}.${suffix}`, ref);
+      for (const suffix of ['exact.map', 'prefix.map', 'hosts.map', 'sni-exact.map', 'sni-wildcard.map'])
+        add(`map/maps/${stem}.${suffix}`, ref);
       add(`file/crt-lists/${stem}.crtlist`, ref);
     }
   }
   for (const p of desired.pools) {
     const ref: NeutralRef = { type: 'pool', name: p.name };
-    if (kind === 'vtm') for (const k of ['pool', 'monitor', 'persist'] as const) add(`${k === 'pool' ? 'pools' : k === 'monitor' ? 'monitors' : 'persistence'}/${vtmName(k, p.name)}`, ref);
+    if (kind === 'vtm')
+      for (const k of ['pool', 'monitor', 'persist'] as const)
+        add(`${k === 'pool' ? 'pools' : k === 'monitor' ? 'monitors' : 'persistence'}/${vtmName(k, p.name)}`, ref);
     else if (kind === 'loadmaster') add(`subvs/${ownerMark(app, 'sv', p.name)}`, ref);
     else for (const mode of ['http', 'tcp'] as const) add(`backend/${backendName(p.name, mode)}`, ref);
   }

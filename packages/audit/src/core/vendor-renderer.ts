@@ -21,12 +21,24 @@ export interface VendorRenderer {
 /** The renderer for one fleet-config appliance entry. */
 export function vendorRenderer(appliance: ApplianceConfig): VendorRenderer {
   if (appliance.driver === 'vtm') {
-    const config = { appliance: appliance.name, defaultTrafficIpGroup: appliance.vtm?.defaultTrafficIpGroup ?? null, machines: appliance.vtm?.machines ?? null };
-    return { kind: 'vtm', render: (d) => renderVtm(d, config), diff: (a, b) => diffVtm(a as VtmObjects, b as VtmObjects) };
+    const config = {
+      appliance: appliance.name,
+      defaultTrafficIpGroup: appliance.vtm?.defaultTrafficIpGroup ?? null,
+      machines: appliance.vtm?.machines ?? null,
+    };
+    return {
+      kind: 'vtm',
+      render: (d) => renderVtm(d, config),
+      diff: (a, b) => diffVtm(a as VtmObjects, b as VtmObjects),
+    };
   }
   if (appliance.driver === 'loadmaster') {
     const config = { appliance: appliance.name, defaultAddress: appliance.loadmaster?.defaultAddress ?? null };
-    return { kind: 'loadmaster', render: (d) => renderVendorState(d, config), diff: (a, b) => diffVendorState(a as LmVendorState, b as LmVendorState) };
+    return {
+      kind: 'loadmaster',
+      render: (d) => renderVendorState(d, config),
+      diff: (a, b) => diffVendorState(a as LmVendorState, b as LmVendorState),
+    };
   }
   const h = appliance.haproxy;
   const options = {

@@ -77,7 +77,16 @@ export class AuditScenario {
   private readonly replicas: Replica[] = [];
   private leader: Replica | null = null;
 
-  private constructor(init: { appliance: string; configFile: string; emulator: VtmEmulator; tdb: TestDatabase; bus: NatsEventBus; fleet: LoadedFleetConfig; dir: string; key: FleetKey }) {
+  private constructor(init: {
+    appliance: string;
+    configFile: string;
+    emulator: VtmEmulator;
+    tdb: TestDatabase;
+    bus: NatsEventBus;
+    fleet: LoadedFleetConfig;
+    dir: string;
+    key: FleetKey;
+  }) {
     this.appliance = init.appliance;
     this.configFile = init.configFile;
     this.emulator = init.emulator;
@@ -86,7 +95,14 @@ export class AuditScenario {
     this.fleet = init.fleet;
     this.dir = init.dir;
     this.fleetKey = init.key;
-    this.planner = new PlannerService({ store: new PgPlannerStore(init.tdb.db), bus: init.bus, config: init.fleet.config, fleetConfigHash: init.fleet.hash, log: silent, metrics: null });
+    this.planner = new PlannerService({
+      store: new PgPlannerStore(init.tdb.db),
+      bus: init.bus,
+      config: init.fleet.config,
+      fleetConfigHash: init.fleet.hash,
+      log: silent,
+      metrics: null,
+    });
   }
 
   /** Starts the services, writes the fleet config, and records every step. */
@@ -97,15 +113,39 @@ export class AuditScenario {
     await fs.writeFile(path.join(dir, 'fleet.key'), randomBytes(32).toString('hex'));
     await fs.writeFile(path.join(dir, 'vtm-password'), 'pw\n');
     const emulator = await startVtmEmulator({ users: { admin: 'pw' }, machines: ['vtm-1'] });
-    emulator.state.put('traffic_ip_groups', 'tip-default', { properties: { basic: { ipaddresses: ['192.0.2.10'], machines: ['vtm-1'] } } });
+    emulator.state.put('traffic_ip_groups', 'tip-default', {
+      properties: { basic: { ipaddresses: ['192.0.2.10'], machines: ['vtm-1'] } },
+    });
     const tdb = await createTestDatabase(stack.postgresUrl);
     const stream = `AUDIT_${hex}`;
     const appliance = `edge-${hex}`;
     const configFile = path.join(dir, 'fleet.yaml');
-    await fs.writeFile(configFile, fleetYaml({ appliance, emulatorUrl: emulator.url, natsUrl: stack.natsUrl, stream, postgresUrl: tdb.url, redisUrl: stack.redisUrl }));
+    await fs.writeFile(
+      configFile,
+      fleetYaml({
+        appliance,
+        emulatorUrl: emulator.url,
+        natsUrl: stack.natsUrl,
+        stream,
+        postgresUrl: tdb.url,
+        redisUrl: stack.redisUrl,
+      }),
+    );
     const fleet = await loadFleetConfig(configFile);
-    const bus = await NatsEventBus.open(stack.natsUrl, busDeclaration({ stream, replicas: 1, maxPayloadBytes: 1 << 20, subjectPrefix: stream }));
-    const s = new AuditScenario({ appliance, configFile, emulator, tdb, bus, fleet, dir, key: loadFleetKey(path.join(dir, 'fleet.key'), 'k1') });
+    const bus = await NatsEventBus.open(
+      stack.natsUrl,
+      busDeclaration({ stream, replicas: 1, maxPayloadBytes: 1 << 20, subjectPrefix: stream }),
+    );
+    const s = new AuditScenario({
+      appliance,
+      configFile,
+      emulator,
+      tdb,
+      bus,
+      fleet,
+      dir,
+      key: loadFleetKey(path.join(dir, 'fleet.key'), 'k1'),
+    });
     try {
       await s.planner.recover();
       await s.recordSteps();
@@ -133,21 +173,33 @@ export class AuditScenario {
     this.current.set('web-slice', web);
     const docs = o.ingress('shop', 'docs', 'docs.example.com', '/', 'docs', 80);
     this.current.set('docs', docs);
-    await this.step('create', [
-      ['IngressClass', 'ADDED', o.ingressClass('portolan')],
-      ...(['web', 'api', 'docs', 'blog'] as const).map((n): Change => ['Service', 'ADDED', o.service('shop', n, 80)]),
-      ['EndpointSlice', 'ADDED', web],
-      ['EndpointSlice', 'ADDED', o.slice('shop', 'api-1', 'api', ['10.2.0.1'])],
-      ['EndpointSlice', 'ADDED', o.slice('shop', 'docs-1', 'docs', ['10.3.0.1'])],
-      ['EndpointSlice', 'ADDED', o.slice('shop', 'blog-1', 'blog', ['10.4.0.1'])],
-      ['Secret', 'ADDED', this.remember('web-tls', o.tlsSecret('shop', 'web-tls', CERT_V1, KEY_V1))],
-      ['Ingress', 'ADDED', o.ingress('shop', 'web', 'web.example.com', '/', 'web', 80, 'web-tls')],
-      ['Ingress', 'ADDED', o.ingress('shop', 'api', 'api.example.com', '/api', 'api', 80)],
-      ['Ingress', 'ADDED', docs],
-      ['Ingress', 'ADDED', o.ingress('shop', 'blog', 'blog.example.com', '/', 'blog', 80)],
-    ], { listed: true });
-    await this.step('scale', [['EndpointSlice', 'MODIFIED', this.remember('web-slice', o.slice('shop', 'web-1', 'web', ['10.1.0.1', '10.1.0.2', '10.1.0.3', '10.1.0.4']))]]);
-    await this.step('tls', [['Secret', 'MODIFIED', this.remember('web-tls', o.tlsSecret('shop', 'web-tls', CERT_V2, KEY_V2))]]);
+    await this.step(
+      'create',
+      [
+        ['IngressClass', 'ADDED', o.ingressClass('portolan')],
+        ...(['web', 'api', 'docs', 'blog'] as const).map((n): Change => ['Service', 'ADDED', o.service('shop', n, 80)]),
+        ['EndpointSlice', 'ADDED', web],
+        ['EndpointSlice', 'ADDED', o.slice('shop', 'api-1', 'api', ['10.2.0.1'])],
+        ['EndpointSlice', 'ADDED', o.slice('shop', 'docs-1', 'docs', ['10.3.0.1'])],
+        ['EndpointSlice', 'ADDED', o.slice('shop', 'blog-1', 'blog', ['10.4.0.1'])],
+        ['Secret', 'ADDED', this.remember('web-tls', o.tlsSecret('shop', 'web-tls', CERT_V1, KEY_V1))],
+        ['Ingress', 'ADDED', o.ingress('shop', 'web', 'web.example.com', '/', 'web', 80, 'web-tls')],
+        ['Ingress', 'ADDED', o.ingress('shop', 'api', 'api.example.com', '/api', 'api', 80)],
+        ['Ingress', 'ADDED', docs],
+        ['Ingress', 'ADDED', o.ingress('shop', 'blog', 'blog.example.com', '/', 'blog', 80)],
+      ],
+      { listed: true },
+    );
+    await this.step('scale', [
+      [
+        'EndpointSlice',
+        'MODIFIED',
+        this.remember('web-slice', o.slice('shop', 'web-1', 'web', ['10.1.0.1', '10.1.0.2', '10.1.0.3', '10.1.0.4'])),
+      ],
+    ]);
+    await this.step('tls', [
+      ['Secret', 'MODIFIED', this.remember('web-tls', o.tlsSecret('shop', 'web-tls', CERT_V2, KEY_V2))],
+    ]);
     await this.step('delete', [['Ingress', 'DELETED', o.touch(this.current.get('docs')!)]]);
     await this.driftStep();
     await this.failoverStep();
@@ -171,11 +223,17 @@ export class AuditScenario {
   /** Publishes changes through JetStream and runs the planner until it committed them; returns the head snapshot id. */
   async publishAndPlan(changes: readonly Change[], options: { listed?: boolean } = {}): Promise<void> {
     const now = Date.now();
-    const messages: OutboundKubeMessage[] = [heartbeat('c1', now), ...changes.map(([kind, type, object]) => kubeMessage('c1', kind, type, object, this.fleetKey, now))];
+    const messages: OutboundKubeMessage[] = [
+      heartbeat('c1', now),
+      ...changes.map(([kind, type, object]) => kubeMessage('c1', kind, type, object, this.fleetKey, now)),
+    ];
     if (options.listed === true) messages.push(...listMarkers('c1', keysByKind(changes), '2000', now));
     let last = 0;
     for (const m of messages) {
-      const ack = await this.bus.publish(m.subject, m.data, { msgId: m.msgId, headers: { traceparent: `00-${m.traceId}-${'b'.repeat(16)}-01` } });
+      const ack = await this.bus.publish(m.subject, m.data, {
+        msgId: m.msgId,
+        headers: { traceparent: `00-${m.traceId}-${'b'.repeat(16)}-01` },
+      });
       last = ack.seq;
     }
     // Like a running watcher, keep sending heartbeats: a batch the planner dropped after losing a head race
@@ -184,7 +242,10 @@ export class AuditScenario {
     const inflight = new Set<Promise<void>>();
     const beat = setInterval(() => {
       const hb = heartbeat('c1', Date.now());
-      const p = this.bus.publish(hb.subject, hb.data, { msgId: hb.msgId }).then((ack) => void (target = Math.max(target, ack.seq)), () => undefined);
+      const p = this.bus.publish(hb.subject, hb.data, { msgId: hb.msgId }).then(
+        (ack) => void (target = Math.max(target, ack.seq)),
+        () => undefined,
+      );
       inflight.add(p);
       void p.finally(() => inflight.delete(p));
     }, 250);
@@ -194,8 +255,10 @@ export class AuditScenario {
       clearInterval(beat);
     }
     await Promise.all(inflight);
-    if (this.planner.committedPosition < target) await this.consumeUntil(() => this.planner.committedPosition >= target);
-    if (this.planner.committedPosition < last) throw new Error(`the planner did not reach seq ${last} (at ${this.planner.committedPosition})`);
+    if (this.planner.committedPosition < target)
+      await this.consumeUntil(() => this.planner.committedPosition >= target);
+    if (this.planner.committedPosition < last)
+      throw new Error(`the planner did not reach seq ${last} (at ${this.planner.committedPosition})`);
   }
 
   /** Runs the planner on the durable consumer until `done` (at most 20 s). */
@@ -203,10 +266,14 @@ export class AuditScenario {
     const stop = new AbortController();
     const timer = setTimeout(() => stop.abort(), 20_000);
     try {
-      await this.bus.consumeBatches('planner', async (batch) => {
-        await this.planner.handleBatch(batch);
-        if (done()) stop.abort();
-      }, { signal: stop.signal });
+      await this.bus.consumeBatches(
+        'planner',
+        async (batch) => {
+          await this.planner.handleBatch(batch);
+          if (done()) stop.abort();
+        },
+        { signal: stop.signal },
+      );
     } finally {
       clearTimeout(timer);
     }
@@ -216,10 +283,18 @@ export class AuditScenario {
   private async driftStep(): Promise<void> {
     const pool = this.emulator.state.list('pools').find((n) => n.includes('web'));
     if (pool === undefined) throw new Error('no web pool on the emulator');
-    this.emulator.state.put('pools', pool, { properties: { basic: { nodes_table: [{ node: '10.9.9.9:8080', state: 'active', weight: 1 }] } } });
+    this.emulator.state.put('pools', pool, {
+      properties: { basic: { nodes_table: [{ node: '10.9.9.9:8080', state: 'active', weight: 1 }] } },
+    });
     const drift = await this.leaderApplier().checkDrift();
     if (drift.kind !== 'drift') throw new Error(`drift step: expected drift, got ${drift.kind}`);
-    const row = await this.db.selectFrom('applies').select(['id', 'snapshot_id']).where('appliance', '=', this.appliance).orderBy('id', 'desc').limit(1).executeTakeFirstOrThrow();
+    const row = await this.db
+      .selectFrom('applies')
+      .select(['id', 'snapshot_id'])
+      .where('appliance', '=', this.appliance)
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirstOrThrow();
     await this.mark('drift', String(row.snapshot_id), String(row.id));
   }
 
@@ -233,20 +308,42 @@ export class AuditScenario {
     this.replicas.splice(this.replicas.indexOf(old), 1);
     await standby.elector.waitForLeadership();
     this.leader = standby;
-    await this.step('failover', [['EndpointSlice', 'MODIFIED', this.remember('web-slice', this.objects.slice('shop', 'web-1', 'web', ['10.1.0.1', '10.1.0.2', '10.1.0.3']))]]);
+    await this.step('failover', [
+      [
+        'EndpointSlice',
+        'MODIFIED',
+        this.remember('web-slice', this.objects.slice('shop', 'web-1', 'web', ['10.1.0.1', '10.1.0.2', '10.1.0.3'])),
+      ],
+    ]);
   }
 
   private async startReplica(id: string, lead = true): Promise<Replica> {
     // A long TTL: a loaded test machine must not lose the lease between steps (failover releases it explicitly).
     const t = leaseTimings({ ttlMs: 8000, renewEveryMs: 1000, retryEveryMs: 100 });
     if (!t.ok) throw new Error('bad lease timings');
-    const lease = new RedisLeaseClient(this.fleet.config.leases.redisUrl, { commandTimeoutMs: t.timings.commandTimeoutMs });
-    const elector = new LeaderElector({ group: this.appliance, holder: id, timings: t.timings, lease, epochs: new PgEpochStore(this.db) });
+    const lease = new RedisLeaseClient(this.fleet.config.leases.redisUrl, {
+      commandTimeoutMs: t.timings.commandTimeoutMs,
+    });
+    const elector = new LeaderElector({
+      group: this.appliance,
+      holder: id,
+      timings: t.timings,
+      lease,
+      epochs: new PgEpochStore(this.db),
+    });
     const driver = await createVtmDriver(this.applianceConfig, this.fleet.baseDir);
     const replica: Replica = { id, elector, lease, driver, applier: null };
     replica.applier = new Applier({
-      appliance: this.appliance, replicaId: id, driver, snapshots: new PgSnapshotSource(this.db), log: new PgApplyLog(this.db), leadership: () => elector.current(),
-      secrets: new ArchivedSecretResolver(this.db, this.fleetKey), drift: { intervalMs: 3_600_000, policy: 'correct' }, retry: { baseMs: 20, capMs: 200 }, random: () => 0.5,
+      appliance: this.appliance,
+      replicaId: id,
+      driver,
+      snapshots: new PgSnapshotSource(this.db),
+      log: new PgApplyLog(this.db),
+      leadership: () => elector.current(),
+      secrets: new ArchivedSecretResolver(this.db, this.fleetKey),
+      drift: { intervalMs: 3_600_000, policy: 'correct' },
+      retry: { baseMs: 20, capMs: 200 },
+      random: () => 0.5,
     });
     this.replicas.push(replica);
     elector.start();
@@ -286,16 +383,25 @@ export class AuditScenario {
   }
 
   /** Runs an audit command against the scenario's fleet config with captured output, as a non-terminal caller. */
-  async run(command: AuditCommandName, args: readonly string[], options: { stdinIsTty?: boolean; answer?: string } = {}): Promise<CommandRun> {
+  async run(
+    command: AuditCommandName,
+    args: readonly string[],
+    options: { stdinIsTty?: boolean; answer?: string } = {},
+  ): Promise<CommandRun> {
     let stdout = '';
     let stderr = '';
     const io: CommandIo = {
-      stdout: { write: (t: string) => (stdout += t) }, stderr: { write: (t: string) => (stderr += t) },
-      stdinIsTty: options.stdinIsTty ?? false, stderrIsTty: false, ask: async (q) => {
+      stdout: { write: (t: string) => (stdout += t) },
+      stderr: { write: (t: string) => (stderr += t) },
+      stdinIsTty: options.stdinIsTty ?? false,
+      stderrIsTty: false,
+      ask: async (q) => {
         stderr += q;
         return options.answer ?? '';
       },
-      now: () => new Date(), env: {}, cwd: this.dir,
+      now: () => new Date(),
+      env: {},
+      cwd: this.dir,
     };
     const code = await auditCommands[command](['--config', this.configFile, ...args], io);
     return { code, stdout, stderr };
@@ -331,7 +437,14 @@ function keysByKind(changes: readonly Change[]): Partial<Record<KubeKind, string
   return out;
 }
 
-function fleetYaml(o: { appliance: string; emulatorUrl: string; natsUrl: string; stream: string; postgresUrl: string; redisUrl: string }): string {
+function fleetYaml(o: {
+  appliance: string;
+  emulatorUrl: string;
+  natsUrl: string;
+  stream: string;
+  postgresUrl: string;
+  redisUrl: string;
+}): string {
   return `version: 1
 clusters:
   - name: c1

@@ -21,24 +21,42 @@ export const approve: CliCommand = {
   async run(args) {
     let parsed: { values: Record<string, string | undefined>; positionals: string[] };
     try {
-      parsed = parseArgs({ args: [...args], options: { reason: { type: 'string' }, by: { type: 'string' }, config: { type: 'string' }, wait: { type: 'string' } }, allowPositionals: true, strict: true }) as typeof parsed;
+      parsed = parseArgs({
+        args: [...args],
+        options: {
+          reason: { type: 'string' },
+          by: { type: 'string' },
+          config: { type: 'string' },
+          wait: { type: 'string' },
+        },
+        allowPositionals: true,
+        strict: true,
+      }) as typeof parsed;
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
     const [appliance] = parsed.positionals;
     if (appliance === undefined) throw new UsageError('give an appliance');
-    if (parsed.positionals.length !== 1) throw new UsageError('give only an appliance: an approval covers every removal held for it, not one snapshot');
+    if (parsed.positionals.length !== 1)
+      throw new UsageError('give only an appliance: an approval covers every removal held for it, not one snapshot');
     const reason = parsed.values.reason;
-    if (reason === undefined || reason.trim() === '') throw new UsageError('--reason is required: approvals are part of the audit trail');
+    if (reason === undefined || reason.trim() === '')
+      throw new UsageError('--reason is required: approvals are part of the audit trail');
     const waitMs = parsed.values.wait === undefined ? 10_000 : Number(parsed.values.wait) * 1000;
-    if (!Number.isFinite(waitMs) || waitMs < 0) throw new UsageError(`--wait "${parsed.values.wait}" is not a number of seconds`);
+    if (!Number.isFinite(waitMs) || waitMs < 0)
+      throw new UsageError(`--wait "${parsed.values.wait}" is not a number of seconds`);
     const [{ loadFleetConfig }, { openDatabase, readOpenHolds, readHoldsReleasedAt }, bus, proto] = await Promise.all([
-      import('@portolan/fleet-config'), import('@portolan/store'), import('@portolan/bus'), import('@portolan/proto'),
+      import('@portolan/fleet-config'),
+      import('@portolan/store'),
+      import('@portolan/bus'),
+      import('@portolan/proto'),
     ]);
     const { config } = await loadFleetConfig(parsed.values.config ?? '.portolan/fleet.yaml');
     const entry = config.appliances.find((a) => a.name === appliance);
     if (entry === undefined) {
-      process.stderr.write(`portolan approve: unknown appliance "${appliance}" (known: ${config.appliances.map((a) => a.name).join(', ')})\n`);
+      process.stderr.write(
+        `portolan approve: unknown appliance "${appliance}" (known: ${config.appliances.map((a) => a.name).join(', ')})\n`,
+      );
       return 1;
     }
     const clusters = entry.clusters ?? config.clusters.map((c) => c.name);
@@ -51,27 +69,47 @@ export const approve: CliCommand = {
       }
       const by = parsed.values.by ?? userInfo().username;
       const approvalId = randomUUID();
-      const message = proto.create(proto.HoldApprovedSchema, { appliance, approvedBy: by, reason, approvedAt: proto.timestampFromMs(Date.now()), approvalId });
-      const declaration = bus.busDeclaration({ stream: config.bus.stream, replicas: config.bus.replicas, maxPayloadBytes: config.bus.maxPayloadBytes, subjectPrefix: config.bus.subjectPrefix });
+      const message = proto.create(proto.HoldApprovedSchema, {
+        appliance,
+        approvedBy: by,
+        reason,
+        approvedAt: proto.timestampFromMs(Date.now()),
+        approvalId,
+      });
+      const declaration = bus.busDeclaration({
+        stream: config.bus.stream,
+        replicas: config.bus.replicas,
+        maxPayloadBytes: config.bus.maxPayloadBytes,
+        subjectPrefix: config.bus.subjectPrefix,
+      });
       const nats = await bus.NatsEventBus.open(config.bus.url, declaration, { name: 'portolan-approve' });
       let seq: number;
       const publishedAt = performance.now();
       try {
-        const ack = await nats.publish(bus.holdApprovalSubject, proto.toBinary(proto.HoldApprovedSchema, message), { msgId: `approve:${approvalId}` });
+        const ack = await nats.publish(bus.holdApprovalSubject, proto.toBinary(proto.HoldApprovedSchema, message), {
+          msgId: `approve:${approvalId}`,
+        });
         seq = ack.seq;
       } finally {
         await nats.close();
       }
-      process.stdout.write(`approval ${seq} by ${by} recorded in the event log: ${open.length} held removal(s) in ${[...new Set(open.map((h) => h.cluster))].join(', ')}\n`);
+      process.stdout.write(
+        `approval ${seq} by ${by} recorded in the event log: ${open.length} held removal(s) in ${[...new Set(open.map((h) => h.cluster))].join(', ')}\n`,
+      );
       const released = await waitFor(waitMs, async () => {
         const rows = await readHoldsReleasedAt(db, seq);
         return rows.length > 0 ? rows : null;
       });
       if (released === null) {
-        process.stderr.write(`portolan approve: the planner has not folded approval ${seq} within ${waitMs / 1000} s; it will when it catches up (see portolan status)\n`);
+        process.stderr.write(
+          `portolan approve: the planner has not folded approval ${seq} within ${waitMs / 1000} s; it will when it catches up (see portolan status)\n`,
+        );
         return 1;
       }
-      for (const h of released) process.stdout.write(`  released ${h.cluster} ${h.kind} ${h.objectKey}${h.removed === true ? ' (removed)' : ''}\n`);
+      for (const h of released)
+        process.stdout.write(
+          `  released ${h.cluster} ${h.kind} ${h.objectKey}${h.removed === true ? ' (removed)' : ''}\n`,
+        );
       const applied = await waitFor(waitMs, async () => {
         const row = await db
           .selectFrom('applies')
@@ -84,8 +122,12 @@ export const approve: CliCommand = {
           .executeTakeFirst();
         return row ?? null;
       });
-      if (applied === null) process.stdout.write(`the leader has not applied it to ${appliance} yet; see portolan status\n`);
-      else process.stdout.write(`applied to ${appliance} in snapshot ${applied.snapshot_id} (${applied.status}), ${Math.round(performance.now() - publishedAt)} ms after the approval was published\n`);
+      if (applied === null)
+        process.stdout.write(`the leader has not applied it to ${appliance} yet; see portolan status\n`);
+      else
+        process.stdout.write(
+          `applied to ${appliance} in snapshot ${applied.snapshot_id} (${applied.status}), ${Math.round(performance.now() - publishedAt)} ms after the approval was published\n`,
+        );
       return 0;
     } finally {
       await db.destroy();

@@ -2,7 +2,8 @@ import type { CliCommand } from '../command.ts';
 import { UsageError } from '../command.ts';
 
 /** Names of the commands implemented by @portolan/audit (kept in step with its `auditCommands`). */
-type AuditName = 'history' | 'operations' | 'show' | 'diff' | 'explain' | 'at' | 'replay-apply' | 'rollback' | 'resume' | 'status';
+type AuditName =
+  'history' | 'operations' | 'show' | 'diff' | 'explain' | 'at' | 'replay-apply' | 'rollback' | 'resume' | 'status';
 
 /**
  * A `portolan` subcommand whose body lives in @portolan/audit, loaded only when the command runs (so `portolan

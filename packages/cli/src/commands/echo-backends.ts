@@ -10,15 +10,20 @@ export const echoBackends: CliCommand = {
   async run(args) {
     let listen: string;
     try {
-      listen = String(parseArgs({ args: [...args], options: { listen: { type: 'string' } }, strict: true }).values.listen ?? '');
+      listen = String(
+        parseArgs({ args: [...args], options: { listen: { type: 'string' } }, strict: true }).values.listen ?? '',
+      );
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
-    const specs = listen.split(',').filter((s) => s !== '').map((s) => {
-      const m = /^(\d+\.\d+\.\d+\.\d+):(\d+)$/.exec(s);
-      if (m === null) throw new UsageError(`"${s}" is not address:port`);
-      return { address: m[1]!, port: Number(m[2]) };
-    });
+    const specs = listen
+      .split(',')
+      .filter((s) => s !== '')
+      .map((s) => {
+        const m = /^(\d+\.\d+\.\d+\.\d+):(\d+)$/.exec(s);
+        if (m === null) throw new UsageError(`"${s}" is not address:port`);
+        return { address: m[1]!, port: Number(m[2]) };
+      });
     if (specs.length === 0) throw new UsageError('--listen needs at least one address:port');
     const { startEchoBackends } = await import('@portolan/echo-backend');
     const running = await startEchoBackends(specs);

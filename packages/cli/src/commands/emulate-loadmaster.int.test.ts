@@ -11,7 +11,11 @@ const BIN = join(import.meta.dirname, '..', '..', 'bin', 'portolan.js');
 test('`portolan emulate loadmaster` serves v1 and v2 over one state until SIGTERM', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'lm-cli-'));
   writeFileSync(join(dir, 'pw'), 'portolan\n');
-  const child = spawn(process.execPath, [BIN, 'emulate', 'loadmaster', '--port', '0', '--password-file', join(dir, 'pw'), '--http'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [BIN, 'emulate', 'loadmaster', '--port', '0', '--password-file', join(dir, 'pw'), '--http'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   try {
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
@@ -27,8 +31,21 @@ test('`portolan emulate loadmaster` serves v1 and v2 over one state until SIGTER
       child.once('exit', () => reject(new Error(`exited early: ${out}`)));
     });
     const auth = { authorization: `Basic ${Buffer.from('bal:portolan').toString('base64')}` };
-    assert.equal((await fetch(`${url}/access/addvs?vs=10.0.0.4&port=80&prot=tcp&nickname=demo`, { headers: auth })).status, 200);
-    const shown = await fetch(`${url}/accessv2`, { method: 'POST', body: JSON.stringify({ cmd: 'showvs', vs: '10.0.0.4', port: 80, prot: 'tcp', apiuser: 'bal', apipass: 'portolan' }) });
+    assert.equal(
+      (await fetch(`${url}/access/addvs?vs=10.0.0.4&port=80&prot=tcp&nickname=demo`, { headers: auth })).status,
+      200,
+    );
+    const shown = await fetch(`${url}/accessv2`, {
+      method: 'POST',
+      body: JSON.stringify({
+        cmd: 'showvs',
+        vs: '10.0.0.4',
+        port: 80,
+        prot: 'tcp',
+        apiuser: 'bal',
+        apipass: 'portolan',
+      }),
+    });
     assert.equal(((await shown.json()) as Record<string, unknown>)['NickName'], 'demo');
     assert.equal((await fetch(`${url}/access/listvs`)).status, 401);
     child.kill('SIGTERM');
@@ -41,7 +58,9 @@ test('`portolan emulate loadmaster` serves v1 and v2 over one state until SIGTER
 });
 
 test('`portolan emulate loadmaster` without a port is a usage error', async () => {
-  const child = spawn(process.execPath, [BIN, 'emulate', 'loadmaster', '--password', 'x'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'emulate', 'loadmaster', '--password', 'x'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let err = '';
   child.stderr.on('data', (c: Buffer) => (err += c.toString()));
   const [code] = (await once(child, 'exit')) as [number | null];

@@ -29,9 +29,14 @@ async function parse(args: readonly string[]): Promise<Parsed> {
     ({ values } = parseArgs({
       args: [...args],
       options: {
-        port: { type: 'string' }, host: { type: 'string', default: '127.0.0.1' }, user: { type: 'string', default: 'bal' },
-        password: { type: 'string' }, 'password-file': { type: 'string' }, state: { type: 'string' },
-        'rate-limit': { type: 'boolean', default: false }, http: { type: 'boolean', default: false },
+        port: { type: 'string' },
+        host: { type: 'string', default: '127.0.0.1' },
+        user: { type: 'string', default: 'bal' },
+        password: { type: 'string' },
+        'password-file': { type: 'string' },
+        state: { type: 'string' },
+        'rate-limit': { type: 'boolean', default: false },
+        http: { type: 'boolean', default: false },
       },
       strict: true,
     }));
@@ -41,7 +46,13 @@ async function parse(args: readonly string[]): Promise<Parsed> {
   const port = requiredPort(values.port);
   const password = await passwordFrom(values.password, values['password-file']);
   return {
-    port, host: values.host, user: values.user, password, statePath: values.state, rateLimit: values['rate-limit'], https: !values.http,
+    port,
+    host: values.host,
+    user: values.user,
+    password,
+    statePath: values.state,
+    rateLimit: values['rate-limit'],
+    https: !values.http,
   };
 }
 
@@ -54,7 +65,11 @@ export const emulateLoadmaster: CliCommand = {
     const o = await parse(args);
     const { startLoadMasterEmulator } = await import('@portolan/loadmaster-emulator');
     const emulator = await startLoadMasterEmulator({
-      port: o.port, host: o.host, users: { [o.user]: o.password }, rateLimit: o.rateLimit, https: o.https,
+      port: o.port,
+      host: o.host,
+      users: { [o.user]: o.password },
+      rateLimit: o.rateLimit,
+      https: o.https,
       ...(o.statePath === undefined ? {} : { statePath: o.statePath }),
     });
     process.stdout.write(

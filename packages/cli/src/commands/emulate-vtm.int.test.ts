@@ -7,7 +7,9 @@ import { test } from 'node:test';
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'portolan.js');
 
 test('`portolan emulate vtm` serves the REST API until SIGTERM', async () => {
-  const child = spawn(process.execPath, [BIN, 'emulate', 'vtm', '--port', '0', '--password', 'pw', '--strict'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'emulate', 'vtm', '--port', '0', '--password', 'pw', '--strict'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   try {
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
@@ -26,7 +28,9 @@ test('`portolan emulate vtm` serves the REST API until SIGTERM', async () => {
     const versions = await fetch(`${url}/api/tm`, { headers: auth });
     assert.deepEqual(await versions.json(), { children: [{ name: '8.3', href: '/api/tm/8.3/' }] });
     const dangling = await fetch(`${url}/api/tm/8.3/config/active/virtual_servers/v`, {
-      method: 'PUT', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ properties: { basic: { pool: 'none', port: 80 } } }),
+      method: 'PUT',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ properties: { basic: { pool: 'none', port: 80 } } }),
     });
     assert.equal(dangling.status, 400, '--strict is honoured');
     assert.equal((await fetch(`${url}/api/tm`)).status, 401);

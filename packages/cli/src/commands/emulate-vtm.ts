@@ -30,9 +30,15 @@ async function parse(args: readonly string[]): Promise<Parsed> {
     ({ values } = parseArgs({
       args: [...args],
       options: {
-        port: { type: 'string' }, host: { type: 'string', default: '127.0.0.1' }, user: { type: 'string', default: 'admin' },
-        password: { type: 'string' }, 'password-file': { type: 'string' }, state: { type: 'string' },
-        strict: { type: 'boolean', default: false }, https: { type: 'boolean', default: false }, machines: { type: 'string', default: 'vtm-1' },
+        port: { type: 'string' },
+        host: { type: 'string', default: '127.0.0.1' },
+        user: { type: 'string', default: 'admin' },
+        password: { type: 'string' },
+        'password-file': { type: 'string' },
+        state: { type: 'string' },
+        strict: { type: 'boolean', default: false },
+        https: { type: 'boolean', default: false },
+        machines: { type: 'string', default: 'vtm-1' },
       },
       strict: true,
     }));
@@ -41,8 +47,20 @@ async function parse(args: readonly string[]): Promise<Parsed> {
   }
   const port = requiredPort(values.port);
   const password = await passwordFrom(values.password, values['password-file']);
-  const machines = values.machines.split(',').map((m) => m.trim()).filter((m) => m !== '');
-  return { port, host: values.host, user: values.user, password, statePath: values.state, strict: values.strict, https: values.https, machines };
+  const machines = values.machines
+    .split(',')
+    .map((m) => m.trim())
+    .filter((m) => m !== '');
+  return {
+    port,
+    host: values.host,
+    user: values.user,
+    password,
+    statePath: values.state,
+    strict: values.strict,
+    https: values.https,
+    machines,
+  };
 }
 
 /** `portolan emulate vtm`: a standalone vTM REST API emulator for demos and manual testing. */
@@ -54,10 +72,17 @@ export const emulateVtm: CliCommand = {
     const o = await parse(args);
     const { startVtmEmulator } = await import('@portolan/vtm-emulator');
     const emulator = await startVtmEmulator({
-      port: o.port, host: o.host, users: { [o.user]: o.password }, strict: o.strict, https: o.https, machines: o.machines,
+      port: o.port,
+      host: o.host,
+      users: { [o.user]: o.password },
+      strict: o.strict,
+      https: o.https,
+      machines: o.machines,
       ...(o.statePath === undefined ? {} : { statePath: o.statePath }),
     });
-    process.stdout.write(`vTM REST API emulator listening on ${emulator.url} (user ${o.user}${o.strict ? ', strict' : ''}${o.statePath === undefined ? '' : `, state ${o.statePath}`})\n`);
+    process.stdout.write(
+      `vTM REST API emulator listening on ${emulator.url} (user ${o.user}${o.strict ? ', strict' : ''}${o.statePath === undefined ? '' : `, state ${o.statePath}`})\n`,
+    );
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);
       process.once('SIGTERM', resolve);

@@ -10,10 +10,15 @@ for it to <file> and serves until SIGINT/SIGTERM. With --state, objects survive 
 function parse(args: readonly string[]) {
   try {
     return parseArgs({
-      args: [...args], strict: true,
+      args: [...args],
+      strict: true,
       options: {
-        port: { type: 'string' }, kubeconfig: { type: 'string' }, state: { type: 'string' },
-        version: { type: 'string' }, host: { type: 'string' }, 'log-requests': { type: 'boolean' },
+        port: { type: 'string' },
+        kubeconfig: { type: 'string' },
+        state: { type: 'string' },
+        version: { type: 'string' },
+        host: { type: 'string' },
+        'log-requests': { type: 'boolean' },
       },
     }).values;
   } catch (e) {
@@ -29,12 +34,17 @@ export const kubeSim: CliCommand = {
   async run(args) {
     const v = parse(args);
     const port = Number(v.port ?? '');
-    if (!Number.isInteger(port) || port < 0 || port > 65535 || v.port === undefined) throw new UsageError('--port must be a TCP port (0 picks a free one)');
+    if (!Number.isInteger(port) || port < 0 || port > 65535 || v.port === undefined)
+      throw new UsageError('--port must be a TCP port (0 picks a free one)');
     if (v.kubeconfig === undefined || v.kubeconfig === '') throw new UsageError('--kubeconfig <file> is required');
     const { startKubeSim } = await import('@portolan/kube-sim');
     const sim = await startKubeSim({
-      port, host: v.host ?? '127.0.0.1', version: v.version ?? '1.31', statePath: v.state,
-      onRequest: v['log-requests'] === true ? (e) => process.stdout.write(`${e.method} ${e.url} ${e.status}\n`) : undefined,
+      port,
+      host: v.host ?? '127.0.0.1',
+      version: v.version ?? '1.31',
+      statePath: v.state,
+      onRequest:
+        v['log-requests'] === true ? (e) => process.stdout.write(`${e.method} ${e.url} ${e.status}\n`) : undefined,
     });
     await sim.writeKubeconfig(v.kubeconfig);
     process.stdout.write(`kube-sim serving ${sim.url}; kubeconfig written to ${v.kubeconfig}\n`);

@@ -17,14 +17,22 @@ export const leaderStatus: CliCommand = {
   async run(args) {
     let values: { config?: string | undefined; watch?: string | undefined };
     try {
-      ({ values } = parseArgs({ args: [...args], options: { config: { type: 'string' }, watch: { type: 'string' } }, allowPositionals: false }));
+      ({ values } = parseArgs({
+        args: [...args],
+        options: { config: { type: 'string' }, watch: { type: 'string' } },
+        allowPositionals: false,
+      }));
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
     const every = values.watch === undefined ? null : Number(values.watch);
     if (every !== null && !(every > 0)) throw new UsageError('--watch takes a number of seconds');
     const file = values.config ?? process.env.PORTOLAN_CONFIG ?? '.portolan/fleet.yaml';
-    const [{ loadFleetConfig }, leader, { openDatabase }] = await Promise.all([import('@portolan/fleet-config'), import('@portolan/leader'), import('@portolan/store')]);
+    const [{ loadFleetConfig }, leader, { openDatabase }] = await Promise.all([
+      import('@portolan/fleet-config'),
+      import('@portolan/leader'),
+      import('@portolan/store'),
+    ]);
     const { config } = await loadFleetConfig(file);
     const groups = [...new Set(config.appliances.map((a) => a.group ?? a.name))].sort();
     const lease = new leader.RedisLeaseClient(config.leases.redisUrl, { commandTimeoutMs: 2000, name: 'portolan-cli' });
@@ -37,10 +45,22 @@ export const leaderStatus: CliCommand = {
         const rows = await leader.groupStatuses(groups, lease, new leader.PgEpochStore(db));
         const table = [['GROUP', 'HOLDER', 'EPOCH', 'TTL', 'EPOCH GRANTED TO']];
         for (const r of rows) {
-          table.push([r.group, r.holder ?? '(none)', r.epoch === null ? '-' : String(r.epoch), r.remainingTtlMs === null ? '-' : `${(r.remainingTtlMs / 1000).toFixed(1)}s`, r.epochHolder ?? '-']);
+          table.push([
+            r.group,
+            r.holder ?? '(none)',
+            r.epoch === null ? '-' : String(r.epoch),
+            r.remainingTtlMs === null ? '-' : `${(r.remainingTtlMs / 1000).toFixed(1)}s`,
+            r.epochHolder ?? '-',
+          ]);
         }
         const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
-        for (const row of table) process.stdout.write(`${row.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd()}\n`);
+        for (const row of table)
+          process.stdout.write(
+            `${row
+              .map((c, i) => c.padEnd(widths[i]!))
+              .join('  ')
+              .trimEnd()}\n`,
+          );
         if (every === null) return rows.every((r) => r.holder !== null) ? 0 : 1;
         await new Promise((resolve) => setTimeout(resolve, every * 1000));
         if (stop.signal.aborted) return 0;

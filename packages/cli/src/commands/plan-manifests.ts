@@ -30,7 +30,12 @@ export async function readManifestFiles(files: readonly string[]): Promise<Manif
   for (const f of files) {
     const info = await stat(f).catch(() => null);
     if (info === null) throw new UsageError(`${f}: no such file or directory`);
-    const paths = info.isDirectory() ? (await readdir(f)).filter((n) => /\.(ya?ml|json)$/.test(n)).sort().map((n) => path.join(f, n)) : [f];
+    const paths = info.isDirectory()
+      ? (await readdir(f))
+          .filter((n) => /\.(ya?ml|json)$/.test(n))
+          .sort()
+          .map((n) => path.join(f, n))
+      : [f];
     for (const p of paths) out.push(...parseManifestText(await readFile(p, 'utf8'), p));
   }
   return out;
@@ -42,22 +47,42 @@ export function parseManifestText(text: string, source: string): ManifestDoc[] {
   for (const doc of parseAllDocuments(text)) {
     if (doc.errors.length > 0) throw new UsageError(`${source}: ${doc.errors[0]!.message}`);
     const value: unknown = doc.toJS();
-    const items = isRecord(value) && value['kind'] === 'List' && Array.isArray(value['items']) ? value['items'] : [value];
+    const items =
+      isRecord(value) && value['kind'] === 'List' && Array.isArray(value['items']) ? value['items'] : [value];
     for (const object of items) if (object !== null && object !== undefined) out.push({ source, object });
   }
   return out;
 }
 
 /** Plans manifests for one appliance (the fleet profile's, or a default one of `driver`). */
-export async function planManifests(docs: readonly ManifestDoc[], o: { profileFile?: string | undefined; appliance?: string | undefined; cluster?: string | undefined; driver: 'haproxy' | 'vtm' | 'loadmaster' }): Promise<ManifestPlan> {
-  const [{ Planner, PLANNER_VERSION }, { fleetConfigSchema, loadFleetConfig }] = await Promise.all([import('@portolan/planner'), import('@portolan/fleet-config')]);
+export async function planManifests(
+  docs: readonly ManifestDoc[],
+  o: {
+    profileFile?: string | undefined;
+    appliance?: string | undefined;
+    cluster?: string | undefined;
+    driver: 'haproxy' | 'vtm' | 'loadmaster';
+  },
+): Promise<ManifestPlan> {
+  const [{ Planner, PLANNER_VERSION }, { fleetConfigSchema, loadFleetConfig }] = await Promise.all([
+    import('@portolan/planner'),
+    import('@portolan/fleet-config'),
+  ]);
   const notes: string[] = [];
   let clusters: ClusterConfig[];
   let appliance: ApplianceConfig;
   if (o.profileFile !== undefined) {
     const { config } = await loadFleetConfig(o.profileFile);
-    const named = o.appliance === undefined ? (config.appliances.length === 1 ? config.appliances[0] : undefined) : config.appliances.find((a) => a.name === o.appliance);
-    if (named === undefined) throw new UsageError(`${o.appliance === undefined ? 'the fleet config has several appliances; pick one with --appliance' : `no appliance "${o.appliance}"`} (${config.appliances.map((a) => a.name).join(', ')})`);
+    const named =
+      o.appliance === undefined
+        ? config.appliances.length === 1
+          ? config.appliances[0]
+          : undefined
+        : config.appliances.find((a) => a.name === o.appliance);
+    if (named === undefined)
+      throw new UsageError(
+        `${o.appliance === undefined ? 'the fleet config has several appliances; pick one with --appliance' : `no appliance "${o.appliance}"`} (${config.appliances.map((a) => a.name).join(', ')})`,
+      );
     appliance = named;
     clusters = config.clusters;
   } else {
@@ -74,9 +99,11 @@ export async function planManifests(docs: readonly ManifestDoc[], o: { profileFi
     clusters = fleet.clusters;
   }
   const cluster = o.cluster ?? appliance.clusters?.[0] ?? clusters[0]!.name;
-  if (!clusters.some((c) => c.name === cluster)) throw new UsageError(`cluster "${cluster}" is not in the fleet config (${clusters.map((c) => c.name).join(', ')})`);
+  if (!clusters.some((c) => c.name === cluster))
+    throw new UsageError(`cluster "${cluster}" is not in the fleet config (${clusters.map((c) => c.name).join(', ')})`);
   const events = manifestEvents(docs, cluster, notes);
-  if (!docs.some((d) => isRecord(d.object) && d.object['kind'] === 'IngressClass')) events.unshift(...assumedClasses(docs, cluster, appliance.ingressControllers[0]!, notes));
+  if (!docs.some((d) => isRecord(d.object) && d.object['kind'] === 'IngressClass'))
+    events.unshift(...assumedClasses(docs, cluster, appliance.ingressControllers[0]!, notes));
   const planner = new Planner({ clusters, appliances: [appliance] });
   for (const e of events) planner.applyEvent(e);
   const [plan] = planner.planDirty();
@@ -87,7 +114,14 @@ export async function planManifests(docs: readonly ManifestDoc[], o: { profileFi
 
 const DEFAULT_SECTIONS = {
   haproxy: { haproxy: { configDir: 'unused', masterSocket: 'unused', httpPort: 80, httpsPort: 443 } },
-  vtm: { vtm: { url: 'https://vtm.invalid:9070', username: 'unused', passwordFile: 'unused', defaultTrafficIpGroup: 'default' } },
+  vtm: {
+    vtm: {
+      url: 'https://vtm.invalid:9070',
+      username: 'unused',
+      passwordFile: 'unused',
+      defaultTrafficIpGroup: 'default',
+    },
+  },
   loadmaster: { loadmaster: { url: 'https://loadmaster.invalid', apiKeyFile: 'unused', defaultAddress: '192.0.2.1' } },
 } as const;
 
@@ -101,7 +135,8 @@ function manifestEvents(docs: readonly ManifestDoc[], cluster: string, notes: st
     const body = kind === 'Secret' ? sealLocally(object) : object;
     const meta = isRecord(body['metadata']) ? body['metadata'] : {};
     const namespaced = kind !== 'IngressClass' && kind !== 'Node';
-    const withNs = namespaced && meta['namespace'] === undefined ? { ...body, metadata: { ...meta, namespace: 'default' } } : body;
+    const withNs =
+      namespaced && meta['namespace'] === undefined ? { ...body, metadata: { ...meta, namespace: 'default' } } : body;
     if (typeof meta['name'] !== 'string') notes.push(`${source}: a ${kind} without metadata.name is ignored`);
     events.push({ cluster, kind: kind as KubeKind, type: 'ADDED', object: withNs });
   }
@@ -112,7 +147,8 @@ function sealLocally(secret: Record<string, unknown>): Record<string, unknown> {
   const { data, stringData, ...rest } = secret;
   const d = isRecord(data) ? data : {};
   const s = isRecord(stringData) ? stringData : {};
-  const part = (k: string): string => String(s[k] ?? (typeof d[k] === 'string' ? Buffer.from(d[k], 'base64').toString('utf8') : ''));
+  const part = (k: string): string =>
+    String(s[k] ?? (typeof d[k] === 'string' ? Buffer.from(d[k], 'base64').toString('utf8') : ''));
   const crt = part('tls.crt');
   const key = part('tls.key');
   if (crt === '' && key === '') return rest;
@@ -120,19 +156,30 @@ function sealLocally(secret: Record<string, unknown>): Record<string, unknown> {
   return { ...rest, data: { fingerprint } };
 }
 
-function assumedClasses(docs: readonly ManifestDoc[], cluster: string, controller: string, notes: string[]): KubeWatchEvent[] {
+function assumedClasses(
+  docs: readonly ManifestDoc[],
+  cluster: string,
+  controller: string,
+  notes: string[],
+): KubeWatchEvent[] {
   const names = new Set<string>(['portolan']);
   for (const { object } of docs) {
     if (!isRecord(object) || object['kind'] !== 'Ingress') continue;
     const spec = isRecord(object['spec']) ? object['spec'] : {};
     if (typeof spec['ingressClassName'] === 'string') names.add(spec['ingressClassName']);
   }
-  notes.push(`no IngressClass in the manifests: assuming ${[...names].sort().join(', ')} (default) belong to ${controller}`);
+  notes.push(
+    `no IngressClass in the manifests: assuming ${[...names].sort().join(', ')} (default) belong to ${controller}`,
+  );
   return [...names].sort().map((name) => ({
     cluster,
     kind: 'IngressClass' as const,
     type: 'ADDED' as const,
-    object: { kind: 'IngressClass', metadata: { name, annotations: { 'ingressclass.kubernetes.io/is-default-class': String(name === 'portolan') } }, spec: { controller } },
+    object: {
+      kind: 'IngressClass',
+      metadata: { name, annotations: { 'ingressclass.kubernetes.io/is-default-class': String(name === 'portolan') } },
+      spec: { controller },
+    },
   }));
 }
 

@@ -62,8 +62,13 @@ test('plan: manifests (multi-document, kind: List) plan for a vTM appliance with
     'pool web~web~80: 10.0.0.1:8080, 10.0.0.2:8080 (draining)',
     'certificate local~web~shop-tls: Secret web/shop-tls for shop.example.com',
   ]);
-  assert.deepEqual(plan.desired.conditions.map((c) => `${c.type} ${c.object.name} ${c.reason}`), ['Rejected broken InvalidWildcard', 'Accepted shop Planned']);
-  assert.deepEqual(plan.notes, ['no IngressClass in the manifests: assuming portolan, vtm (default) belong to portolan.dev/ingress-controller']);
+  assert.deepEqual(
+    plan.desired.conditions.map((c) => `${c.type} ${c.object.name} ${c.reason}`),
+    ['Rejected broken InvalidWildcard', 'Accepted shop Planned'],
+  );
+  assert.deepEqual(plan.notes, [
+    'no IngressClass in the manifests: assuming portolan, vtm (default) belong to portolan.dev/ingress-controller',
+  ]);
 });
 
 test('plan: the command prints JSON with the snapshot hash, lists conditions on stderr, and never prints key material', async () => {
@@ -72,13 +77,35 @@ test('plan: the command prints JSON with the snapshot hash, lists conditions on 
     await writeFile(path.join(dir, 'app.yaml'), MANIFESTS);
     await writeFile(
       path.join(dir, 'fleet.yaml'),
-      ['version: 1', 'clusters: [{ name: east }]', 'appliances:', '  - { name: edge, driver: haproxy, haproxy: { configDir: d, masterSocket: s } }', '  - { name: vtm1, driver: vtm, vtm: { url: "https://vtm:9070", username: a, passwordFile: p } }', 'bus: { url: "nats://x" }', 'store: { url: "postgres://x" }', 'leases: { redisUrl: "redis://x" }', 'secrets: { keyFile: k }'].join('\n'),
+      [
+        'version: 1',
+        'clusters: [{ name: east }]',
+        'appliances:',
+        '  - { name: edge, driver: haproxy, haproxy: { configDir: d, masterSocket: s } }',
+        '  - { name: vtm1, driver: vtm, vtm: { url: "https://vtm:9070", username: a, passwordFile: p } }',
+        'bus: { url: "nats://x" }',
+        'store: { url: "postgres://x" }',
+        'leases: { redisUrl: "redis://x" }',
+        'secrets: { keyFile: k }',
+      ].join('\n'),
     );
-    const { stdout, stderr } = await run(process.execPath, [BIN, 'plan', '-f', dir, '--appliance-profile', path.join(dir, 'fleet.yaml'), '--appliance', 'edge'], { timeout: 60_000 });
-    const out = JSON.parse(stdout) as { appliance: string; snapshot: string; desired: { virtualServices: { name: string }[]; conditions: unknown[] } };
+    const { stdout, stderr } = await run(
+      process.execPath,
+      [BIN, 'plan', '-f', dir, '--appliance-profile', path.join(dir, 'fleet.yaml'), '--appliance', 'edge'],
+      { timeout: 60_000 },
+    );
+    const out = JSON.parse(stdout) as {
+      appliance: string;
+      snapshot: string;
+      desired: { virtualServices: { name: string }[]; conditions: unknown[] };
+    };
     assert.equal(out.appliance, 'edge');
     assert.match(out.snapshot, /^[A-Za-z0-9_-]{43}$/);
-    assert.deepEqual(out.desired.virtualServices.map((v) => v.name), ['default~8080', 'default~8443'], 'the HAProxy section\'s default HTTP and HTTPS ports (a TLS Ingress is served on both); vTM annotations ignored');
+    assert.deepEqual(
+      out.desired.virtualServices.map((v) => v.name),
+      ['default~8080', 'default~8443'],
+      "the HAProxy section's default HTTP and HTTPS ports (a TLS Ingress is served on both); vTM annotations ignored",
+    );
     assert.match(stderr, /Rejected Ingress web\/broken \(east\): InvalidWildcard/);
     assert.doesNotMatch(stdout + stderr, new RegExp(KEY_B64.slice(0, 20)));
     assert.doesNotMatch(stdout + stderr, /PRIVATE KEY/);

@@ -28,10 +28,13 @@ export const planCommand: CliCommand = {
     }
     const files = values.file ?? [];
     if (files.length === 0) throw new UsageError('at least one -f <manifest> is required');
-    if (values.output !== undefined && values.output !== 'json' && values.output !== 'summary') throw new UsageError('-o must be json or summary');
+    if (values.output !== undefined && values.output !== 'json' && values.output !== 'summary')
+      throw new UsageError('-o must be json or summary');
     const driver = values.driver ?? 'haproxy';
-    if (driver !== 'haproxy' && driver !== 'vtm' && driver !== 'loadmaster') throw new UsageError('--driver must be haproxy, vtm or loadmaster');
-    if (values['appliance-profile'] === undefined && values.appliance !== undefined) throw new UsageError('--appliance needs --appliance-profile');
+    if (driver !== 'haproxy' && driver !== 'vtm' && driver !== 'loadmaster')
+      throw new UsageError('--driver must be haproxy, vtm or loadmaster');
+    if (values['appliance-profile'] === undefined && values.appliance !== undefined)
+      throw new UsageError('--appliance needs --appliance-profile');
     const { planManifests, readManifestFiles } = await import('./plan-manifests.ts');
     const docs = await readManifestFiles(files);
     const result = await planManifests(docs, {
@@ -41,9 +44,15 @@ export const planCommand: CliCommand = {
       driver,
     });
     for (const note of result.notes) process.stderr.write(`note: ${note}\n`);
-    for (const c of result.desired.conditions) process.stderr.write(`${c.type.padEnd(8)} ${c.object.kind} ${c.object.namespace}/${c.object.name} (${c.object.cluster}): ${c.reason} — ${c.message}\n`);
+    for (const c of result.desired.conditions)
+      process.stderr.write(
+        `${c.type.padEnd(8)} ${c.object.kind} ${c.object.namespace}/${c.object.name} (${c.object.cluster}): ${c.reason} — ${c.message}\n`,
+      );
     if (values.output === 'summary') process.stdout.write(`${result.summary.join('\n')}\n`);
-    else process.stdout.write(`${JSON.stringify({ appliance: result.desired.appliance, driver: result.desired.driver, plannerVersion: result.plannerVersion, snapshot: result.root, desired: result.desired }, null, 2)}\n`);
+    else
+      process.stdout.write(
+        `${JSON.stringify({ appliance: result.desired.appliance, driver: result.desired.driver, plannerVersion: result.plannerVersion, snapshot: result.root, desired: result.desired }, null, 2)}\n`,
+      );
     return 0;
   },
 };

@@ -16,11 +16,22 @@ export const replayVerifyCommand: CliCommand = {
   async run(args) {
     let values: Record<string, string | boolean | undefined>;
     try {
-      values = parseArgs({ args: [...args], options: { verify: { type: 'boolean' }, from: { type: 'string' }, to: { type: 'string' }, config: { type: 'string' }, output: { type: 'string', short: 'o' } }, strict: true }).values;
+      values = parseArgs({
+        args: [...args],
+        options: {
+          verify: { type: 'boolean' },
+          from: { type: 'string' },
+          to: { type: 'string' },
+          config: { type: 'string' },
+          output: { type: 'string', short: 'o' },
+        },
+        strict: true,
+      }).values;
     } catch (e) {
       throw new UsageError((e as Error).message);
     }
-    if (values.verify !== true) throw new UsageError('only --verify is supported here (see `portolan replay apply` for rebuilding an appliance)');
+    if (values.verify !== true)
+      throw new UsageError('only --verify is supported here (see `portolan replay apply` for rebuilding an appliance)');
     const seq = (v: string | boolean | undefined, name: string): number | undefined => {
       if (v === undefined) return undefined;
       const n = Number(v);
@@ -29,7 +40,11 @@ export const replayVerifyCommand: CliCommand = {
     };
     const from = seq(values.from, 'from');
     const to = seq(values.to, 'to');
-    const [{ loadFleetConfig }, { openDatabase }, { PgPlannerStore, replayVerify }] = await Promise.all([import('@portolan/fleet-config'), import('@portolan/store'), import('@portolan/planner')]);
+    const [{ loadFleetConfig }, { openDatabase }, { PgPlannerStore, replayVerify }] = await Promise.all([
+      import('@portolan/fleet-config'),
+      import('@portolan/store'),
+      import('@portolan/planner'),
+    ]);
     const { config } = await loadFleetConfig(String(values.config ?? '.portolan/fleet.yaml'));
     const db = openDatabase(config.store.url);
     try {
@@ -45,9 +60,13 @@ export const replayVerifyCommand: CliCommand = {
         process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
       } else {
         const rate = report.seconds > 0 ? Math.round(report.events / report.seconds) : report.events;
-        process.stdout.write(`replayed ${report.events} events in ${report.seconds.toFixed(2)} s (${rate} events/s); verified ${report.verified} snapshots; ${report.mismatches.length} differ\n`);
+        process.stdout.write(
+          `replayed ${report.events} events in ${report.seconds.toFixed(2)} s (${rate} events/s); verified ${report.verified} snapshots; ${report.mismatches.length} differ\n`,
+        );
         for (const m of report.mismatches) {
-          process.stdout.write(`  snapshot ${m.snapshotId} (${m.appliance}, seq ${m.lastEventSeq}): stored ${m.stored.slice(0, 12)} replayed ${m.replayed?.slice(0, 12) ?? '(none)'}${m.explainedByVersion ? ` — made by planner ${m.plannerVersion}` : ''}\n`);
+          process.stdout.write(
+            `  snapshot ${m.snapshotId} (${m.appliance}, seq ${m.lastEventSeq}): stored ${m.stored.slice(0, 12)} replayed ${m.replayed?.slice(0, 12) ?? '(none)'}${m.explainedByVersion ? ` — made by planner ${m.plannerVersion}` : ''}\n`,
+          );
         }
       }
       return report.mismatches.length === 0 ? 0 : 1;

@@ -43,7 +43,9 @@ export const stackUp: CliCommand = {
       throw e;
     }
     const { postgresUrl, natsUrl, redisUrl } = stack.endpoints;
-    process.stdout.write(`stack is up (state in ${stack.config.stateDir})\n  postgres ${postgresUrl}\n  nats     ${natsUrl}\n  redis    ${redisUrl}\n`);
+    process.stdout.write(
+      `stack is up (state in ${stack.config.stateDir})\n  postgres ${postgresUrl}\n  nats     ${natsUrl}\n  redis    ${redisUrl}\n`,
+    );
     return 0;
   },
 };

@@ -15,7 +15,12 @@ export const up: CliCommand = {
   summary: 'run the whole pipeline locally with sample manifests (stop with `portolan down`)',
   usage,
   async run(args) {
-    const { values } = parse(args, { kubeconfig: { type: 'string' }, 'http-port': { type: 'string' }, 'https-port': { type: 'string' }, 'state-dir': { type: 'string' } });
+    const { values } = parse(args, {
+      kubeconfig: { type: 'string' },
+      'http-port': { type: 'string' },
+      'https-port': { type: 'string' },
+      'state-dir': { type: 'string' },
+    });
     const { portolanUp, StackServiceError } = await import('@portolan/infra');
     const port = (v: unknown, name: string): number | undefined => {
       if (v === undefined) return undefined;
@@ -27,8 +32,12 @@ export const up: CliCommand = {
       const r = await portolanUp({
         ...(values['state-dir'] === undefined ? {} : { root: String(values['state-dir']) }),
         ...(values.kubeconfig === undefined ? {} : { kubeconfig: String(values.kubeconfig) }),
-        ...(port(values['http-port'], 'http-port') === undefined ? {} : { httpPort: port(values['http-port'], 'http-port')! }),
-        ...(port(values['https-port'], 'https-port') === undefined ? {} : { httpsPort: port(values['https-port'], 'https-port')! }),
+        ...(port(values['http-port'], 'http-port') === undefined
+          ? {}
+          : { httpPort: port(values['http-port'], 'http-port')! }),
+        ...(port(values['https-port'], 'https-port') === undefined
+          ? {}
+          : { httpsPort: port(values['https-port'], 'https-port')! }),
         log: (l) => process.stdout.write(`${l}\n`),
       });
       process.stdout.write(`
@@ -63,7 +72,10 @@ export const down: CliCommand = {
   async run(args) {
     const { values } = parse(args, { 'state-dir': { type: 'string' } });
     const { portolanDown } = await import('@portolan/infra');
-    await portolanDown({ ...(values['state-dir'] === undefined ? {} : { root: String(values['state-dir']) }), log: (l) => process.stdout.write(`${l}\n`) });
+    await portolanDown({
+      ...(values['state-dir'] === undefined ? {} : { root: String(values['state-dir']) }),
+      log: (l) => process.stdout.write(`${l}\n`),
+    });
     process.stdout.write('stopped\n');
     return 0;
   },

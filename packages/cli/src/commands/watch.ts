@@ -14,7 +14,8 @@ export const watch: CliCommand = {
   summary: 'watch one cluster and publish its changes to NATS JetStream',
   usage,
   async run(args) {
-    const { parseWatcherArgs, runWatcher, WatcherArgsError, execTunedWatcher, watcherMainPath } = await import('@portolan/watcher');
+    const { parseWatcherArgs, runWatcher, WatcherArgsError, execTunedWatcher, watcherMainPath } =
+      await import('@portolan/watcher');
     let parsed;
     try {
       parsed = parseWatcherArgs(args);

@@ -27,7 +27,11 @@ export class ConfigImage {
   }
 
   /** Writes `sections` joined by "\n" to `file` atomically (temp + rename), reusing `previous`'s bytes of unchanged blocks. */
-  static async write(file: string, sections: readonly string[], previous: ConfigImage | null = null): Promise<ConfigImage> {
+  static async write(
+    file: string,
+    sections: readonly string[],
+    previous: ConfigImage | null = null,
+  ): Promise<ConfigImage> {
     const blocks = encodeBlocks(sections, previous?.sections, previous === null ? [] : previous.#blocks);
     const parts: Buffer[] = [];
     let total = 0;
@@ -79,12 +83,17 @@ export class ConfigImage {
  * `before` whose sections are all equal to the ones at the same positions is reused from `held` (the blocks `before`
  * was written with; missing ones are encoded).
  */
-export function encodeBlocks(sections: readonly string[], before: readonly string[] | undefined, held: readonly Buffer[]): Buffer[] {
+export function encodeBlocks(
+  sections: readonly string[],
+  before: readonly string[] | undefined,
+  held: readonly Buffer[],
+): Buffer[] {
   const blocks: Buffer[] = [];
   for (let start = 0, k = 0; start < sections.length; start += SECTIONS_PER_BLOCK, k++) {
     const end = Math.min(start + SECTIONS_PER_BLOCK, sections.length);
     const reusable = held[k];
-    let same = reusable !== undefined && before !== undefined && Math.min(start + SECTIONS_PER_BLOCK, before.length) === end;
+    let same =
+      reusable !== undefined && before !== undefined && Math.min(start + SECTIONS_PER_BLOCK, before.length) === end;
     for (let i = start; same && i < end; i++) same = before![i] === sections[i];
     blocks.push(same ? reusable! : Buffer.from(sections.slice(start, end).join('\n')));
   }

@@ -28,7 +28,11 @@ export async function ensureConfigDirs(configDir: string): Promise<void> {
 
 /** Reads haproxy.cfg, map files and crt-lists as bundle files (sorted by path); missing ones are absent. */
 export async function readBundleFiles(configDir: string): Promise<BundleFile[]> {
-  const paths = [CONFIG_FILE, ...(await listDir(configDir, 'maps', '.map')), ...(await listDir(configDir, 'crt-lists', '.crtlist'))];
+  const paths = [
+    CONFIG_FILE,
+    ...(await listDir(configDir, 'maps', '.map')),
+    ...(await listDir(configDir, 'crt-lists', '.crtlist')),
+  ];
   const files: BundleFile[] = [];
   for (const rel of paths) {
     const content = await readIfExists(path.join(configDir, rel));
@@ -42,7 +46,10 @@ export async function writeBundleFiles(configDir: string, files: readonly Bundle
   await ensureConfigDirs(configDir);
   for (const file of files) await writeFileAtomic(path.join(configDir, file.path), file.content);
   const keep = new Set(files.map((f) => f.path));
-  for (const rel of [...(await listDir(configDir, 'maps', '.map')), ...(await listDir(configDir, 'crt-lists', '.crtlist'))]) {
+  for (const rel of [
+    ...(await listDir(configDir, 'maps', '.map')),
+    ...(await listDir(configDir, 'crt-lists', '.crtlist')),
+  ]) {
     if (!keep.has(rel)) await fs.rm(path.join(configDir, rel), { force: true });
   }
 }
@@ -89,7 +96,12 @@ export async function readCertificateIndex(configDir: string): Promise<Map<strin
 }
 
 /** Writes a certificate PEM (0600) and records its fingerprint in the index. */
-export async function writeCertificate(configDir: string, rel: string, pem: string, fingerprint: string): Promise<void> {
+export async function writeCertificate(
+  configDir: string,
+  rel: string,
+  pem: string,
+  fingerprint: string,
+): Promise<void> {
   await ensureConfigDirs(configDir);
   await writeFileAtomic(path.join(configDir, rel), pem, 0o600);
   const index = await readCertificateIndex(configDir);
@@ -125,7 +137,10 @@ async function ownedFiles(configDir: string): Promise<string[]> {
 async function listDir(configDir: string, dir: string, suffix: string): Promise<string[]> {
   try {
     const names = await fs.readdir(path.join(configDir, dir));
-    return names.filter((n) => n.endsWith(suffix)).sort().map((n) => `${dir}/${n}`);
+    return names
+      .filter((n) => n.endsWith(suffix))
+      .sort()
+      .map((n) => `${dir}/${n}`);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;

@@ -18,18 +18,26 @@ const causeCode = (error: CliError): string | undefined => error.cause?.cause?.c
 
 function socketDir(): { socketPath: string; [Symbol.dispose](): void } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portolan-master-'));
-  return { socketPath: path.join(dir, 'master.sock'), [Symbol.dispose]: () => fs.rmSync(dir, { recursive: true, force: true }) };
+  return {
+    socketPath: path.join(dir, 'master.sock'),
+    [Symbol.dispose]: () => fs.rmSync(dir, { recursive: true, force: true }),
+  };
 }
 
 /** A socket file nobody listens on any more (its process exited without closing it): connecting is refused. */
 function staleSocket(socketPath: string): void {
-  const made = spawnSync(process.execPath, ['-e', `require('node:net').createServer().listen(${JSON.stringify(socketPath)}, () => process.exit(0))`]);
+  const made = spawnSync(process.execPath, [
+    '-e',
+    `require('node:net').createServer().listen(${JSON.stringify(socketPath)}, () => process.exit(0))`,
+  ]);
   assert.equal(made.status, 0, String(made.stderr));
   assert.ok(fs.statSync(socketPath).isSocket());
 }
 
 /** A master answering every command with "answer to <command>"; counts the connections it accepted. */
-async function answeringMaster(socketPath: string): Promise<{ readonly server: net.Server; readonly accepted: () => number }> {
+async function answeringMaster(
+  socketPath: string,
+): Promise<{ readonly server: net.Server; readonly accepted: () => number }> {
   let accepted = 0;
   const server = net.createServer((conn) => {
     accepted += 1;
@@ -59,11 +67,20 @@ test('a command the master refuses is tried again until the master is back', asy
 
 test('a command reset by the master is sent again unless it must not run twice', async () => {
   using dir = socketDir();
-  for (const [command, repeatable, lastCause] of [['reload', false, 'ECONNRESET'], ['show proc', true, 'ENOENT']] as const) {
+  for (const [command, repeatable, lastCause] of [
+    ['reload', false, 'ECONNRESET'],
+    ['show proc', true, 'ENOENT'],
+  ] as const) {
     const master = await answeringMaster(dir.socketPath);
     const reply = new HaproxyMasterClient(dir.socketPath, { timeoutMs: 5_000 }).command(command, { repeatable });
     master.server.close(); // the connection waiting to be accepted is reset, and the socket file goes away
-    await assert.rejects(reply, (error: CliError) => error.code === 'HAPROXY_SOCKET' && /master CLI unreachable/.test(error.message) && causeCode(error) === lastCause);
+    await assert.rejects(
+      reply,
+      (error: CliError) =>
+        error.code === 'HAPROXY_SOCKET' &&
+        /master CLI unreachable/.test(error.message) &&
+        causeCode(error) === lastCause,
+    );
     assert.equal(master.accepted(), 0);
   }
 });
@@ -73,7 +90,10 @@ test('a master that keeps refusing fails the command within its time bound, nami
   staleSocket(dir.socketPath);
   await assert.rejects(
     () => new HaproxyMasterClient(dir.socketPath, { timeoutMs: 300 }).command('show proc'),
-    (error: CliError) => error.code === 'HAPROXY_SOCKET' && /refused or reset ([2-9]|\d\d+) connections within 300 ms/.test(error.message) && causeCode(error) === 'ECONNREFUSED',
+    (error: CliError) =>
+      error.code === 'HAPROXY_SOCKET' &&
+      /refused or reset ([2-9]|\d\d+) connections within 300 ms/.test(error.message) &&
+      causeCode(error) === 'ECONNREFUSED',
   );
 });
 

@@ -46,7 +46,11 @@ export class HaproxyMasterClient {
         const again = code === 'ECONNREFUSED' || (code === 'ECONNRESET' && options.repeatable !== false);
         if (!again) throw error;
         if (performance.now() + RETRY_MS >= deadline) {
-          throw new HaproxySocketError(`master CLI refused or reset ${attempts} connections within ${this.#timeoutMs} ms`, this.socketPath, { cause: error });
+          throw new HaproxySocketError(
+            `master CLI refused or reset ${attempts} connections within ${this.#timeoutMs} ms`,
+            this.socketPath,
+            { cause: error },
+          );
         }
         await sleep(RETRY_MS);
       }
@@ -59,10 +63,15 @@ export class HaproxyMasterClient {
       const socket = net.createConnection(this.socketPath);
       socket.setEncoding('utf8');
       let reply = '';
-      const timer = setTimeout(() => {
-        socket.destroy();
-        reject(new HaproxySocketError(`master CLI gave no complete reply within ${this.#timeoutMs} ms`, this.socketPath));
-      }, Math.max(0, deadline - performance.now()));
+      const timer = setTimeout(
+        () => {
+          socket.destroy();
+          reject(
+            new HaproxySocketError(`master CLI gave no complete reply within ${this.#timeoutMs} ms`, this.socketPath),
+          );
+        },
+        Math.max(0, deadline - performance.now()),
+      );
       socket.once('connect', () => socket.end(`${text}\n`));
       socket.on('data', (chunk: string) => (reply += chunk));
       socket.once('error', (cause) => {
@@ -110,7 +119,11 @@ export class HaproxyMasterClient {
       const now = await this.showProcWhenUp(deadline).catch(() => null);
       if (now !== null && now.master.reloads > before.master.reloads) {
         if (now.master.failedReloads > 0) {
-          return { ok: false, reason: 'failed', message: `master reported a failed reload (failed: ${now.master.failedReloads})` };
+          return {
+            ok: false,
+            reason: 'failed',
+            message: `master reported a failed reload (failed: ${now.master.failedReloads})`,
+          };
         }
         const fresh = now.workers.find((w) => w.reloads === 0 && !oldPids.has(w.pid));
         if (fresh !== undefined) return { ok: true, workerPid: fresh.pid, masterReloads: now.master.reloads };

@@ -15,7 +15,7 @@ test('replies are framed correctly however the bytes are split, including prompt
   const wire = ['\n> ', 'one\n\n> ', '\n> ', `+ + Transaction created\n\n> `, `${big}\nend\n\n> `].join('');
   const server = net.createServer((conn) => {
     conn.once('data', async () => {
-      for (let i = 0; i < wire.length; ) {
+      for (let i = 0; i < wire.length;) {
         const size = i < 40 ? 1 : 65_536; // byte by byte across the small replies, then big chunks
         conn.write(wire.slice(i, i + size));
         i += size;

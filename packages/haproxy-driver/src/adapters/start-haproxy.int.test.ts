@@ -64,14 +64,20 @@ test('runtime client: a pipelined batch gets every reply in order; after a reloa
   const haproxy = await startHaproxy({ configDir: dir });
   const runtime = new HaproxyRuntimeClient(haproxy.runtimeSocket);
   try {
-    const commands = Array.from({ length: 300 }, (_, i) => (i % 2 === 0 ? `set server b${i}/s1 state ready` : 'show servers state'));
+    const commands = Array.from({ length: 300 }, (_, i) =>
+      i % 2 === 0 ? `set server b${i}/s1 state ready` : 'show servers state',
+    );
     const replies = await runtime.execute(commands);
     assert.equal(replies.length, 300);
     replies.forEach((reply, i) => assert.match(reply, i % 2 === 0 ? /^No such backend\.$/ : /^1\n# be_id /));
     const pidBefore = /Pid: (\d+)/.exec(await runtime.command('show info'))?.[1];
 
     const master = new HaproxyMasterClient(haproxy.masterSocket);
-    assert.match(await master.workerCommand('show info'), new RegExp(`Pid: ${pidBefore}\n`), '@1 reaches the current worker');
+    assert.match(
+      await master.workerCommand('show info'),
+      new RegExp(`Pid: ${pidBefore}\n`),
+      '@1 reaches the current worker',
+    );
     runtime.disconnect();
     const outcome = await master.reload();
     assert.equal(outcome.ok, true);
@@ -87,7 +93,13 @@ test('runtime client: a pipelined batch gets every reply in order; after a reloa
 
 test('an unreachable socket is an infrastructure error with a stable code, not a hang', async () => {
   const runtime = new HaproxyRuntimeClient(path.join(os.tmpdir(), 'portolan-no-such.sock'), { timeoutMs: 1_000 });
-  await assert.rejects(() => runtime.command('show info'), (error: Error & { code?: string }) => error.code === 'HAPROXY_SOCKET');
+  await assert.rejects(
+    () => runtime.command('show info'),
+    (error: Error & { code?: string }) => error.code === 'HAPROXY_SOCKET',
+  );
   const master = new HaproxyMasterClient(path.join(os.tmpdir(), 'portolan-no-such-master.sock'), { timeoutMs: 1_000 });
-  await assert.rejects(() => master.showProc(), (error: Error & { code?: string }) => error.code === 'HAPROXY_SOCKET');
+  await assert.rejects(
+    () => master.showProc(),
+    (error: Error & { code?: string }) => error.code === 'HAPROXY_SOCKET',
+  );
 });

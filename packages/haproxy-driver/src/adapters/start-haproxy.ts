@@ -63,7 +63,8 @@ export async function startHaproxy(options: StartHaproxyOptions): Promise<Runnin
   const runtimeSocket = path.join(configDir, RUNTIME_SOCKET);
   for (const socket of [masterSocket, runtimeSocket]) {
     // sun_path holds 108 bytes: HAProxy would fail with a less helpful message.
-    if (Buffer.byteLength(socket) > 100) throw new HaproxyStartError(`socket path too long for a unix socket (>100 bytes): ${socket}`);
+    if (Buffer.byteLength(socket) > 100)
+      throw new HaproxyStartError(`socket path too long for a unix socket (>100 bytes): ${socket}`);
   }
   await ensureConfigDirs(configDir);
   if (!(options.keepExistingConfig === true && fs.existsSync(configFile))) {
@@ -102,7 +103,10 @@ export async function startHaproxy(options: StartHaproxyOptions): Promise<Runnin
   };
   try {
     if (pid === undefined) await spawnError;
-    await Promise.race([waitReady(masterSocket, runtimeSocket, options.startTimeoutMs ?? 10_000, () => exited), spawnError]);
+    await Promise.race([
+      waitReady(masterSocket, runtimeSocket, options.startTimeoutMs ?? 10_000, () => exited),
+      spawnError,
+    ]);
   } catch (cause) {
     await stop();
     throw new HaproxyStartError(`haproxy did not start: ${output.trim().split('\n').slice(-5).join(' | ')}`, { cause });
@@ -139,7 +143,15 @@ export async function stopHaproxy(configDir: string): Promise<boolean> {
 
 /** The files of the empty configuration: what HAProxy runs before the first apply. */
 export function initialBundleFiles(configDir: string, appliance: string): readonly BundleFile[] {
-  const empty: DesiredState = { appliance, driver: 'haproxy', virtualServices: [], pools: [], certificates: [], bindings: [], conditions: [] };
+  const empty: DesiredState = {
+    appliance,
+    driver: 'haproxy',
+    virtualServices: [],
+    pools: [],
+    certificates: [],
+    bindings: [],
+    conditions: [],
+  };
   return renderHaproxyBundle(empty, {
     configDir,
     defaultAddress: '127.0.0.1',
@@ -148,7 +160,12 @@ export function initialBundleFiles(configDir: string, appliance: string): readon
   }).files;
 }
 
-async function waitReady(masterSocket: string, runtimeSocket: string, timeoutMs: number, hasExited: () => boolean): Promise<void> {
+async function waitReady(
+  masterSocket: string,
+  runtimeSocket: string,
+  timeoutMs: number,
+  hasExited: () => boolean,
+): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   const master = new HaproxyMasterClient(masterSocket, { timeoutMs: 1_000 });
   for (;;) {
@@ -156,7 +173,10 @@ async function waitReady(masterSocket: string, runtimeSocket: string, timeoutMs:
     const status = await master.showProc().catch(() => null);
     if (status !== null && status.workers.length > 0) {
       const runtime = new HaproxyRuntimeClient(runtimeSocket, { timeoutMs: 1_000 });
-      const answered = await runtime.command('show info').then(() => true, () => false);
+      const answered = await runtime.command('show info').then(
+        () => true,
+        () => false,
+      );
       runtime.disconnect();
       if (answered) return;
     }

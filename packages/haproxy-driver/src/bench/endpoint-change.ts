@@ -33,7 +33,9 @@ try {
   let generation = 0;
   const start = performance.now();
   await h.apply(state(port, 0, generation));
-  console.log(`# ${backends} backends, HAProxy ${(await h.driver.runtime.command('show info')).match(/Version: (\S+)/)?.[1]}, Node ${process.version}`);
+  console.log(
+    `# ${backends} backends, HAProxy ${(await h.driver.runtime.command('show info')).match(/Version: (\S+)/)?.[1]}, Node ${process.version}`,
+  );
   console.log(`initial apply (one reload): ${(performance.now() - start).toFixed(0)} ms`);
 
   const executeOnly: number[] = [];
@@ -48,7 +50,8 @@ try {
     const t1 = performance.now();
     const results = await h.driver.executeAll(ops, context);
     const t2 = performance.now();
-    if (!results.every((r) => r.ok) || ops.some((o) => o.objectType === 'reload')) throw new Error(`unexpected: ${JSON.stringify(ops.map((o) => o.summary))}`);
+    if (!results.every((r) => r.ok) || ops.some((o) => o.objectType === 'reload'))
+      throw new Error(`unexpected: ${JSON.stringify(ops.map((o) => o.summary))}`);
     executeOnly.push(t2 - t1);
     fullRound.push(t2 - t0);
   }
@@ -70,7 +73,13 @@ try {
   for (let i = 0; i < reloadRounds; i++) {
     generation++;
     const bundle = h.driver.render(state(port, i % backends, generation));
-    const op = toOperation({ kind: 'reload', reasons: ['baseline: endpoint change by reload'], files: bundle.files, certificates: bundle.certificates, backends: bundle.backends });
+    const op = toOperation({
+      kind: 'reload',
+      reasons: ['baseline: endpoint change by reload'],
+      files: bundle.files,
+      certificates: bundle.certificates,
+      backends: bundle.backends,
+    });
     const t0 = performance.now();
     const [result] = await h.driver.executeAll([op], context);
     viaReload.push(performance.now() - t0);

@@ -17,10 +17,19 @@ const options: HaproxyRenderOptions = {
 
 function state(members: readonly string[], hosts: readonly string[] = ['a.test'], fingerprint = 'fp1'): DesiredState {
   return desired({
-    pools: [pool('web', members.map((a) => member(a, 80)))],
+    pools: [
+      pool(
+        'web',
+        members.map((a) => member(a, 80)),
+      ),
+    ],
     certificates: [certificate('tls', ['a.test'], fingerprint)],
     virtualServices: [
-      service('http', 80, hosts.map((h) => route(h, '/', 'Prefix', 'web'))),
+      service(
+        'http',
+        80,
+        hosts.map((h) => route(h, '/', 'Prefix', 'web')),
+      ),
       service('https', 443, [route('a.test', '/', 'Prefix', 'web')], { protocol: 'https', certificates: ['tls'] }),
     ],
   });
@@ -69,13 +78,24 @@ const cases: { name: string; next: HaproxyBundle; observed?: HaproxyBundle; want
   {
     name: 'a map file edited on disk is rewritten (and re-pushed) — no reload',
     next: base,
-    observed: { ...base, files: base.files.map((f) => (f.path === 'maps/http.prefix.map' ? { ...f, content: '' } : f)) },
+    observed: {
+      ...base,
+      files: base.files.map((f) => (f.path === 'maps/http.prefix.map' ? { ...f, content: '' } : f)),
+    },
     want: ['map maps/http.prefix.map'],
   },
   {
     name: 'a slot changed out of band is put back',
     next: base,
-    observed: { ...base, backends: [{ name: 'http:web', slots: base.backends[0]!.slots.map((s, i) => (i === 0 ? { ...s, state: 'maint' as const } : s)) }] },
+    observed: {
+      ...base,
+      backends: [
+        {
+          name: 'http:web',
+          slots: base.backends[0]!.slots.map((s, i) => (i === 0 ? { ...s, state: 'maint' as const } : s)),
+        },
+      ],
+    },
     want: ['server http:web/s1'],
   },
 ];
@@ -97,7 +117,7 @@ test('diff: a reload carries the whole desired bundle and names why', () => {
   assert.equal(op?.summary, 'reload: backend http:web changed');
 });
 
-test('diff: a reload payload holds haproxy.cfg as the render\'s sections, its text joined only when read', () => {
+test("diff: a reload payload holds haproxy.cfg as the render's sections, its text joined only when read", () => {
   const next = renderHaproxyBundle(state(['10.0.0.1', '10.0.0.2', '10.0.0.3']), options, base.backends);
   const [op] = diffHaproxy(next, base);
   const config = next.files.find((f) => f.path === 'haproxy.cfg')!;
@@ -119,7 +139,12 @@ test('diff: an empty appliance gets one reload naming what is added', () => {
 test('diff: free slots compare equal whatever address they still hold (no pointless writes)', () => {
   const observed: HaproxyBundle = {
     ...base,
-    backends: [{ name: 'http:web', slots: base.backends[0]!.slots.map((s) => (s.state === 'maint' ? { ...s, address: '10.9.9.9', port: 7 } : s)) }],
+    backends: [
+      {
+        name: 'http:web',
+        slots: base.backends[0]!.slots.map((s) => (s.state === 'maint' ? { ...s, address: '10.9.9.9', port: 7 } : s)),
+      },
+    ],
   };
   assert.deepEqual(diffHaproxy(base, observed), []);
 });

@@ -18,7 +18,11 @@ const MAX_REASONS = 6;
  * never points at an empty backend), then file rewrites so a later reload starts from the same state.
  * Equal bundles give no operations.
  */
-export function diffHaproxy(desired: HaproxyBundle, observed: HaproxyBundle, options: { readonly useDelta?: boolean } = {}): Operation[] {
+export function diffHaproxy(
+  desired: HaproxyBundle,
+  observed: HaproxyBundle,
+  options: { readonly useDelta?: boolean } = {},
+): Operation[] {
   // Desired rendered from exactly the observed bundle (the hot path after a successful apply): only the backend
   // positions the renderer revisited can differ, so only those are compared (10k backends: one, not ten thousand).
   const delta = options.useDelta === false ? undefined : renderDelta(desired);
@@ -38,7 +42,10 @@ export function diffHaproxy(desired: HaproxyBundle, observed: HaproxyBundle, opt
     ];
   }
   const ops: HaproxyOperation[] = [
-    ...diffSlots(desired.backends, observed.backends, false, positions ?? undefined).map((c): HaproxyOperation => ({ kind: 'server', ...c })),
+    ...diffSlots(desired.backends, observed.backends, false, positions ?? undefined).map((c): HaproxyOperation => ({
+      kind: 'server',
+      ...c,
+    })),
     ...certificateChanges(desired, observed),
     ...mapChanges(desired, observed),
   ];
@@ -51,7 +58,11 @@ export function diffHaproxy(desired: HaproxyBundle, observed: HaproxyBundle, opt
 }
 
 /** Backends whose server lines differ between the two configs (whose structures are known to be equal). */
-function backendsWithOtherServerLines(desired: HaproxyBundle, observed: HaproxyBundle, positions: readonly number[] | null): BackendSlots[] {
+function backendsWithOtherServerLines(
+  desired: HaproxyBundle,
+  observed: HaproxyBundle,
+  positions: readonly number[] | null,
+): BackendSlots[] {
   const want = configSections(desired);
   const have = configSections(observed);
   if (want !== undefined && have !== undefined && want.length === have.length) {
@@ -81,13 +92,18 @@ function backendsWithOtherServerLines(desired: HaproxyBundle, observed: HaproxyB
 }
 
 /** Why the desired bundle cannot be reached through the Runtime API; empty when it can. */
-export function structuralChanges(desired: HaproxyBundle, observed: HaproxyBundle, positions: readonly number[] | null = null): string[] {
+export function structuralChanges(
+  desired: HaproxyBundle,
+  observed: HaproxyBundle,
+  positions: readonly number[] | null = null,
+): string[] {
   const reasons: string[] = [];
   if (!sameSectionStructure(desired, observed, positions)) {
     const desiredConfig = fileContent(desired, CONFIG_FILE) ?? '';
     const observedConfig = fileContent(observed, CONFIG_FILE);
     if (observedConfig === null) reasons.push('no configuration on disk');
-    else if (!isSameStructure(desiredConfig, observedConfig)) reasons.push(...sectionChanges(desiredConfig, observedConfig));
+    else if (!isSameStructure(desiredConfig, observedConfig))
+      reasons.push(...sectionChanges(desiredConfig, observedConfig));
   }
   for (const file of desired.files) {
     if (file.path.startsWith('crt-lists/') && fileContent(observed, file.path) !== file.content) {
@@ -99,7 +115,11 @@ export function structuralChanges(desired: HaproxyBundle, observed: HaproxyBundl
 }
 
 /** True when both bundles come from a renderer and their sections differ only in server lines (false: unknown). */
-function sameSectionStructure(desired: HaproxyBundle, observed: HaproxyBundle, positions: readonly number[] | null): boolean {
+function sameSectionStructure(
+  desired: HaproxyBundle,
+  observed: HaproxyBundle,
+  positions: readonly number[] | null,
+): boolean {
   const want = configSections(desired);
   const have = configSections(observed);
   if (want === undefined || have === undefined || want.length !== have.length) return false;
@@ -113,9 +133,14 @@ function sameSectionStructure(desired: HaproxyBundle, observed: HaproxyBundle, p
 }
 
 /** Structure the running process lacks although the files on disk already describe it. */
-function runtimeMismatches(desired: HaproxyBundle, observed: HaproxyBundle, positions: readonly number[] | null): string[] {
+function runtimeMismatches(
+  desired: HaproxyBundle,
+  observed: HaproxyBundle,
+  positions: readonly number[] | null,
+): string[] {
   const reasons: string[] = [];
-  if (!sameBackendShapes(desired.backends, observed.backends, positions)) reasons.push(...backendMismatches(desired, observed));
+  if (!sameBackendShapes(desired.backends, observed.backends, positions))
+    reasons.push(...backendMismatches(desired, observed));
   const loadedMaps = new Set(observed.maps.map((m) => m.path));
   for (const map of desired.maps) if (!loadedMaps.has(map.path)) reasons.push(`map ${map.path} not loaded`);
   const loadedCerts = new Set(observed.certificates.map((c) => c.path));
@@ -126,7 +151,11 @@ function runtimeMismatches(desired: HaproxyBundle, observed: HaproxyBundle, posi
 }
 
 /** Same backends in the same order with the same slot counts (checked by position; objects shared are skipped). */
-function sameBackendShapes(desired: readonly BackendSlots[], observed: readonly BackendSlots[], positions: readonly number[] | null): boolean {
+function sameBackendShapes(
+  desired: readonly BackendSlots[],
+  observed: readonly BackendSlots[],
+  positions: readonly number[] | null,
+): boolean {
   if (desired.length !== observed.length) return false;
   const same = (i: number): boolean => {
     const d = desired[i]!;
@@ -165,7 +194,11 @@ function certificateChanges(desired: HaproxyBundle, observed: HaproxyBundle): Ha
 function mapChanges(desired: HaproxyBundle, observed: HaproxyBundle): HaproxyOperation[] {
   const loaded = new Map(observed.maps.map((m) => [m.path, m]));
   return desired.maps
-    .filter((m) => !sameEntries(m, loaded.get(m.path)) || fileContent(observed, m.path) !== (fileContent(desired, m.path) ?? renderMapFile(m.entries)))
+    .filter(
+      (m) =>
+        !sameEntries(m, loaded.get(m.path)) ||
+        fileContent(observed, m.path) !== (fileContent(desired, m.path) ?? renderMapFile(m.entries)),
+    )
     .map((m) => ({ kind: 'map', path: m.path, entries: m.entries }));
 }
 

@@ -26,7 +26,10 @@ export function diffSlots(
     const backend = desired[position]!;
     // Both lists are usually in the same order: look by position first, by name only when that fails.
     const atPosition = observed[position];
-    const current = atPosition?.name === backend.name ? atPosition : (running ??= new Map(observed.map((b) => [b.name, b]))).get(backend.name);
+    const current =
+      atPosition?.name === backend.name
+        ? atPosition
+        : (running ??= new Map(observed.map((b) => [b.name, b]))).get(backend.name);
     if (current === backend || (current === undefined && runningOnly)) continue;
     backend.slots.forEach((slot, i) => {
       const now = current?.slots[i];
@@ -50,6 +53,8 @@ export function withSlotChanges(backends: readonly BackendSlots[], changes: read
   }
   return backends.map((backend) => {
     const changed = byBackend.get(backend.name);
-    return changed === undefined ? backend : { name: backend.name, slots: backend.slots.map((s) => changed.get(s.name) ?? s) };
+    return changed === undefined
+      ? backend
+      : { name: backend.name, slots: backend.slots.map((s) => changed.get(s.name) ?? s) };
   });
 }

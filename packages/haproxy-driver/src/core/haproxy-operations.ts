@@ -162,7 +162,13 @@ function decodeSlot(value: JsonValue | undefined): ServerSlot {
   const o = object(value);
   const state = string(o['state']);
   if (state !== 'ready' && state !== 'drain' && state !== 'maint') throw new TypeError('bad slot state');
-  return { name: string(o['name']), address: string(o['address']), port: number(o['port']), state: state as SlotState, weight: number(o['weight']) };
+  return {
+    name: string(o['name']),
+    address: string(o['address']),
+    port: number(o['port']),
+    state: state as SlotState,
+    weight: number(o['weight']),
+  };
 }
 
 function decodeBackend(value: JsonValue | undefined): BackendSlots {

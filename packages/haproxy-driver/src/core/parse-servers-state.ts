@@ -15,7 +15,7 @@ const INHERITED_DRAIN = 0x10;
  */
 export function parseServersState(text: string): BackendSlots[] {
   const rows: ServersStateRows = new Map();
-  for (let at = 0; at < text.length; ) at = parseServersStateRows(text, at, Number.POSITIVE_INFINITY, rows);
+  for (let at = 0; at < text.length;) at = parseServersStateRows(text, at, Number.POSITIVE_INFINITY, rows);
   return serversStateBackends(rows);
 }
 
@@ -52,7 +52,11 @@ const HASH = 0x23;
 const PORT_FIELD = 18;
 
 /** One row, reading only the fields we need (rows run to 25 fields and there can be 100k of them). */
-function parseRow(text: string, start: number, end: number): { backend: string; index: number; slot: ServerSlot } | null {
+function parseRow(
+  text: string,
+  start: number,
+  end: number,
+): { backend: string; index: number; slot: ServerSlot } | null {
   const fields: string[] = [];
   let from = start;
   while (fields.length <= PORT_FIELD && from <= end) {
@@ -65,7 +69,13 @@ function parseRow(text: string, start: number, end: number): { backend: string; 
   const [, backend = '', , server = '', address = '', , admin = '', weight = ''] = fields;
   const index = slotIndex(server);
   if (index === null) return null;
-  const slot: ServerSlot = { name: slotName(index), address: ownString(address), port: Number(fields[PORT_FIELD]), state: slotState(Number(admin)), weight: Number(weight) };
+  const slot: ServerSlot = {
+    name: slotName(index),
+    address: ownString(address),
+    port: Number(fields[PORT_FIELD]),
+    state: slotState(Number(admin)),
+    weight: Number(weight),
+  };
   return { backend, index, slot };
 }
 

@@ -45,7 +45,7 @@ test('show proc: master reloads and failures, current and old workers', () => {
   assert.equal(parseShowProc('Unknown command.\n'), null);
 });
 
-test('show map: the loaded files, and a file\'s entries sorted by key', () => {
+test("show map: the loaded files, and a file's entries sorted by key", () => {
   const list = `# id (file) description
 0 (/tmp/hx/maps/exact.map) pattern loaded from file '/tmp/hx/maps/exact.map' used by map at file 'empty.cfg' line 20. curr_ver=0 next_ver=0 entry_cnt=1
 3 (/tmp/hx/maps/wexact.map) pattern loaded from file '/tmp/hx/maps/wexact.map' used by map at file 'empty.cfg' line 22. curr_ver=0 next_ver=0 entry_cnt=1

@@ -28,7 +28,11 @@ export function patchServerLines(config: string, backends: readonly BackendSlots
       const slot = match === null ? undefined : wanted.get(match[2]!);
       if (match !== null && slot !== undefined) {
         const enabled = slot.state === 'maint' ? 'disabled' : 'enabled';
-        edits.push({ start: pos + match[1]!.length, end: pos + match[0].length, text: `${hostPort(slot.address, slot.port)} ${enabled} weight ${slot.weight}` });
+        edits.push({
+          start: pos + match[1]!.length,
+          end: pos + match[0].length,
+          text: `${hostPort(slot.address, slot.port)} ${enabled} weight ${slot.weight}`,
+        });
         seen++;
       }
       pos = end + 1;
@@ -50,7 +54,7 @@ export function patchServerLines(config: string, backends: readonly BackendSlots
 function backendHeaders(config: string): Map<string, number> {
   const out = new Map<string, number>();
   const marker = '\nbackend ';
-  for (let i = config.indexOf(marker); i >= 0; ) {
+  for (let i = config.indexOf(marker); i >= 0;) {
     const eol = config.indexOf('\n', i + marker.length);
     if (eol < 0) break;
     const name = config.slice(i + marker.length, eol);

@@ -55,7 +55,12 @@ function monitorLines(monitor: Monitor): string[] {
 function defaultServerLine(pool: Pool): string[] {
   const options: string[] = [];
   if (pool.monitor !== null) {
-    options.push('check', `inter ${timeValue(pool.monitor.intervalSeconds)}`, `fall ${Math.max(1, Math.round(pool.monitor.failures))}`, 'rise 1');
+    options.push(
+      'check',
+      `inter ${timeValue(pool.monitor.intervalSeconds)}`,
+      `fall ${Math.max(1, Math.round(pool.monitor.failures))}`,
+      'rise 1',
+    );
     if (pool.monitor.type === 'https' && !pool.tlsToBackend) options.push('check-ssl', 'verify none');
   }
   if (pool.tlsToBackend) options.push('ssl', 'verify none');

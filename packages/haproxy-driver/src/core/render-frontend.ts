@@ -38,7 +38,11 @@ export function renderFrontend(vs: VirtualService, ctx: FrontendContext): Render
   const bind = `bind ${hostPort(address, vs.port)}`;
 
   if (vs.redirectToHttpsPort !== null) {
-    return { text: section(header, [owner, 'mode http', bind, ...redirectLines(vs.redirectToHttpsPort, ctx)]), files: [], maps: [] };
+    return {
+      text: section(header, [owner, 'mode http', bind, ...redirectLines(vs.redirectToHttpsPort, ctx)]),
+      files: [],
+      maps: [],
+    };
   }
   if (vs.protocol === 'tls-passthrough') return renderPassthrough(vs, ctx, stem, [owner, bind]);
 

@@ -39,20 +39,26 @@ test('render routing: backends carry the slots and the maps carry the routes', (
       ['http:default_web:80-7420aa13', ['10.1.0.1:8080', '10.1.0.2:8080', '-', '-']],
     ],
   );
-  assert.deepEqual(bundle.maps.map((m) => [m.path, m.entries.length]), [
-    ['maps/http.exact.map', 3],
-    ['maps/http.hosts.map', 2],
-    ['maps/http.prefix.map', 2],
-  ]);
+  assert.deepEqual(
+    bundle.maps.map((m) => [m.path, m.entries.length]),
+    [
+      ['maps/http.exact.map', 3],
+      ['maps/http.hosts.map', 2],
+      ['maps/http.prefix.map', 2],
+    ],
+  );
   assert.deepEqual(bundle.certificates, []);
 });
 
 test('render tls: certificates are references only — no PEM material anywhere in the bundle', () => {
   const bundle = renderHaproxyBundle(states['tls']!, options);
-  assert.deepEqual(bundle.certificates.map((c) => [c.path, c.secret.name, c.fingerprint]), [
-    ['certs/blog-tls.pem', 'blog-tls', 'fp1'],
-    ['certs/shop-tls.pem', 'shop-tls', 'fp1'],
-  ]);
+  assert.deepEqual(
+    bundle.certificates.map((c) => [c.path, c.secret.name, c.fingerprint]),
+    [
+      ['certs/blog-tls.pem', 'blog-tls', 'fp1'],
+      ['certs/shop-tls.pem', 'shop-tls', 'fp1'],
+    ],
+  );
   assert.ok(!JSON.stringify(bundle).includes('BEGIN'));
 });
 
@@ -73,16 +79,31 @@ test('an ACME certificate not issued yet (empty fingerprint) is not served and n
   const state = desired({
     pools: [pool('web', [member('10.1.0.1', 80)])],
     certificates: [{ ...certificate('pending', ['a.test'], ''), acme: true }, certificate('issued', ['b.test'])],
-    virtualServices: [service('https', 443, [route('a.test', '/', 'Prefix', 'web')], { protocol: 'https', certificates: ['pending', 'issued'] })],
+    virtualServices: [
+      service('https', 443, [route('a.test', '/', 'Prefix', 'web')], {
+        protocol: 'https',
+        certificates: ['pending', 'issued'],
+      }),
+    ],
   });
   const bundle = renderHaproxyBundle(state, options);
-  assert.deepEqual(bundle.certificates.map((c) => c.path), ['certs/issued.pem']);
-  assert.equal(bundle.files.find((f) => f.path === 'crt-lists/https.crtlist')?.content, '/etc/portolan/edge/certs/issued.pem b.test\n');
+  assert.deepEqual(
+    bundle.certificates.map((c) => c.path),
+    ['certs/issued.pem'],
+  );
+  assert.equal(
+    bundle.files.find((f) => f.path === 'crt-lists/https.crtlist')?.content,
+    '/etc/portolan/edge/certs/issued.pem b.test\n',
+  );
 });
 
 test('user text in health checks cannot escape its config word or start a new line', () => {
   const state = desired({
-    pools: [pool('web', [member('10.1.0.1', 80)], { monitor: { ...monitor, path: "/x'\n    http-request deny", hostHeader: 'a"b $HOME' } })],
+    pools: [
+      pool('web', [member('10.1.0.1', 80)], {
+        monitor: { ...monitor, path: "/x'\n    http-request deny", hostHeader: 'a"b $HOME' },
+      }),
+    ],
   });
   const config = renderHaproxyBundle(state, options).files.find((f) => f.path === 'haproxy.cfg')?.content ?? '';
   assert.match(config, /http-check send meth GET uri '\/x {4}http-request deny' ver HTTP\/1.1 hdr Host 'a"b \$HOME'/);
@@ -92,16 +113,31 @@ test('user text in health checks cannot escape its config word or start a new li
 test('property: rendering is deterministic — the same input gives the same bytes', () => {
   const arbMember = fc.record({ a: fc.integer({ min: 1, max: 250 }), p: fc.integer({ min: 1, max: 65535 }) });
   fc.assert(
-    fc.property(fc.array(arbMember, { maxLength: 12 }), fc.array(fc.constantFrom('/a', '/b/c', '/', '/a/b'), { maxLength: 4 }), (members, paths) => {
-      const state = desired({
-        pools: [pool('p', members.map((m) => member(`10.0.0.${m.a}`, m.p)))],
-        virtualServices: [service('http', 80, paths.map((p) => route('h.test', p, 'Prefix', 'p')))],
-      });
-      const first = renderHaproxyBundle(state, options);
-      const second = renderHaproxyBundle(structuredClone(state), options, []);
-      assert.deepEqual(second, first);
-      assert.equal(JSON.stringify(second), JSON.stringify(first));
-    }),
+    fc.property(
+      fc.array(arbMember, { maxLength: 12 }),
+      fc.array(fc.constantFrom('/a', '/b/c', '/', '/a/b'), { maxLength: 4 }),
+      (members, paths) => {
+        const state = desired({
+          pools: [
+            pool(
+              'p',
+              members.map((m) => member(`10.0.0.${m.a}`, m.p)),
+            ),
+          ],
+          virtualServices: [
+            service(
+              'http',
+              80,
+              paths.map((p) => route('h.test', p, 'Prefix', 'p')),
+            ),
+          ],
+        });
+        const first = renderHaproxyBundle(state, options);
+        const second = renderHaproxyBundle(structuredClone(state), options, []);
+        assert.deepEqual(second, first);
+        assert.equal(JSON.stringify(second), JSON.stringify(first));
+      },
+    ),
     { numRuns: 50 },
   );
 });

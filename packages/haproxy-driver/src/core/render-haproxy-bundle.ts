@@ -1,4 +1,10 @@
-import { textParts, type Certificate, type DesiredState, type Pool, type VirtualService } from '@portolan/desired-state';
+import {
+  textParts,
+  type Certificate,
+  type DesiredState,
+  type Pool,
+  type VirtualService,
+} from '@portolan/desired-state';
 import { ownerNote } from '@portolan/appliance-driver';
 import type { BackendSlots, BundleFile, CertificateFile, HaproxyBundle, MapContent } from './haproxy-bundle.ts';
 import { type BackendMode, backendName, fileStem, frontendName } from './haproxy-names.ts';
@@ -99,9 +105,19 @@ interface BackendMemo {
 export class HaproxyRenderer {
   readonly #options: HaproxyRenderOptions;
   readonly #backends = new Map<string, BackendMemo>();
-  #layout: { virtualServices: readonly VirtualService[]; names: PoolNames; order: readonly { name: string; index: number; mode: BackendMode }[] } | null = null;
+  #layout: {
+    virtualServices: readonly VirtualService[];
+    names: PoolNames;
+    order: readonly { name: string; index: number; mode: BackendMode }[];
+  } | null = null;
   #lastBundle: HaproxyBundle | null = null;
-  #frontends: { virtualServices: readonly VirtualService[]; names: PoolNames; certificates: readonly Certificate[]; rendered: readonly RenderedFrontend[]; files: readonly CertificateFile[] } | null = null;
+  #frontends: {
+    virtualServices: readonly VirtualService[];
+    names: PoolNames;
+    certificates: readonly Certificate[];
+    rendered: readonly RenderedFrontend[];
+    files: readonly CertificateFile[];
+  } | null = null;
   /** The last render's inputs and outputs by position, for the positional fast path (see `#changedPositions`). */
   #last: LastRender | null = null;
   #fixed: readonly string[] | null = null;
@@ -134,17 +150,34 @@ export class HaproxyRenderer {
       let held = this.#backends.get(name);
       // A backend is reused when its pool and mode are the same objects and its previous slots are what it was
       // rendered from, or what it rendered (placing the same members into the slots they hold is a fixed point).
-      if (held === undefined || held.pool !== pool || held.mode !== mode || (held.previous !== before && held.slots !== before)) {
+      if (
+        held === undefined ||
+        held.pool !== pool ||
+        held.mode !== mode ||
+        (held.previous !== before && held.slots !== before)
+      ) {
         const slots = { name, slots: assignSlots(pool.members, before, options.sizing) };
-        held = { pool, mode, previous: before, slots, text: renderBackend(name, mode, pool, slots.slots, desired.appliance) };
+        held = {
+          pool,
+          mode,
+          previous: before,
+          slots,
+          text: renderBackend(name, mode, pool, slots.slots, desired.appliance),
+        };
         this.#backends.set(name, held);
       }
       backends[i] = held.slots;
       backendTexts[i] = held.text;
     }
     this.#last = {
-      order, pools: desired.pools, previous, backends, texts: backendTexts, positional: positional && (fast === null || last!.positional),
-      positionsOfPool: fast === null || last === null ? positionsOfPools(order, desired.pools.length) : last.positionsOfPool,
+      order,
+      pools: desired.pools,
+      previous,
+      backends,
+      texts: backendTexts,
+      positional: positional && (fast === null || last!.positional),
+      positionsOfPool:
+        fast === null || last === null ? positionsOfPools(order, desired.pools.length) : last.positionsOfPool,
     };
     const frontendsBefore = this.#frontends;
     const { rendered: frontends, files: certificates } = this.#renderFrontends(desired);
@@ -160,7 +193,8 @@ export class HaproxyRenderer {
       certificates: [...certificates],
     };
     sectionsOf.set(bundle, sections);
-    if (fast !== null && lastBundle !== null && this.#frontends === frontendsBefore) deltas.set(bundle, { from: lastBundle, positions: fast.sort((a, b) => a - b) });
+    if (fast !== null && lastBundle !== null && this.#frontends === frontendsBefore)
+      deltas.set(bundle, { from: lastBundle, positions: fast.sort((a, b) => a - b) });
     // A delta holds the bundle before it: drop that one's own delta, or every render would keep all earlier ones alive.
     if (lastBundle !== null) deltas.delete(lastBundle);
     this.#lastBundle = bundle;
@@ -174,11 +208,14 @@ export class HaproxyRenderer {
    */
   #changedPositions(last: LastRender, pools: readonly Pool[], previous: readonly BackendSlots[]): number[] | null {
     // Unvisited positions must find the same previous slots as last time: by position, or none at all.
-    const stable = previous.length === 0 ? last.previous.length === 0 : last.positional && previous.length === last.order.length;
+    const stable =
+      previous.length === 0 ? last.previous.length === 0 : last.positional && previous.length === last.order.length;
     if (!stable || previous.length !== last.previous.length || pools.length !== last.pools.length) return null;
     const out = new Set<number>();
-    for (let j = 0; j < pools.length; j++) if (pools[j] !== last.pools[j]) for (const i of last.positionsOfPool[j]!) out.add(i);
-    if (previous !== last.previous) for (let i = 0; i < previous.length; i++) if (previous[i] !== last.previous[i]) out.add(i);
+    for (let j = 0; j < pools.length; j++)
+      if (pools[j] !== last.pools[j]) for (const i of last.positionsOfPool[j]!) out.add(i);
+    if (previous !== last.previous)
+      for (let i = 0; i < previous.length; i++) if (previous[i] !== last.previous[i]) out.add(i);
     return [...out];
   }
 
@@ -186,12 +223,16 @@ export class HaproxyRenderer {
    * The previous slots of a backend: by position when both lists are in the same order (the usual case), else by
    * name (`onByName` is told, so a render knows whether its positions can be trusted next time).
    */
-  #previousLookup(previous: readonly BackendSlots[], onByName: () => void): (name: string, position: number) => BackendSlots | undefined {
+  #previousLookup(
+    previous: readonly BackendSlots[],
+    onByName: () => void,
+  ): (name: string, position: number) => BackendSlots | undefined {
     return (name, position) => {
       const at = previous[position];
       if (at?.name === name) return at;
       onByName();
-      if (this.#previous?.list !== previous) this.#previous = { list: previous, byName: new Map(previous.map((b) => [b.name, b])) };
+      if (this.#previous?.list !== previous)
+        this.#previous = { list: previous, byName: new Map(previous.map((b) => [b.name, b])) };
       return this.#previous.byName.get(name);
     };
   }
@@ -199,10 +240,13 @@ export class HaproxyRenderer {
   /** Backends in name order, as (backend name, pool index, mode); recomputed only when listeners or pool names change. */
   #backendOrder(desired: DesiredState): readonly { name: string; index: number; mode: BackendMode }[] {
     const held = this.#layout;
-    if (held !== null && held.virtualServices === desired.virtualServices && sameNames(held.names, desired.pools)) return held.order;
+    if (held !== null && held.virtualServices === desired.virtualServices && sameNames(held.names, desired.pools))
+      return held.order;
     const modes = backendModes(desired);
     const index = new Map(desired.pools.map((p, i) => [p.name, i]));
-    const order = [...modes.entries()].sort(byKey).map(([name, { pool, mode }]) => ({ name, index: index.get(pool.name)!, mode }));
+    const order = [...modes.entries()]
+      .sort(byKey)
+      .map(([name, { pool, mode }]) => ({ name, index: index.get(pool.name)!, mode }));
     this.#layout = { virtualServices: desired.virtualServices, names: poolNames(desired.pools), order };
     const names = new Set(order.map((o) => o.name));
     for (const name of this.#backends.keys()) if (!names.has(name)) this.#backends.delete(name);
@@ -210,9 +254,18 @@ export class HaproxyRenderer {
   }
 
   /** The frontends and the certificate files they serve; reused while listeners, pool names and certificates hold. */
-  #renderFrontends(desired: DesiredState): { readonly rendered: readonly RenderedFrontend[]; readonly files: readonly CertificateFile[] } {
+  #renderFrontends(desired: DesiredState): {
+    readonly rendered: readonly RenderedFrontend[];
+    readonly files: readonly CertificateFile[];
+  } {
     const held = this.#frontends;
-    if (held !== null && held.virtualServices === desired.virtualServices && held.certificates === desired.certificates && sameNames(held.names, desired.pools)) return held;
+    if (
+      held !== null &&
+      held.virtualServices === desired.virtualServices &&
+      held.certificates === desired.certificates &&
+      sameNames(held.names, desired.pools)
+    )
+      return held;
     const options = this.#options;
     const pools = new Set(desired.pools.map((p) => p.name));
     const modes = backendModes(desired);
@@ -222,7 +275,8 @@ export class HaproxyRenderer {
       configDir: options.configDir,
       defaultAddress: options.defaultAddress,
       serverHeader: options.serverHeader,
-      backendOf: (pool, mode) => (pools.has(pool) && modes.has(backendName(pool, mode)) ? backendName(pool, mode) : null),
+      backendOf: (pool, mode) =>
+        pools.has(pool) && modes.has(backendName(pool, mode)) ? backendName(pool, mode) : null,
       crtListLine: (name) => {
         const cert = certByName.get(name);
         // An ACME certificate has no fingerprint until it is issued: nothing to serve yet.
@@ -235,7 +289,13 @@ export class HaproxyRenderer {
       .map((vs) => renderFrontend(vs, ctx))
       .filter((f): f is RenderedFrontend => f !== null);
     const files = certificateFiles(desired.certificates).filter((c) => usedBy(c, desired));
-    this.#frontends = { virtualServices: desired.virtualServices, certificates: desired.certificates, names: poolNames(desired.pools), rendered, files };
+    this.#frontends = {
+      virtualServices: desired.virtualServices,
+      certificates: desired.certificates,
+      names: poolNames(desired.pools),
+      rendered,
+      files,
+    };
     return this.#frontends;
   }
 }
@@ -316,7 +376,10 @@ function certificateFiles(certs: readonly Certificate[]): CertificateFile[] {
 
 function usedBy(cert: CertificateFile, desired: DesiredState): boolean {
   return desired.virtualServices.some(
-    (vs) => vs.protocol === 'https' && vs.redirectToHttpsPort === null && vs.certificates.some((n) => certificatePath(n) === cert.path),
+    (vs) =>
+      vs.protocol === 'https' &&
+      vs.redirectToHttpsPort === null &&
+      vs.certificates.some((n) => certificatePath(n) === cert.path),
   );
 }
 

@@ -10,7 +10,10 @@ const cases = [
     name: 'Exact path is one exact entry; Prefix is the exact path plus "<path>/" in the prefix map',
     routes: [route('a.test', '/foo', 'Exact', 'x'), route('a.test', '/bar', 'Prefix', 'y')],
     want: {
-      exact: [['a.test/bar', 'http:y'], ['a.test/foo', 'http:x']],
+      exact: [
+        ['a.test/bar', 'http:y'],
+        ['a.test/foo', 'http:x'],
+      ],
       prefix: [['a.test/bar/', 'http:y']],
       hosts: [['a.test', 'a.test']],
     },
@@ -20,8 +23,14 @@ const cases = [
     routes: [route('a.test', '/', 'Prefix', 'x'), route('b.test', '', 'Prefix', 'y')],
     want: {
       exact: [],
-      prefix: [['a.test/', 'http:x'], ['b.test/', 'http:y']],
-      hosts: [['a.test', 'a.test'], ['b.test', 'b.test']],
+      prefix: [
+        ['a.test/', 'http:x'],
+        ['b.test/', 'http:y'],
+      ],
+      hosts: [
+        ['a.test', 'a.test'],
+        ['b.test', 'b.test'],
+      ],
     },
   },
   {
@@ -34,18 +43,29 @@ const cases = [
     routes: [route('*.a.test', '/', 'Prefix', 'w'), route('', '/api', 'Prefix', 'any')],
     want: {
       exact: [['/api', 'http:any']],
-      prefix: [['*.a.test/', 'http:w'], ['/api/', 'http:any']],
+      prefix: [
+        ['*.a.test/', 'http:w'],
+        ['/api/', 'http:any'],
+      ],
       hosts: [['*.a.test', '*.a.test']],
     },
   },
   {
     name: 'the first route in precedence order wins a key (Exact before Prefix on the same path)',
     routes: [route('a.test', '/foo', 'Exact', 'exact'), route('a.test', '/foo', 'Prefix', 'prefix')],
-    want: { exact: [['a.test/foo', 'http:exact']], prefix: [['a.test/foo/', 'http:prefix']], hosts: [['a.test', 'a.test']] },
+    want: {
+      exact: [['a.test/foo', 'http:exact']],
+      prefix: [['a.test/foo/', 'http:prefix']],
+      hosts: [['a.test', 'a.test']],
+    },
   },
   {
     name: 'routes to unknown pools and keys a map file cannot hold are dropped',
-    routes: [route('a.test', '/x', 'Exact', 'missing'), route('a.test', '/has space', 'Exact', 'x'), route('#c', '/', 'Prefix', 'x')],
+    routes: [
+      route('a.test', '/x', 'Exact', 'missing'),
+      route('a.test', '/has space', 'Exact', 'x'),
+      route('#c', '/', 'Prefix', 'x'),
+    ],
     want: { exact: [], prefix: [], hosts: [] },
   },
 ] as const;
@@ -58,22 +78,39 @@ for (const c of cases) {
 
 test('http maps: a per-route ssl-redirect maps to a redirect value, not a backend (no port part for 443)', () => {
   const maps = httpRoutingMaps(
-    [{ ...route('a.test', '/pay', 'Prefix', 'x'), redirectToHttpsPort: 8443 }, { ...route('b.test', '/', 'Prefix', 'missing'), redirectToHttpsPort: 443 }],
+    [
+      { ...route('a.test', '/pay', 'Prefix', 'x'), redirectToHttpsPort: 8443 },
+      { ...route('b.test', '/', 'Prefix', 'missing'), redirectToHttpsPort: 443 },
+    ],
     backendOf,
   );
   assert.deepEqual(maps.exact, [['a.test/pay', 'https-redirect::8443']]);
-  assert.deepEqual(maps.prefix, [['a.test/pay/', 'https-redirect::8443'], ['b.test/', 'https-redirect:']]);
+  assert.deepEqual(maps.prefix, [
+    ['a.test/pay/', 'https-redirect::8443'],
+    ['b.test/', 'https-redirect:'],
+  ]);
 });
 
 test('sni maps: exact names and wildcard suffixes; any-host routes are left to the default backend', () => {
   const maps = sniRoutingMaps(
-    [route('db.test', '', 'Prefix', 'db'), route('*.svc.test', '', 'Prefix', 'svc'), route('', '', 'Prefix', 'any'), route('db.test', '', 'Prefix', 'late')],
+    [
+      route('db.test', '', 'Prefix', 'db'),
+      route('*.svc.test', '', 'Prefix', 'svc'),
+      route('', '', 'Prefix', 'any'),
+      route('db.test', '', 'Prefix', 'late'),
+    ],
     (pool) => `tcp:${pool}`,
   );
   assert.deepEqual(maps, { exact: [['db.test', 'tcp:db']], wildcard: [['svc.test', 'tcp:svc']] });
 });
 
 test('map files are one "key value" line per entry', () => {
-  assert.equal(renderMapFile([['a.test/', 'http:x'], ['b.test/', 'http:y']]), 'a.test/ http:x\nb.test/ http:y\n');
+  assert.equal(
+    renderMapFile([
+      ['a.test/', 'http:x'],
+      ['b.test/', 'http:y'],
+    ]),
+    'a.test/ http:x\nb.test/ http:y\n',
+  );
   assert.equal(renderMapFile([]), '');
 });

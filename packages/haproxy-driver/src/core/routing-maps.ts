@@ -36,7 +36,8 @@ export function httpRoutingMaps(routes: readonly Route[], backendOf: BackendOf):
   const prefix = new EntryCollector();
   const hosts = new EntryCollector();
   for (const route of routes) {
-    const backend = route.redirectToHttpsPort === undefined ? backendOf(route.pool) : redirectTarget(route.redirectToHttpsPort);
+    const backend =
+      route.redirectToHttpsPort === undefined ? backendOf(route.pool) : redirectTarget(route.redirectToHttpsPort);
     if (backend === null || !isMapToken(route.host) || !isMapToken(route.path)) continue;
     if (route.host !== '') hosts.add(route.host, route.host);
     if (route.match === 'Exact' && route.path.startsWith('/')) {

@@ -44,7 +44,11 @@ export function preparedVersion(reply: string): number | null {
 }
 
 /** Fills a prepared map version (in payload chunks that fit HAProxy's buffer) and commits it atomically. */
-export function fillAndCommitMapCommands(file: string, version: number, entries: readonly MapEntry[]): RuntimeCommand[] {
+export function fillAndCommitMapCommands(
+  file: string,
+  version: number,
+  entries: readonly MapEntry[],
+): RuntimeCommand[] {
   const commands: RuntimeCommand[] = [];
   const head = `add map @${version} ${file} <<\n`;
   let chunk = '';
@@ -63,7 +67,11 @@ export function fillAndCommitMapCommands(file: string, version: number, entries:
 
 /** Replaces a loaded certificate in one transaction. The PEM travels only in this command's payload. */
 export function setCertificateCommands(file: string, pem: string): RuntimeCommand[] {
-  const body = pem.replace(/\r/g, '').split('\n').filter((line) => line !== '').join('\n');
+  const body = pem
+    .replace(/\r/g, '')
+    .split('\n')
+    .filter((line) => line !== '')
+    .join('\n');
   return [
     {
       text: `set ssl cert ${file} <<\n${body}\n`,

@@ -37,7 +37,12 @@ export function route(host: string, path: string, match: Route['match'], poolNam
 }
 
 /** A listener on the appliance's default address. */
-export function service(name: string, port: number, routes: readonly Route[], extra: Partial<VirtualService> = {}): VirtualService {
+export function service(
+  name: string,
+  port: number,
+  routes: readonly Route[],
+  extra: Partial<VirtualService> = {},
+): VirtualService {
   return {
     name,
     address: { kind: 'default' },
@@ -61,7 +66,9 @@ export function certificate(name: string, hosts: readonly string[], fingerprint 
 }
 
 /** A desired state for appliance `edge`. */
-export function desired(parts: Partial<Pick<DesiredState, 'virtualServices' | 'pools' | 'certificates'>>): DesiredState {
+export function desired(
+  parts: Partial<Pick<DesiredState, 'virtualServices' | 'pools' | 'certificates'>>,
+): DesiredState {
   return {
     appliance: 'edge',
     driver: 'haproxy',

@@ -5,7 +5,13 @@ import http from 'node:http';
 import https from 'node:https';
 import { execFileSync } from 'node:child_process';
 import type { TLSSocket } from 'node:tls';
-import type { ExecutionContext, Operation, OperationResult, SecretResolver, TlsMaterial } from '@portolan/appliance-driver';
+import type {
+  ExecutionContext,
+  Operation,
+  OperationResult,
+  SecretResolver,
+  TlsMaterial,
+} from '@portolan/appliance-driver';
 import type { DesiredState, ObjectRef } from '@portolan/desired-state';
 import type { EchoReply } from '@portolan/echo-backend';
 import { HaproxyDriver, type HaproxyApplianceConfig } from '../haproxy-driver.ts';
@@ -46,7 +52,10 @@ export interface Harness extends AsyncDisposable {
 
 /** Starts HAProxy in a fresh temp directory and builds a driver for it. */
 export async function startHarness(
-  sizing: { minFreeSlots: number; slotIncrement: number; serverLinesWriteDelayMs?: number } = { minFreeSlots: 2, slotIncrement: 4 },
+  sizing: { minFreeSlots: number; slotIncrement: number; serverLinesWriteDelayMs?: number } = {
+    minFreeSlots: 2,
+    slotIncrement: 4,
+  },
 ): Promise<Harness> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'portolan-haproxy-'));
   const masterSocket = path.join(dir, 'master.sock');
@@ -58,7 +67,13 @@ export async function startHarness(
     throw error;
   }
   const config: HaproxyApplianceConfig = {
-    configDir: dir, masterSocket, address: '127.0.0.1', httpPort: 0, httpsPort: 0, binary: 'haproxy', ...sizing,
+    configDir: dir,
+    masterSocket,
+    address: '127.0.0.1',
+    httpPort: 0,
+    httpsPort: 0,
+    binary: 'haproxy',
+    ...sizing,
   };
   const driver = new HaproxyDriver({ appliance: 'edge', config });
   const secrets = new MemorySecrets();
@@ -69,7 +84,11 @@ export async function startHarness(
     fs.rmSync(dir, { recursive: true, force: true });
   };
   return {
-    dir, haproxy, driver, secrets, config,
+    dir,
+    haproxy,
+    driver,
+    secrets,
+    config,
     async apply(desired, epoch = 1) {
       const observed = await driver.readBack(AbortSignal.timeout(10_000));
       const operations = driver.diff(driver.render(desired), observed);
@@ -104,22 +123,42 @@ export function request(
 ): Promise<Reply> {
   const tls = extra.tls === true;
   return new Promise((resolve, reject) => {
-    const options = { host: '127.0.0.1', port, path: requestPath, headers: { host, ...extra.headers }, agent: false as const, timeout: 5_000 };
+    const options = {
+      host: '127.0.0.1',
+      port,
+      path: requestPath,
+      headers: { host, ...extra.headers },
+      agent: false as const,
+      timeout: 5_000,
+    };
     const onResponse = (res: http.IncomingMessage): void => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));
       res.on('end', () => {
         let echo: Reply['echo'] = null;
-        try { echo = JSON.parse(body) as Reply['echo']; } catch { echo = null; }
+        try {
+          echo = JSON.parse(body) as Reply['echo'];
+        } catch {
+          echo = null;
+        }
         const socket = res.socket as TLSSocket;
         const cert = tls ? socket.getPeerCertificate?.() : undefined;
         const cn = cert?.subject?.CN;
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, echo, certificateCn: typeof cn === 'string' ? cn : null });
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          body,
+          echo,
+          certificateCn: typeof cn === 'string' ? cn : null,
+        });
       });
     };
     const req = tls
-      ? https.request({ ...options, servername: extra.sni ?? host.split(':')[0], rejectUnauthorized: false }, onResponse)
+      ? https.request(
+          { ...options, servername: extra.sni ?? host.split(':')[0], rejectUnauthorized: false },
+          onResponse,
+        )
       : http.request(options, onResponse);
     req.on('timeout', () => req.destroy(new Error('request timed out')));
     req.on('error', reject);
@@ -131,10 +170,29 @@ export function request(
 export function selfSignedCertificate(hosts: readonly string[], dir: string): TlsMaterial {
   const key = path.join(dir, `k-${hosts[0]}.pem`);
   const crt = path.join(dir, `c-${hosts[0]}.pem`);
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', crt,
-    '-days', '2', '-subj', `/CN=${hosts[0]}`, '-addext', `subjectAltName=${hosts.map((h) => `DNS:${h}`).join(',')}`,
-  ], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      crt,
+      '-days',
+      '2',
+      '-subj',
+      `/CN=${hosts[0]}`,
+      '-addext',
+      `subjectAltName=${hosts.map((h) => `DNS:${h}`).join(',')}`,
+    ],
+    { stdio: 'ignore' },
+  );
   const material = { certificatePem: fs.readFileSync(crt, 'utf8'), privateKeyPem: fs.readFileSync(key, 'utf8') };
   fs.rmSync(key);
   fs.rmSync(crt);

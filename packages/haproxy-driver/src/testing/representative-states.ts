@@ -2,20 +2,37 @@ import type { DesiredState, Monitor } from '@portolan/desired-state';
 import { certificate, desired, member, pool, route, service } from './desired-fixtures.ts';
 
 /** An HTTP health monitor used by several states. */
-export const monitor: Monitor = { type: 'http', path: '/healthz', hostHeader: 'web.test', expectStatus: '^2..$', intervalSeconds: 2, timeoutSeconds: 1.5, failures: 3, vendor: null };
+export const monitor: Monitor = {
+  type: 'http',
+  path: '/healthz',
+  hostHeader: 'web.test',
+  expectStatus: '^2..$',
+  intervalSeconds: 2,
+  timeoutSeconds: 1.5,
+  failures: 3,
+  vendor: null,
+};
 
 /** Representative desired states: render tables compare their whole output; an integration test runs `haproxy -c` on each. */
 export const representativeStates: Record<string, DesiredState> = {
   empty: desired({}),
   routing: desired({
-    pools: [pool('default/web:80', [member('10.1.0.2', 8080), member('10.1.0.1', 8080)]), pool('default/api:80', [member('10.1.0.3', 9090)])],
+    pools: [
+      pool('default/web:80', [member('10.1.0.2', 8080), member('10.1.0.1', 8080)]),
+      pool('default/api:80', [member('10.1.0.3', 9090)]),
+    ],
     virtualServices: [
-      service('http', 80, [
-        route('shop.test', '/api', 'Exact', 'default/api:80'),
-        route('shop.test', '/', 'Prefix', 'default/web:80'),
-        route('*.shop.test', '/static', 'Prefix', 'default/web:80'),
-        route('', '/health', 'Exact', 'default/api:80'),
-      ], { defaultPool: 'default/web:80' }),
+      service(
+        'http',
+        80,
+        [
+          route('shop.test', '/api', 'Exact', 'default/api:80'),
+          route('shop.test', '/', 'Prefix', 'default/web:80'),
+          route('*.shop.test', '/static', 'Prefix', 'default/web:80'),
+          route('', '/health', 'Exact', 'default/api:80'),
+        ],
+        { defaultPool: 'default/web:80' },
+      ),
     ],
   }),
   tls: desired({
@@ -23,7 +40,10 @@ export const representativeStates: Record<string, DesiredState> = {
     certificates: [certificate('shop-tls', ['*.shop.test', 'shop.test']), certificate('blog-tls', [])],
     virtualServices: [
       service('http', 80, [], { redirectToHttpsPort: 443 }),
-      service('https', 443, [route('shop.test', '/', 'Prefix', 'web')], { protocol: 'https', certificates: ['shop-tls', 'blog-tls'] }),
+      service('https', 443, [route('shop.test', '/', 'Prefix', 'web')], {
+        protocol: 'https',
+        certificates: ['shop-tls', 'blog-tls'],
+      }),
     ],
   }),
   'passthrough-and-pool-features': desired({
@@ -35,7 +55,10 @@ export const representativeStates: Record<string, DesiredState> = {
       }),
     ],
     virtualServices: [
-      service('pt', 8443, [route('db.test', '', 'Prefix', 'db'), route('*.db.test', '', 'Prefix', 'db')], { protocol: 'tls-passthrough', address: { kind: 'dedicated', ip: '198.51.100.7' } }),
+      service('pt', 8443, [route('db.test', '', 'Prefix', 'db'), route('*.db.test', '', 'Prefix', 'db')], {
+        protocol: 'tls-passthrough',
+        address: { kind: 'dedicated', ip: '198.51.100.7' },
+      }),
       service('http', 80, [route('app.test', '/', 'Prefix', 'app')]),
     ],
   }),

@@ -2,9 +2,23 @@ import { qualifiedResourceOf, type ResourceType } from './resource-types.ts';
 
 /** The `reason` values of metav1.Status the simulator produces. */
 export type StatusReason =
-  | 'BadRequest' | 'Unauthorized' | 'Forbidden' | 'NotFound' | 'AlreadyExists' | 'Conflict' | 'Gone' | 'Expired'
-  | 'Invalid' | 'TooManyRequests' | 'InternalError' | 'Timeout' | 'MethodNotAllowed' | 'NotAcceptable'
-  | 'UnsupportedMediaType' | 'RequestEntityTooLarge' | 'ServiceUnavailable';
+  | 'BadRequest'
+  | 'Unauthorized'
+  | 'Forbidden'
+  | 'NotFound'
+  | 'AlreadyExists'
+  | 'Conflict'
+  | 'Gone'
+  | 'Expired'
+  | 'Invalid'
+  | 'TooManyRequests'
+  | 'InternalError'
+  | 'Timeout'
+  | 'MethodNotAllowed'
+  | 'NotAcceptable'
+  | 'UnsupportedMediaType'
+  | 'RequestEntityTooLarge'
+  | 'ServiceUnavailable';
 
 /** An API failure as data; rendered as a Kubernetes Status object on the wire. */
 export interface ApiError {
@@ -32,9 +46,14 @@ export function fail<T = never>(error: ApiError): ApiResult<T> {
 /** Renders an ApiError as a metav1.Status object (what every client parses). */
 export function toStatus(error: ApiError): Record<string, unknown> {
   return {
-    kind: 'Status', apiVersion: 'v1', metadata: { ...error.metadata }, status: 'Failure',
-    message: error.message, reason: error.reason,
-    ...(error.details === undefined ? {} : { details: error.details }), code: error.code,
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: { ...error.metadata },
+    status: 'Failure',
+    message: error.message,
+    reason: error.reason,
+    ...(error.details === undefined ? {} : { details: error.details }),
+    code: error.code,
   };
 }
 
@@ -44,28 +63,54 @@ function detailsOf(type: ResourceType, name: string): Record<string, unknown> {
 
 /** 404 for a missing object, worded as the API server does. */
 export function notFound(type: ResourceType, name: string): ApiError {
-  return { code: 404, reason: 'NotFound', message: `${qualifiedResourceOf(type)} "${name}" not found`, details: detailsOf(type, name) };
+  return {
+    code: 404,
+    reason: 'NotFound',
+    message: `${qualifiedResourceOf(type)} "${name}" not found`,
+    details: detailsOf(type, name),
+  };
 }
 
 /** 409 AlreadyExists for a create of an existing name. */
 export function alreadyExists(type: ResourceType, name: string): ApiError {
-  return { code: 409, reason: 'AlreadyExists', message: `${qualifiedResourceOf(type)} "${name}" already exists`, details: detailsOf(type, name) };
+  return {
+    code: 409,
+    reason: 'AlreadyExists',
+    message: `${qualifiedResourceOf(type)} "${name}" already exists`,
+    details: detailsOf(type, name),
+  };
 }
 
 /** 409 Conflict for a write against a stale resourceVersion or failed precondition. */
-export function conflict(type: ResourceType, name: string, why = 'the object has been modified; please apply your changes to the latest version and try again'): ApiError {
+export function conflict(
+  type: ResourceType,
+  name: string,
+  why = 'the object has been modified; please apply your changes to the latest version and try again',
+): ApiError {
   return {
-    code: 409, reason: 'Conflict', message: `Operation cannot be fulfilled on ${qualifiedResourceOf(type)} "${name}": ${why}`,
+    code: 409,
+    reason: 'Conflict',
+    message: `Operation cannot be fulfilled on ${qualifiedResourceOf(type)} "${name}": ${why}`,
     details: detailsOf(type, name),
   };
 }
 
 /** 422 Invalid with field causes, as validation failures are reported. */
-export function invalid(type: ResourceType, name: string, causes: readonly { field: string; message: string }[]): ApiError {
+export function invalid(
+  type: ResourceType,
+  name: string,
+  causes: readonly { field: string; message: string }[],
+): ApiError {
   const text = causes.map((c) => `${c.field}: ${c.message}`).join(', ');
   return {
-    code: 422, reason: 'Invalid', message: `${type.kind} "${name}" is invalid: ${text}`,
-    details: { ...detailsOf(type, name), kind: type.kind, causes: causes.map((c) => ({ reason: 'FieldValueInvalid', message: c.message, field: c.field })) },
+    code: 422,
+    reason: 'Invalid',
+    message: `${type.kind} "${name}" is invalid: ${text}`,
+    details: {
+      ...detailsOf(type, name),
+      kind: type.kind,
+      causes: causes.map((c) => ({ reason: 'FieldValueInvalid', message: c.message, field: c.field })),
+    },
   };
 }
 
@@ -82,7 +127,12 @@ export function tooOldResourceVersion(requested: number, oldest: number): ApiErr
 /** 504 for a resourceVersion the server has not reached yet. */
 export function tooLargeResourceVersion(requested: number, current: number): ApiError {
   return {
-    code: 504, reason: 'Timeout', message: `Too large resource version: ${requested}, current: ${current}`,
-    details: { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }], retryAfterSeconds: 1 },
+    code: 504,
+    reason: 'Timeout',
+    message: `Too large resource version: ${requested}, current: ${current}`,
+    details: {
+      causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+      retryAfterSeconds: 1,
+    },
   };
 }

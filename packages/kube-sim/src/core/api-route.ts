@@ -11,17 +11,30 @@ export type ApiRoute =
   | { readonly kind: 'openapi-v3-index' }
   | { readonly kind: 'openapi-v3'; readonly path: string }
   | { readonly kind: 'admin'; readonly action: string }
-  | { readonly kind: 'resource'; readonly type: ResourceType; readonly namespace: string; readonly name: string; readonly subresource: string }
+  | {
+      readonly kind: 'resource';
+      readonly type: ResourceType;
+      readonly namespace: string;
+      readonly name: string;
+      readonly subresource: string;
+    }
   | { readonly kind: 'not-found' };
 
 const notFound: ApiRoute = { kind: 'not-found' };
 
 function resourceRoute(group: string, version: string, rest: readonly string[]): ApiRoute {
   if (rest.length === 0) return { kind: 'discovery-resources', group, version };
-  const namespacedType = rest[0] === 'namespaces' && rest.length >= 3 ? findResourceType(group, version, rest[2] ?? '') : undefined;
+  const namespacedType =
+    rest[0] === 'namespaces' && rest.length >= 3 ? findResourceType(group, version, rest[2] ?? '') : undefined;
   if (namespacedType !== undefined && namespacedType.namespaced) {
     if (rest.length > 5) return notFound;
-    return { kind: 'resource', type: namespacedType, namespace: rest[1] ?? '', name: rest[3] ?? '', subresource: rest[4] ?? '' };
+    return {
+      kind: 'resource',
+      type: namespacedType,
+      namespace: rest[1] ?? '',
+      name: rest[3] ?? '',
+      subresource: rest[4] ?? '',
+    };
   }
   const type = findResourceType(group, version, rest[0] ?? '');
   if (type === undefined || rest.length > 3) return notFound;
@@ -31,11 +44,15 @@ function resourceRoute(group: string, version: string, rest: readonly string[]):
 
 /** Parses a request path into the API route it addresses (unknown paths are `not-found`). */
 export function parseApiRoute(pathname: string): ApiRoute {
-  const seg = pathname.split('/').filter((s) => s !== '').map(decodeURIComponent);
+  const seg = pathname
+    .split('/')
+    .filter((s) => s !== '')
+    .map(decodeURIComponent);
   const [first, second, third] = seg;
   if (first === 'version' && seg.length === 1) return { kind: 'version' };
   if ((first === 'healthz' || first === 'livez' || first === 'readyz') && seg.length === 1) return { kind: 'health' };
-  if (first === 'openapi' && second === 'v3') return seg.length === 2 ? { kind: 'openapi-v3-index' } : { kind: 'openapi-v3', path: seg.slice(2).join('/') };
+  if (first === 'openapi' && second === 'v3')
+    return seg.length === 2 ? { kind: 'openapi-v3-index' } : { kind: 'openapi-v3', path: seg.slice(2).join('/') };
   if (first === '_sim' && seg.length === 2) return { kind: 'admin', action: second ?? '' };
   if (first === 'api') {
     if (seg.length === 1) return { kind: 'discovery-api' };

@@ -20,7 +20,11 @@ export function servedGroups(): { group: string; version: string }[] {
 
 /** `/api`: the APIVersions document of the legacy core group. */
 export function apiVersionsDocument(serverAddress: string): Record<string, unknown> {
-  return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }] };
+  return {
+    kind: 'APIVersions',
+    versions: ['v1'],
+    serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }],
+  };
 }
 
 function groupEntry(group: string, version: string): Record<string, unknown> {
@@ -36,7 +40,9 @@ export function apiGroupListDocument(): Record<string, unknown> {
 /** `/apis/<group>`: one APIGroup, or undefined when the group is not served. */
 export function apiGroupDocument(group: string): Record<string, unknown> | undefined {
   const found = servedGroups().find((g) => g.group === group);
-  return found === undefined ? undefined : { kind: 'APIGroup', apiVersion: 'v1', ...groupEntry(found.group, found.version) };
+  return found === undefined
+    ? undefined
+    : { kind: 'APIGroup', apiVersion: 'v1', ...groupEntry(found.group, found.version) };
 }
 
 /** `/api/v1` or `/apis/<group>/<version>`: the APIResourceList, or undefined when not served. */
@@ -45,10 +51,21 @@ export function apiResourceListDocument(group: string, version: string): Record<
   if (types.length === 0) return undefined;
   const resources = types.flatMap((t) => {
     const main = {
-      name: t.plural, singularName: t.singular, namespaced: t.namespaced, kind: t.kind, verbs: verbsOf(t),
-      ...(t.shortNames.length > 0 ? { shortNames: t.shortNames } : {}), ...(t.categories.length > 0 ? { categories: t.categories } : {}),
+      name: t.plural,
+      singularName: t.singular,
+      namespaced: t.namespaced,
+      kind: t.kind,
+      verbs: verbsOf(t),
+      ...(t.shortNames.length > 0 ? { shortNames: t.shortNames } : {}),
+      ...(t.categories.length > 0 ? { categories: t.categories } : {}),
     };
-    const status = { name: `${t.plural}/status`, singularName: '', namespaced: t.namespaced, kind: t.kind, verbs: statusVerbs };
+    const status = {
+      name: `${t.plural}/status`,
+      singularName: '',
+      namespaced: t.namespaced,
+      kind: t.kind,
+      verbs: statusVerbs,
+    };
     return t.hasStatus ? [main, status] : [main];
   });
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: apiVersionOf(types[0] as ResourceType), resources };
@@ -57,8 +74,13 @@ export function apiResourceListDocument(group: string, version: string): Record<
 function discoveryResource(t: ResourceType): Record<string, unknown> {
   const responseKind = { group: t.group, version: t.version, kind: t.kind };
   return {
-    resource: t.plural, responseKind, scope: t.namespaced ? 'Namespaced' : 'Cluster', singularResource: t.singular, verbs: verbsOf(t),
-    ...(t.shortNames.length > 0 ? { shortNames: t.shortNames } : {}), ...(t.categories.length > 0 ? { categories: t.categories } : {}),
+    resource: t.plural,
+    responseKind,
+    scope: t.namespaced ? 'Namespaced' : 'Cluster',
+    singularResource: t.singular,
+    verbs: verbsOf(t),
+    ...(t.shortNames.length > 0 ? { shortNames: t.shortNames } : {}),
+    ...(t.categories.length > 0 ? { categories: t.categories } : {}),
     ...(t.hasStatus ? { subresources: [{ subresource: 'status', responseKind, verbs: statusVerbs }] } : {}),
   };
 }
@@ -80,7 +102,14 @@ export function aggregatedDiscoveryDocument(core: boolean): Record<string, unkno
 export function versionDocument(version: string): Record<string, unknown> {
   const [major = '1', minor = '31', patch = '0'] = version.replace(/^v/, '').split('.');
   return {
-    major, minor, gitVersion: `v${major}.${minor}.${patch}`, gitCommit: '0000000000000000000000000000000000000000',
-    gitTreeState: 'clean', buildDate: '2024-08-13T07:28:49Z', goVersion: 'go1.22.5', compiler: 'gc', platform: 'linux/amd64',
+    major,
+    minor,
+    gitVersion: `v${major}.${minor}.${patch}`,
+    gitCommit: '0000000000000000000000000000000000000000',
+    gitTreeState: 'clean',
+    buildDate: '2024-08-13T07:28:49Z',
+    goVersion: 'go1.22.5',
+    compiler: 'gc',
+    platform: 'linux/amd64',
   };
 }

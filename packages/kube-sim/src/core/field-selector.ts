@@ -11,7 +11,8 @@ export interface FieldRequirement {
 export type FieldSelector = readonly FieldRequirement[];
 
 /** Result of parsing: the selector, or the message for a malformed or unsupported one. */
-export type FieldSelectorParse = { readonly ok: true; readonly selector: FieldSelector } | { readonly ok: false; readonly message: string };
+export type FieldSelectorParse =
+  { readonly ok: true; readonly selector: FieldSelector } | { readonly ok: false; readonly message: string };
 
 /** Splits on an unescaped separator, keeping backslash escapes for the next stage. */
 function splitUnescaped(text: string, separator: string): string[] {
@@ -49,7 +50,8 @@ export function parseFieldSelector(text: string | null | undefined, type: Resour
   for (const raw of splitUnescaped(text, ',')) {
     const term = parseTerm(raw);
     if (term === null) return { ok: false, message: `invalid selector: '${text}'; can't understand '${raw}'` };
-    const supported = term.field === 'metadata.name' || term.field === 'metadata.namespace' || type.fieldLabels.includes(term.field);
+    const supported =
+      term.field === 'metadata.name' || term.field === 'metadata.namespace' || type.fieldLabels.includes(term.field);
     if (!supported) return { ok: false, message: `field label not supported: ${term.field}` };
     terms.push(term);
   }

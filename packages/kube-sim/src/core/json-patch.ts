@@ -5,7 +5,10 @@ type Container = JsonObject | unknown[];
 function parsePointer(pointer: string): string[] | null {
   if (pointer === '') return [];
   if (!pointer.startsWith('/')) return null;
-  return pointer.slice(1).split('/').map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 function resolveParent(doc: unknown, tokens: readonly string[]): { parent: Container; last: string } | string {
@@ -70,16 +73,25 @@ function addAt(doc: unknown, tokens: readonly string[], value: unknown, replace:
   return null;
 }
 
-interface Operation { op: string; path: string; from?: string; value?: unknown }
+interface Operation {
+  op: string;
+  path: string;
+  from?: string;
+  value?: unknown;
+}
 
 function applyOperation(doc: JsonObject, op: Operation): string | null {
   const path = parsePointer(op.path);
   if (path === null || path.length === 0) return `invalid path "${op.path}"`;
   switch (op.op) {
-    case 'add': return addAt(doc, path, op.value, false);
-    case 'remove': return removeAt(doc, path);
-    case 'replace': return addAt(doc, path, op.value, true);
-    case 'test': return jsonEqual(getAt(doc, path).value, op.value) ? null : `testing value ${op.path} failed`;
+    case 'add':
+      return addAt(doc, path, op.value, false);
+    case 'remove':
+      return removeAt(doc, path);
+    case 'replace':
+      return addAt(doc, path, op.value, true);
+    case 'test':
+      return jsonEqual(getAt(doc, path).value, op.value) ? null : `testing value ${op.path} failed`;
     case 'move':
     case 'copy': {
       const from = parsePointer(op.from ?? '');
@@ -92,7 +104,8 @@ function applyOperation(doc: JsonObject, op: Operation): string | null {
       }
       return addAt(doc, path, source.value, false);
     }
-    default: return `Unexpected kind: ${op.op}`;
+    default:
+      return `Unexpected kind: ${op.op}`;
   }
 }
 

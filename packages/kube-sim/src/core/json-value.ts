@@ -24,4 +24,5 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
 }
 
 /** Outcome of applying a patch: the new document, or why the patch cannot apply. */
-export type PatchResult = { readonly ok: true; readonly value: JsonObject } | { readonly ok: false; readonly message: string };
+export type PatchResult =
+  { readonly ok: true; readonly value: JsonObject } | { readonly ok: false; readonly message: string };

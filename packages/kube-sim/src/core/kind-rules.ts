@@ -42,12 +42,18 @@ export function normalizeSecret(obj: KubeObject): FieldProblem[] {
     const size = typeof value === 'string' ? decodedLength(value) : null;
     if (size === null) problems.push({ field: `data[${key}]`, message: 'Invalid value: illegal base64 data' });
     else total += size;
-    if (!/^[-._a-zA-Z0-9]+$/.test(key)) problems.push({ field: `data[${key}]`, message: "Invalid value: a valid config key must consist of alphanumeric characters, '-', '_' or '.'" });
+    if (!/^[-._a-zA-Z0-9]+$/.test(key))
+      problems.push({
+        field: `data[${key}]`,
+        message: "Invalid value: a valid config key must consist of alphanumeric characters, '-', '_' or '.'",
+      });
   }
   if (Object.keys(data).length > 0 || obj['data'] !== undefined) obj['data'] = data;
-  if (total > maxDataBytes) problems.push({ field: 'data', message: `Too long: must have at most ${maxDataBytes} bytes` });
+  if (total > maxDataBytes)
+    problems.push({ field: 'data', message: `Too long: must have at most ${maxDataBytes} bytes` });
   if (obj['type'] === 'kubernetes.io/tls') {
-    for (const key of ['tls.crt', 'tls.key']) if (!Object.hasOwn(data, key)) problems.push({ field: `data[${key}]`, message: 'Required value' });
+    for (const key of ['tls.crt', 'tls.key'])
+      if (!Object.hasOwn(data, key)) problems.push({ field: `data[${key}]`, message: 'Required value' });
   }
   return problems;
 }
@@ -58,7 +64,12 @@ export function validateConfigMap(obj: KubeObject): FieldProblem[] {
   return size > maxDataBytes ? [{ field: 'data', message: `Too long: must have at most ${maxDataBytes} bytes` }] : [];
 }
 
-function defaultPorts(spec: JsonObject, oldSpec: JsonObject | undefined, alloc: ServiceAllocators, wantsNodePort: boolean): void {
+function defaultPorts(
+  spec: JsonObject,
+  oldSpec: JsonObject | undefined,
+  alloc: ServiceAllocators,
+  wantsNodePort: boolean,
+): void {
   const oldPorts = Array.isArray(oldSpec?.['ports']) ? (oldSpec['ports'] as JsonObject[]) : [];
   const ports = Array.isArray(spec['ports']) ? (spec['ports'] as unknown[]) : [];
   spec['ports'] = ports.map((p) => {
@@ -81,7 +92,8 @@ export function defaultService(obj: KubeObject, old: KubeObject | undefined, all
   spec['type'] ??= 'ClusterIP';
   const type = spec['type'];
   if (type !== 'ExternalName') {
-    if (spec['clusterIP'] === undefined || spec['clusterIP'] === '') spec['clusterIP'] = oldSpec?.['clusterIP'] ?? alloc.allocateClusterIp();
+    if (spec['clusterIP'] === undefined || spec['clusterIP'] === '')
+      spec['clusterIP'] = oldSpec?.['clusterIP'] ?? alloc.allocateClusterIp();
     spec['clusterIPs'] ??= [spec['clusterIP']];
     spec['ipFamilies'] ??= ['IPv4'];
     spec['ipFamilyPolicy'] ??= 'SingleStack';
@@ -102,8 +114,10 @@ function validateIngressPaths(rule: JsonObject, i: number): FieldProblem[] {
     const field = `spec.rules[${i}].http.paths[${j}]`;
     const path = isJsonObject(p) ? p : {};
     const pathType = path['pathType'];
-    if (pathType === undefined) problems.push({ field: `${field}.pathType`, message: 'Required value: pathType must be specified' });
-    else if (!['Exact', 'Prefix', 'ImplementationSpecific'].includes(String(pathType))) problems.push({ field: `${field}.pathType`, message: `Unsupported value: "${String(pathType)}"` });
+    if (pathType === undefined)
+      problems.push({ field: `${field}.pathType`, message: 'Required value: pathType must be specified' });
+    else if (!['Exact', 'Prefix', 'ImplementationSpecific'].includes(String(pathType)))
+      problems.push({ field: `${field}.pathType`, message: `Unsupported value: "${String(pathType)}"` });
     const value = path['path'];
     if ((pathType === 'Exact' || pathType === 'Prefix') && (typeof value !== 'string' || !value.startsWith('/'))) {
       problems.push({ field: `${field}.path`, message: `Invalid value: "${String(value)}": must be an absolute path` });
@@ -122,12 +136,16 @@ export function validateIngress(obj: KubeObject): FieldProblem[] {
     const rule = isJsonObject(r) ? r : {};
     if (typeof rule['host'] === 'string' && rule['host'] !== '') {
       const bad = checkIngressHost(rule['host']);
-      if (bad !== null) problems.push({ field: `spec.rules[${i}].host`, message: `Invalid value: "${rule['host']}": ${bad}` });
+      if (bad !== null)
+        problems.push({ field: `spec.rules[${i}].host`, message: `Invalid value: "${rule['host']}": ${bad}` });
     }
     problems.push(...validateIngressPaths(rule, i));
   });
   if (rules.length === 0 && spec['defaultBackend'] === undefined) {
-    problems.push({ field: 'spec.rules', message: 'Required value: either `defaultBackend` or `rules` must be specified' });
+    problems.push({
+      field: 'spec.rules',
+      message: 'Required value: either `defaultBackend` or `rules` must be specified',
+    });
   }
   return problems;
 }
@@ -136,12 +154,16 @@ export function validateIngress(obj: KubeObject): FieldProblem[] {
 export function normalizeEndpointSlice(obj: KubeObject): FieldProblem[] {
   const problems: FieldProblem[] = [];
   if (!['IPv4', 'IPv6', 'FQDN'].includes(String(obj['addressType']))) {
-    problems.push({ field: 'addressType', message: `Unsupported value: "${String(obj['addressType'])}": supported values: "FQDN", "IPv4", "IPv6"` });
+    problems.push({
+      field: 'addressType',
+      message: `Unsupported value: "${String(obj['addressType'])}": supported values: "FQDN", "IPv4", "IPv6"`,
+    });
   }
   const endpoints = Array.isArray(obj['endpoints']) ? obj['endpoints'] : [];
   endpoints.forEach((e: unknown, i: number) => {
     const addresses = isJsonObject(e) ? e['addresses'] : undefined;
-    if (!Array.isArray(addresses) || addresses.length === 0) problems.push({ field: `endpoints[${i}].addresses`, message: 'Required value: must contain at least 1 address' });
+    if (!Array.isArray(addresses) || addresses.length === 0)
+      problems.push({ field: `endpoints[${i}].addresses`, message: 'Required value: must contain at least 1 address' });
   });
   if (Array.isArray(obj['ports'])) {
     obj['ports'] = obj['ports'].map((p: unknown) => (isJsonObject(p) ? { protocol: 'TCP', ...p } : p));

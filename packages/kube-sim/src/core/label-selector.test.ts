@@ -5,9 +5,21 @@ import { matchesLabels, parseLabelSelector } from './label-selector.ts';
 describe('label selectors (labels.Parse grammar)', () => {
   const labels = { app: 'web', tier: 'fe', n: '5' };
   const cases: [string, boolean][] = [
-    ['', true], ['app=web', true], ['app==web', true], ['app=db', false], ['app!=db', true], ['missing!=x', true],
-    ['app in (web,db)', true], ['app notin (web)', false], ['tier', true], ['!tier', false], ['!missing', true],
-    ['app=web,tier=be', false], ['n>4', true], ['n<5', false], ['app=', false],
+    ['', true],
+    ['app=web', true],
+    ['app==web', true],
+    ['app=db', false],
+    ['app!=db', true],
+    ['missing!=x', true],
+    ['app in (web,db)', true],
+    ['app notin (web)', false],
+    ['tier', true],
+    ['!tier', false],
+    ['!missing', true],
+    ['app=web,tier=be', false],
+    ['n>4', true],
+    ['n<5', false],
+    ['app=', false],
   ];
   for (const [text, want] of cases) {
     it(`"${text}" ${want ? 'matches' : 'does not match'}`, () => {

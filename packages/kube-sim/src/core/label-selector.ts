@@ -8,7 +8,8 @@ export type LabelRequirement =
 export type LabelSelector = readonly LabelRequirement[];
 
 /** Result of parsing: the selector, or the message the API server gives for a bad one. */
-export type LabelSelectorParse = { readonly ok: true; readonly selector: LabelSelector } | { readonly ok: false; readonly message: string };
+export type LabelSelectorParse =
+  { readonly ok: true; readonly selector: LabelSelector } | { readonly ok: false; readonly message: string };
 
 const keyPattern = /^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 const valuePattern = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
@@ -32,19 +33,25 @@ function splitTopLevel(text: string): string[] {
 
 function checkKey(key: string): string | null {
   const name = key.includes('/') ? key.slice(key.indexOf('/') + 1) : key;
-  if (!keyPattern.test(key) || name.length > 63) return `unable to parse requirement: invalid label key "${key}": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`;
+  if (!keyPattern.test(key) || name.length > 63)
+    return `unable to parse requirement: invalid label key "${key}": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`;
   return null;
 }
 
 function checkValue(value: string): string | null {
-  if (value.length > 63 || !valuePattern.test(value)) return `unable to parse requirement: invalid label value: "${value}": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`;
+  if (value.length > 63 || !valuePattern.test(value))
+    return `unable to parse requirement: invalid label value: "${value}": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character`;
   return null;
 }
 
 function parseSet(key: string, op: 'in' | 'notin', rest: string): LabelRequirement | string {
   const trimmed = rest.trim();
-  if (!trimmed.startsWith('(') || !trimmed.endsWith(')')) return `unable to parse requirement: found '${trimmed}', expected: '('`;
-  const values = trimmed.slice(1, -1).split(',').map((v) => v.trim());
+  if (!trimmed.startsWith('(') || !trimmed.endsWith(')'))
+    return `unable to parse requirement: found '${trimmed}', expected: '('`;
+  const values = trimmed
+    .slice(1, -1)
+    .split(',')
+    .map((v) => v.trim());
   for (const v of values) {
     const bad = checkValue(v);
     if (bad !== null) return bad;
@@ -74,7 +81,8 @@ function parseRequirement(raw: string): LabelRequirement | string {
   if (badKey !== null) return badKey;
   if (op === '<' || op === '>') {
     const n = Number(value);
-    if (!/^-?\d+$/.test(value)) return `unable to parse requirement: for 'Gt', 'Lt' operators, the value must be an integer`;
+    if (!/^-?\d+$/.test(value))
+      return `unable to parse requirement: for 'Gt', 'Lt' operators, the value must be an integer`;
     return { key, op: op === '>' ? 'gt' : 'lt', value: n };
   }
   const badValue = checkValue(value);
@@ -87,7 +95,8 @@ export function parseLabelSelector(text: string | null | undefined): LabelSelect
   if (text === null || text === undefined || text.trim() === '') return { ok: true, selector: [] };
   const requirements: LabelRequirement[] = [];
   for (const part of splitTopLevel(text)) {
-    if (part.trim() === '') return { ok: false, message: `unable to parse requirement: found '', expected: identifier` };
+    if (part.trim() === '')
+      return { ok: false, message: `unable to parse requirement: found '', expected: identifier` };
     const parsed = parseRequirement(part);
     if (typeof parsed === 'string') return { ok: false, message: parsed };
     requirements.push(parsed);
@@ -99,12 +108,18 @@ function matchesRequirement(req: LabelRequirement, labels: Readonly<Record<strin
   const has = Object.hasOwn(labels, req.key);
   const value = has ? labels[req.key] : undefined;
   switch (req.op) {
-    case 'exists': return has;
-    case 'notexists': return !has;
-    case 'in': return value !== undefined && req.values.includes(value);
-    case 'notin': return value === undefined || !req.values.includes(value);
-    case 'gt': return value !== undefined && /^-?\d+$/.test(value) && Number(value) > req.value;
-    case 'lt': return value !== undefined && /^-?\d+$/.test(value) && Number(value) < req.value;
+    case 'exists':
+      return has;
+    case 'notexists':
+      return !has;
+    case 'in':
+      return value !== undefined && req.values.includes(value);
+    case 'notin':
+      return value === undefined || !req.values.includes(value);
+    case 'gt':
+      return value !== undefined && /^-?\d+$/.test(value) && Number(value) > req.value;
+    case 'lt':
+      return value !== undefined && /^-?\d+$/.test(value) && Number(value) < req.value;
   }
 }
 

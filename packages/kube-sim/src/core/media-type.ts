@@ -24,7 +24,8 @@ function formatOf(range: MediaRange): ResponseFormat | null {
   const { as, g, v } = range.params;
   if (as === undefined) return 'json';
   if (as === 'Table' && g === 'meta.k8s.io' && (v === 'v1' || v === 'v1beta1')) return 'table';
-  if ((as === 'PartialObjectMetadata' || as === 'PartialObjectMetadataList') && g === 'meta.k8s.io') return 'partial-metadata';
+  if ((as === 'PartialObjectMetadata' || as === 'PartialObjectMetadataList') && g === 'meta.k8s.io')
+    return 'partial-metadata';
   if (as === 'APIGroupDiscoveryList' && g === 'apidiscovery.k8s.io' && v === 'v2') return 'aggregated-discovery';
   return null;
 }
@@ -42,8 +43,11 @@ export function negotiateFormat(accept: string | undefined): ResponseFormat {
 /** The Content-Type header for a negotiated format. */
 export function contentTypeOf(format: ResponseFormat): string {
   switch (format) {
-    case 'table': return 'application/json;as=Table;v=v1;g=meta.k8s.io';
-    case 'aggregated-discovery': return 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
-    default: return 'application/json';
+    case 'table':
+      return 'application/json;as=Table;v=v1;g=meta.k8s.io';
+    case 'aggregated-discovery':
+      return 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';
+    default:
+      return 'application/json';
   }
 }

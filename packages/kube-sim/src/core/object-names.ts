@@ -23,6 +23,7 @@ export function checkLabelName(name: string): string | null {
 export function checkIngressHost(host: string): string | null {
   if (/^\d+\.\d+\.\d+\.\d+$/.test(host) || host.includes(':')) return 'must be a DNS name, not an IP address';
   const rest = host.startsWith('*.') ? host.slice(2) : host;
-  if (rest.includes('*')) return "a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain";
+  if (rest.includes('*'))
+    return "a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain";
   return checkSubdomainName(rest);
 }

@@ -1,8 +1,13 @@
 import { badRequest, conflict, invalid, type ApiError, type ApiResult, fail, ok } from './api-error.ts';
 import { cloneJson, isJsonObject, jsonEqual } from './json-value.ts';
 import {
-  defaultService, normalizeEndpointSlice, normalizeSecret, validateConfigMap, validateIngress,
-  type FieldProblem, type ServiceAllocators,
+  defaultService,
+  normalizeEndpointSlice,
+  normalizeSecret,
+  validateConfigMap,
+  validateIngress,
+  type FieldProblem,
+  type ServiceAllocators,
 } from './kind-rules.ts';
 import { checkLabelName, checkSubdomainName } from './object-names.ts';
 import { apiVersionOf, type KubeObject, type ObjectMeta, type ResourceType } from './resource-types.ts';
@@ -25,7 +30,9 @@ export interface UpdateContext extends ServiceAllocators {
 function checkTypeMeta(type: ResourceType, obj: KubeObject): ApiError | null {
   const apiVersion = apiVersionOf(type);
   if (obj.apiVersion !== undefined && obj.apiVersion !== apiVersion) {
-    return badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${apiVersion})`);
+    return badRequest(
+      `the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${apiVersion})`,
+    );
   }
   if (obj.kind !== undefined && obj.kind !== type.kind) {
     return badRequest(`the kind in the data (${String(obj.kind)}) does not match the expected kind (${type.kind})`);
@@ -33,18 +40,30 @@ function checkTypeMeta(type: ResourceType, obj: KubeObject): ApiError | null {
   return null;
 }
 
-function kindProblems(type: ResourceType, obj: KubeObject, old: KubeObject | undefined, alloc: ServiceAllocators): FieldProblem[] {
+function kindProblems(
+  type: ResourceType,
+  obj: KubeObject,
+  old: KubeObject | undefined,
+  alloc: ServiceAllocators,
+): FieldProblem[] {
   switch (type.kind) {
-    case 'Service': defaultService(obj, old, alloc); return [];
+    case 'Service':
+      defaultService(obj, old, alloc);
+      return [];
     case 'Secret': {
       const problems = normalizeSecret(obj);
-      if (old !== undefined && old['type'] !== obj['type']) problems.push({ field: 'type', message: 'Invalid value: field is immutable' });
+      if (old !== undefined && old['type'] !== obj['type'])
+        problems.push({ field: 'type', message: 'Invalid value: field is immutable' });
       return problems;
     }
-    case 'ConfigMap': return validateConfigMap(obj);
-    case 'Ingress': return validateIngress(obj);
-    case 'EndpointSlice': return normalizeEndpointSlice(obj);
-    default: return [];
+    case 'ConfigMap':
+      return validateConfigMap(obj);
+    case 'Ingress':
+      return validateIngress(obj);
+    case 'EndpointSlice':
+      return normalizeEndpointSlice(obj);
+    default:
+      return [];
   }
 }
 
@@ -71,12 +90,22 @@ export function prepareCreate(type: ResourceType, input: unknown, ctx: CreateCon
   const typeError = checkTypeMeta(type, obj);
   if (typeError !== null) return fail(typeError);
   const meta: ObjectMeta = isJsonObject(obj.metadata) ? obj.metadata : {};
-  if (meta.resourceVersion !== undefined && meta.resourceVersion !== '') return fail(badRequest('resourceVersion should not be set on objects to be created'));
-  if ((meta.name === undefined || meta.name === '') && typeof meta.generateName === 'string' && meta.generateName !== '') meta.name = meta.generateName + ctx.nameSuffix;
+  if (meta.resourceVersion !== undefined && meta.resourceVersion !== '')
+    return fail(badRequest('resourceVersion should not be set on objects to be created'));
+  if (
+    (meta.name === undefined || meta.name === '') &&
+    typeof meta.generateName === 'string' &&
+    meta.generateName !== ''
+  )
+    meta.name = meta.generateName + ctx.nameSuffix;
   const name = meta.name ?? '';
-  if (name === '') return fail(invalid(type, '', [{ field: 'metadata.name', message: 'Required value: name or generateName is required' }]));
+  if (name === '')
+    return fail(
+      invalid(type, '', [{ field: 'metadata.name', message: 'Required value: name or generateName is required' }]),
+    );
   const badName = checkName(type, name);
-  if (badName !== null) return fail(invalid(type, name, [{ field: 'metadata.name', message: `Invalid value: "${name}": ${badName}` }]));
+  if (badName !== null)
+    return fail(invalid(type, name, [{ field: 'metadata.name', message: `Invalid value: "${name}": ${badName}` }]));
   if (type.namespaced) {
     if (meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== ctx.namespace) {
       return fail(badRequest('the namespace of the provided object does not match the namespace sent on the request'));
@@ -106,13 +135,19 @@ function withoutKeys(obj: KubeObject, keys: readonly string[]): Record<string, u
 function nextGeneration(type: ResourceType, old: KubeObject, next: KubeObject): number | undefined {
   const current = old.metadata?.generation;
   if (type.generation === 'none' || current === undefined) return current;
-  const changed = type.generation === 'spec'
-    ? !jsonEqual(old['spec'], next['spec'])
-    : !jsonEqual(withoutKeys(old, ['metadata', 'status']), withoutKeys(next, ['metadata', 'status']));
+  const changed =
+    type.generation === 'spec'
+      ? !jsonEqual(old['spec'], next['spec'])
+      : !jsonEqual(withoutKeys(old, ['metadata', 'status']), withoutKeys(next, ['metadata', 'status']));
   return changed ? current + 1 : current;
 }
 
-function mergeStatusRules(type: ResourceType, old: KubeObject, obj: KubeObject, subresource: 'status' | ''): KubeObject {
+function mergeStatusRules(
+  type: ResourceType,
+  old: KubeObject,
+  obj: KubeObject,
+  subresource: 'status' | '',
+): KubeObject {
   if (!type.hasStatus) return obj;
   if (subresource === 'status') return { ...cloneJson(old), status: obj['status'] };
   const next: KubeObject = { ...obj };
@@ -122,19 +157,31 @@ function mergeStatusRules(type: ResourceType, old: KubeObject, obj: KubeObject, 
 }
 
 /** Builds the object an update (PUT, or a patch result) stores: immutables kept, status rules, generation; or the 4xx. */
-export function prepareUpdate(type: ResourceType, old: KubeObject, input: unknown, ctx: UpdateContext): ApiResult<KubeObject> {
+export function prepareUpdate(
+  type: ResourceType,
+  old: KubeObject,
+  input: unknown,
+  ctx: UpdateContext,
+): ApiResult<KubeObject> {
   if (!isJsonObject(input)) return fail(badRequest('the body of the request was in an unknown format'));
   const typeError = checkTypeMeta(type, input as KubeObject);
   if (typeError !== null) return fail(typeError);
   const raw = cloneJson(input) as KubeObject;
   const meta: ObjectMeta = isJsonObject(raw.metadata) ? raw.metadata : {};
-  if (meta.name !== undefined && meta.name !== ctx.name) return fail(badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${ctx.name})`));
+  if (meta.name !== undefined && meta.name !== ctx.name)
+    return fail(badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${ctx.name})`));
   if (type.namespaced && meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== ctx.namespace) {
     return fail(badRequest('the namespace of the provided object does not match the namespace sent on the request'));
   }
   const oldMeta = old.metadata ?? {};
   if (meta.uid !== undefined && meta.uid !== '' && meta.uid !== oldMeta.uid) {
-    return fail(conflict(type, ctx.name, `Precondition failed: UID in precondition: ${String(meta.uid)}, UID in object meta: ${String(oldMeta.uid)}`));
+    return fail(
+      conflict(
+        type,
+        ctx.name,
+        `Precondition failed: UID in precondition: ${String(meta.uid)}, UID in object meta: ${String(oldMeta.uid)}`,
+      ),
+    );
   }
   raw.metadata = { ...meta, name: ctx.name, uid: oldMeta.uid, creationTimestamp: oldMeta.creationTimestamp };
   if (type.namespaced) raw.metadata.namespace = ctx.namespace;
@@ -154,6 +201,9 @@ export function prepareUpdate(type: ResourceType, old: KubeObject, input: unknow
 
 /** True when an update would store nothing new (the API server then skips the write: no new resourceVersion, no event). */
 export function isNoopUpdate(old: KubeObject, next: KubeObject): boolean {
-  const strip = (o: KubeObject): unknown => ({ ...o, metadata: { ...o.metadata, resourceVersion: undefined, managedFields: undefined } });
+  const strip = (o: KubeObject): unknown => ({
+    ...o,
+    metadata: { ...o.metadata, resourceVersion: undefined, managedFields: undefined },
+  });
   return jsonEqual(strip(old), strip(next));
 }

@@ -10,11 +10,18 @@ function gvPath(group: string, version: string): string {
 export function openApiV3Index(hash: string): Record<string, unknown> {
   const gvs = [{ group: '', version: 'v1' }, ...servedGroups()];
   const paths: Record<string, unknown> = {};
-  for (const { group, version } of gvs) paths[gvPath(group, version)] = { serverRelativeURL: `/openapi/v3/${gvPath(group, version)}?hash=${hash}` };
+  for (const { group, version } of gvs)
+    paths[gvPath(group, version)] = { serverRelativeURL: `/openapi/v3/${gvPath(group, version)}?hash=${hash}` };
   return { paths };
 }
 
-const fieldValidation = { name: 'fieldValidation', in: 'query', description: 'fieldValidation instructs the server on how to handle objects in the request containing unknown or duplicate fields.', schema: { type: 'string', uniqueItems: true } };
+const fieldValidation = {
+  name: 'fieldValidation',
+  in: 'query',
+  description:
+    'fieldValidation instructs the server on how to handle objects in the request containing unknown or duplicate fields.',
+  schema: { type: 'string', uniqueItems: true },
+};
 
 function itemPath(t: ResourceType): string {
   const prefix = t.group === '' ? `/api/${t.version}` : `/apis/${t.group}/${t.version}`;
@@ -32,10 +39,19 @@ export function openApiV3Document(path: string, version: string): Record<string,
   for (const t of types) {
     const gvk = { group: t.group, version: t.version, kind: t.kind };
     const op = (action: string) => ({
-      operationId: `${action}${t.kind}`, parameters: action === 'patch' || action === 'replace' ? [fieldValidation] : [],
-      responses: { '200': { description: 'OK' } }, 'x-kubernetes-action': action, 'x-kubernetes-group-version-kind': gvk,
+      operationId: `${action}${t.kind}`,
+      parameters: action === 'patch' || action === 'replace' ? [fieldValidation] : [],
+      responses: { '200': { description: 'OK' } },
+      'x-kubernetes-action': action,
+      'x-kubernetes-group-version-kind': gvk,
     });
     paths[itemPath(t)] = { get: op('get'), put: op('replace'), patch: op('patch'), delete: op('delete') };
   }
-  return { openapi: '3.0.0', info: { title: 'Kubernetes', version: `v${version}` }, paths, components: { schemas: {} }, 'x-api-version': apiVersionOf(types[0] as ResourceType) };
+  return {
+    openapi: '3.0.0',
+    info: { title: 'Kubernetes', version: `v${version}` },
+    paths,
+    components: { schemas: {} },
+    'x-api-version': apiVersionOf(types[0] as ResourceType),
+  };
 }

@@ -32,7 +32,11 @@ function optionalInt(params: URLSearchParams, name: string): number | undefined 
 }
 
 /** Parses the query of a list or watch request; bad selectors and numbers become 400s. */
-export function parseCollectionQuery(params: URLSearchParams, type: ResourceType, namespace: string): CollectionQuery | ApiError {
+export function parseCollectionQuery(
+  params: URLSearchParams,
+  type: ResourceType,
+  namespace: string,
+): CollectionQuery | ApiError {
   const labels = parseLabelSelector(params.get('labelSelector'));
   if (!labels.ok) return badRequest(labels.message);
   const fields = parseFieldSelector(params.get('fieldSelector'), type);
@@ -42,13 +46,23 @@ export function parseCollectionQuery(params: URLSearchParams, type: ResourceType
   const timeoutSeconds = optionalInt(params, 'timeoutSeconds');
   if (typeof timeoutSeconds === 'object') return timeoutSeconds;
   const match = params.get('resourceVersionMatch') ?? undefined;
-  if (match !== undefined && match !== '' && match !== 'Exact' && match !== 'NotOlderThan') return badRequest(`resourceVersionMatch: Unsupported value: "${match}"`);
+  if (match !== undefined && match !== '' && match !== 'Exact' && match !== 'NotOlderThan')
+    return badRequest(`resourceVersionMatch: Unsupported value: "${match}"`);
   const include = params.get('includeObject') ?? 'Metadata';
-  if (include !== 'None' && include !== 'Metadata' && include !== 'Object') return badRequest(`includeObject: Unsupported value: "${include}"`);
+  if (include !== 'None' && include !== 'Metadata' && include !== 'Object')
+    return badRequest(`includeObject: Unsupported value: "${include}"`);
   return {
-    watch: flag(params, 'watch'), namespace, labels: labels.selector, fields: fields.selector, limit, timeoutSeconds,
-    continueToken: params.get('continue') ?? undefined, resourceVersion: params.get('resourceVersion') ?? undefined,
-    resourceVersionMatch: match === '' ? undefined : match, allowWatchBookmarks: flag(params, 'allowWatchBookmarks'),
-    sendInitialEvents: flag(params, 'sendInitialEvents'), includeObject: include,
+    watch: flag(params, 'watch'),
+    namespace,
+    labels: labels.selector,
+    fields: fields.selector,
+    limit,
+    timeoutSeconds,
+    continueToken: params.get('continue') ?? undefined,
+    resourceVersion: params.get('resourceVersion') ?? undefined,
+    resourceVersionMatch: match === '' ? undefined : match,
+    allowWatchBookmarks: flag(params, 'allowWatchBookmarks'),
+    sendInitialEvents: flag(params, 'sendInitialEvents'),
+    includeObject: include,
   };
 }

@@ -46,29 +46,102 @@ export interface ObjectMeta {
 }
 
 const eventFields = [
-  'involvedObject.kind', 'involvedObject.namespace', 'involvedObject.name', 'involvedObject.uid',
-  'involvedObject.apiVersion', 'involvedObject.resourceVersion', 'involvedObject.fieldPath',
-  'reason', 'reportingComponent', 'source', 'type',
+  'involvedObject.kind',
+  'involvedObject.namespace',
+  'involvedObject.name',
+  'involvedObject.uid',
+  'involvedObject.apiVersion',
+  'involvedObject.resourceVersion',
+  'involvedObject.fieldPath',
+  'reason',
+  'reportingComponent',
+  'source',
+  'type',
 ];
 
-function resource(r: Partial<ResourceType> & Pick<ResourceType, 'group' | 'version' | 'kind' | 'plural' | 'namespaced'>): ResourceType {
+function resource(
+  r: Partial<ResourceType> & Pick<ResourceType, 'group' | 'version' | 'kind' | 'plural' | 'namespaced'>,
+): ResourceType {
   return {
-    singular: r.kind.toLowerCase(), shortNames: [], categories: [], hasStatus: false,
-    generation: 'none', fieldLabels: [], ...r,
+    singular: r.kind.toLowerCase(),
+    shortNames: [],
+    categories: [],
+    hasStatus: false,
+    generation: 'none',
+    fieldLabels: [],
+    ...r,
   };
 }
 
 /** Every resource the simulator serves: what Portolan watches, writes, or kubectl needs. */
 export const resourceTypes: readonly ResourceType[] = [
-  resource({ group: '', version: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false, shortNames: ['ns'], hasStatus: true, fieldLabels: ['status.phase'] }),
-  resource({ group: '', version: 'v1', kind: 'Node', plural: 'nodes', namespaced: false, shortNames: ['no'], hasStatus: true, fieldLabels: ['spec.unschedulable'] }),
-  resource({ group: '', version: 'v1', kind: 'Service', plural: 'services', namespaced: true, shortNames: ['svc'], categories: ['all'], hasStatus: true }),
+  resource({
+    group: '',
+    version: 'v1',
+    kind: 'Namespace',
+    plural: 'namespaces',
+    namespaced: false,
+    shortNames: ['ns'],
+    hasStatus: true,
+    fieldLabels: ['status.phase'],
+  }),
+  resource({
+    group: '',
+    version: 'v1',
+    kind: 'Node',
+    plural: 'nodes',
+    namespaced: false,
+    shortNames: ['no'],
+    hasStatus: true,
+    fieldLabels: ['spec.unschedulable'],
+  }),
+  resource({
+    group: '',
+    version: 'v1',
+    kind: 'Service',
+    plural: 'services',
+    namespaced: true,
+    shortNames: ['svc'],
+    categories: ['all'],
+    hasStatus: true,
+  }),
   resource({ group: '', version: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true, fieldLabels: ['type'] }),
   resource({ group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true, shortNames: ['cm'] }),
-  resource({ group: '', version: 'v1', kind: 'Event', plural: 'events', namespaced: true, shortNames: ['ev'], fieldLabels: eventFields }),
-  resource({ group: 'discovery.k8s.io', version: 'v1', kind: 'EndpointSlice', plural: 'endpointslices', namespaced: true, generation: 'non-metadata' }),
-  resource({ group: 'networking.k8s.io', version: 'v1', kind: 'Ingress', plural: 'ingresses', namespaced: true, shortNames: ['ing'], hasStatus: true, generation: 'spec' }),
-  resource({ group: 'networking.k8s.io', version: 'v1', kind: 'IngressClass', plural: 'ingressclasses', namespaced: false, generation: 'spec' }),
+  resource({
+    group: '',
+    version: 'v1',
+    kind: 'Event',
+    plural: 'events',
+    namespaced: true,
+    shortNames: ['ev'],
+    fieldLabels: eventFields,
+  }),
+  resource({
+    group: 'discovery.k8s.io',
+    version: 'v1',
+    kind: 'EndpointSlice',
+    plural: 'endpointslices',
+    namespaced: true,
+    generation: 'non-metadata',
+  }),
+  resource({
+    group: 'networking.k8s.io',
+    version: 'v1',
+    kind: 'Ingress',
+    plural: 'ingresses',
+    namespaced: true,
+    shortNames: ['ing'],
+    hasStatus: true,
+    generation: 'spec',
+  }),
+  resource({
+    group: 'networking.k8s.io',
+    version: 'v1',
+    kind: 'IngressClass',
+    plural: 'ingressclasses',
+    namespaced: false,
+    generation: 'spec',
+  }),
   resource({ group: 'coordination.k8s.io', version: 'v1', kind: 'Lease', plural: 'leases', namespaced: true }),
 ];
 

@@ -32,14 +32,20 @@ function keyOf(item: unknown, mergeKey: string): unknown {
 
 function orderList(list: unknown[], order: readonly unknown[], mergeKey: string | undefined): unknown[] {
   const rank = (item: unknown): number => {
-    const i = order.findIndex((o) => (mergeKey === undefined ? jsonEqual(o, item) : jsonEqual(keyOf(o, mergeKey), keyOf(item, mergeKey))));
+    const i = order.findIndex((o) =>
+      mergeKey === undefined ? jsonEqual(o, item) : jsonEqual(keyOf(o, mergeKey), keyOf(item, mergeKey)),
+    );
     return i === -1 ? Number.MAX_SAFE_INTEGER : i;
   };
-  return list.map((item, i) => ({ item, i, r: rank(item) })).sort((a, b) => a.r - b.r || a.i - b.i).map((x) => x.item);
+  return list
+    .map((item, i) => ({ item, i, r: rank(item) }))
+    .sort((a, b) => a.r - b.r || a.i - b.i)
+    .map((x) => x.item);
 }
 
 function stripList(patch: readonly unknown[], path: string, meta: PatchMeta): unknown[] {
-  return patch.filter((el) => !(isJsonObject(el) && el['$patch'] !== undefined && Object.keys(el).length === 1))
+  return patch
+    .filter((el) => !(isJsonObject(el) && el['$patch'] !== undefined && Object.keys(el).length === 1))
     .map((el) => (isJsonObject(el) ? mergeMap({}, el, path, meta) : cloneJson(el)))
     .filter((el) => el !== remove);
 }

@@ -29,8 +29,13 @@ function col(name: string, cell: TableColumn['cell'], extra: Partial<TableColumn
   return { name, type: 'string', format: '', description: `${name} column`, priority: 0, cell, ...extra };
 }
 
-const nameCol = col('Name', (o) => o.metadata?.name ?? '', { format: 'name', description: 'Name must be unique within a namespace.' });
-const ageCol = col('Age', age, { description: 'CreationTimestamp is a timestamp representing the server time when this object was created.' });
+const nameCol = col('Name', (o) => o.metadata?.name ?? '', {
+  format: 'name',
+  description: 'Name must be unique within a namespace.',
+});
+const ageCol = col('Age', age, {
+  description: 'CreationTimestamp is a timestamp representing the server time when this object was created.',
+});
 
 function joinMore(values: readonly string[], max: number): string {
   if (values.length === 0) return '<none>';
@@ -68,18 +73,31 @@ function selectorText(value: unknown): string {
 }
 
 function nodeStatus(o: KubeObject): string {
-  const ready = list(obj(o['status'])['conditions']).map(obj).find((c) => c['type'] === 'Ready');
-  const text = ready === undefined ? 'Unknown' : ready['status'] === 'True' ? 'Ready' : ready['status'] === 'False' ? 'NotReady' : 'Unknown';
+  const ready = list(obj(o['status'])['conditions'])
+    .map(obj)
+    .find((c) => c['type'] === 'Ready');
+  const text =
+    ready === undefined
+      ? 'Unknown'
+      : ready['status'] === 'True'
+        ? 'Ready'
+        : ready['status'] === 'False'
+          ? 'NotReady'
+          : 'Unknown';
   return obj(o['spec'])['unschedulable'] === true ? `${text},SchedulingDisabled` : text;
 }
 
 function nodeRoles(o: KubeObject): string {
-  const roles = Object.keys(o.metadata?.labels ?? {}).filter((k) => k.startsWith('node-role.kubernetes.io/')).map((k) => k.slice('node-role.kubernetes.io/'.length));
+  const roles = Object.keys(o.metadata?.labels ?? {})
+    .filter((k) => k.startsWith('node-role.kubernetes.io/'))
+    .map((k) => k.slice('node-role.kubernetes.io/'.length));
   return roles.length === 0 ? '<none>' : roles.sort().join(',');
 }
 
 function nodeAddress(o: KubeObject, kind: string): string {
-  const found = list(obj(o['status'])['addresses']).map(obj).find((a) => a['type'] === kind);
+  const found = list(obj(o['status'])['addresses'])
+    .map(obj)
+    .find((a) => a['type'] === kind);
   return found === undefined ? '<none>' : String(found['address']);
 }
 
@@ -108,37 +126,63 @@ const wide = { priority: 1 };
 export const tableColumnsByKind: Readonly<Record<string, readonly TableColumn[]>> = {
   Namespace: [nameCol, col('Status', (o) => String(obj(o['status'])['phase'] ?? '')), ageCol],
   Node: [
-    nameCol, col('Status', nodeStatus), col('Roles', nodeRoles), ageCol,
+    nameCol,
+    col('Status', nodeStatus),
+    col('Roles', nodeRoles),
+    ageCol,
     col('Version', (o) => String(obj(obj(o['status'])['nodeInfo'])['kubeletVersion'] ?? '')),
-    col('Internal-IP', (o) => nodeAddress(o, 'InternalIP'), wide), col('External-IP', (o) => nodeAddress(o, 'ExternalIP'), wide),
+    col('Internal-IP', (o) => nodeAddress(o, 'InternalIP'), wide),
+    col('External-IP', (o) => nodeAddress(o, 'ExternalIP'), wide),
   ],
   Service: [
-    nameCol, col('Type', (o) => String(obj(o['spec'])['type'] ?? '')),
-    col('Cluster-IP', (o) => String(obj(o['spec'])['clusterIP'] ?? '<none>')), col('External-IP', serviceExternalIp),
-    col('Port(s)', servicePorts), ageCol, col('Selector', (o) => selectorText(obj(o['spec'])['selector']), wide),
+    nameCol,
+    col('Type', (o) => String(obj(o['spec'])['type'] ?? '')),
+    col('Cluster-IP', (o) => String(obj(o['spec'])['clusterIP'] ?? '<none>')),
+    col('External-IP', serviceExternalIp),
+    col('Port(s)', servicePorts),
+    ageCol,
+    col('Selector', (o) => selectorText(obj(o['spec'])['selector']), wide),
   ],
   Secret: [nameCol, col('Type', (o) => String(o['type'] ?? '')), col('Data', dataCount, { type: 'integer' }), ageCol],
   ConfigMap: [nameCol, col('Data', dataCount, { type: 'integer' }), ageCol],
   Event: [
-    col('Last Seen', eventLastSeen), col('Type', (o) => String(o['type'] ?? '')), col('Reason', (o) => String(o['reason'] ?? '')),
-    col('Object', eventObject), col('Message', (o) => String(o['message'] ?? '')),
+    col('Last Seen', eventLastSeen),
+    col('Type', (o) => String(o['type'] ?? '')),
+    col('Reason', (o) => String(o['reason'] ?? '')),
+    col('Object', eventObject),
+    col('Message', (o) => String(o['message'] ?? '')),
     col('Source', (o) => String(obj(o['source'])['component'] ?? o['reportingComponent'] ?? ''), wide),
-    col('Count', (o) => Number(o['count'] ?? 1), { ...wide, type: 'integer' }), col('Name', (o) => o.metadata?.name ?? '', { ...wide, format: 'name' }),
+    col('Count', (o) => Number(o['count'] ?? 1), { ...wide, type: 'integer' }),
+    col('Name', (o) => o.metadata?.name ?? '', { ...wide, format: 'name' }),
   ],
   EndpointSlice: [
-    nameCol, col('AddressType', (o) => String(o['addressType'] ?? '')),
-    col('Ports', (o) => { const p = list(o['ports']).map((x) => String(obj(x)['port'] ?? '')); return p.length === 0 ? '<unset>' : p.join(','); }),
-    col('Endpoints', (o) => { const a = list(o['endpoints']).flatMap((e) => list(obj(e)['addresses']).map(String)); return a.length === 0 ? '<unset>' : joinMore(a, 3); }),
+    nameCol,
+    col('AddressType', (o) => String(o['addressType'] ?? '')),
+    col('Ports', (o) => {
+      const p = list(o['ports']).map((x) => String(obj(x)['port'] ?? ''));
+      return p.length === 0 ? '<unset>' : p.join(',');
+    }),
+    col('Endpoints', (o) => {
+      const a = list(o['endpoints']).flatMap((e) => list(obj(e)['addresses']).map(String));
+      return a.length === 0 ? '<unset>' : joinMore(a, 3);
+    }),
     ageCol,
   ],
   Ingress: [
-    nameCol, col('Class', (o) => String(obj(o['spec'])['ingressClassName'] ?? '<none>')), col('Hosts', ingressHosts),
+    nameCol,
+    col('Class', (o) => String(obj(o['spec'])['ingressClassName'] ?? '<none>')),
+    col('Hosts', ingressHosts),
     col('Address', (o) => loadBalancerAddresses(o['status']).join(',')),
-    col('Ports', (o) => (list(obj(o['spec'])['tls']).length > 0 ? '80, 443' : '80')), ageCol,
+    col('Ports', (o) => (list(obj(o['spec'])['tls']).length > 0 ? '80, 443' : '80')),
+    ageCol,
   ],
   IngressClass: [
-    nameCol, col('Controller', (o) => String(obj(o['spec'])['controller'] ?? '')),
-    col('Parameters', (o) => { const p = obj(obj(o['spec'])['parameters']); return p['name'] === undefined ? '<none>' : `${String(p['kind'])}/${String(p['name'])}`; }),
+    nameCol,
+    col('Controller', (o) => String(obj(o['spec'])['controller'] ?? '')),
+    col('Parameters', (o) => {
+      const p = obj(obj(o['spec'])['parameters']);
+      return p['name'] === undefined ? '<none>' : `${String(p['kind'])}/${String(p['name'])}`;
+    }),
     ageCol,
   ],
   Lease: [nameCol, col('Holder', (o) => String(obj(o['spec'])['holderIdentity'] ?? '')), ageCol],

@@ -14,7 +14,14 @@ export interface TableOptions {
 }
 
 const fallbackColumns: readonly TableColumn[] = [
-  { name: 'Name', type: 'string', format: 'name', description: 'Name', priority: 0, cell: (o) => o.metadata?.name ?? '' },
+  {
+    name: 'Name',
+    type: 'string',
+    format: 'name',
+    description: 'Name',
+    priority: 0,
+    cell: (o) => o.metadata?.name ?? '',
+  },
 ];
 
 /** The `PartialObjectMetadata` form of an object (metadata only), as Table rows and metadata-only lists carry it. */
@@ -28,11 +35,23 @@ function rowObject(obj: KubeObject, include: IncludeObject): Record<string, unkn
 }
 
 /** Renders objects as a meta.k8s.io/v1 Table (what `kubectl get` asks for with `as=Table`). */
-export function toTable(type: ResourceType, objects: readonly KubeObject[], options: TableOptions): Record<string, unknown> {
+export function toTable(
+  type: ResourceType,
+  objects: readonly KubeObject[],
+  options: TableOptions,
+): Record<string, unknown> {
   const columns = tableColumnsByKind[type.kind] ?? fallbackColumns;
-  const definitions = columns.map(({ name, type: t, format, description, priority }) => ({ name, type: t, format, description, priority }));
+  const definitions = columns.map(({ name, type: t, format, description, priority }) => ({
+    name,
+    type: t,
+    format,
+    description,
+    priority,
+  }));
   return {
-    kind: 'Table', apiVersion: 'meta.k8s.io/v1', metadata: options.listMeta,
+    kind: 'Table',
+    apiVersion: 'meta.k8s.io/v1',
+    metadata: options.listMeta,
     columnDefinitions: options.noHeaders === true ? null : definitions,
     rows: objects.map((o) => {
       const object = rowObject(o, options.includeObject);

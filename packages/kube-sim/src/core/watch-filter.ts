@@ -28,7 +28,10 @@ export function filteredEventType(
   if (filter.namespace !== '' && filter.namespace !== namespace) return null;
   if (filter.labels.length === 0 && filter.fields.length === 0) return type;
   const now = type !== 'DELETED' && matchesSelectors(filter, object);
-  const before = type === 'DELETED' ? matchesSelectors(filter, object) : previous !== undefined && matchesSelectors(filter, previous);
+  const before =
+    type === 'DELETED'
+      ? matchesSelectors(filter, object)
+      : previous !== undefined && matchesSelectors(filter, previous);
   if (type === 'ADDED') return now ? 'ADDED' : null;
   if (type === 'DELETED') return before ? 'DELETED' : null;
   if (now && before) return 'MODIFIED';

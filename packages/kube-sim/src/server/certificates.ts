@@ -56,9 +56,14 @@ function signCertificate(spec: CertificateSpec): Buffer {
   const serial = randomBytes(16);
   serial[0] = (serial[0] ?? 0) & 0x7f;
   const tbs = sequence(
-    contextTag(0, true, integer(Buffer.from([2]))), integer(serial), ecdsaWithSha256, spec.issuer,
-    sequence(time(new Date(now - day)), time(new Date(now + spec.validDays * day))), spec.subject,
-    spkiOf(spec.publicKey).spki, contextTag(3, true, sequence(...spec.extensions)),
+    contextTag(0, true, integer(Buffer.from([2]))),
+    integer(serial),
+    ecdsaWithSha256,
+    spec.issuer,
+    sequence(time(new Date(now - day)), time(new Date(now + spec.validDays * day))),
+    spec.subject,
+    spkiOf(spec.publicKey).spki,
+    contextTag(3, true, sequence(...spec.extensions)),
   );
   return sequence(tbs, ecdsaWithSha256, bitString(sign('sha256', tbs, spec.signingKey)));
 }
@@ -77,7 +82,11 @@ export function createCertificateAuthority(commonName = 'portolan-kube-sim-ca'):
   const name = distinguishedName(commonName);
   const { keyId } = spkiOf(publicKey);
   const cert = signCertificate({
-    subject: name, issuer: name, publicKey, signingKey: privateKey, validDays: 3650,
+    subject: name,
+    issuer: name,
+    publicKey,
+    signingKey: privateKey,
+    validDays: 3650,
     extensions: [
       extension('2.5.29.15', true, keyUsage([0, 5, 6])),
       extension('2.5.29.19', true, sequence(boolean(true))),
@@ -92,11 +101,22 @@ function ipBytes(ip: string): Buffer {
 }
 
 /** Issues a TLS server certificate signed by the CA for the given DNS names and IPv4 addresses. */
-export function issueServerCertificate(ca: CertificateAuthority, names: { dns: readonly string[]; ips: readonly string[] }, commonName = names.dns[0] ?? 'kube-apiserver'): PemKeyPair {
+export function issueServerCertificate(
+  ca: CertificateAuthority,
+  names: { dns: readonly string[]; ips: readonly string[] },
+  commonName = names.dns[0] ?? 'kube-apiserver',
+): PemKeyPair {
   const { publicKey, privateKey } = newKeyPair();
-  const san = sequence(...names.dns.map((d) => contextTag(2, false, Buffer.from(d, 'ascii'))), ...names.ips.map((ip) => contextTag(7, false, ipBytes(ip))));
+  const san = sequence(
+    ...names.dns.map((d) => contextTag(2, false, Buffer.from(d, 'ascii'))),
+    ...names.ips.map((ip) => contextTag(7, false, ipBytes(ip))),
+  );
   const cert = signCertificate({
-    subject: distinguishedName(commonName), issuer: ca.name, publicKey, signingKey: ca.privateKey, validDays: 365,
+    subject: distinguishedName(commonName),
+    issuer: ca.name,
+    publicKey,
+    signingKey: ca.privateKey,
+    validDays: 365,
     extensions: [
       extension('2.5.29.15', true, keyUsage([0, 2])),
       extension('2.5.29.37', false, sequence(oid('1.3.6.1.5.5.7.3.1'))),

@@ -61,4 +61,5 @@ export function time(date: Date): Buffer {
 }
 
 /** A context-specific tag: constructed (EXPLICIT) or primitive (IMPLICIT). */
-export const contextTag = (n: number, constructed: boolean, ...content: Buffer[]): Buffer => der((constructed ? 0xa0 : 0x80) | n, ...content);
+export const contextTag = (n: number, constructed: boolean, ...content: Buffer[]): Buffer =>
+  der((constructed ? 0xa0 : 0x80) | n, ...content);

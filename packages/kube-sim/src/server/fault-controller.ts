@@ -21,17 +21,39 @@ export interface WatchTarget {
 }
 
 const reasons: Readonly<Record<RequestFailure['status'], ApiError['reason']>> = {
-  403: 'Forbidden', 404: 'NotFound', 409: 'Conflict', 410: 'Expired', 429: 'TooManyRequests', 500: 'InternalError', 503: 'ServiceUnavailable', 504: 'Timeout',
+  403: 'Forbidden',
+  404: 'NotFound',
+  409: 'Conflict',
+  410: 'Expired',
+  429: 'TooManyRequests',
+  500: 'InternalError',
+  503: 'ServiceUnavailable',
+  504: 'Timeout',
 };
 
 function failureError(rule: RequestFailure, type: ResourceType, verb: ApiVerb, namespace: string): ApiError {
   const resource = qualifiedResourceOf(type);
   switch (rule.status) {
-    case 403: return { code: 403, reason: 'Forbidden', message: `${resource} is forbidden: User "system:serviceaccount:portolan:watcher" cannot ${verb} resource "${type.plural}" in API group "${type.group}" ${namespace === '' ? 'at the cluster scope' : `in the namespace "${namespace}"`}`, details: { kind: type.plural, ...(type.group === '' ? {} : { group: type.group }) } };
-    case 429: return { code: 429, reason: 'TooManyRequests', message: 'Too many requests, please try again later.', details: { retryAfterSeconds: rule.retryAfterSeconds ?? 1 } };
-    case 410: return { code: 410, reason: 'Expired', message: 'too old resource version (injected)' };
-    case 500: return { code: 500, reason: 'InternalError', message: 'Internal error occurred: injected fault' };
-    default: return { code: rule.status, reason: reasons[rule.status], message: `injected ${rule.status} for ${resource}` };
+    case 403:
+      return {
+        code: 403,
+        reason: 'Forbidden',
+        message: `${resource} is forbidden: User "system:serviceaccount:portolan:watcher" cannot ${verb} resource "${type.plural}" in API group "${type.group}" ${namespace === '' ? 'at the cluster scope' : `in the namespace "${namespace}"`}`,
+        details: { kind: type.plural, ...(type.group === '' ? {} : { group: type.group }) },
+      };
+    case 429:
+      return {
+        code: 429,
+        reason: 'TooManyRequests',
+        message: 'Too many requests, please try again later.',
+        details: { retryAfterSeconds: rule.retryAfterSeconds ?? 1 },
+      };
+    case 410:
+      return { code: 410, reason: 'Expired', message: 'too old resource version (injected)' };
+    case 500:
+      return { code: 500, reason: 'InternalError', message: 'Internal error occurred: injected fault' };
+    default:
+      return { code: rule.status, reason: reasons[rule.status], message: `injected ${rule.status} for ${resource}` };
   }
 }
 
@@ -103,7 +125,11 @@ export class FaultController {
   /** Sends an in-stream ERROR event with Status 410 Expired; closes the streams unless close is false. */
   sendWatchGone(target: WatchTarget & { close?: boolean } = {}): number {
     const hit = this.targets(target);
-    const error: ApiError = { code: 410, reason: 'Expired', message: `too old resource version: 1 (${this.store.compactedRevision})` };
+    const error: ApiError = {
+      code: 410,
+      reason: 'Expired',
+      message: `too old resource version: 1 (${this.store.compactedRevision})`,
+    };
     for (const s of hit) s.sendError(error, target.close !== false);
     return hit.length;
   }
@@ -151,11 +177,23 @@ export class FaultController {
   }
 
   /** Takes one pending injected failure matching the request, or returns null. */
-  takeFailure(type: ResourceType, verb: ApiVerb, namespace: string): { error: ApiError; retryAfterSeconds?: number } | null {
-    const rule = this.failures.find((f) => f.remaining > 0 && (f.resource === '*' || f.resource === type.plural) && (f.verbs === undefined || f.verbs.includes(verb)));
+  takeFailure(
+    type: ResourceType,
+    verb: ApiVerb,
+    namespace: string,
+  ): { error: ApiError; retryAfterSeconds?: number } | null {
+    const rule = this.failures.find(
+      (f) =>
+        f.remaining > 0 &&
+        (f.resource === '*' || f.resource === type.plural) &&
+        (f.verbs === undefined || f.verbs.includes(verb)),
+    );
     if (rule === undefined) return null;
     rule.remaining--;
     this.failures = this.failures.filter((f) => f.remaining > 0);
-    return { error: failureError(rule, type, verb, namespace), ...(rule.status === 429 ? { retryAfterSeconds: rule.retryAfterSeconds ?? 1 } : {}) };
+    return {
+      error: failureError(rule, type, verb, namespace),
+      ...(rule.status === 429 ? { retryAfterSeconds: rule.retryAfterSeconds ?? 1 } : {}),
+    };
   }
 }

@@ -5,9 +5,20 @@ import { toStatus, type ApiError } from '../core/api-error.ts';
 export const maxRequestBytes = 3 * 1024 * 1024;
 
 /** Writes a JSON response. */
-export function sendJson(res: ServerResponse, status: number, body: unknown, contentType = 'application/json', headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  contentType = 'application/json',
+  headers: Record<string, string> = {},
+): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(text), 'Cache-Control': 'no-cache, private', ...headers });
+  res.writeHead(status, {
+    'Content-Type': contentType,
+    'Content-Length': Buffer.byteLength(text),
+    'Cache-Control': 'no-cache, private',
+    ...headers,
+  });
   res.end(text);
 }
 
@@ -17,7 +28,9 @@ export function sendError(res: ServerResponse, error: ApiError, headers: Record<
 }
 
 /** Reads a request body as text, or returns the 413 to answer when it is over the limit. */
-export async function readBody(req: IncomingMessage): Promise<{ ok: true; text: string } | { ok: false; error: ApiError }> {
+export async function readBody(
+  req: IncomingMessage,
+): Promise<{ ok: true; text: string } | { ok: false; error: ApiError }> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
@@ -26,7 +39,15 @@ export async function readBody(req: IncomingMessage): Promise<{ ok: true; text: 
     // Past the limit the rest is drained, not kept, so the answer reaches the client on a healthy connection.
     if (size <= maxRequestBytes) chunks.push(buf);
   }
-  if (size > maxRequestBytes) return { ok: false, error: { code: 413, reason: 'RequestEntityTooLarge', message: `Request entity too large: limit is ${maxRequestBytes}` } };
+  if (size > maxRequestBytes)
+    return {
+      ok: false,
+      error: {
+        code: 413,
+        reason: 'RequestEntityTooLarge',
+        message: `Request entity too large: limit is ${maxRequestBytes}`,
+      },
+    };
   return { ok: true, text: Buffer.concat(chunks).toString('utf8') };
 }
 
@@ -37,6 +58,13 @@ export function parseJsonBody(text: string): { ok: true; value: unknown } | { ok
     return { ok: true, value: JSON.parse(text) as unknown };
   } catch (error) {
     const detail = error instanceof Error ? error.message : 'invalid JSON';
-    return { ok: false, error: { code: 400, reason: 'BadRequest', message: `the body of the request was in an unknown format - accepted media types include: application/json: ${detail}` } };
+    return {
+      ok: false,
+      error: {
+        code: 400,
+        reason: 'BadRequest',
+        message: `the body of the request was in an unknown format - accepted media types include: application/json: ${detail}`,
+      },
+    };
   }
 }

@@ -2,7 +2,12 @@ import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseApiRoute, type ApiRoute } from '../core/api-route.ts';
 import {
-  aggregatedDiscoveryDocument, apiGroupDocument, apiGroupListDocument, apiResourceListDocument, apiVersionsDocument, versionDocument,
+  aggregatedDiscoveryDocument,
+  apiGroupDocument,
+  apiGroupListDocument,
+  apiResourceListDocument,
+  apiVersionsDocument,
+  versionDocument,
 } from '../core/discovery.ts';
 import { contentTypeOf, negotiateFormat } from '../core/media-type.ts';
 import { openApiV3Document, openApiV3Index } from '../core/openapi-v3.ts';
@@ -27,7 +32,12 @@ export interface DispatcherContext extends ResourceContext {
   readonly onRequest?: (entry: RequestLogEntry) => void;
 }
 
-const notFoundError = { code: 404, reason: 'NotFound' as const, message: 'the server could not find the requested resource', details: {} };
+const notFoundError = {
+  code: 404,
+  reason: 'NotFound' as const,
+  message: 'the server could not find the requested resource',
+  details: {},
+};
 
 function isAuthorized(req: IncomingMessage, token: string): boolean {
   const header = req.headers.authorization ?? '';
@@ -42,9 +52,13 @@ function sendDiscovery(ctx: DispatcherContext, req: IncomingMessage, res: Server
   const aggregated = format === 'aggregated-discovery';
   switch (route.kind) {
     case 'discovery-api':
-      return aggregated ? sendJson(res, 200, aggregatedDiscoveryDocument(true), contentTypeOf(format)) : sendJson(res, 200, apiVersionsDocument(ctx.serverAddress()));
+      return aggregated
+        ? sendJson(res, 200, aggregatedDiscoveryDocument(true), contentTypeOf(format))
+        : sendJson(res, 200, apiVersionsDocument(ctx.serverAddress()));
     case 'discovery-apis':
-      return aggregated ? sendJson(res, 200, aggregatedDiscoveryDocument(false), contentTypeOf(format)) : sendJson(res, 200, apiGroupListDocument());
+      return aggregated
+        ? sendJson(res, 200, aggregatedDiscoveryDocument(false), contentTypeOf(format))
+        : sendJson(res, 200, apiGroupListDocument());
     case 'discovery-group': {
       const doc = apiGroupDocument(route.group);
       return doc === undefined ? sendError(res, notFoundError) : sendJson(res, 200, doc);
@@ -53,7 +67,8 @@ function sendDiscovery(ctx: DispatcherContext, req: IncomingMessage, res: Server
       const doc = apiResourceListDocument(route.group, route.version);
       return doc === undefined ? sendError(res, notFoundError) : sendJson(res, 200, doc);
     }
-    default: return sendError(res, notFoundError);
+    default:
+      return sendError(res, notFoundError);
   }
 }
 
@@ -64,7 +79,8 @@ async function route(ctx: DispatcherContext, req: IncomingMessage, res: ServerRe
     return void res.end('ok');
   }
   if (r.kind === 'version') return sendJson(res, 200, versionDocument(ctx.version));
-  if (!isAuthorized(req, ctx.token)) return sendError(res, { code: 401, reason: 'Unauthorized', message: 'Unauthorized' });
+  if (!isAuthorized(req, ctx.token))
+    return sendError(res, { code: 401, reason: 'Unauthorized', message: 'Unauthorized' });
   switch (r.kind) {
     case 'resource':
       return handleResourceRequest(ctx, req, res, { ...r, url, format: negotiateFormat(req.headers.accept) });
@@ -94,13 +110,21 @@ export function createRequestListener(ctx: DispatcherContext): (req: IncomingMes
     const url = new URL(req.url ?? '/', 'https://kube-sim.invalid');
     if (ctx.onRequest !== undefined) {
       const log = ctx.onRequest;
-      const entry = { method: req.method ?? '', url: `${url.pathname}${url.search}`, accept: req.headers.accept ?? '', contentType: req.headers['content-type'] ?? '' };
+      const entry = {
+        method: req.method ?? '',
+        url: `${url.pathname}${url.search}`,
+        accept: req.headers.accept ?? '',
+        contentType: req.headers['content-type'] ?? '',
+      };
       res.on('finish', () => log({ ...entry, status: res.statusCode }));
-      res.on('close', () => { if (!res.writableFinished) log({ ...entry, status: res.statusCode }); });
+      res.on('close', () => {
+        if (!res.writableFinished) log({ ...entry, status: res.statusCode });
+      });
     }
     route(ctx, req, res, url).catch((error: unknown) => {
       const message = error instanceof Error ? error.message : 'unknown error';
-      if (!res.headersSent) sendError(res, { code: 500, reason: 'InternalError', message: `Internal error occurred: ${message}` });
+      if (!res.headersSent)
+        sendError(res, { code: 500, reason: 'InternalError', message: `Internal error occurred: ${message}` });
       else res.destroy();
     });
   };

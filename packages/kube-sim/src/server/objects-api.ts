@@ -63,12 +63,27 @@ export class ObjectsApi {
 
   /** Replaces an object (a resourceVersion in it is checked: 409 when stale). */
   update(obj: KubeObject): KubeObject {
-    return unwrap(this.writer.update(typeOf(obj.apiVersion, obj.kind), obj.metadata?.namespace ?? 'default', obj.metadata?.name ?? '', obj));
+    return unwrap(
+      this.writer.update(
+        typeOf(obj.apiVersion, obj.kind),
+        obj.metadata?.namespace ?? 'default',
+        obj.metadata?.name ?? '',
+        obj,
+      ),
+    );
   }
 
   /** Replaces only the status of an object (the /status subresource). */
   updateStatus(obj: KubeObject): KubeObject {
-    return unwrap(this.writer.update(typeOf(obj.apiVersion, obj.kind), obj.metadata?.namespace ?? 'default', obj.metadata?.name ?? '', obj, { subresource: 'status' }));
+    return unwrap(
+      this.writer.update(
+        typeOf(obj.apiVersion, obj.kind),
+        obj.metadata?.namespace ?? 'default',
+        obj.metadata?.name ?? '',
+        obj,
+        { subresource: 'status' },
+      ),
+    );
   }
 
   /** Creates the object, or replaces it when it exists (ignoring any resourceVersion in it). */

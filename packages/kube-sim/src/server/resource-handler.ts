@@ -32,17 +32,27 @@ export interface ResourceRequest {
   readonly format: ResponseFormat;
 }
 
-const patchTypes: readonly string[] = ['application/merge-patch+json', 'application/json-patch+json', 'application/strategic-merge-patch+json'];
+const patchTypes: readonly string[] = [
+  'application/merge-patch+json',
+  'application/json-patch+json',
+  'application/strategic-merge-patch+json',
+];
 
 function verbOf(method: string, r: ResourceRequest): ApiVerb | null {
   const watch = r.url.searchParams.get('watch');
   switch (method) {
-    case 'GET': return r.name !== '' ? 'get' : watch === 'true' || watch === '1' ? 'watch' : 'list';
-    case 'POST': return r.name === '' ? 'create' : null;
-    case 'PUT': return r.name !== '' ? 'update' : null;
-    case 'PATCH': return r.name !== '' ? 'patch' : null;
-    case 'DELETE': return r.name !== '' ? 'delete' : 'deletecollection';
-    default: return null;
+    case 'GET':
+      return r.name !== '' ? 'get' : watch === 'true' || watch === '1' ? 'watch' : 'list';
+    case 'POST':
+      return r.name === '' ? 'create' : null;
+    case 'PUT':
+      return r.name !== '' ? 'update' : null;
+    case 'PATCH':
+      return r.name !== '' ? 'patch' : null;
+    case 'DELETE':
+      return r.name !== '' ? 'delete' : 'deletecollection';
+    default:
+      return null;
   }
 }
 
@@ -52,18 +62,45 @@ function stripTypeMeta(obj: KubeObject): KubeObject {
 }
 
 function listBody(ctx: ResourceContext, r: ResourceRequest, q: CollectionQuery, result: ListResult): unknown {
-  const metadata = { resourceVersion: result.resourceVersion, ...(result.continue === undefined ? {} : { continue: result.continue }), ...(result.remainingItemCount === undefined ? {} : { remainingItemCount: result.remainingItemCount }) };
-  if (r.format === 'table') return toTable(r.type, result.items, { nowMs: ctx.nowMs(), includeObject: q.includeObject, listMeta: metadata });
-  if (r.format === 'partial-metadata') return { kind: 'PartialObjectMetadataList', apiVersion: 'meta.k8s.io/v1', metadata, items: result.items.map(toPartialObjectMetadata) };
-  return { kind: `${r.type.kind}List`, apiVersion: apiVersionOf(r.type), metadata, items: result.items.map(stripTypeMeta) };
+  const metadata = {
+    resourceVersion: result.resourceVersion,
+    ...(result.continue === undefined ? {} : { continue: result.continue }),
+    ...(result.remainingItemCount === undefined ? {} : { remainingItemCount: result.remainingItemCount }),
+  };
+  if (r.format === 'table')
+    return toTable(r.type, result.items, { nowMs: ctx.nowMs(), includeObject: q.includeObject, listMeta: metadata });
+  if (r.format === 'partial-metadata')
+    return {
+      kind: 'PartialObjectMetadataList',
+      apiVersion: 'meta.k8s.io/v1',
+      metadata,
+      items: result.items.map(toPartialObjectMetadata),
+    };
+  return {
+    kind: `${r.type.kind}List`,
+    apiVersion: apiVersionOf(r.type),
+    metadata,
+    items: result.items.map(stripTypeMeta),
+  };
 }
 
 function objectBody(ctx: ResourceContext, r: ResourceRequest, obj: KubeObject): unknown {
-  if (r.format === 'table') return toTable(r.type, [obj], { nowMs: ctx.nowMs(), includeObject: 'Metadata', listMeta: { resourceVersion: obj.metadata?.resourceVersion ?? '' } });
+  if (r.format === 'table')
+    return toTable(r.type, [obj], {
+      nowMs: ctx.nowMs(),
+      includeObject: 'Metadata',
+      listMeta: { resourceVersion: obj.metadata?.resourceVersion ?? '' },
+    });
   return r.format === 'partial-metadata' ? toPartialObjectMetadata(obj) : obj;
 }
 
-function sendResult(ctx: ResourceContext, res: ServerResponse, r: ResourceRequest, result: ApiResult<KubeObject>, status: number): void {
+function sendResult(
+  ctx: ResourceContext,
+  res: ServerResponse,
+  r: ResourceRequest,
+  result: ApiResult<KubeObject>,
+  status: number,
+): void {
   if (!result.ok) sendError(res, result.error);
   else sendJson(res, status, objectBody(ctx, r, result.value), contentTypeOf(r.format));
 }
@@ -71,12 +108,25 @@ function sendResult(ctx: ResourceContext, res: ServerResponse, r: ResourceReques
 function startWatch(ctx: ResourceContext, res: ServerResponse, r: ResourceRequest, q: CollectionQuery): void {
   const timeoutSeconds = q.timeoutSeconds ?? ctx.minRequestTimeoutSeconds * (1 + Math.random());
   const stream = new WatchStream(res, {
-    type: r.type, namespace: r.namespace, labels: q.labels, fields: q.fields, format: r.format === 'table' ? 'table' : 'json',
-    includeObject: q.includeObject, allowBookmarks: q.allowWatchBookmarks, bookmarkIntervalMs: ctx.bookmarkIntervalMs,
-    timeoutMs: timeoutSeconds * 1000, nowMs: () => ctx.nowMs(), currentRv: () => ctx.store.resourceVersion, onClose: (s) => ctx.faults.untrack(s),
+    type: r.type,
+    namespace: r.namespace,
+    labels: q.labels,
+    fields: q.fields,
+    format: r.format === 'table' ? 'table' : 'json',
+    includeObject: q.includeObject,
+    allowBookmarks: q.allowWatchBookmarks,
+    bookmarkIntervalMs: ctx.bookmarkIntervalMs,
+    timeoutMs: timeoutSeconds * 1000,
+    nowMs: () => ctx.nowMs(),
+    currentRv: () => ctx.store.resourceVersion,
+    onClose: (s) => ctx.faults.untrack(s),
   });
   const resourceVersion = q.sendInitialEvents ? '' : q.resourceVersion;
-  const subscribed = ctx.store.watch(r.type, { namespace: r.namespace, labels: q.labels, fields: q.fields, resourceVersion }, stream);
+  const subscribed = ctx.store.watch(
+    r.type,
+    { namespace: r.namespace, labels: q.labels, fields: q.fields, resourceVersion },
+    stream,
+  );
   if (!subscribed.ok && subscribed.error.code !== 410) {
     stream.abandon();
     sendError(res, subscribed.error);
@@ -103,14 +153,31 @@ function handleCollectionGet(ctx: ResourceContext, res: ServerResponse, r: Resou
 
 function deleteStatus(r: ResourceRequest, obj: KubeObject): unknown {
   return {
-    kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success',
-    details: { name: r.name, ...(r.type.group === '' ? {} : { group: r.type.group }), kind: r.type.plural, uid: obj.metadata?.uid },
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: 'Success',
+    details: {
+      name: r.name,
+      ...(r.type.group === '' ? {} : { group: r.type.group }),
+      kind: r.type.plural,
+      uid: obj.metadata?.uid,
+    },
   };
 }
 
-function handleDelete(ctx: ResourceContext, res: ServerResponse, r: ResourceRequest, body: unknown, dryRun: boolean): void {
+function handleDelete(
+  ctx: ResourceContext,
+  res: ServerResponse,
+  r: ResourceRequest,
+  body: unknown,
+  dryRun: boolean,
+): void {
   const pre = isJsonObject(body) && isJsonObject(body['preconditions']) ? body['preconditions'] : {};
-  const preconditions = { ...(typeof pre['uid'] === 'string' ? { uid: pre['uid'] } : {}), ...(typeof pre['resourceVersion'] === 'string' ? { resourceVersion: pre['resourceVersion'] } : {}) };
+  const preconditions = {
+    ...(typeof pre['uid'] === 'string' ? { uid: pre['uid'] } : {}),
+    ...(typeof pre['resourceVersion'] === 'string' ? { resourceVersion: pre['resourceVersion'] } : {}),
+  };
   const result = ctx.writer.delete(r.type, r.namespace, r.name, preconditions, { dryRun });
   if (!result.ok) return sendError(res, result.error);
   const { object, finished } = result.value;
@@ -128,30 +195,67 @@ function handleDeleteCollection(ctx: ResourceContext, res: ServerResponse, r: Re
     const result = ctx.writer.delete(r.type, obj.metadata?.namespace ?? '', obj.metadata?.name ?? '');
     if (result.ok) deleted.push(result.value.object);
   }
-  sendJson(res, 200, { kind: `${r.type.kind}List`, apiVersion: apiVersionOf(r.type), metadata: { resourceVersion: String(ctx.store.resourceVersion) }, items: deleted.map(stripTypeMeta) });
+  sendJson(res, 200, {
+    kind: `${r.type.kind}List`,
+    apiVersion: apiVersionOf(r.type),
+    metadata: { resourceVersion: String(ctx.store.resourceVersion) },
+    items: deleted.map(stripTypeMeta),
+  });
 }
 
 function checkSubresource(r: ResourceRequest, verb: ApiVerb): ApiError | null {
   if (r.subresource === '') return null;
-  if (r.subresource === 'status' && r.type.hasStatus && (verb === 'get' || verb === 'update' || verb === 'patch')) return null;
+  if (r.subresource === 'status' && r.type.hasStatus && (verb === 'get' || verb === 'update' || verb === 'patch'))
+    return null;
   return { code: 404, reason: 'NotFound', message: 'the server could not find the requested resource' };
 }
 
 /** Serves one request to a resource: get, list, watch, create, update, patch, delete, deletecollection. */
-export async function handleResourceRequest(ctx: ResourceContext, req: IncomingMessage, res: ServerResponse, r: ResourceRequest): Promise<void> {
+export async function handleResourceRequest(
+  ctx: ResourceContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  r: ResourceRequest,
+): Promise<void> {
   const verb = verbOf(req.method ?? 'GET', r);
-  if (verb === null) return sendError(res, { code: 405, reason: 'MethodNotAllowed', message: `the server does not allow this method on the requested resource` });
+  if (verb === null)
+    return sendError(res, {
+      code: 405,
+      reason: 'MethodNotAllowed',
+      message: `the server does not allow this method on the requested resource`,
+    });
   if (r.type.namespaced && r.namespace === '' && verb !== 'list' && verb !== 'watch') {
-    return sendError(res, { code: 404, reason: 'NotFound', message: 'the server could not find the requested resource' });
+    return sendError(res, {
+      code: 404,
+      reason: 'NotFound',
+      message: 'the server could not find the requested resource',
+    });
   }
   const badSub = checkSubresource(r, verb);
   if (badSub !== null) return sendError(res, badSub);
   const injected = ctx.faults.takeFailure(r.type, verb, r.namespace);
-  if (injected !== null) return sendError(res, injected.error, injected.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(injected.retryAfterSeconds) });
-  if (r.format === 'not-acceptable') return sendError(res, { code: 406, reason: 'NotAcceptable', message: 'only the following media types are accepted: application/json' });
+  if (injected !== null)
+    return sendError(
+      res,
+      injected.error,
+      injected.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(injected.retryAfterSeconds) },
+    );
+  if (r.format === 'not-acceptable')
+    return sendError(res, {
+      code: 406,
+      reason: 'NotAcceptable',
+      message: 'only the following media types are accepted: application/json',
+    });
   if (verb === 'get') {
     const obj = ctx.store.get(r.type, r.namespace, r.name);
-    return obj === undefined ? sendError(res, { code: 404, reason: 'NotFound', message: `${r.type.group === '' ? r.type.plural : `${r.type.plural}.${r.type.group}`} "${r.name}" not found`, details: { name: r.name, ...(r.type.group === '' ? {} : { group: r.type.group }), kind: r.type.plural } }) : sendJson(res, 200, objectBody(ctx, r, obj), contentTypeOf(r.format));
+    return obj === undefined
+      ? sendError(res, {
+          code: 404,
+          reason: 'NotFound',
+          message: `${r.type.group === '' ? r.type.plural : `${r.type.plural}.${r.type.group}`} "${r.name}" not found`,
+          details: { name: r.name, ...(r.type.group === '' ? {} : { group: r.type.group }), kind: r.type.plural },
+        })
+      : sendJson(res, 200, objectBody(ctx, r, obj), contentTypeOf(r.format));
   }
   if (verb === 'list' || verb === 'watch') return handleCollectionGet(ctx, res, r);
   if (verb === 'deletecollection') return handleDeleteCollection(ctx, res, r);
@@ -162,16 +266,35 @@ export async function handleResourceRequest(ctx: ResourceContext, req: IncomingM
   const dryRun = r.url.searchParams.get('dryRun') === 'All';
   const subresource = r.subresource === 'status' ? 'status' : '';
   switch (verb) {
-    case 'create': return sendResult(ctx, res, r, ctx.writer.create(r.type, r.namespace, body.value, { dryRun }), 201);
-    case 'update': return sendResult(ctx, res, r, ctx.writer.update(r.type, r.namespace, r.name, body.value, { dryRun, subresource }), 200);
+    case 'create':
+      return sendResult(ctx, res, r, ctx.writer.create(r.type, r.namespace, body.value, { dryRun }), 201);
+    case 'update':
+      return sendResult(
+        ctx,
+        res,
+        r,
+        ctx.writer.update(r.type, r.namespace, r.name, body.value, { dryRun, subresource }),
+        200,
+      );
     case 'patch': {
       const contentType = (req.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
       if (!patchTypes.includes(contentType)) {
-        return sendError(res, { code: 415, reason: 'UnsupportedMediaType', message: `the body of the request was in an unknown format - accepted media types include: ${patchTypes.join(', ')}` });
+        return sendError(res, {
+          code: 415,
+          reason: 'UnsupportedMediaType',
+          message: `the body of the request was in an unknown format - accepted media types include: ${patchTypes.join(', ')}`,
+        });
       }
       if (body.value === undefined) return sendError(res, badRequest('the body of the request was empty'));
-      return sendResult(ctx, res, r, ctx.writer.patch(r.type, r.namespace, r.name, contentType as PatchType, body.value, { dryRun, subresource }), 200);
+      return sendResult(
+        ctx,
+        res,
+        r,
+        ctx.writer.patch(r.type, r.namespace, r.name, contentType as PatchType, body.value, { dryRun, subresource }),
+        200,
+      );
     }
-    case 'delete': return handleDelete(ctx, res, r, body.value, dryRun);
+    case 'delete':
+      return handleDelete(ctx, res, r, body.value, dryRun);
   }
 }

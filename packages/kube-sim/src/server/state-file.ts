@@ -28,7 +28,8 @@ export async function loadStateFile(path: string): Promise<PersistedState | null
   }
   try {
     const parsed = JSON.parse(text) as PersistedState;
-    if (parsed.format !== 'portolan-kube-sim-state/v1' || !Array.isArray(parsed.objects)) throw new Error('unknown format');
+    if (parsed.format !== 'portolan-kube-sim-state/v1' || !Array.isArray(parsed.objects))
+      throw new Error('unknown format');
     return parsed;
   } catch (error) {
     throw new StateFileError(`state file ${path} is not a kube-sim state file`, { cause: error });

@@ -64,7 +64,8 @@ export class WatchStream implements WatchSubscriber {
   start(stalled: boolean): void {
     this.stalled = stalled;
     this.timeoutTimer = setTimeout(() => this.onTimeout(), this.options.timeoutMs);
-    if (this.options.allowBookmarks) this.bookmarkTimer = setInterval(() => this.sendBookmark(), this.options.bookmarkIntervalMs);
+    if (this.options.allowBookmarks)
+      this.bookmarkTimer = setInterval(() => this.sendBookmark(), this.options.bookmarkIntervalMs);
     this.flush();
   }
 
@@ -74,7 +75,12 @@ export class WatchStream implements WatchSubscriber {
 
   private encode(type: WatchEventType, event: ChangeEvent): string {
     if (this.options.format === 'table') {
-      const table = toTable(this.type, [event.object], { nowMs: this.options.nowMs(), includeObject: this.options.includeObject, listMeta: { resourceVersion: event.object.metadata?.resourceVersion ?? '' }, noHeaders: this.tableHeadersSent });
+      const table = toTable(this.type, [event.object], {
+        nowMs: this.options.nowMs(),
+        includeObject: this.options.includeObject,
+        listMeta: { resourceVersion: event.object.metadata?.resourceVersion ?? '' },
+        noHeaders: this.tableHeadersSent,
+      });
       this.tableHeadersSent = true;
       return `${JSON.stringify({ type, object: table })}\n`;
     }
@@ -101,7 +107,11 @@ export class WatchStream implements WatchSubscriber {
 
   private writeHeaders(): void {
     if (this.headersSent) return;
-    this.res.writeHead(200, { 'Content-Type': this.options.format === 'table' ? 'application/json;as=Table;v=v1;g=meta.k8s.io' : 'application/json', 'Cache-Control': 'no-cache, private' });
+    this.res.writeHead(200, {
+      'Content-Type':
+        this.options.format === 'table' ? 'application/json;as=Table;v=v1;g=meta.k8s.io' : 'application/json',
+      'Cache-Control': 'no-cache, private',
+    });
     this.res.flushHeaders();
     this.headersSent = true;
   }
@@ -109,8 +119,14 @@ export class WatchStream implements WatchSubscriber {
   /** Sends a BOOKMARK carrying the current resourceVersion (optionally with annotations, e.g. initial-events-end). */
   sendBookmark(annotations?: Record<string, string>): void {
     if (this.stalled || this.closed) return;
-    const metadata = { resourceVersion: String(this.options.currentRv()), creationTimestamp: null, ...(annotations === undefined ? {} : { annotations }) };
-    this.write(`${JSON.stringify({ type: 'BOOKMARK', object: { kind: this.type.kind, apiVersion: apiVersionOf(this.type), metadata } })}\n`);
+    const metadata = {
+      resourceVersion: String(this.options.currentRv()),
+      creationTimestamp: null,
+      ...(annotations === undefined ? {} : { annotations }),
+    };
+    this.write(
+      `${JSON.stringify({ type: 'BOOKMARK', object: { kind: this.type.kind, apiVersion: apiVersionOf(this.type), metadata } })}\n`,
+    );
   }
 
   /** Sends an in-stream ERROR event with a Status (and ends the stream when close is true, as the API server does). */

@@ -1,11 +1,28 @@
 import {
-  badRequest, fail, ok, tooLargeResourceVersion, tooOldResourceVersion, type ApiResult,
+  badRequest,
+  fail,
+  ok,
+  tooLargeResourceVersion,
+  tooOldResourceVersion,
+  type ApiResult,
 } from '../core/api-error.ts';
 import { decodeContinueToken, encodeContinueToken } from '../core/continue-token.ts';
 import { filteredEventType, matchesSelectors, type ObjectFilter } from '../core/watch-filter.ts';
-import { objectKeyOf, resourceKeyOf, resourceTypes, type KubeObject, type ResourceType } from '../core/resource-types.ts';
 import {
-  firstEventAfter, lowerBound, sortedKeysOf, type ChangeEvent, type Collection, type WatchEventType, type WatchSubscriber,
+  objectKeyOf,
+  resourceKeyOf,
+  resourceTypes,
+  type KubeObject,
+  type ResourceType,
+} from '../core/resource-types.ts';
+import {
+  firstEventAfter,
+  lowerBound,
+  sortedKeysOf,
+  type ChangeEvent,
+  type Collection,
+  type WatchEventType,
+  type WatchSubscriber,
 } from './collection.ts';
 
 /** One entry of the change log, the test oracle: every committed change in order. */
@@ -70,7 +87,13 @@ export class ObjectStore {
   constructor(options: ObjectStoreOptions = {}) {
     this.maxHistory = options.maxHistory ?? 200_000;
     for (const type of resourceTypes) {
-      this.collections.set(resourceKeyOf(type), { type, objects: new Map(), sortedKeys: null, history: [], watchers: new Set() });
+      this.collections.set(resourceKeyOf(type), {
+        type,
+        objects: new Map(),
+        sortedKeys: null,
+        history: [],
+        watchers: new Set(),
+      });
     }
   }
 
@@ -103,7 +126,13 @@ export class ObjectStore {
   }
 
   /** Stores a change under the next resourceVersion, records it and fans it out to matching watchers. */
-  commit(type: ResourceType, eventType: WatchEventType, namespace: string, name: string, next: KubeObject | undefined): ChangeEvent {
+  commit(
+    type: ResourceType,
+    eventType: WatchEventType,
+    namespace: string,
+    name: string,
+    next: KubeObject | undefined,
+  ): ChangeEvent {
     const col = this.collection(type);
     const key = objectKeyOf(namespace, name);
     const previous = col.objects.get(key);
@@ -116,7 +145,14 @@ export class ObjectStore {
     if (eventType !== 'MODIFIED') col.sortedKeys = null;
     const event: ChangeEvent = { rv, type: eventType, key, namespace, object, previous };
     col.history.push(event);
-    this.changeLog.push({ rv: String(rv), type: eventType, kind: type.kind, namespace, name, uid: object.metadata?.uid ?? '' });
+    this.changeLog.push({
+      rv: String(rv),
+      type: eventType,
+      kind: type.kind,
+      namespace,
+      name,
+      uid: object.metadata?.uid ?? '',
+    });
     for (const watcher of col.watchers) this.dispatch(watcher, event);
     for (const listener of this.commitListeners) listener(event);
     if (this.rv - this.compacted > this.maxHistory * 1.1) this.compact(this.rv - this.maxHistory);
@@ -188,11 +224,18 @@ export class ObjectStore {
   }
 
   /** Picks the state a list reads: current, an exact past revision, a continue token's revision, or the lagging cache. */
-  private listView(col: Collection, query: ListQuery): ApiResult<{ view: StateView; rv: number; start: string | null }> {
+  private listView(
+    col: Collection,
+    query: ListQuery,
+  ): ApiResult<{ view: StateView; rv: number; start: string | null }> {
     if (query.continueToken !== undefined && query.continueToken !== '') {
-      if (query.resourceVersion !== undefined && query.resourceVersion !== '') return fail(badRequest('specifying resource version is not allowed when using continue'));
+      if (query.resourceVersion !== undefined && query.resourceVersion !== '')
+        return fail(badRequest('specifying resource version is not allowed when using continue'));
       const token = decodeContinueToken(query.continueToken);
-      if (token === null) return fail(badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)'));
+      if (token === null)
+        return fail(
+          badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)'),
+        );
       if (token.rv < this.compacted) return fail(this.expiredContinue(token.start));
       return ok({ view: this.viewAt(col, token.rv), rv: token.rv, start: token.start });
     }
@@ -202,10 +245,16 @@ export class ObjectStore {
     if (requested === null) return fail(badRequest(`invalid resource version: ${text}`));
     if (requested === 0 && query.resourceVersionMatch !== 'Exact') {
       const lagging = this.laggingView(col);
-      return ok(lagging === null ? { view: this.currentView(col), rv: this.rv, start: null } : { view: lagging, rv: this.lagging?.rv ?? this.rv, start: null });
+      return ok(
+        lagging === null
+          ? { view: this.currentView(col), rv: this.rv, start: null }
+          : { view: lagging, rv: this.lagging?.rv ?? this.rv, start: null },
+      );
     }
     if (requested > this.rv) return fail(tooLargeResourceVersion(requested, this.rv));
-    const exact = query.resourceVersionMatch === 'Exact' || (query.resourceVersionMatch === undefined && query.limit !== undefined && query.limit > 0);
+    const exact =
+      query.resourceVersionMatch === 'Exact' ||
+      (query.resourceVersionMatch === undefined && query.limit !== undefined && query.limit > 0);
     if (!exact) return ok({ view: this.currentView(col), rv: this.rv, start: null });
     if (requested < this.compacted) return fail(tooOldResourceVersion(requested, this.compacted));
     return ok({ view: this.viewAt(col, requested), rv: requested, start: null });
@@ -213,8 +262,10 @@ export class ObjectStore {
 
   private expiredContinue(start: string) {
     return {
-      code: 410, reason: 'Expired' as const,
-      message: 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
+      code: 410,
+      reason: 'Expired' as const,
+      message:
+        'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
       metadata: { continue: encodeContinueToken(this.rv, start) },
     };
   }
@@ -240,11 +291,18 @@ export class ObjectStore {
       items.push(obj);
     }
     const more = i < view.keys.length && (view.keys[i] ?? '').startsWith(prefix) && items.length === limit;
-    const lastKey = items.length > 0 ? objectKeyOf(type.namespaced ? (items[items.length - 1]?.metadata?.namespace ?? '') : '', items[items.length - 1]?.metadata?.name ?? '') : '';
+    const lastKey =
+      items.length > 0
+        ? objectKeyOf(
+            type.namespaced ? (items[items.length - 1]?.metadata?.namespace ?? '') : '',
+            items[items.length - 1]?.metadata?.name ?? '',
+          )
+        : '';
     const unfiltered = query.labels.length === 0 && query.fields.length === 0;
     const remaining = more && unfiltered ? this.countWithPrefix(view.keys, i, prefix) : undefined;
     return ok({
-      items, resourceVersion: String(rv),
+      items,
+      resourceVersion: String(rv),
       ...(more ? { continue: encodeContinueToken(rv, lastKey) } : {}),
       ...(remaining !== undefined ? { remainingItemCount: remaining } : {}),
     });
@@ -270,7 +328,14 @@ export class ObjectStore {
         if (!key.startsWith(prefix)) break;
         const object = view.get(key);
         if (object === undefined || !matchesSelectors(query, object)) continue;
-        subscriber.deliver('ADDED', { rv: Number(object.metadata?.resourceVersion ?? 0), type: 'ADDED', key, namespace: object.metadata?.namespace ?? '', object, previous: undefined });
+        subscriber.deliver('ADDED', {
+          rv: Number(object.metadata?.resourceVersion ?? 0),
+          type: 'ADDED',
+          key,
+          namespace: object.metadata?.namespace ?? '',
+          object,
+          previous: undefined,
+        });
       }
     } else {
       const requested = this.parseRv(text);
@@ -288,7 +353,11 @@ export class ObjectStore {
 
   /** Every stored object of every type (persistence, debugging). */
   allObjects(): KubeObject[] {
-    return [...this.collections.values()].flatMap((col) => sortedKeysOf(col).map((k) => col.objects.get(k)).filter((o) => o !== undefined));
+    return [...this.collections.values()].flatMap((col) =>
+      sortedKeysOf(col)
+        .map((k) => col.objects.get(k))
+        .filter((o) => o !== undefined),
+    );
   }
 
   /** Loads objects as they are (resourceVersions included) and sets the counter; history starts compacted at rv. */
@@ -297,7 +366,10 @@ export class ObjectStore {
       const type = typeOf(obj);
       if (type === undefined) continue;
       const col = this.collection(type);
-      col.objects.set(objectKeyOf(type.namespaced ? (obj.metadata?.namespace ?? '') : '', obj.metadata?.name ?? ''), obj);
+      col.objects.set(
+        objectKeyOf(type.namespaced ? (obj.metadata?.namespace ?? '') : '', obj.metadata?.name ?? ''),
+        obj,
+      );
       col.sortedKeys = null;
     }
     this.rv = Math.max(this.rv, rv);

@@ -9,7 +9,8 @@ import { applyStrategicMergePatch } from '../core/strategic-merge-patch.ts';
 import type { ObjectStore } from './object-store.ts';
 
 /** The patch encodings the simulator accepts, by Content-Type. */
-export type PatchType = 'application/merge-patch+json' | 'application/json-patch+json' | 'application/strategic-merge-patch+json';
+export type PatchType =
+  'application/merge-patch+json' | 'application/json-patch+json' | 'application/strategic-merge-patch+json';
 
 /** Options shared by writes. */
 export interface WriteOptions {
@@ -58,12 +59,21 @@ export class ObjectWriter {
   };
 
   private timestamp(): string {
-    return this.env.now().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    return this.env
+      .now()
+      .toISOString()
+      .replace(/\.\d{3}Z$/, 'Z');
   }
 
   private checkSize(obj: KubeObject): ApiError | null {
     const size = Buffer.byteLength(JSON.stringify(obj));
-    return size > this.env.maxObjectBytes() ? { code: 413, reason: 'RequestEntityTooLarge', message: 'Request entity too large: etcdserver: request is too large' } : null;
+    return size > this.env.maxObjectBytes()
+      ? {
+          code: 413,
+          reason: 'RequestEntityTooLarge',
+          message: 'Request entity too large: etcdserver: request is too large',
+        }
+      : null;
   }
 
   private checkNamespace(type: ResourceType, namespace: string, kind: string, name: string): ApiError | null {
@@ -71,21 +81,36 @@ export class ObjectWriter {
     const ns = this.store.get(namespaceType, '', namespace);
     if (ns === undefined) return notFound(namespaceType, namespace);
     if (ns.metadata?.deletionTimestamp !== undefined) {
-      return { code: 403, reason: 'Forbidden', message: `${kind} "${name}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated` };
+      return {
+        code: 403,
+        reason: 'Forbidden',
+        message: `${kind} "${name}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`,
+      };
     }
     return null;
   }
 
   /** Creates an object (POST); 409 when the name exists, 404 when the namespace does not. */
   create(type: ResourceType, namespace: string, body: unknown, options: WriteOptions = {}): ApiResult<KubeObject> {
-    const prepared = prepareCreate(type, body, { ...this.allocators, namespace: type.namespaced ? namespace : '', now: this.timestamp(), uid: this.env.newUid(), nameSuffix: this.env.nameSuffix() });
+    const prepared = prepareCreate(type, body, {
+      ...this.allocators,
+      namespace: type.namespaced ? namespace : '',
+      now: this.timestamp(),
+      uid: this.env.newUid(),
+      nameSuffix: this.env.nameSuffix(),
+    });
     if (!prepared.ok) return prepared;
     const obj = prepared.value;
     const name = obj.metadata?.name ?? '';
     const nsError = this.checkNamespace(type, namespace, type.kind, name);
     if (nsError !== null) return fail(nsError);
     if (this.store.get(type, namespace, name) !== undefined) {
-      return fail({ code: 409, reason: 'AlreadyExists', message: `${type.group === '' ? type.plural : `${type.plural}.${type.group}`} "${name}" already exists`, details: { name, ...(type.group === '' ? {} : { group: type.group }), kind: type.plural } });
+      return fail({
+        code: 409,
+        reason: 'AlreadyExists',
+        message: `${type.group === '' ? type.plural : `${type.plural}.${type.group}`} "${name}" already exists`,
+        details: { name, ...(type.group === '' ? {} : { group: type.group }), kind: type.plural },
+      });
     }
     const tooLarge = this.checkSize(obj);
     if (tooLarge !== null) return fail(tooLarge);
@@ -94,13 +119,26 @@ export class ObjectWriter {
   }
 
   /** Replaces an object (PUT, or the result of a patch); 409 on a stale resourceVersion. */
-  update(type: ResourceType, namespace: string, name: string, body: unknown, options: WriteOptions = {}): ApiResult<KubeObject> {
+  update(
+    type: ResourceType,
+    namespace: string,
+    name: string,
+    body: unknown,
+    options: WriteOptions = {},
+  ): ApiResult<KubeObject> {
     const ns = type.namespaced ? namespace : '';
     const old = this.store.get(type, ns, name);
     if (old === undefined) return fail(notFound(type, name));
-    const wanted = isJsonObject(body) && isJsonObject(body['metadata']) ? body['metadata']['resourceVersion'] : undefined;
-    if (wanted !== undefined && wanted !== '' && wanted !== old.metadata?.resourceVersion) return fail(conflict(type, name));
-    const prepared = prepareUpdate(type, old, body, { ...this.allocators, namespace: ns, name, subresource: options.subresource ?? '' });
+    const wanted =
+      isJsonObject(body) && isJsonObject(body['metadata']) ? body['metadata']['resourceVersion'] : undefined;
+    if (wanted !== undefined && wanted !== '' && wanted !== old.metadata?.resourceVersion)
+      return fail(conflict(type, name));
+    const prepared = prepareUpdate(type, old, body, {
+      ...this.allocators,
+      namespace: ns,
+      name,
+      subresource: options.subresource ?? '',
+    });
     if (!prepared.ok) return prepared;
     const next = prepared.value;
     if (isNoopUpdate(old, next)) return ok(old);
@@ -109,12 +147,20 @@ export class ObjectWriter {
     if (options.dryRun === true) return ok(next);
     const committed = this.store.commit(type, 'MODIFIED', ns, name, next).object;
     const finalizers = committed.metadata?.finalizers ?? [];
-    if (committed.metadata?.deletionTimestamp !== undefined && finalizers.length === 0) this.store.commit(type, 'DELETED', ns, name, undefined);
+    if (committed.metadata?.deletionTimestamp !== undefined && finalizers.length === 0)
+      this.store.commit(type, 'DELETED', ns, name, undefined);
     return ok(committed);
   }
 
   /** Applies a JSON merge, JSON, or strategic merge patch, then updates (conflict if the patch pins an old resourceVersion). */
-  patch(type: ResourceType, namespace: string, name: string, patchType: PatchType, patch: unknown, options: WriteOptions = {}): ApiResult<KubeObject> {
+  patch(
+    type: ResourceType,
+    namespace: string,
+    name: string,
+    patchType: PatchType,
+    patch: unknown,
+    options: WriteOptions = {},
+  ): ApiResult<KubeObject> {
     const current = this.store.get(type, type.namespaced ? namespace : '', name);
     if (current === undefined) return fail(notFound(type, name));
     let patched: JsonObject;
@@ -125,27 +171,54 @@ export class ObjectWriter {
     } else if (!isJsonObject(patch)) {
       return fail(badRequest('the body of the request was in an unknown format'));
     } else {
-      patched = patchType === 'application/merge-patch+json' ? applyJsonMergePatch(current, patch) : applyStrategicMergePatch(current, patch, type.kind);
+      patched =
+        patchType === 'application/merge-patch+json'
+          ? applyJsonMergePatch(current, patch)
+          : applyStrategicMergePatch(current, patch, type.kind);
     }
     return this.update(type, namespace, name, patched, options);
   }
 
   /** Deletes an object: finalizers defer it, namespaces take their contents with them. */
-  delete(type: ResourceType, namespace: string, name: string, preconditions: DeletePreconditions = {}, options: WriteOptions = {}): ApiResult<{ object: KubeObject; finished: boolean }> {
+  delete(
+    type: ResourceType,
+    namespace: string,
+    name: string,
+    preconditions: DeletePreconditions = {},
+    options: WriteOptions = {},
+  ): ApiResult<{ object: KubeObject; finished: boolean }> {
     const ns = type.namespaced ? namespace : '';
     const current = this.store.get(type, ns, name);
     if (current === undefined) return fail(notFound(type, name));
     if (preconditions.uid !== undefined && preconditions.uid !== current.metadata?.uid) {
-      return fail(conflict(type, name, `Precondition failed: UID in precondition: ${preconditions.uid}, UID in object meta: ${String(current.metadata?.uid)}`));
+      return fail(
+        conflict(
+          type,
+          name,
+          `Precondition failed: UID in precondition: ${preconditions.uid}, UID in object meta: ${String(current.metadata?.uid)}`,
+        ),
+      );
     }
-    if (preconditions.resourceVersion !== undefined && preconditions.resourceVersion !== current.metadata?.resourceVersion) {
-      return fail(conflict(type, name, `Precondition failed: ResourceVersion in precondition: ${preconditions.resourceVersion}, ResourceVersion in object meta: ${String(current.metadata?.resourceVersion)}`));
+    if (
+      preconditions.resourceVersion !== undefined &&
+      preconditions.resourceVersion !== current.metadata?.resourceVersion
+    ) {
+      return fail(
+        conflict(
+          type,
+          name,
+          `Precondition failed: ResourceVersion in precondition: ${preconditions.resourceVersion}, ResourceVersion in object meta: ${String(current.metadata?.resourceVersion)}`,
+        ),
+      );
     }
     if (options.dryRun === true) return ok({ object: current, finished: true });
     if (type.kind === 'Namespace') return ok(this.deleteNamespace(current, name));
     if ((current.metadata?.finalizers ?? []).length > 0) {
       if (current.metadata?.deletionTimestamp !== undefined) return ok({ object: current, finished: false });
-      const marked = { ...current, metadata: { ...current.metadata, deletionTimestamp: this.timestamp(), deletionGracePeriodSeconds: 0 } };
+      const marked = {
+        ...current,
+        metadata: { ...current.metadata, deletionTimestamp: this.timestamp(), deletionGracePeriodSeconds: 0 },
+      };
       return ok({ object: this.store.commit(type, 'MODIFIED', ns, name, marked).object, finished: false });
     }
     return ok({ object: this.store.commit(type, 'DELETED', ns, name, undefined).object, finished: true });
@@ -155,7 +228,9 @@ export class ObjectWriter {
   private deleteNamespace(current: KubeObject, name: string): { object: KubeObject; finished: boolean } {
     const status = isJsonObject(current['status']) ? current['status'] : {};
     const terminating = this.store.commit(namespaceType, 'MODIFIED', '', name, {
-      ...current, metadata: { ...current.metadata, deletionTimestamp: this.timestamp() }, status: { ...status, phase: 'Terminating' },
+      ...current,
+      metadata: { ...current.metadata, deletionTimestamp: this.timestamp() },
+      status: { ...status, phase: 'Terminating' },
     }).object;
     for (const type of resourceTypes) {
       if (!type.namespaced) continue;

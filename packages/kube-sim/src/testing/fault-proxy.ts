@@ -48,32 +48,45 @@ export async function startFaultProxy(targetPort: number): Promise<FaultProxy> {
     link.upstream.on('data', (chunk) => {
       if (!link.dead) client.write(chunk);
     });
-    for (const s of [client, link.upstream]) s.on('error', done).on('close', done).on('end', () => {
-      if (!link.dead) done();
-    });
+    for (const s of [client, link.upstream])
+      s.on('error', done)
+        .on('close', done)
+        .on('end', () => {
+          if (!link.dead) done();
+        });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.address() as net.AddressInfo).port,
-    get open() { return links.size; },
-    get maxOpen() { return maxOpen; },
-    get total() { return total; },
-    get blackholed() { return [...links].filter((l) => l.dead).length; },
+    get open() {
+      return links.size;
+    },
+    get maxOpen() {
+      return maxOpen;
+    },
+    get total() {
+      return total;
+    },
+    get blackholed() {
+      return [...links].filter((l) => l.dead).length;
+    },
     blackhole() {
       let n = 0;
-      for (const l of links) if (!l.dead) {
-        l.dead = true;
-        n++;
-      }
+      for (const l of links)
+        if (!l.dead) {
+          l.dead = true;
+          n++;
+        }
       return n;
     },
-    close: () => new Promise((resolve) => {
-      for (const l of links) {
-        l.client.destroy();
-        l.upstream.destroy();
-      }
-      links.clear();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        for (const l of links) {
+          l.client.destroy();
+          l.upstream.destroy();
+        }
+        links.clear();
+        server.close(() => resolve());
+      }),
   };
 }

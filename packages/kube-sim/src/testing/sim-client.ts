@@ -11,7 +11,8 @@ export interface SimResponse {
 }
 
 /** One line of a watch stream: the parsed event, or the raw text when it is not JSON. */
-export type WatchLine = { readonly type: string; readonly object: any } | { readonly type: 'UNPARSABLE'; readonly raw: string }; // eslint-disable-line @typescript-eslint/no-explicit-any
+export type WatchLine =
+  { readonly type: string; readonly object: any } | { readonly type: 'UNPARSABLE'; readonly raw: string }; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 /** Options of one request. */
 export interface RequestOptions {
@@ -25,10 +26,16 @@ function send(sim: KubeSim, method: string, path: string, options: RequestOption
   const headers: Record<string, string> = { Accept: options.accept ?? 'application/json' };
   const token = options.token === undefined ? sim.token : options.token;
   if (token !== null) headers['Authorization'] = `Bearer ${token}`;
-  const payload = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+  const payload =
+    options.body === undefined
+      ? undefined
+      : typeof options.body === 'string'
+        ? options.body
+        : JSON.stringify(options.body);
   if (payload !== undefined) headers['Content-Type'] = options.contentType ?? 'application/json';
   const url = new URL(path, sim.url);
-  const req = sim.caPem === null ? httpRequest(url, { method, headers }) : request(url, { method, headers, ca: sim.caPem });
+  const req =
+    sim.caPem === null ? httpRequest(url, { method, headers }) : request(url, { method, headers, ca: sim.caPem });
   req.end(payload);
   return req;
 }
@@ -45,7 +52,11 @@ export function call(sim: KubeSim, method: string, path: string, options: Reques
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
         let body: unknown = text;
-        try { body = JSON.parse(text); } catch { /* not JSON (health endpoints) */ }
+        try {
+          body = JSON.parse(text);
+        } catch {
+          /* not JSON (health endpoints) */
+        }
         resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
       });
     });
@@ -69,9 +80,14 @@ export function openWatch(sim: KubeSim, path: string, options: RequestOptions = 
   const waiters = new Set<() => void>();
   const req = send(sim, 'GET', path, options);
   let resolveEnded: () => void = () => undefined;
-  const ended = new Promise<void>((r) => { resolveEnded = r; });
+  const ended = new Promise<void>((r) => {
+    resolveEnded = r;
+  });
   const status = new Promise<number>((resolve, reject) => {
-    req.on('error', (e) => { resolveEnded(); reject(e); });
+    req.on('error', (e) => {
+      resolveEnded();
+      reject(e);
+    });
     req.on('response', (res) => {
       resolve(res.statusCode ?? 0);
       res.on('error', resolveEnded);
@@ -80,25 +96,35 @@ export function openWatch(sim: KubeSim, path: string, options: RequestOptions = 
       const reader = createInterface(res);
       reader.on('error', () => undefined);
       reader.on('line', (raw) => {
-        try { lines.push(JSON.parse(raw) as WatchLine); } catch { lines.push({ type: 'UNPARSABLE', raw }); }
+        try {
+          lines.push(JSON.parse(raw) as WatchLine);
+        } catch {
+          lines.push({ type: 'UNPARSABLE', raw });
+        }
         for (const w of waiters) w();
       });
     });
   });
   status.catch(() => undefined);
   return {
-    lines, status, ended,
+    lines,
+    status,
+    ended,
     close: () => req.destroy(),
-    waitFor: (predicate, timeoutMs = 5000) => new Promise<void>((resolve, reject) => {
-      const check = (): void => {
-        if (!predicate(lines)) return;
-        waiters.delete(check);
-        clearTimeout(timer);
-        resolve();
-      };
-      const timer = setTimeout(() => { waiters.delete(check); reject(new Error(`timed out; lines so far: ${JSON.stringify(lines.map((l) => l.type))}`)); }, timeoutMs);
-      waiters.add(check);
-      check();
-    }),
+    waitFor: (predicate, timeoutMs = 5000) =>
+      new Promise<void>((resolve, reject) => {
+        const check = (): void => {
+          if (!predicate(lines)) return;
+          waiters.delete(check);
+          clearTimeout(timer);
+          resolve();
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`timed out; lines so far: ${JSON.stringify(lines.map((l) => l.type))}`));
+        }, timeoutMs);
+        waiters.add(check);
+        check();
+      }),
   };
 }

@@ -46,20 +46,26 @@ export class LoadMasterClient {
   constructor(options: LoadMasterClientOptions) {
     this.#url = new URL('/accessv2', options.url);
     this.#credentials = options.credentials;
-    this.#agent = this.#url.protocol === 'https:'
-      ? new HttpsAgent({ keepAlive: true, rejectUnauthorized: !options.insecureTls })
-      : new HttpAgent({ keepAlive: true });
+    this.#agent =
+      this.#url.protocol === 'https:'
+        ? new HttpsAgent({ keepAlive: true, rejectUnauthorized: !options.insecureTls })
+        : new HttpAgent({ keepAlive: true });
     this.#throttle = options.throttle ?? new CallThrottle(options.maxCallsPer3s);
     this.#timeoutMs = options.timeoutMs ?? 15000;
   }
 
   /** Sends one command. Parameters are JSON members; `data` (binary input) must already be base64. */
-  async call(cmd: string, params: Readonly<Record<string, string | number>>, signal?: AbortSignal): Promise<LoadMasterReply> {
+  async call(
+    cmd: string,
+    params: Readonly<Record<string, string | number>>,
+    signal?: AbortSignal,
+  ): Promise<LoadMasterReply> {
     await this.#throttle.acquire(signal);
     this.callCount++;
-    const auth = 'apiKey' in this.#credentials
-      ? { apikey: this.#credentials.apiKey }
-      : { apiuser: this.#credentials.user, apipass: this.#credentials.password };
+    const auth =
+      'apiKey' in this.#credentials
+        ? { apikey: this.#credentials.apiKey }
+        : { apiuser: this.#credentials.user, apipass: this.#credentials.password };
     const { status, text } = await this.#post(JSON.stringify({ cmd, ...params, ...auth }), signal);
     let body: Record<string, unknown>;
     try {
@@ -68,7 +74,11 @@ export class LoadMasterClient {
       throw new LoadMasterTransportError(`${cmd}: HTTP ${status} with a body that is not JSON`, { cause: error });
     }
     if (status >= 400 || body['status'] === 'fail') {
-      return { ok: false, status: typeof body['code'] === 'number' ? body['code'] : status, message: String(body['message'] ?? `HTTP ${status}`) };
+      return {
+        ok: false,
+        status: typeof body['code'] === 'number' ? body['code'] : status,
+        message: String(body['message'] ?? `HTTP ${status}`),
+      };
     }
     return { ok: true, body };
   }
@@ -81,20 +91,31 @@ export class LoadMasterClient {
   #post(payload: string, signal?: AbortSignal): Promise<{ status: number; text: string }> {
     const send = this.#url.protocol === 'https:' ? httpsRequest : httpRequest;
     return new Promise((resolve, reject) => {
-      const req = send(this.#url, {
-        method: 'POST',
-        agent: this.#agent,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
-        timeout: this.#timeoutMs,
-        ...(signal === undefined ? {} : { signal }),
-      }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', (e) => reject(new LoadMasterTransportError('response interrupted', { cause: e })));
-      });
+      const req = send(
+        this.#url,
+        {
+          method: 'POST',
+          agent: this.#agent,
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+          timeout: this.#timeoutMs,
+          ...(signal === undefined ? {} : { signal }),
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+          res.on('error', (e) => reject(new LoadMasterTransportError('response interrupted', { cause: e })));
+        },
+      );
       req.on('timeout', () => req.destroy(new Error('timeout')));
-      req.on('error', (e) => reject(new LoadMasterTransportError(`no answer from the LoadMaster (${(e as NodeJS.ErrnoException).code ?? e.message})`, { cause: e })));
+      req.on('error', (e) =>
+        reject(
+          new LoadMasterTransportError(
+            `no answer from the LoadMaster (${(e as NodeJS.ErrnoException).code ?? e.message})`,
+            { cause: e },
+          ),
+        ),
+      );
       req.end(payload);
     });
   }

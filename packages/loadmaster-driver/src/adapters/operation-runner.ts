@@ -32,7 +32,8 @@ export class OperationRunner {
 
   /** Runs one operation. */
   async run(op: Operation, ctx: ExecutionContext): Promise<OperationResult> {
-    if (ctx.signal.aborted) return { ok: false, code: 'Aborted', message: 'leadership lost before the call', retryable: true };
+    if (ctx.signal.aborted)
+      return { ok: false, code: 'Aborted', message: 'leadership lost before the call', retryable: true };
     const p = op.payload ?? {};
     try {
       if (op.objectType === 'binding') {
@@ -40,12 +41,21 @@ export class OperationRunner {
       }
       const reply = await this.#dispatch(op, p, ctx);
       if (reply.ok) return { ok: true, detail: op.summary };
-      if (reply.status === 0) return { ok: false, code: 'SecretUnavailable', message: `${op.summary}: ${reply.message}`, retryable: true };
-      return { ok: false, code: `LoadMaster${reply.status}`, message: `${op.summary}: ${reply.message}`, retryable: reply.status >= 500 };
+      if (reply.status === 0)
+        return { ok: false, code: 'SecretUnavailable', message: `${op.summary}: ${reply.message}`, retryable: true };
+      return {
+        ok: false,
+        code: `LoadMaster${reply.status}`,
+        message: `${op.summary}: ${reply.message}`,
+        retryable: reply.status >= 500,
+      };
     } catch (error) {
-      if (error instanceof LoadMasterTransportError) return { ok: false, code: error.code, message: `${op.summary}: ${error.message}`, retryable: true };
-      if (ctx.signal.aborted) return { ok: false, code: 'Aborted', message: 'leadership lost during the call', retryable: true };
-      if (error instanceof UnresolvedError) return { ok: false, code: 'NotFound', message: `${op.summary}: ${error.message}`, retryable: true };
+      if (error instanceof LoadMasterTransportError)
+        return { ok: false, code: error.code, message: `${op.summary}: ${error.message}`, retryable: true };
+      if (ctx.signal.aborted)
+        return { ok: false, code: 'Aborted', message: 'leadership lost during the call', retryable: true };
+      if (error instanceof UnresolvedError)
+        return { ok: false, code: 'NotFound', message: `${op.summary}: ${error.message}`, retryable: true };
       throw error;
     }
   }
@@ -59,9 +69,15 @@ export class OperationRunner {
           material = await ctx.secrets.resolve(secretRef(p));
         } catch (error) {
           // The resolver's error may quote the sealed payload; only its class name goes into the result.
-          return { ok: false, status: 0, message: `Secret unavailable (${error instanceof Error ? error.name : 'error'})` };
+          return {
+            ok: false,
+            status: 0,
+            message: `Secret unavailable (${error instanceof Error ? error.name : 'error'})`,
+          };
         }
-        const data = Buffer.from(`${material.certificatePem.trim()}\n${material.privateKeyPem.trim()}\n`).toString('base64');
+        const data = Buffer.from(`${material.certificatePem.trim()}\n${material.privateKeyPem.trim()}\n`).toString(
+          'base64',
+        );
         return call('addcert', { cert: text(p, 'name'), replace: 0, data });
       }
       case 'certificate:delete':
@@ -69,7 +85,12 @@ export class OperationRunner {
       case 'rule:create':
       case 'rule:update':
         return call(op.action === 'create' ? 'addrule' : 'modrule', {
-          name: text(p, 'name'), type: 0, matchtype: 'regex', pattern: text(p, 'pattern'), inchost: p['incHost'] === true ? 1 : 0, nocase: 0,
+          name: text(p, 'name'),
+          type: 0,
+          matchtype: 'regex',
+          pattern: text(p, 'pattern'),
+          inchost: p['incHost'] === true ? 1 : 0,
+          nocase: 0,
         });
       case 'rule:delete':
         return call('delrule', { name: text(p, 'name') });
@@ -82,14 +103,21 @@ export class OperationRunner {
       case 'sub-vs:create':
         return this.#createSubVs(p, call, ctx);
       case 'sub-vs:delete': {
-        const index = typeof p['index'] === 'number' ? p['index'] : (await this.#sub(text(p, 'parent'), text(p, 'nickname'), ctx)).index;
+        const index =
+          typeof p['index'] === 'number'
+            ? p['index']
+            : (await this.#sub(text(p, 'parent'), text(p, 'nickname'), ctx)).index;
         return call('delvs', { vs: index });
       }
       case 'rule-assignment:create':
       case 'rule-assignment:delete': {
         const parent = await this.#vsIndex(text(p, 'parent'), ctx);
         const sub = await this.#sub(text(p, 'parent'), text(p, 'subVs'), ctx);
-        return call(op.action === 'create' ? 'addrsrule' : 'delrsrule', { vs: parent, rs: `!${sub.rsIndex}`, rule: text(p, 'rule') });
+        return call(op.action === 'create' ? 'addrsrule' : 'delrsrule', {
+          vs: parent,
+          rs: `!${sub.rsIndex}`,
+          rule: text(p, 'rule'),
+        });
       }
       case 'real-server:create':
       case 'real-server:update':
@@ -100,15 +128,28 @@ export class OperationRunner {
     }
   }
 
-  async #createVs(p: JsonObject, call: (cmd: string, params: Params) => Promise<LoadMasterReply>): Promise<LoadMasterReply> {
+  async #createVs(
+    p: JsonObject,
+    call: (cmd: string, params: Params) => Promise<LoadMasterReply>,
+  ): Promise<LoadMasterReply> {
     const nickname = text(p, 'nickname');
     const params = Object.fromEntries(Object.entries(p['params'] as Params).filter(([, v]) => v !== ''));
-    const reply = await call('addvs', { vs: text(p, 'address'), port: Number(p['port']), prot: text(p, 'protocol'), nickname, ...params });
+    const reply = await call('addvs', {
+      vs: text(p, 'address'),
+      port: Number(p['port']),
+      prot: text(p, 'protocol'),
+      nickname,
+      ...params,
+    });
     if (reply.ok) this.indexes.vs.set(nickname, Number(reply.body['Index']));
     return reply;
   }
 
-  async #deleteVs(p: JsonObject, call: (cmd: string, params: Params) => Promise<LoadMasterReply>, ctx: ExecutionContext): Promise<LoadMasterReply> {
+  async #deleteVs(
+    p: JsonObject,
+    call: (cmd: string, params: Params) => Promise<LoadMasterReply>,
+    ctx: ExecutionContext,
+  ): Promise<LoadMasterReply> {
     const nickname = text(p, 'nickname');
     const index = typeof p['index'] === 'number' ? p['index'] : await this.#vsIndex(nickname, ctx);
     const reply = await call('delvs', { vs: index });
@@ -117,13 +158,22 @@ export class OperationRunner {
   }
 
   /** `modvs createsubvs=` returns the parent; the new SubVS is the unnamed link with the highest index. */
-  async #createSubVs(p: JsonObject, call: (cmd: string, params: Params) => Promise<LoadMasterReply>, ctx: ExecutionContext): Promise<LoadMasterReply> {
+  async #createSubVs(
+    p: JsonObject,
+    call: (cmd: string, params: Params) => Promise<LoadMasterReply>,
+    ctx: ExecutionContext,
+  ): Promise<LoadMasterReply> {
     const parent = text(p, 'parent');
     const nickname = text(p, 'nickname');
     const reply = await call('modvs', { vs: await this.#vsIndex(parent, ctx), createsubvs: '' });
     if (!reply.ok) return reply;
-    const links = (Array.isArray(reply.body['SubVS']) ? reply.body['SubVS'] : [reply.body['SubVS']]) as Record<string, unknown>[];
-    const fresh = links.filter((l) => typeof l === 'object' && l !== null && l['Name'] === '-').sort((a, b) => Number(b['VSIndex']) - Number(a['VSIndex']))[0];
+    const links = (Array.isArray(reply.body['SubVS']) ? reply.body['SubVS'] : [reply.body['SubVS']]) as Record<
+      string,
+      unknown
+    >[];
+    const fresh = links
+      .filter((l) => typeof l === 'object' && l !== null && l['Name'] === '-')
+      .sort((a, b) => Number(b['VSIndex']) - Number(a['VSIndex']))[0];
     if (fresh === undefined) return { ok: false, status: 500, message: 'createsubvs returned no new SubVS' };
     const index = Number(fresh['VSIndex']);
     const named = await call('modvs', { vs: index, nickname });
@@ -186,7 +236,8 @@ function targetAddressing(target: string): Params {
 
 function secretRef(p: JsonObject): ObjectRef {
   const s = p['secret'];
-  if (s === null || typeof s !== 'object' || Array.isArray(s)) throw new MalformedOperationError('certificate operation lacks its Secret');
+  if (s === null || typeof s !== 'object' || Array.isArray(s))
+    throw new MalformedOperationError('certificate operation lacks its Secret');
   const o = s as JsonObject;
   return { cluster: String(o['cluster']), kind: 'Secret', namespace: String(o['namespace']), name: String(o['name']) };
 }

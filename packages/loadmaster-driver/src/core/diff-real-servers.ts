@@ -29,16 +29,31 @@ export function diffRealServers(
   });
   for (const rs of observed) {
     if (!wanted.has(key(rs))) {
-      ops.push({ objectType: 'real-server', objectName: `${where}/${key(rs)}`, action: 'delete', payload: payload(rs), summary: `remove real server ${key(rs)} from ${where}` });
+      ops.push({
+        objectType: 'real-server',
+        objectName: `${where}/${key(rs)}`,
+        action: 'delete',
+        payload: payload(rs),
+        summary: `remove real server ${key(rs)} from ${where}`,
+      });
     }
   }
   for (const rs of desired) {
     const old = seen.get(key(rs));
     if (old === undefined) {
-      ops.push({ objectType: 'real-server', objectName: `${where}/${key(rs)}`, action: 'create', payload: payload(rs), summary: `add real server ${key(rs)} to ${where}` });
+      ops.push({
+        objectType: 'real-server',
+        objectName: `${where}/${key(rs)}`,
+        action: 'create',
+        payload: payload(rs),
+        summary: `add real server ${key(rs)} to ${where}`,
+      });
     } else if (old.weight !== rs.weight || old.enable !== rs.enable) {
       ops.push({
-        objectType: 'real-server', objectName: `${where}/${key(rs)}`, action: 'update', payload: payload(rs),
+        objectType: 'real-server',
+        objectName: `${where}/${key(rs)}`,
+        action: 'update',
+        payload: payload(rs),
         summary: `set real server ${key(rs)} in ${where}: weight ${rs.weight}, ${rs.enable ? 'enabled' : 'disabled (draining)'}`,
       });
     }

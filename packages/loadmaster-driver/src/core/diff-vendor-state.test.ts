@@ -8,15 +8,29 @@ import { binding, certificate, desiredState, member, pool, route, virtualService
 
 const config = { appliance: 'lm1', defaultAddress: null };
 const render = (d: DesiredState): LmVendorState => renderVendorState(d, config);
-const empty: LmVendorState = { virtualServices: [], rules: [], certificates: [], bindings: [], targets: [], skipped: [] };
-const kinds = (ops: readonly { objectType: string; action: string }[]): string[] => ops.map((o) => `${o.objectType}:${o.action}`);
+const empty: LmVendorState = {
+  virtualServices: [],
+  rules: [],
+  certificates: [],
+  bindings: [],
+  targets: [],
+  skipped: [],
+};
+const kinds = (ops: readonly { objectType: string; action: string }[]): string[] =>
+  ops.map((o) => `${o.objectType}:${o.action}`);
 
 function ingress(members: ReturnType<typeof member>[], fingerprint = 'f1'): DesiredState {
   return desiredState({
     virtualServices: [
-      virtualService('web-443', [route('shop.example.com', '/api', 'Prefix', 'api'), route('shop.example.com', '/', 'Prefix', 'front')], {
-        port: 443, protocol: 'https', certificates: ['shop-tls'],
-      }),
+      virtualService(
+        'web-443',
+        [route('shop.example.com', '/api', 'Prefix', 'api'), route('shop.example.com', '/', 'Prefix', 'front')],
+        {
+          port: 443,
+          protocol: 'https',
+          certificates: ['shop-tls'],
+        },
+      ),
     ],
     pools: [pool('api', members), pool('front', [member('10.1.1.1', 80)])],
     certificates: [certificate('shop-tls', fingerprint)],
@@ -27,10 +41,15 @@ test('converge from empty: certificate, rules, VS, SubVSs with rule assignments 
   const ops = diffVendorState(render(ingress([member('10.1.0.1', 8080)])), empty);
   assert.deepEqual(kinds(ops), [
     'certificate:create',
-    'rule:create', 'rule:create',
+    'rule:create',
+    'rule:create',
     'virtual-service:create',
-    'sub-vs:create', 'rule-assignment:create', 'real-server:create',
-    'sub-vs:create', 'rule-assignment:create', 'real-server:create',
+    'sub-vs:create',
+    'rule-assignment:create',
+    'real-server:create',
+    'sub-vs:create',
+    'rule-assignment:create',
+    'real-server:create',
   ]);
 });
 
@@ -41,7 +60,10 @@ test('no change → no operations', () => {
 
 test('one endpoint added, removed or draining → exactly one operation', () => {
   const before = render(ingress([member('10.1.0.1', 8080)]));
-  assert.deepEqual(kinds(diffVendorState(render(ingress([member('10.1.0.1', 8080), member('10.1.0.2', 8080)])), before)), ['real-server:create']);
+  assert.deepEqual(
+    kinds(diffVendorState(render(ingress([member('10.1.0.1', 8080), member('10.1.0.2', 8080)])), before)),
+    ['real-server:create'],
+  );
   assert.deepEqual(kinds(diffVendorState(render(ingress([])), before)), ['real-server:delete']);
   const draining = diffVendorState(render(ingress([member('10.1.0.1', 8080, 'draining')])), before);
   assert.deepEqual(kinds(draining), ['real-server:update']);
@@ -53,8 +75,12 @@ test('a VS deleted on the appliance is recreated with its SubVSs; rules and cert
   const observed = { ...desired, virtualServices: [] };
   assert.deepEqual(kinds(diffVendorState(desired, observed)), [
     'virtual-service:create',
-    'sub-vs:create', 'rule-assignment:create', 'real-server:create',
-    'sub-vs:create', 'rule-assignment:create', 'real-server:create',
+    'sub-vs:create',
+    'rule-assignment:create',
+    'real-server:create',
+    'sub-vs:create',
+    'rule-assignment:create',
+    'real-server:create',
   ]);
 });
 
@@ -79,28 +105,53 @@ test('new certificate material: upload the new one, switch CertFile, delete the 
 
 test('a route moving to another pool reassigns its rule; a changed pattern is one modrule', () => {
   const a = desiredState({
-    virtualServices: [virtualService('v', [route('h.example.com', '/a', 'Prefix', 'p'), route('h.example.com', '/', 'Prefix', 'q')])],
+    virtualServices: [
+      virtualService('v', [route('h.example.com', '/a', 'Prefix', 'p'), route('h.example.com', '/', 'Prefix', 'q')]),
+    ],
     pools: [pool('p', []), pool('q', [])],
   });
   const b = desiredState({
-    virtualServices: [virtualService('v', [route('h.example.com', '/a', 'Prefix', 'q'), route('h.example.com', '/', 'Prefix', 'q')])],
+    virtualServices: [
+      virtualService('v', [route('h.example.com', '/a', 'Prefix', 'q'), route('h.example.com', '/', 'Prefix', 'q')]),
+    ],
     pools: [pool('q', [])],
   });
   // Both routes now go to q: the /a rule loses its exclusion of nothing, the '/' rule loses its lookahead for /a.
-  assert.deepEqual(kinds(diffVendorState(render(b), render(a))), ['rule:update', 'sub-vs:delete', 'rule-assignment:create']);
+  assert.deepEqual(kinds(diffVendorState(render(b), render(a))), [
+    'rule:update',
+    'sub-vs:delete',
+    'rule-assignment:create',
+  ]);
 });
 
 const target = (index: number, rs: [string, number][]): LmTargetVs => ({
-  index, address: '10.0.0.4', port: 80, protocol: 'tcp',
+  index,
+  address: '10.0.0.4',
+  port: 80,
+  protocol: 'tcp',
   realServers: rs.map(([address, port], i) => ({ address, port, weight: 1, enable: true, rsIndex: i + 1 })),
 });
 
 test('Service mode: members become real servers of the bound VS, addressed by index or ip:port:prot', () => {
   for (const t of ['7', '10.0.0.4:80:tcp']) {
-    const desired = render(desiredState({ bindings: [binding(t, 'echo', [member('10.2.0.1', 8080), member('10.2.0.2', 8080)])] }));
-    const observed = { ...empty, targets: [target(7, [['10.2.0.1', 8080], ['10.9.9.9', 8080]])] };
+    const desired = render(
+      desiredState({ bindings: [binding(t, 'echo', [member('10.2.0.1', 8080), member('10.2.0.2', 8080)])] }),
+    );
+    const observed = {
+      ...empty,
+      targets: [
+        target(7, [
+          ['10.2.0.1', 8080],
+          ['10.9.9.9', 8080],
+        ]),
+      ],
+    };
     const ops = diffVendorState(desired, observed);
-    assert.deepEqual(ops.map((o) => `${o.action} ${String(o.payload?.['address'])}`), ['delete 10.9.9.9', 'create 10.2.0.2'], t);
+    assert.deepEqual(
+      ops.map((o) => `${o.action} ${String(o.payload?.['address'])}`),
+      ['delete 10.9.9.9', 'create 10.2.0.2'],
+      t,
+    );
     assert.ok(ops.every((o) => o.payload?.['scope'] === 'target' && o.payload['vs'] === t));
   }
 });
@@ -122,7 +173,12 @@ test('an unnamed SubVS inside an owned VS (interrupted create) is deleted by ind
   const desired = render(ingress([]));
   const vs = desired.virtualServices[0];
   assert.ok(vs !== undefined);
-  const observed = { ...desired, virtualServices: [{ ...vs, subVss: [...vs.subVss, { nickname: '', rules: [], realServers: [], index: 42, rsIndex: 9 }] }] };
+  const observed = {
+    ...desired,
+    virtualServices: [
+      { ...vs, subVss: [...vs.subVss, { nickname: '', rules: [], realServers: [], index: 42, rsIndex: 9 }] },
+    ],
+  };
   const ops = diffVendorState(desired, observed);
   assert.deepEqual(kinds(ops), ['sub-vs:delete']);
   assert.equal(ops[0]?.payload?.['index'], 42);

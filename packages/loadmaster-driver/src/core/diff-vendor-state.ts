@@ -20,14 +20,35 @@ export function diffVendorState(desired: LmVendorState, observed: LmVendorState)
 
   for (const cert of desired.certificates) {
     if (observed.certificates.some((c) => c.name === cert.name) || cert.secret === null) continue;
-    const secret = { cluster: cert.secret.cluster, kind: cert.secret.kind, namespace: cert.secret.namespace, name: cert.secret.name };
-    ops.push(op('certificate', cert.name, 'create', { name: cert.name, secret }, `upload certificate ${cert.name} from Secret ${secret.namespace}/${secret.name}`));
+    const secret = {
+      cluster: cert.secret.cluster,
+      kind: cert.secret.kind,
+      namespace: cert.secret.namespace,
+      name: cert.secret.name,
+    };
+    ops.push(
+      op(
+        'certificate',
+        cert.name,
+        'create',
+        { name: cert.name, secret },
+        `upload certificate ${cert.name} from Secret ${secret.namespace}/${secret.name}`,
+      ),
+    );
   }
   for (const rule of desired.rules) {
     const seen = obsRules.get(rule.name);
     if (seen !== undefined && seen.pattern === rule.pattern && seen.incHost === rule.incHost) continue;
     const action = seen === undefined ? 'create' : 'update';
-    ops.push(op('rule', rule.name, action, { name: rule.name, pattern: rule.pattern, incHost: rule.incHost }, `${action} content rule ${rule.name} ${rule.pattern}`));
+    ops.push(
+      op(
+        'rule',
+        rule.name,
+        action,
+        { name: rule.name, pattern: rule.pattern, incHost: rule.incHost },
+        `${action} content rule ${rule.name} ${rule.pattern}`,
+      ),
+    );
   }
   const vsDeletes: Operation[] = [];
   for (const vs of desired.virtualServices) {
@@ -41,22 +62,38 @@ export function diffVendorState(desired: LmVendorState, observed: LmVendorState)
       ops.push(...updateVs(vs, seen));
     }
   }
-  for (const vs of observed.virtualServices) if (!desVs.has(vs.nickname)) vsDeletes.push(deleteVs(vs, 'no longer desired'));
+  for (const vs of observed.virtualServices)
+    if (!desVs.has(vs.nickname)) vsDeletes.push(deleteVs(vs, 'no longer desired'));
   ops.push(...diffBindings(desired, observed.targets));
   ops.push(...vsDeletes);
-  for (const rule of observed.rules) if (!desRules.has(rule.name)) ops.push(op('rule', rule.name, 'delete', { name: rule.name }, `delete content rule ${rule.name}`));
-  for (const cert of observed.certificates) if (!desCerts.has(cert.name)) ops.push(op('certificate', cert.name, 'delete', { name: cert.name }, `delete certificate ${cert.name}`));
+  for (const rule of observed.rules)
+    if (!desRules.has(rule.name))
+      ops.push(op('rule', rule.name, 'delete', { name: rule.name }, `delete content rule ${rule.name}`));
+  for (const cert of observed.certificates)
+    if (!desCerts.has(cert.name))
+      ops.push(op('certificate', cert.name, 'delete', { name: cert.name }, `delete certificate ${cert.name}`));
   return ops;
 }
 
-function op(objectType: string, objectName: string, action: Operation['action'], payload: JsonObject | null, summary: string): Operation {
+function op(
+  objectType: string,
+  objectName: string,
+  action: Operation['action'],
+  payload: JsonObject | null,
+  summary: string,
+): Operation {
   return { objectType, objectName, action, payload, summary };
 }
 
 function createVs(vs: LmVsSpec): Operation[] {
   const ops = [
-    op('virtual-service', vs.nickname, 'create', { nickname: vs.nickname, address: vs.address, port: vs.port, protocol: vs.protocol, params: vs.params },
-      `create virtual service ${vs.nickname} on ${vs.address}:${vs.port}`),
+    op(
+      'virtual-service',
+      vs.nickname,
+      'create',
+      { nickname: vs.nickname, address: vs.address, port: vs.port, protocol: vs.protocol, params: vs.params },
+      `create virtual service ${vs.nickname} on ${vs.address}:${vs.port}`,
+    ),
   ];
   for (const sub of vs.subVss) ops.push(...createSubVs(vs.nickname, sub));
   ops.push(...diffRealServers({ kind: 'vs', vs: vs.nickname }, vs.realServers, []));
@@ -64,7 +101,15 @@ function createVs(vs: LmVsSpec): Operation[] {
 }
 
 function createSubVs(parent: string, sub: LmSubVsSpec): Operation[] {
-  const ops = [op('sub-vs', `${parent}/${sub.nickname}`, 'create', { parent, nickname: sub.nickname }, `create SubVS ${sub.nickname} in ${parent}`)];
+  const ops = [
+    op(
+      'sub-vs',
+      `${parent}/${sub.nickname}`,
+      'create',
+      { parent, nickname: sub.nickname },
+      `create SubVS ${sub.nickname} in ${parent}`,
+    ),
+  ];
   for (const rule of sub.rules) ops.push(assignRule(parent, sub.nickname, rule, 'create'));
   ops.push(...diffRealServers({ kind: 'subvs', vs: parent, subVs: sub.nickname }, sub.realServers, []));
   return ops;
@@ -72,7 +117,13 @@ function createSubVs(parent: string, sub: LmSubVsSpec): Operation[] {
 
 function assignRule(parent: string, subVs: string, rule: string, action: 'create' | 'delete'): Operation {
   const verb = action === 'create' ? 'assign' : 'unassign';
-  return op('rule-assignment', `${parent}/${subVs}/${rule}`, action, { parent, subVs, rule }, `${verb} rule ${rule} ${action === 'create' ? 'to' : 'from'} SubVS ${subVs}`);
+  return op(
+    'rule-assignment',
+    `${parent}/${subVs}/${rule}`,
+    action,
+    { parent, subVs, rule },
+    `${verb} rule ${rule} ${action === 'create' ? 'to' : 'from'} SubVS ${subVs}`,
+  );
 }
 
 function updateVs(vs: LmVsSpec, seen: LmVsSpec): Operation[] {
@@ -80,7 +131,15 @@ function updateVs(vs: LmVsSpec, seen: LmVsSpec): Operation[] {
   const changed: Record<string, string> = {};
   for (const [k, v] of Object.entries(vs.params)) if ((seen.params[k] ?? '') !== v) changed[k] = v;
   if (Object.keys(changed).length > 0) {
-    ops.push(op('virtual-service', vs.nickname, 'update', { nickname: vs.nickname, params: changed }, `update virtual service ${vs.nickname}: ${Object.keys(changed).join(', ')}`));
+    ops.push(
+      op(
+        'virtual-service',
+        vs.nickname,
+        'update',
+        { nickname: vs.nickname, params: changed },
+        `update virtual service ${vs.nickname}: ${Object.keys(changed).join(', ')}`,
+      ),
+    );
   }
   const seenSubs = new Map(seen.subVss.map((s) => [s.nickname, s] as const));
   const wanted = new Set(vs.subVss.map((s) => s.nickname));
@@ -88,7 +147,15 @@ function updateVs(vs: LmVsSpec, seen: LmVsSpec): Operation[] {
     if (wanted.has(sub.nickname)) continue;
     const payload: Record<string, string | number> = { parent: vs.nickname, nickname: sub.nickname };
     if (sub.index !== undefined) payload['index'] = sub.index;
-    ops.push(op('sub-vs', `${vs.nickname}/${sub.nickname || `#${sub.index ?? '?'}`}`, 'delete', payload, `delete SubVS ${sub.nickname || `#${sub.index ?? '?'}`} of ${vs.nickname}`));
+    ops.push(
+      op(
+        'sub-vs',
+        `${vs.nickname}/${sub.nickname || `#${sub.index ?? '?'}`}`,
+        'delete',
+        payload,
+        `delete SubVS ${sub.nickname || `#${sub.index ?? '?'}`} of ${vs.nickname}`,
+      ),
+    );
   }
   for (const sub of vs.subVss) {
     const old = seenSubs.get(sub.nickname);
@@ -96,9 +163,13 @@ function updateVs(vs: LmVsSpec, seen: LmVsSpec): Operation[] {
       ops.push(...createSubVs(vs.nickname, sub));
       continue;
     }
-    for (const rule of old.rules) if (!sub.rules.includes(rule)) ops.push(assignRule(vs.nickname, sub.nickname, rule, 'delete'));
-    for (const rule of sub.rules) if (!old.rules.includes(rule)) ops.push(assignRule(vs.nickname, sub.nickname, rule, 'create'));
-    ops.push(...diffRealServers({ kind: 'subvs', vs: vs.nickname, subVs: sub.nickname }, sub.realServers, old.realServers));
+    for (const rule of old.rules)
+      if (!sub.rules.includes(rule)) ops.push(assignRule(vs.nickname, sub.nickname, rule, 'delete'));
+    for (const rule of sub.rules)
+      if (!old.rules.includes(rule)) ops.push(assignRule(vs.nickname, sub.nickname, rule, 'create'));
+    ops.push(
+      ...diffRealServers({ kind: 'subvs', vs: vs.nickname, subVs: sub.nickname }, sub.realServers, old.realServers),
+    );
   }
   ops.push(...diffRealServers({ kind: 'vs', vs: vs.nickname }, vs.realServers, seen.realServers));
   return ops;
@@ -116,12 +187,24 @@ function diffBindings(desired: LmVendorState, targets: readonly LmTargetVs[]): O
   for (const binding of desired.bindings) {
     const target = findTarget(targets, binding.target);
     if (target === undefined) {
-      ops.push(op('binding', binding.target, 'update', { target: binding.target, service: binding.service, missing: true },
-        `virtual service ${binding.target} for Service ${binding.service} does not exist on the LoadMaster; nothing is created`));
+      ops.push(
+        op(
+          'binding',
+          binding.target,
+          'update',
+          { target: binding.target, service: binding.service, missing: true },
+          `virtual service ${binding.target} for Service ${binding.service} does not exist on the LoadMaster; nothing is created`,
+        ),
+      );
       continue;
     }
     const scope: RealServerScope = { kind: 'target', vs: binding.target };
-    const observed: LmRealServerSpec[] = target.realServers.map(({ address, port, weight, enable }) => ({ address, port, weight, enable }));
+    const observed: LmRealServerSpec[] = target.realServers.map(({ address, port, weight, enable }) => ({
+      address,
+      port,
+      weight,
+      enable,
+    }));
     ops.push(...diffRealServers(scope, binding.realServers, observed));
   }
   return ops;

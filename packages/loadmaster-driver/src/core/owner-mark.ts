@@ -46,8 +46,12 @@ export function isOwnedBy(name: string, appliance: string, kind: OwnedKind): boo
 }
 
 function slugOf(key: string): string {
-  const slug = key.toLowerCase().replace(/[^a-z0-9.-]+/g, '-').replace(/-+/g, '-').replace(/^[-.]+|[-.]+$/g, '');
-  return (slug.slice(0, 24).replace(/[-.]+$/, '') || 'x');
+  const slug = key
+    .toLowerCase()
+    .replace(/[^a-z0-9.-]+/g, '-')
+    .replace(/-+/g, '-')
+    .replace(/^[-.]+|[-.]+$/g, '');
+  return slug.slice(0, 24).replace(/[-.]+$/, '') || 'x';
 }
 
 /** FNV-1a 32-bit over the UTF-16 code units, as 8 hex digits. Deterministic, dependency-free. */

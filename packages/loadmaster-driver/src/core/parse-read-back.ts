@@ -1,5 +1,13 @@
 import { compareCodeUnits } from '@portolan/desired-state';
-import type { LmCertSpec, LmRealServerSpec, LmRuleSpec, LmSubVsSpec, LmTargetVs, LmVendorState, LmVsSpec } from './lm-vendor-state.ts';
+import type {
+  LmCertSpec,
+  LmRealServerSpec,
+  LmRuleSpec,
+  LmSubVsSpec,
+  LmTargetVs,
+  LmVendorState,
+  LmVsSpec,
+} from './lm-vendor-state.ts';
 import { isOwnedBy } from './owner-mark.ts';
 
 /**
@@ -20,7 +28,12 @@ type Json = Readonly<Record<string, unknown>>;
 export const MANAGED_VS_PARAMS = ['VStype', 'ForceL7', 'SSLAcceleration', 'CertFile', 'ErrorCode', 'ErrorUrl'] as const;
 
 /** Parses the three read-back replies. */
-export function parseReadBack(appliance: string, listvs: Json, showrule: Json, listcert: Json): { state: LmVendorState; indexes: LmIndexMap } {
+export function parseReadBack(
+  appliance: string,
+  listvs: Json,
+  showrule: Json,
+  listcert: Json,
+): { state: LmVendorState; indexes: LmIndexMap } {
   const all = asList(listvs['VS']);
   const byIndex = new Map(all.map((v) => [num(v['Index']), v] as const));
   const indexes: LmIndexMap = { vs: new Map(), subVs: new Map() };
@@ -30,7 +43,13 @@ export function parseReadBack(appliance: string, listvs: Json, showrule: Json, l
     if (num(v['MasterVSID']) !== 0) continue;
     const nickname = str(v['NickName']);
     if (!isOwnedBy(nickname, appliance, 'vs')) {
-      targets.push({ index: num(v['Index']), address: str(v['VSAddress']), port: num(v['VSPort']), protocol: str(v['Protocol']), realServers: realServersOf(v) });
+      targets.push({
+        index: num(v['Index']),
+        address: str(v['VSAddress']),
+        port: num(v['VSPort']),
+        protocol: str(v['Protocol']),
+        realServers: realServersOf(v),
+      });
       continue;
     }
     indexes.vs.set(nickname, num(v['Index']));
@@ -38,7 +57,8 @@ export function parseReadBack(appliance: string, listvs: Json, showrule: Json, l
       const sub = byIndex.get(num(link['VSIndex'])) ?? {};
       const subName = str(sub['NickName']);
       const owned = isOwnedBy(subName, appliance, 'sv') ? subName : '';
-      if (owned !== '') indexes.subVs.set(`${nickname}/${owned}`, { index: num(link['VSIndex']), rsIndex: num(link['RsIndex']) });
+      if (owned !== '')
+        indexes.subVs.set(`${nickname}/${owned}`, { index: num(link['VSIndex']), rsIndex: num(link['RsIndex']) });
       return {
         nickname: owned,
         rules: strList(link['MatchRules']).sort(compareCodeUnits),
@@ -81,7 +101,13 @@ export function parseReadBack(appliance: string, listvs: Json, showrule: Json, l
 
 function realServersOf(v: Json): (LmRealServerSpec & { rsIndex: number })[] {
   return asList(v['Rs'])
-    .map((rs) => ({ address: str(rs['Addr']), port: num(rs['Port']), weight: num(rs['Weight']), enable: rs['Enable'] !== false, rsIndex: num(rs['RsIndex']) }))
+    .map((rs) => ({
+      address: str(rs['Addr']),
+      port: num(rs['Port']),
+      weight: num(rs['Weight']),
+      enable: rs['Enable'] !== false,
+      rsIndex: num(rs['RsIndex']),
+    }))
     .sort((a, b) => compareCodeUnits(a.address, b.address) || a.port - b.port);
 }
 

@@ -8,8 +8,16 @@ const config = { appliance: 'lm1', defaultAddress: '10.0.0.99' };
 
 test('Ingress mode: one VS, one SubVS per pool with its exact rules, one real server per member', () => {
   const desired = desiredState({
-    virtualServices: [virtualService('web-80', [route('shop.example.com', '/api', 'Prefix', 'api'), route('shop.example.com', '/', 'Prefix', 'front')])],
-    pools: [pool('api', [member('10.1.0.2', 8080), member('10.1.0.1', 8080, 'draining')]), pool('front', [member('10.1.0.3', 80)])],
+    virtualServices: [
+      virtualService('web-80', [
+        route('shop.example.com', '/api', 'Prefix', 'api'),
+        route('shop.example.com', '/', 'Prefix', 'front'),
+      ]),
+    ],
+    pools: [
+      pool('api', [member('10.1.0.2', 8080), member('10.1.0.1', 8080, 'draining')]),
+      pool('front', [member('10.1.0.3', 80)]),
+    ],
   });
   const out = renderVendorState(desired, config);
   assert.equal(out.virtualServices.length, 1);
@@ -17,7 +25,14 @@ test('Ingress mode: one VS, one SubVS per pool with its exact rules, one real se
   assert.ok(vs !== undefined);
   assert.equal(vs.nickname, ownerMark('lm1', 'vs', 'web-80'));
   assert.deepEqual([vs.address, vs.port, vs.protocol], ['10.0.0.10', 80, 'tcp']);
-  assert.deepEqual(vs.params, { VStype: 'http', ForceL7: '1', SSLAcceleration: '0', CertFile: '', ErrorCode: '0', ErrorUrl: '' });
+  assert.deepEqual(vs.params, {
+    VStype: 'http',
+    ForceL7: '1',
+    SSLAcceleration: '0',
+    CertFile: '',
+    ErrorCode: '0',
+    ErrorUrl: '',
+  });
   const api = vs.subVss.find((s) => s.nickname === ownerMark('lm1', 'sv', 'api'));
   assert.deepEqual(api?.realServers, [
     { address: '10.1.0.1', port: 8080, weight: 1, enable: false },
@@ -25,7 +40,10 @@ test('Ingress mode: one VS, one SubVS per pool with its exact rules, one real se
   ]);
   assert.equal(out.rules.length, 2);
   assert.ok(out.rules.every((r) => r.incHost && r.name.startsWith('ptl_lm1_rl_')));
-  assert.deepEqual(vs.subVss.map((s) => s.rules.length), [1, 1]);
+  assert.deepEqual(
+    vs.subVss.map((s) => s.rules.length),
+    [1, 1],
+  );
   assert.deepEqual(out.bindings, []);
 });
 
@@ -39,9 +57,19 @@ test('Ingress mode: the default address comes from config; without one the VS is
 });
 
 test('Ingress mode: TLS uses certificates named by fingerprint; the render holds the Secret reference only', () => {
-  const vs = virtualService('web-443', [route('shop.example.com', '/', 'Prefix', 'p')], { port: 443, protocol: 'https', certificates: ['shop-tls'] });
-  const one = renderVendorState(desiredState({ virtualServices: [vs], pools: [pool('p', [])], certificates: [certificate('shop-tls', 'aaaa')] }), config);
-  const two = renderVendorState(desiredState({ virtualServices: [vs], pools: [pool('p', [])], certificates: [certificate('shop-tls', 'bbbb')] }), config);
+  const vs = virtualService('web-443', [route('shop.example.com', '/', 'Prefix', 'p')], {
+    port: 443,
+    protocol: 'https',
+    certificates: ['shop-tls'],
+  });
+  const one = renderVendorState(
+    desiredState({ virtualServices: [vs], pools: [pool('p', [])], certificates: [certificate('shop-tls', 'aaaa')] }),
+    config,
+  );
+  const two = renderVendorState(
+    desiredState({ virtualServices: [vs], pools: [pool('p', [])], certificates: [certificate('shop-tls', 'bbbb')] }),
+    config,
+  );
   const c1 = one.certificates[0];
   assert.ok(c1 !== undefined);
   assert.deepEqual(c1.secret, { cluster: 'c1', kind: 'Secret', namespace: 'default', name: 'shop-tls' });
@@ -53,7 +81,10 @@ test('Ingress mode: TLS uses certificates named by fingerprint; the render holds
 
 test('Ingress mode: a default backend that also has routes gets its own rule-less SubVS', () => {
   const vs = virtualService('web-80', [route('a.example.com', '/', 'Prefix', 'p')], { defaultPool: 'p' });
-  const out = renderVendorState(desiredState({ virtualServices: [vs], pools: [pool('p', [member('10.1.0.1', 80)])] }), config);
+  const out = renderVendorState(
+    desiredState({ virtualServices: [vs], pools: [pool('p', [member('10.1.0.1', 80)])] }),
+    config,
+  );
   const subs = out.virtualServices[0]?.subVss ?? [];
   assert.equal(subs.length, 2);
   assert.deepEqual(subs.map((s) => s.rules.length).sort(), [0, 1]);
@@ -68,7 +99,9 @@ test('Ingress mode: an ssl-redirect listener is a rule-less VS answering 302 to 
 });
 
 test('Service mode: each binding becomes the real servers of its target; no VS is rendered', () => {
-  const desired = desiredState({ bindings: [binding('12', 'echo', [member('10.2.0.2', 8080), member('10.2.0.1', 8080)])] });
+  const desired = desiredState({
+    bindings: [binding('12', 'echo', [member('10.2.0.2', 8080), member('10.2.0.1', 8080)])],
+  });
   const out = renderVendorState(desired, config);
   assert.deepEqual(out.virtualServices, []);
   assert.deepEqual(out.bindings, [
@@ -85,7 +118,13 @@ test('Service mode: each binding becomes the real servers of its target; no VS i
 
 test('render is deterministic: input order of pools and members does not change the output', () => {
   const routes = [route('a.example.com', '/', 'Prefix', 'p'), route('b.example.com', '/', 'Prefix', 'q')];
-  const a = desiredState({ virtualServices: [virtualService('v', routes)], pools: [pool('p', [member('10.0.0.1', 1), member('10.0.0.2', 1)]), pool('q', [])] });
-  const b = desiredState({ virtualServices: [virtualService('v', routes)], pools: [pool('q', []), pool('p', [member('10.0.0.2', 1), member('10.0.0.1', 1)])] });
+  const a = desiredState({
+    virtualServices: [virtualService('v', routes)],
+    pools: [pool('p', [member('10.0.0.1', 1), member('10.0.0.2', 1)]), pool('q', [])],
+  });
+  const b = desiredState({
+    virtualServices: [virtualService('v', routes)],
+    pools: [pool('q', []), pool('p', [member('10.0.0.2', 1), member('10.0.0.1', 1)])],
+  });
   assert.deepEqual(renderVendorState(a, config), renderVendorState(b, config));
 });

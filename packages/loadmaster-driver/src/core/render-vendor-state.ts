@@ -1,6 +1,13 @@
 import type { DesiredState, PoolMember, Route, VirtualService } from '@portolan/desired-state';
 import { compareCodeUnits } from '@portolan/desired-state';
-import type { LmCertSpec, LmRealServerSpec, LmRuleSpec, LmSubVsSpec, LmVendorState, LmVsSpec } from './lm-vendor-state.ts';
+import type {
+  LmCertSpec,
+  LmRealServerSpec,
+  LmRuleSpec,
+  LmSubVsSpec,
+  LmVendorState,
+  LmVsSpec,
+} from './lm-vendor-state.ts';
 import { ownerMark } from './owner-mark.ts';
 import { routePattern } from './route-patterns.ts';
 
@@ -18,7 +25,9 @@ export interface LmRenderConfig {
  */
 export function renderVendorState(desired: DesiredState, config: LmRenderConfig): LmVendorState {
   const pools = new Map(desired.pools.map((p) => [p.name, p.members] as const));
-  const certNames = new Map(desired.certificates.map((c) => [c.name, certificateName(config.appliance, c.name, c.fingerprint)] as const));
+  const certNames = new Map(
+    desired.certificates.map((c) => [c.name, certificateName(config.appliance, c.name, c.fingerprint)] as const),
+  );
   const virtualServices: LmVsSpec[] = [];
   const rules: LmRuleSpec[] = [];
   const certificates = new Map<string, LmCertSpec>();
@@ -26,7 +35,10 @@ export function renderVendorState(desired: DesiredState, config: LmRenderConfig)
   for (const vs of desired.virtualServices) {
     const address = vs.address.kind === 'default' ? config.defaultAddress : vs.address.ip;
     if (address === null || address === '') {
-      skipped.push({ name: vs.name, reason: 'no address: the listener uses the default address and loadmaster.defaultAddress is not set' });
+      skipped.push({
+        name: vs.name,
+        reason: 'no address: the listener uses the default address and loadmaster.defaultAddress is not set',
+      });
       continue;
     }
     const rendered = renderVs(vs, address, pools, certNames, config.appliance);
@@ -68,16 +80,29 @@ function renderVs(
 ): { vs: LmVsSpec; rules: LmRuleSpec[] } {
   const nickname = ownerMark(appliance, 'vs', vs.name);
   const base = { nickname, address, port: vs.port, protocol: 'tcp' as const };
-  const members = (pool: string | null): LmRealServerSpec[] => realServersOf(pool === null ? [] : (pools.get(pool) ?? []));
+  const members = (pool: string | null): LmRealServerSpec[] =>
+    realServersOf(pool === null ? [] : (pools.get(pool) ?? []));
   if (vs.redirectToHttpsPort !== null) {
     const params = { ...vsParams(vs, []), ErrorCode: '302', ErrorUrl: `https://%h:${vs.redirectToHttpsPort}%s` };
     return { vs: { ...base, params, subVss: [], realServers: [] }, rules: [] };
   }
   if (vs.protocol === 'tls-passthrough') {
-    return { vs: { ...base, params: vsParams(vs, []), subVss: [], realServers: members(vs.defaultPool ?? vs.routes[0]?.pool ?? null) }, rules: [] };
+    return {
+      vs: {
+        ...base,
+        params: vsParams(vs, []),
+        subVss: [],
+        realServers: members(vs.defaultPool ?? vs.routes[0]?.pool ?? null),
+      },
+      rules: [],
+    };
   }
   const certs = vs.certificates.map((c) => certNames.get(c)).filter((c): c is string => c !== undefined);
-  const rules: LmRuleSpec[] = vs.routes.map((route, i) => ({ name: ruleName(appliance, vs.name, route), pattern: routePattern(vs.routes, i), incHost: true }));
+  const rules: LmRuleSpec[] = vs.routes.map((route, i) => ({
+    name: ruleName(appliance, vs.name, route),
+    pattern: routePattern(vs.routes, i),
+    incHost: true,
+  }));
   const byPool = new Map<string, string[]>();
   vs.routes.forEach((route, i) => byPool.set(route.pool, [...(byPool.get(route.pool) ?? []), rules[i]?.name ?? '']));
   const subVss: LmSubVsSpec[] = [...byPool].map(([pool, names]) => ({

@@ -54,7 +54,11 @@ const cases: { name: string; routes: Route[]; requests: [string, string, string[
   },
   {
     name: 'the longer prefix wins without relying on rule order (rules are mutually exclusive)',
-    routes: [route('shop.example.com', '/api/v2', 'Prefix', 'v2'), route('shop.example.com', '/api', 'Prefix', 'api'), route('', '/', 'Prefix', 'any')],
+    routes: [
+      route('shop.example.com', '/api/v2', 'Prefix', 'v2'),
+      route('shop.example.com', '/api', 'Prefix', 'api'),
+      route('', '/', 'Prefix', 'any'),
+    ],
     requests: [
       ['shop.example.com', '/api/v2/items', ['v2']],
       ['shop.example.com', '/api/v2x', ['api']],
@@ -90,5 +94,8 @@ for (const c of cases) {
 test('a route is not excluded by an earlier route to the same pool (no needless lookaheads)', () => {
   const routes = [route('h.example.com', '/a/b', 'Prefix', 'p'), route('h.example.com', '/a', 'Prefix', 'p')];
   assert.equal(routePattern(routes, 1).includes('(?!'), false);
-  assert.equal(routePattern([route('h.example.com', '/a/b', 'Prefix', 'q'), routes[1] as Route], 1).includes('(?!'), true);
+  assert.equal(
+    routePattern([route('h.example.com', '/a/b', 'Prefix', 'q'), routes[1] as Route], 1).includes('(?!'),
+    true,
+  );
 });

@@ -50,7 +50,8 @@ function canOverlap(a: Pick<Route, 'host' | 'path' | 'match'>, b: Pick<Route, 'h
 
 function hostsOverlap(a: string, b: string): boolean {
   if (a === '' || b === '' || a === b) return true;
-  const wild = (w: string, h: string): boolean => w.startsWith('*.') && h.endsWith(w.slice(1)) && !h.slice(0, -w.length + 1).includes('.');
+  const wild = (w: string, h: string): boolean =>
+    w.startsWith('*.') && h.endsWith(w.slice(1)) && !h.slice(0, -w.length + 1).includes('.');
   return wild(a, b) || wild(b, a) || (a.startsWith('*.') && b.startsWith('*.'));
 }
 

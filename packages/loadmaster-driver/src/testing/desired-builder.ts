@@ -1,4 +1,13 @@
-import type { Certificate, DesiredState, ObjectRef, Pool, PoolMember, Route, ServiceBinding, VirtualService } from '@portolan/desired-state';
+import type {
+  Certificate,
+  DesiredState,
+  ObjectRef,
+  Pool,
+  PoolMember,
+  Route,
+  ServiceBinding,
+  VirtualService,
+} from '@portolan/desired-state';
 
 /** Test builders for neutral desired states (the planner is not needed to test the driver). */
 
@@ -14,7 +23,15 @@ export function member(address: string, port: number, state: PoolMember['state']
 
 /** A pool of members. */
 export function pool(name: string, members: readonly PoolMember[]): Pool {
-  return { name, members, monitor: null, persistence: null, tlsToBackend: false, customization: null, services: [ref('Service', 'default', name)] };
+  return {
+    name,
+    members,
+    monitor: null,
+    persistence: null,
+    tlsToBackend: false,
+    customization: null,
+    services: [ref('Service', 'default', name)],
+  };
 }
 
 /** A route of Ingress default/web. */
@@ -23,7 +40,11 @@ export function route(host: string, path: string, match: Route['match'], poolNam
 }
 
 /** An HTTP virtual service on a dedicated address. */
-export function virtualService(name: string, routes: readonly Route[], extra: Partial<VirtualService> = {}): VirtualService {
+export function virtualService(
+  name: string,
+  routes: readonly Route[],
+  extra: Partial<VirtualService> = {},
+): VirtualService {
   return {
     name,
     address: { kind: 'dedicated', ip: '10.0.0.10' },
@@ -52,7 +73,9 @@ export function binding(target: string, service: string, members: readonly PoolM
 }
 
 /** A desired state for appliance `lm1`. */
-export function desiredState(parts: Partial<Pick<DesiredState, 'virtualServices' | 'pools' | 'certificates' | 'bindings'>>): DesiredState {
+export function desiredState(
+  parts: Partial<Pick<DesiredState, 'virtualServices' | 'pools' | 'certificates' | 'bindings'>>,
+): DesiredState {
   return {
     appliance: 'lm1',
     driver: 'loadmaster',

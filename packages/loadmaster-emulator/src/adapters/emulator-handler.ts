@@ -54,7 +54,8 @@ export class EmulatorHandler {
   constructor(state: LmState, options: EmulatorHandlerOptions) {
     this.store = new LmStore(state);
     this.#options = options;
-    this.#window = options.rateLimit === null ? null : new CallWindow(options.rateLimit.limit, options.rateLimit.windowMs);
+    this.#window =
+      options.rateLimit === null ? null : new CallWindow(options.rateLimit.limit, options.rateLimit.windowMs);
   }
 
   /** Node request listener. */
@@ -93,13 +94,17 @@ export class EmulatorHandler {
     if (req.command === '') return missing('cmd');
     const before = READ_ONLY.has(req.command.toLowerCase()) ? null : structuredClone(this.store.state);
     const params = new LmParams(req.params);
-    const result = runCommand(req.command, {
-      store: this.store,
-      user,
-      data: req.data,
-      inspectCertificate,
-      newApiKey: () => randomBytes(18).toString('base64url'),
-    }, params);
+    const result = runCommand(
+      req.command,
+      {
+        store: this.store,
+        user,
+        data: req.data,
+        inspectCertificate,
+        newApiKey: () => randomBytes(18).toString('base64url'),
+      },
+      params,
+    );
     if (!result.ok && before !== null) Object.assign(this.store.state, before);
     if (result.ok && result.wrote) this.#recordWrite(req, user);
     return result;
@@ -109,7 +114,14 @@ export class EmulatorHandler {
     if (!('command' in req)) return;
     const params: Record<string, string> = {};
     for (const [k, v] of req.params) params[k] = REDACTED.has(k.toLowerCase()) ? '[redacted]' : v;
-    this.writeLog.push({ seq: this.writeLog.length + 1, at: Date.now(), api: req.api, user, command: req.command.toLowerCase(), params });
+    this.writeLog.push({
+      seq: this.writeLog.length + 1,
+      at: Date.now(),
+      api: req.api,
+      user,
+      command: req.command.toLowerCase(),
+      params,
+    });
     if (this.#options.statePath !== null) saveStateFile(this.#options.statePath, this.store.state);
   }
 

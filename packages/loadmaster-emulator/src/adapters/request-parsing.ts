@@ -45,7 +45,8 @@ function basicOf(req: IncomingMessage): DecodedRequest['basic'] {
 
 /** Decodes a v1 call: `GET|POST /access/<cmd>?…` (a POST body is the command's binary input, e.g. addcert). */
 export function decodeV1(req: IncomingMessage, url: URL, body: Buffer): DecodedRequest | DecodeFailure {
-  if (req.method === 'GET' && (req.url ?? '').length > 1024) return { api: 'v1', stat: 414, message: 'Request-URI Too Long' };
+  if (req.method === 'GET' && (req.url ?? '').length > 1024)
+    return { api: 'v1', stat: 414, message: 'Request-URI Too Long' };
   const command = decodeURIComponent(url.pathname.slice('/access/'.length)).replace(/\/+$/, '');
   const params = [...url.searchParams.entries()].filter(([k]) => k.toLowerCase() !== 'apikey');
   return {

@@ -20,9 +20,23 @@ export async function generateSelfSignedCertificate(): Promise<{ cert: string; k
   const dir = await mkdtemp(join(tmpdir(), 'lm-emulator-'));
   try {
     await run('openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-      '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '365',
-      '-subj', '/CN=loadmaster-emulator', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost',
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      join(dir, 'cert.pem'),
+      '-days',
+      '365',
+      '-subj',
+      '/CN=loadmaster-emulator',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1,DNS:localhost',
     ]);
     return { cert: await readFile(join(dir, 'cert.pem'), 'utf8'), key: await readFile(join(dir, 'key.pem'), 'utf8') };
   } catch (error) {

@@ -16,7 +16,8 @@ export function loadStateFile(path: string): LmState {
   if (!existsSync(path)) return createLmState();
   try {
     const parsed = JSON.parse(readFileSync(path, 'utf8')) as Partial<LmState>;
-    if (!Array.isArray(parsed.virtualServices) || typeof parsed.nextVsIndex !== 'number') throw new Error('not emulator state');
+    if (!Array.isArray(parsed.virtualServices) || typeof parsed.nextVsIndex !== 'number')
+      throw new Error('not emulator state');
     return { ...createLmState(), ...parsed };
   } catch (error) {
     throw new StateFileError(`state file ${path} is not LoadMaster emulator state`, { cause: error });

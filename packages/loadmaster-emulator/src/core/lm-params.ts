@@ -29,9 +29,17 @@ export class LmParams {
 /** Parses an appliance boolean input (`Y/N`, `y/n`, `1/0`; v2 also sends true/false); null when invalid. */
 export function parseLmBool(value: string): boolean | null {
   switch (value.trim().toLowerCase()) {
-    case 'y': case 'yes': case '1': case 'true': case 'on':
+    case 'y':
+    case 'yes':
+    case '1':
+    case 'true':
+    case 'on':
       return true;
-    case 'n': case 'no': case '0': case 'false': case 'off':
+    case 'n':
+    case 'no':
+    case '0':
+    case 'false':
+    case 'off':
       return false;
     default:
       return null;

@@ -53,7 +53,9 @@ export class LmStore {
     const rs = params.get('rs') ?? '';
     if (rs.startsWith('!')) return vs.realServers.find((r) => String(r.rsIndex) === rs.slice(1));
     const port = params.get('rsport');
-    const byAddr = vs.realServers.find((r) => r.subVs === 0 && r.addr === rs && (port === undefined || String(r.port) === port));
+    const byAddr = vs.realServers.find(
+      (r) => r.subVs === 0 && r.addr === rs && (port === undefined || String(r.port) === port),
+    );
     if (byAddr !== undefined) return byAddr;
     return vs.realServers.find((r) => r.subVs !== 0 && rs !== '' && this.vsByIndex(r.subVs)?.props['NickName'] === rs);
   }
@@ -86,7 +88,9 @@ export class LmStore {
   /** True when any VS or real server refers to the rule. */
   isRuleInUse(name: string): boolean {
     return this.state.virtualServices.some(
-      (v) => Object.values(v.rules).some((list: string[]) => list.includes(name)) || v.realServers.some((rs) => rs.rules.includes(name)),
+      (v) =>
+        Object.values(v.rules).some((list: string[]) => list.includes(name)) ||
+        v.realServers.some((rs) => rs.rules.includes(name)),
     );
   }
 
@@ -103,5 +107,7 @@ export class LmStore {
 
 /** The certificate names a VS serves (CertFile is a space-separated list). */
 export function certFilesOf(vs: LmVirtualService): string[] {
-  return String(vs.props['CertFile'] ?? '').split(/\s+/).filter((n) => n !== '');
+  return String(vs.props['CertFile'] ?? '')
+    .split(/\s+/)
+    .filter((n) => n !== '');
 }

@@ -4,8 +4,21 @@ import type { LmRule } from './lm-state.ts';
 import { compileRulePattern, isRuleMatch } from './rule-match.ts';
 
 const rule = (over: Partial<LmRule>): LmRule => ({
-  name: 'r', type: 0, matchType: 'regex', pattern: '', header: '', replacement: '', incHost: false, incQuery: false,
-  noCase: false, negate: false, mustFail: false, setOnMatch: 0, onlyOnFlag: 0, onlyOnNoFlag: 0, ...over,
+  name: 'r',
+  type: 0,
+  matchType: 'regex',
+  pattern: '',
+  header: '',
+  replacement: '',
+  incHost: false,
+  incQuery: false,
+  noCase: false,
+  negate: false,
+  mustFail: false,
+  setOnMatch: 0,
+  onlyOnFlag: 0,
+  onlyOnNoFlag: 0,
+  ...over,
 });
 const req = { host: 'Shop.example.com', path: '/api/items', query: 'a=1', headers: { 'User-Agent': 'curl' } };
 

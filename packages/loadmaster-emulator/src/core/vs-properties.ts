@@ -44,7 +44,22 @@ export const VS_PROPERTIES: readonly PropDef[] = [
   {
     tag: 'CheckType',
     kind: 'string',
-    oneOf: ['icmp', 'https', 'http', 'tcp', 'smtp', 'nntp', 'ftp', 'telnet', 'pop3', 'imap', 'rdp', 'bdata', 'ldap', 'none'],
+    oneOf: [
+      'icmp',
+      'https',
+      'http',
+      'tcp',
+      'smtp',
+      'nntp',
+      'ftp',
+      'telnet',
+      'pop3',
+      'imap',
+      'rdp',
+      'bdata',
+      'ldap',
+      'none',
+    ],
   },
   { tag: 'CheckUrl', kind: 'string', maxLength: 126 },
   { tag: 'CheckHost', kind: 'string' },
@@ -53,7 +68,21 @@ export const VS_PROPERTIES: readonly PropDef[] = [
   {
     tag: 'Persist',
     kind: 'string',
-    oneOf: ['none', 'cookie', 'active-cookie', 'cookie-or-src', 'active-cookie-or-src', 'src', 'header', 'host', 'url', 'query-hash', 'ssl', 'rdp', 'super'],
+    oneOf: [
+      'none',
+      'cookie',
+      'active-cookie',
+      'cookie-or-src',
+      'active-cookie-or-src',
+      'src',
+      'header',
+      'host',
+      'url',
+      'query-hash',
+      'ssl',
+      'rdp',
+      'super',
+    ],
   },
   { tag: 'PersistTimeout', kind: 'numstr', min: 0, max: 604800 },
   { tag: 'Cookie', kind: 'string' },
@@ -73,7 +102,10 @@ export const VS_PROPERTIES: readonly PropDef[] = [
 const BY_INPUT = new Map(VS_PROPERTIES.map((p) => [p.tag.toLowerCase(), p]));
 
 /** Parses one input parameter if it names a VS property: the (tag, value) to store, an error text, or null if unknown. */
-export function parseVsProperty(name: string, raw: string): { tag: string; value: LmScalar } | { error: string } | null {
+export function parseVsProperty(
+  name: string,
+  raw: string,
+): { tag: string; value: LmScalar } | { error: string } | null {
   const def = BY_INPUT.get(name.toLowerCase());
   if (def === undefined) return null;
   const invalid = { error: `Invalid ${def.tag} value` };

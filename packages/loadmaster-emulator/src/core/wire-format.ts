@@ -27,14 +27,22 @@ export function renderXml(result: LmResult): LmWireResponse {
     };
   }
   const inner = result.data === null ? OK_MESSAGE : `<Data>${xmlFields(result.data)}</Data>`;
-  return { status: 200, contentType, body: `${head}<Response stat="200" code="ok">\n<Success>${inner}</Success>\n</Response>\n` };
+  return {
+    status: 200,
+    contentType,
+    body: `${head}<Response stat="200" code="ok">\n<Success>${inner}</Success>\n</Response>\n`,
+  };
 }
 
 /** Renders a result as a v2 JSON response. */
 export function renderJson(result: LmResult): LmWireResponse {
   const contentType = 'application/json';
   if (!result.ok) {
-    return { status: result.stat, contentType, body: JSON.stringify({ code: result.stat, message: result.message, status: 'fail' }) };
+    return {
+      status: result.stat,
+      contentType,
+      body: JSON.stringify({ code: result.stat, message: result.message, status: 'fail' }),
+    };
   }
   const data = result.data === null ? { message: OK_MESSAGE } : jsonObject(result.data);
   return { status: 200, contentType, body: JSON.stringify({ code: 200, ...data, status: 'ok' }) };
@@ -51,7 +59,9 @@ function xmlValue(tag: string, value: LmOutValue): string {
   if (typeof value === 'number' || typeof value === 'string') return `<${tag}>${escapeXml(String(value))}</${tag}>\n`;
   if (isArray(value)) return value.map((item) => `<${tag}>\n${xmlFields(item)}</${tag}>\n`).join('');
   if (value.kind === 'strings' && typeof value.item === 'string' && Array.isArray(value.values)) {
-    const items = (value.values as readonly string[]).map((v) => `<${value.item}>${escapeXml(v)}</${value.item}>\n`).join('');
+    const items = (value.values as readonly string[])
+      .map((v) => `<${value.item}>${escapeXml(v)}</${value.item}>\n`)
+      .join('');
     return `<${tag}>\n${items}</${tag}>\n`;
   }
   return `<${tag}>\n${xmlFields(value as LmOutObject)}</${tag}>\n`;

@@ -15,7 +15,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('received_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .addColumn('trace_id', 'text')
     .execute();
-  await db.schema.createIndex('events_object_idx').on('events').columns(['cluster', 'kind', 'object_key', 'seq']).execute();
+  await db.schema
+    .createIndex('events_object_idx')
+    .on('events')
+    .columns(['cluster', 'kind', 'object_key', 'seq'])
+    .execute();
   await db.schema.createIndex('events_received_idx').on('events').column('received_at').execute();
 
   await db.schema
@@ -43,7 +47,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('trace_id', 'text')
     .execute();
   // A linear chain per appliance: one child per parent, and one root.
-  await db.schema.createIndex('snapshots_linear_idx').on('snapshots').columns(['appliance', 'parent_id']).unique().execute();
+  await db.schema
+    .createIndex('snapshots_linear_idx')
+    .on('snapshots')
+    .columns(['appliance', 'parent_id'])
+    .unique()
+    .execute();
   await sql`CREATE UNIQUE INDEX snapshots_single_root_idx ON snapshots (appliance) WHERE parent_id IS NULL`.execute(db);
   await db.schema.createIndex('snapshots_time_idx').on('snapshots').columns(['appliance', 'created_at']).execute();
   await db.schema.createIndex('snapshots_hash_idx').on('snapshots').columns(['appliance', 'content_hash']).execute();

@@ -8,35 +8,59 @@ import { VtmTransportError, type VtmReply, type VtmRestClient } from './vtm-rest
  * results (never exceptions); TLS material is fetched through the context's resolver only here, and never
  * appears in a result, a log or an error.
  */
-export async function executeOperation(client: VtmRestClient, op: Operation, context: ExecutionContext): Promise<OperationResult> {
-  if (context.signal.aborted) return { ok: false, code: 'aborted', message: 'leadership lost: write not sent', retryable: false };
+export async function executeOperation(
+  client: VtmRestClient,
+  op: Operation,
+  context: ExecutionContext,
+): Promise<OperationResult> {
+  if (context.signal.aborted)
+    return { ok: false, code: 'aborted', message: 'leadership lost: write not sent', retryable: false };
   try {
     const { reply, detail } = await send(client, op, context);
     const ok = reply.status >= 200 && reply.status < 300;
-    if (ok || (op.action === 'delete' && reply.status === 404)) return { ok: true, detail: `${detail} → ${reply.status}` };
+    if (ok || (op.action === 'delete' && reply.status === 404))
+      return { ok: true, detail: `${detail} → ${reply.status}` };
     return failure(reply);
   } catch (error) {
-    if (context.signal.aborted) return { ok: false, code: 'aborted', message: 'leadership lost during the write', retryable: false };
-    if (error instanceof VtmTransportError) return { ok: false, code: error.code, message: error.message, retryable: true };
+    if (context.signal.aborted)
+      return { ok: false, code: 'aborted', message: 'leadership lost during the write', retryable: false };
+    if (error instanceof VtmTransportError)
+      return { ok: false, code: error.code, message: error.message, retryable: true };
     throw error;
   }
 }
 
-async function send(client: VtmRestClient, op: Operation, context: ExecutionContext): Promise<{ reply: VtmReply; detail: string }> {
+async function send(
+  client: VtmRestClient,
+  op: Operation,
+  context: ExecutionContext,
+): Promise<{ reply: VtmReply; detail: string }> {
   const { objectType: type, objectName: name } = op;
   const signal = context.signal;
-  if (op.action === 'delete') return { reply: await client.delete(type, name, signal), detail: `DELETE ${type}/${name}` };
+  if (op.action === 'delete')
+    return { reply: await client.delete(type, name, signal), detail: `DELETE ${type}/${name}` };
   const payload = op.payload ?? {};
-  if (type === 'rules') return { reply: await client.putText(type, name, String(payload['text'] ?? ''), signal), detail: `PUT ${type}/${name}` };
+  if (type === 'rules')
+    return {
+      reply: await client.putText(type, name, String(payload['text'] ?? ''), signal),
+      detail: `PUT ${type}/${name}`,
+    };
   if (type === 'ssl/server_keys') return putServerKey(client, op, context);
-  return { reply: await client.putJson(type, name, { properties: payload['properties'] }, signal), detail: `PUT ${type}/${name}` };
+  return {
+    reply: await client.putJson(type, name, { properties: payload['properties'] }, signal),
+    detail: `PUT ${type}/${name}`,
+  };
 }
 
 /**
  * Writes an SSL server key. The appliance shows `private` only as its base64 SHA-256; when that equals the hash
  * of the resolved key (and the certificate is the same), only the note is written and the key is not re-sent.
  */
-async function putServerKey(client: VtmRestClient, op: Operation, context: ExecutionContext): Promise<{ reply: VtmReply; detail: string }> {
+async function putServerKey(
+  client: VtmRestClient,
+  op: Operation,
+  context: ExecutionContext,
+): Promise<{ reply: VtmReply; detail: string }> {
   const { objectType: type, objectName: name } = op;
   const payload = op.payload ?? {};
   const properties = payload['properties'] as JsonObject;
@@ -44,8 +68,10 @@ async function putServerKey(client: VtmRestClient, op: Operation, context: Execu
   const material = await context.secrets.resolve(payload['secret'] as unknown as ObjectRef);
   const keyHash = createHash('sha256').update(material.privateKeyPem).digest('base64');
   const current = await client.get(type, name, context.signal);
-  const currentBasic = (current.json as { properties?: { basic?: { private?: string; public?: string } } } | null)?.properties?.basic;
-  const unchanged = current.status === 200 && currentBasic?.private === keyHash && currentBasic.public === material.certificatePem;
+  const currentBasic = (current.json as { properties?: { basic?: { private?: string; public?: string } } } | null)
+    ?.properties?.basic;
+  const unchanged =
+    current.status === 200 && currentBasic?.private === keyHash && currentBasic.public === material.certificatePem;
   const basic = unchanged ? { note } : { note, public: material.certificatePem, private: material.privateKeyPem };
   const reply = await client.putJson(type, name, { properties: { basic } }, context.signal);
   return { reply, detail: `PUT ${type}/${name} (${unchanged ? 'key unchanged, note only' : 'certificate and key'})` };

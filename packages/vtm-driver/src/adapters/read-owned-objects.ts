@@ -12,16 +12,23 @@ import { VtmTransportError, type VtmRestClient } from './vtm-rest-client.ts';
  * anybody else made are never returned, so diff can never change or delete them. `groupAddresses`, when given,
  * receives the `ipaddresses` of every traffic IP group read (ours or not) by group name.
  */
-export async function readOwnedObjects(client: VtmRestClient, appliance: string, signal: AbortSignal, groupAddresses?: Map<string, readonly string[]>): Promise<VtmObjects> {
+export async function readOwnedObjects(
+  client: VtmRestClient,
+  appliance: string,
+  signal: AbortSignal,
+  groupAddresses?: Map<string, readonly string[]>,
+): Promise<VtmObjects> {
   const targets: { type: VtmObject['type']; name: string }[] = [];
   for (const type of writeOrder) {
     // Every traffic IP group is read (there are few): shared addresses reuse groups that are not ours.
-    for (const name of await client.listNames(type, signal)) if (name.startsWith(NAME_PREFIX) || type === 'traffic_ip_groups') targets.push({ type, name });
+    for (const name of await client.listNames(type, signal))
+      if (name.startsWith(NAME_PREFIX) || type === 'traffic_ip_groups') targets.push({ type, name });
   }
   const read = await mapLimit(targets, 8, async ({ type, name }) => {
     const reply = await client.get(type, name, signal);
     if (reply.status === 404) return null; // deleted between list and read
-    if (reply.status !== 200) throw new VtmTransportError(`reading ${type}/${name} answered ${reply.status}`, { cause: reply.json });
+    if (reply.status !== 200)
+      throw new VtmTransportError(`reading ${type}/${name} answered ${reply.status}`, { cause: reply.json });
     return { type, name, json: reply.json, owned: toOwnedObject(type, name, reply.text, reply.json, appliance) };
   });
   const objects: VtmObject[] = [];
@@ -45,15 +52,23 @@ function ipAddressesOf(json: unknown): string[] {
   return Array.isArray(ips) ? ips.filter((ip): ip is string => typeof ip === 'string') : [];
 }
 
-function toOwnedObject(type: VtmObject['type'], name: string, text: string, json: unknown, appliance: string): VtmObject | null {
+function toOwnedObject(
+  type: VtmObject['type'],
+  name: string,
+  text: string,
+  json: unknown,
+  appliance: string,
+): VtmObject | null {
   if (type === 'rules') {
     const comment = ruleOwnerComment(text);
     return comment !== null && parseOwnerNote(comment)?.appliance === appliance ? { type, name, text } : null;
   }
   const properties = (json as { properties?: JsonObject } | null)?.properties;
   const basic = properties?.['basic'];
-  const note = typeof basic === 'object' && basic !== null && !Array.isArray(basic) ? (basic as JsonObject)['note'] : undefined;
-  if (properties === undefined || typeof note !== 'string' || parseOwnerNote(note)?.appliance !== appliance) return null;
+  const note =
+    typeof basic === 'object' && basic !== null && !Array.isArray(basic) ? (basic as JsonObject)['note'] : undefined;
+  if (properties === undefined || typeof note !== 'string' || parseOwnerNote(note)?.appliance !== appliance)
+    return null;
   return { type, name, properties };
 }
 

@@ -48,7 +48,11 @@ export class VtmRestClient {
     const isHttps = options.url.startsWith('https:');
     const agentOptions = { keepAlive: true, maxSockets: options.maxSockets ?? 8 };
     this.#agent = isHttps
-      ? new HttpsAgent({ ...agentOptions, rejectUnauthorized: options.insecureTls !== true, ...(options.ca === undefined ? {} : { ca: options.ca }) })
+      ? new HttpsAgent({
+          ...agentOptions,
+          rejectUnauthorized: options.insecureTls !== true,
+          ...(options.ca === undefined ? {} : { ca: options.ca }),
+        })
       : new HttpAgent(agentOptions);
     this.#auth = `Basic ${Buffer.from(`${options.username}:${options.password}`).toString('base64')}`;
   }
@@ -62,7 +66,10 @@ export class VtmRestClient {
   /** Names of the objects of one type. */
   async listNames(type: string, signal?: AbortSignal): Promise<string[]> {
     const reply = await this.request('GET', this.configPath(type), undefined, signal);
-    if (reply.status !== 200) throw new VtmTransportError(`listing ${type} answered ${reply.status}: ${reply.text.slice(0, 200)}`, { cause: reply.json });
+    if (reply.status !== 200)
+      throw new VtmTransportError(`listing ${type} answered ${reply.status}: ${reply.text.slice(0, 200)}`, {
+        cause: reply.json,
+      });
     const children = (reply.json as { children?: { name: string }[] }).children ?? [];
     return children.map((c) => c.name);
   }
@@ -74,12 +81,22 @@ export class VtmRestClient {
 
   /** PUT a JSON object (full or partial `{properties}`). */
   putJson(type: string, name: string, body: unknown, signal?: AbortSignal): Promise<VtmReply> {
-    return this.request('PUT', this.configPath(type, name), { contentType: 'application/json', data: JSON.stringify(body) }, signal);
+    return this.request(
+      'PUT',
+      this.configPath(type, name),
+      { contentType: 'application/json', data: JSON.stringify(body) },
+      signal,
+    );
   }
 
   /** PUT a raw text object (a TrafficScript rule). */
   putText(type: string, name: string, text: string, signal?: AbortSignal): Promise<VtmReply> {
-    return this.request('PUT', this.configPath(type, name), { contentType: 'application/octet-stream', data: text }, signal);
+    return this.request(
+      'PUT',
+      this.configPath(type, name),
+      { contentType: 'application/octet-stream', data: text },
+      signal,
+    );
   }
 
   /** DELETE one object. */
@@ -88,7 +105,12 @@ export class VtmRestClient {
   }
 
   /** One request; resolves with any HTTP status, rejects with VtmTransportError on connection failures. */
-  request(method: string, path: string, body?: { contentType: string; data: string }, signal?: AbortSignal): Promise<VtmReply> {
+  request(
+    method: string,
+    path: string,
+    body?: { contentType: string; data: string },
+    signal?: AbortSignal,
+  ): Promise<VtmReply> {
     this.calls += 1;
     const url = new URL(path, this.#options.url);
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -98,23 +120,27 @@ export class VtmRestClient {
         headers['content-type'] = body.contentType;
         headers['content-length'] = String(Buffer.byteLength(body.data));
       }
-      const req = send(url, { method, headers, agent: this.#agent, ...(signal === undefined ? {} : { signal }) }, (res: IncomingMessage) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', (cause) => reject(new VtmTransportError(`${method} ${path}: response broken`, { cause })));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let json: unknown = null;
-          if ((res.headers['content-type'] ?? '').includes('json') && text !== '') {
-            try {
-              json = JSON.parse(text);
-            } catch {
-              json = null;
+      const req = send(
+        url,
+        { method, headers, agent: this.#agent, ...(signal === undefined ? {} : { signal }) },
+        (res: IncomingMessage) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('error', (cause) => reject(new VtmTransportError(`${method} ${path}: response broken`, { cause })));
+          res.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            let json: unknown = null;
+            if ((res.headers['content-type'] ?? '').includes('json') && text !== '') {
+              try {
+                json = JSON.parse(text);
+              } catch {
+                json = null;
+              }
             }
-          }
-          resolve({ status: res.statusCode ?? 0, json, text });
-        });
-      });
+            resolve({ status: res.statusCode ?? 0, json, text });
+          });
+        },
+      );
       req.on('error', (cause) => reject(new VtmTransportError(`${method} ${path}: ${cause.message}`, { cause })));
       req.end(body?.data);
     });

@@ -33,7 +33,13 @@ export function diffVtm(rendered: VtmObjects, observed: VtmObjects): Operation[]
   const deletes: Operation[] = [];
   for (const type of [...writeOrder].reverse()) {
     for (const object of observed.objects.filter((o) => o.type === type && !want.has(key(o)))) {
-      deletes.push({ objectType: object.type, objectName: object.name, action: 'delete', payload: null, summary: `delete ${object.type} ${object.name}` });
+      deletes.push({
+        objectType: object.type,
+        objectName: object.name,
+        action: 'delete',
+        payload: null,
+        summary: `delete ${object.type} ${object.name}`,
+      });
     }
   }
   return [...writes, ...deletes];
@@ -47,7 +53,8 @@ export function adoptExistingTrafficIpGroups(desired: VtmObjects, observed: VtmO
   const external = observed.externalTrafficIps ?? {};
   const renamed = new Map<string, string>();
   for (const o of desired.objects) {
-    const existing = o.type === 'traffic_ip_groups' && o.adoptableIp !== undefined ? external[o.adoptableIp] : undefined;
+    const existing =
+      o.type === 'traffic_ip_groups' && o.adoptableIp !== undefined ? external[o.adoptableIp] : undefined;
     if (existing !== undefined) renamed.set(o.name, existing);
   }
   if (renamed.size === 0) return desired;
@@ -66,7 +73,8 @@ function key(object: VtmObject): string {
 }
 
 function matches(want: VtmObject, have: VtmObject): boolean {
-  if (want.type === 'rules' || have.type === 'rules') return want.type === have.type && 'text' in want && 'text' in have && want.text === have.text;
+  if (want.type === 'rules' || have.type === 'rules')
+    return want.type === have.type && 'text' in want && 'text' in have && want.text === have.text;
   return isSubset(want.properties, have.properties);
 }
 

@@ -22,7 +22,11 @@ export function renderPool(pool: Pool, appliance: string): VtmObject[] {
   let persistenceClass = '';
   if (pool.persistence !== null) {
     persistenceClass = vtmName('persist', pool.name);
-    objects.push({ type: 'persistence', name: persistenceClass, properties: withNote(persistenceProperties(pool.persistence), note) });
+    objects.push({
+      type: 'persistence',
+      name: persistenceClass,
+      properties: withNote(persistenceProperties(pool.persistence), note),
+    });
   }
   let properties: JsonObject = {
     basic: { monitors, nodes_table: nodesTable(pool.members), note, persistence_class: persistenceClass },
@@ -60,7 +64,9 @@ export function monitorProperties(monitor: Monitor): JsonObject {
 /** Persistence properties: vendor JSON verbatim when present; cookie → vTM `cookie`, source-ip → `ip`. */
 export function persistenceProperties(persistence: Persistence): JsonObject {
   if (persistence.vendor !== null) return vendorProperties(persistence.vendor);
-  return persistence.type === 'cookie' ? { basic: { cookie: persistence.cookie, type: 'cookie' } } : { basic: { type: 'ip' } };
+  return persistence.type === 'cookie'
+    ? { basic: { cookie: persistence.cookie, type: 'cookie' } }
+    : { basic: { type: 'ip' } };
 }
 
 function withNote(properties: JsonObject, note: string): JsonObject {

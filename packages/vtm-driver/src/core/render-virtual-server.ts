@@ -27,7 +27,10 @@ export function formatRef(ref: ObjectRef): string {
 
 /** Renders one virtual service: the `virtual_servers` object and the rules it names (user scripts first). */
 export function renderVirtualServer(vs: VirtualService, ctx: VirtualServerContext): VtmObject[] {
-  const note = ownerNote(ctx.appliance, vs.owners[0] === undefined ? `VirtualService/${vs.name}` : formatRef(vs.owners[0]));
+  const note = ownerNote(
+    ctx.appliance,
+    vs.owners[0] === undefined ? `VirtualService/${vs.name}` : formatRef(vs.owners[0]),
+  );
   const rules: VtmObject[] = [];
   const requestRules: string[] = [];
   const responseRules: string[] = [];
@@ -67,7 +70,10 @@ export function renderVirtualServer(vs: VirtualService, ctx: VirtualServerContex
   if (acmeRule !== null && servesAcmeChallenges(vs)) {
     const basicNow = properties['basic'] as JsonObject;
     const existing = Array.isArray(basicNow['request_rules']) ? basicNow['request_rules'] : [];
-    properties = { ...properties, basic: { ...basicNow, request_rules: [acmeRule, ...existing.filter((r) => r !== acmeRule)] } };
+    properties = {
+      ...properties,
+      basic: { ...basicNow, request_rules: [acmeRule, ...existing.filter((r) => r !== acmeRule)] },
+    };
   }
   return [...rules, { type: 'virtual_servers', name: vtmName('vs', vs.name), properties }];
 }
@@ -95,7 +101,11 @@ function generatedRule(vs: VirtualService, note: string): string | null {
     // SNI carries no path: the first route per host (precedence order) decides.
     const byHost = new Map<string, string>();
     for (const r of vs.routes) if (!byHost.has(r.host)) byHost.set(r.host, vtmName('pool', r.pool));
-    return sniRule(note, [...byHost].map(([host, pool]) => ({ host, pool })), vs.defaultPool !== null);
+    return sniRule(
+      note,
+      [...byHost].map(([host, pool]) => ({ host, pool })),
+      vs.defaultPool !== null,
+    );
   }
   if (vs.routes.length === 0 && vs.defaultPool !== null) return null;
   return routingRule({

@@ -1,5 +1,10 @@
 import { ownerNote } from '@portolan/appliance-driver';
-import { compareCodeUnits, type DesiredState, type ObjectCondition, type VirtualService } from '@portolan/desired-state';
+import {
+  compareCodeUnits,
+  type DesiredState,
+  type ObjectCondition,
+  type VirtualService,
+} from '@portolan/desired-state';
 import { renderPool } from './render-pool.ts';
 import { renderAcmeChallenges } from './render-acme-challenges.ts';
 import { formatRef, renderVirtualServer } from './render-virtual-server.ts';
@@ -39,7 +44,9 @@ export function renderVtm(desired: DesiredState, config: VtmRenderConfig, inputs
   const addresses = new Map<string, VirtualService>();
   for (const { vs, trafficIpGroup } of [...accepted, ...acme.listeners]) {
     if (vs.address.kind !== 'default' && !addresses.has(vs.address.ip)) addresses.set(vs.address.ip, vs);
-    objects.push(...renderVirtualServer(vs, { appliance: config.appliance, trafficIpGroup, certificates, acmeRule: acme.rule }));
+    objects.push(
+      ...renderVirtualServer(vs, { appliance: config.appliance, trafficIpGroup, certificates, acmeRule: acme.rule }),
+    );
   }
   for (const [ip, first] of addresses) {
     objects.push({
@@ -62,7 +69,9 @@ export function renderVtm(desired: DesiredState, config: VtmRenderConfig, inputs
       type: 'ssl/server_keys',
       name: vtmName('key', cert.name),
       // The fingerprint in the note changes exactly when the Secret's material does, so diff sees rotations.
-      properties: { basic: { note: ownerNote(config.appliance, `${formatRef(cert.secret)}@${cert.fingerprint.slice(0, 16)}`) } },
+      properties: {
+        basic: { note: ownerNote(config.appliance, `${formatRef(cert.secret)}@${cert.fingerprint.slice(0, 16)}`) },
+      },
       secret: cert.secret,
     });
   }
@@ -89,24 +98,48 @@ function acceptVirtualServices(
   for (const original of services) {
     let vs = original;
     if (vs.address.kind === 'default' && config.defaultTrafficIpGroup === null) {
-      report(vs, 'Rejected', 'NoDefaultTrafficIpGroup', `no address annotation and appliance "${config.appliance}" has no default traffic IP group`);
+      report(
+        vs,
+        'Rejected',
+        'NoDefaultTrafficIpGroup',
+        `no address annotation and appliance "${config.appliance}" has no default traffic IP group`,
+      );
       continue;
     }
     if (vs.address.kind === 'shared' && vs.protocol === 'tls-passthrough') {
-      report(vs, 'Rejected', 'SharedAddressPassthrough', `ssl-passthrough cannot be used on shared address ${vs.address.ip}: routing needs the HTTP payload`);
+      report(
+        vs,
+        'Rejected',
+        'SharedAddressPassthrough',
+        `ssl-passthrough cannot be used on shared address ${vs.address.ip}: routing needs the HTTP payload`,
+      );
       continue;
     }
     const listener = `${vs.address.kind === 'default' ? `default:${config.defaultTrafficIpGroup}` : vs.address.ip}:${vs.port}`;
     if (listeners.has(listener)) {
-      report(vs, 'Rejected', 'PortInUse', `port ${vs.port} on ${listener.slice(0, listener.lastIndexOf(':'))} is already used by another virtual service`);
+      report(
+        vs,
+        'Rejected',
+        'PortInUse',
+        `port ${vs.port} on ${listener.slice(0, listener.lastIndexOf(':'))} is already used by another virtual service`,
+      );
       continue;
     }
     listeners.add(listener);
-    if (vs.address.kind === 'shared' && (vs.requestScript !== null || vs.responseScript !== null || vs.customization !== null)) {
-      report(vs, 'Warning', 'SharedAddressIgnoresCustomization', 'TrafficScript and virtual server customizations are not supported on shared addresses; ignored');
+    if (
+      vs.address.kind === 'shared' &&
+      (vs.requestScript !== null || vs.responseScript !== null || vs.customization !== null)
+    ) {
+      report(
+        vs,
+        'Warning',
+        'SharedAddressIgnoresCustomization',
+        'TrafficScript and virtual server customizations are not supported on shared addresses; ignored',
+      );
       vs = { ...vs, requestScript: null, responseScript: null, customization: null };
     }
-    const trafficIpGroup = vs.address.kind === 'default' ? (config.defaultTrafficIpGroup as string) : vtmName('tip', vs.address.ip);
+    const trafficIpGroup =
+      vs.address.kind === 'default' ? (config.defaultTrafficIpGroup as string) : vtmName('tip', vs.address.ip);
     accepted.push({ vs, trafficIpGroup });
   }
   return { accepted, conditions };
@@ -114,7 +147,9 @@ function acceptVirtualServices(
 
 /** Sorts by write order, then name: equal inputs give equal output. */
 export function sortObjects(objects: readonly VtmObject[]): VtmObject[] {
-  return [...objects].sort((a, b) => writeOrder.indexOf(a.type) - writeOrder.indexOf(b.type) || compareCodeUnits(a.name, b.name));
+  return [...objects].sort(
+    (a, b) => writeOrder.indexOf(a.type) - writeOrder.indexOf(b.type) || compareCodeUnits(a.name, b.name),
+  );
 }
 
 function dedupe(objects: readonly VtmObject[]): VtmObject[] {

@@ -10,10 +10,20 @@ export const MAX_NAME_LENGTH = 64;
 export const NAME_PREFIX = 'portolan-';
 
 /** Object kinds and the short tag each name carries. */
-export type NameKind = 'vs' | 'route' | 'request' | 'response' | 'pool' | 'monitor' | 'persist' | 'tip' | 'key' | 'acme';
+export type NameKind =
+  'vs' | 'route' | 'request' | 'response' | 'pool' | 'monitor' | 'persist' | 'tip' | 'key' | 'acme';
 
 const tags: Readonly<Record<NameKind, string>> = {
-  vs: 'vs', route: 'rt', request: 'rq', response: 'rs', pool: 'pl', monitor: 'mon', persist: 'per', tip: 'tip', key: 'key', acme: 'acme',
+  vs: 'vs',
+  route: 'rt',
+  request: 'rq',
+  response: 'rs',
+  pool: 'pl',
+  monitor: 'mon',
+  persist: 'per',
+  tip: 'tip',
+  key: 'key',
+  acme: 'acme',
 };
 
 /** The vTM name of an object of `kind` derived from the planner's name (or an IP address for traffic IP groups). */

@@ -1,7 +1,8 @@
 import type { JsonObject, ObjectCondition, ObjectRef } from '@portolan/desired-state';
 
 /** vTM configuration types the driver writes, by their path under `config/active/`. */
-export type VtmJsonType = 'traffic_ip_groups' | 'virtual_servers' | 'pools' | 'ssl/server_keys' | 'monitors' | 'persistence';
+export type VtmJsonType =
+  'traffic_ip_groups' | 'virtual_servers' | 'pools' | 'ssl/server_keys' | 'monitors' | 'persistence';
 /** Every type the driver owns objects of (rules are raw TrafficScript). */
 export type VtmObjectType = VtmJsonType | 'rules';
 
@@ -43,5 +44,11 @@ export interface VtmObjects {
  * Write order: children before the objects that name them; deletes run in reverse.
  */
 export const writeOrder: readonly VtmObjectType[] = [
-  'rules', 'monitors', 'persistence', 'ssl/server_keys', 'pools', 'traffic_ip_groups', 'virtual_servers',
+  'rules',
+  'monitors',
+  'persistence',
+  'ssl/server_keys',
+  'pools',
+  'traffic_ip_groups',
+  'virtual_servers',
 ];

@@ -14,10 +14,14 @@ function world(changedEndpoint: boolean): DesiredState {
   const pools = [];
   for (let i = 0; i < count; i += 1) {
     const name = `ns${i % 10}.app${i}`;
-    virtualServices.push(virtualService({
-      name, address: { kind: 'dedicated', ip: `10.${100 + Math.floor(i / 250)}.${i % 250}.1` }, owners: [ingress(`app${i}`, `ns${i % 10}`)],
-      routes: [route(`app${i}.example.com`, '/', 'Prefix', name)],
-    }));
+    virtualServices.push(
+      virtualService({
+        name,
+        address: { kind: 'dedicated', ip: `10.${100 + Math.floor(i / 250)}.${i % 250}.1` },
+        owners: [ingress(`app${i}`, `ns${i % 10}`)],
+        routes: [route(`app${i}.example.com`, '/', 'Prefix', name)],
+      }),
+    );
     const last = i === 0 && changedEndpoint ? '10.2.0.99' : `10.2.${i % 250}.3`;
     pools.push(pool(name, { members: [member(`10.2.${i % 250}.1`), member(`10.2.${i % 250}.2`), member(last)] }));
   }
@@ -50,8 +54,15 @@ try {
   await run(ops);
   const writeCalls = emulator.requestLog.length - beforeWrites;
 
-  process.stdout.write(`vTM driver, one-endpoint change with ${count} Ingresses (${objects} owned objects on the appliance):\n`);
-  process.stdout.write(`  operations from diff: ${ops.length} (${ops.slice(0, 5).map((o) => o.summary).join('; ')}${ops.length > 5 ? '; …' : ''})\n`);
+  process.stdout.write(
+    `vTM driver, one-endpoint change with ${count} Ingresses (${objects} owned objects on the appliance):\n`,
+  );
+  process.stdout.write(
+    `  operations from diff: ${ops.length} (${ops
+      .slice(0, 5)
+      .map((o) => o.summary)
+      .join('; ')}${ops.length > 5 ? '; …' : ''})\n`,
+  );
   process.stdout.write(`  write calls:          ${writeCalls}\n`);
   process.stdout.write(`  read-back calls:      ${readCalls} (7 lists + one GET per owned-looking object)\n`);
   process.stdout.write(`  total API calls:      ${readCalls + writeCalls}\n`);

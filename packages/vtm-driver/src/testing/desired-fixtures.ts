@@ -1,4 +1,12 @@
-import type { Certificate, DesiredState, ObjectRef, Pool, PoolMember, Route, VirtualService } from '@portolan/desired-state';
+import type {
+  Certificate,
+  DesiredState,
+  ObjectRef,
+  Pool,
+  PoolMember,
+  Route,
+  VirtualService,
+} from '@portolan/desired-state';
 
 /** Builders for DesiredState inputs in tests (the planner is not needed to exercise render and diff). */
 
@@ -62,5 +70,14 @@ export function certificate(name: string, hosts: readonly string[], fingerprint 
 
 /** A desired state for appliance `vtm`. */
 export function desiredState(over: Partial<DesiredState> = {}): DesiredState {
-  return { appliance: 'vtm', driver: 'vtm', virtualServices: [], pools: [], certificates: [], bindings: [], conditions: [], ...over };
+  return {
+    appliance: 'vtm',
+    driver: 'vtm',
+    virtualServices: [],
+    pools: [],
+    certificates: [],
+    bindings: [],
+    conditions: [],
+    ...over,
+  };
 }

@@ -1,4 +1,10 @@
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dataPlanePorts, routeDataPlaneRequest, type DataPlaneDecision } from '../core/route-data-plane-request.ts';
 import type { VtmConfigStore } from '../core/vtm-config-store.ts';
@@ -74,23 +80,28 @@ export class EmulatedDataPlane implements DataPlane {
 
   /** Schedules bringing the listeners in line with the configuration. */
   sync(): void {
-    this.#syncing = this.#syncing.then(() => {
-      this.#failure = null;
-      return this.#reconcile();
-    }).catch((cause: unknown) => {
-      this.#failure = new DataPlaneListenError('a data plane listener could not be opened', { cause });
-    });
+    this.#syncing = this.#syncing
+      .then(() => {
+        this.#failure = null;
+        return this.#reconcile();
+      })
+      .catch((cause: unknown) => {
+        this.#failure = new DataPlaneListenError('a data plane listener could not be opened', { cause });
+      });
   }
 
   async listeners(): Promise<DataPlaneListener[]> {
     await this.#syncing;
     if (this.#failure !== null) throw this.#failure;
-    return [...this.#servers].sort(([a], [b]) => a - b).map(([virtualServerPort, { port }]) => ({ virtualServerPort, port, url: this.#url(port) }));
+    return [...this.#servers]
+      .sort(([a], [b]) => a - b)
+      .map(([virtualServerPort, { port }]) => ({ virtualServerPort, port, url: this.#url(port) }));
   }
 
   async urlFor(virtualServerPort: number): Promise<string> {
     const found = (await this.listeners()).find((l) => l.virtualServerPort === virtualServerPort);
-    if (found === undefined) throw new DataPlaneListenError(`no enabled plain-HTTP virtual server listens on port ${virtualServerPort}`);
+    if (found === undefined)
+      throw new DataPlaneListenError(`no enabled plain-HTTP virtual server listens on port ${virtualServerPort}`);
     return found.url;
   }
 
@@ -143,15 +154,26 @@ export class EmulatedDataPlane implements DataPlane {
       const decision = routeDataPlaneRequest(this.#store, virtualServerPort, request, this.#picks++);
       const log = (status: number): void => {
         this.requestLog.push({
-          virtualServerPort, method: request.method, host: request.host, url: request.url, status,
-          pool: decision.kind === 'pool' ? decision.pool : null, node: decision.kind === 'pool' ? decision.node : null,
+          virtualServerPort,
+          method: request.method,
+          host: request.host,
+          url: request.url,
+          status,
+          pool: decision.kind === 'pool' ? decision.pool : null,
+          node: decision.kind === 'pool' ? decision.node : null,
         });
       };
       this.#answer(decision, req, res, Buffer.concat(chunks), log);
     });
   }
 
-  #answer(decision: DataPlaneDecision, req: IncomingMessage, res: ServerResponse, body: Buffer, log: (status: number) => void): void {
+  #answer(
+    decision: DataPlaneDecision,
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: Buffer,
+    log: (status: number) => void,
+  ): void {
     if (decision.kind === 'discard') {
       log(0);
       req.socket.destroy();
@@ -164,8 +186,11 @@ export class EmulatedDataPlane implements DataPlane {
     }
     if (this.#options.poolAnswer !== 'proxy' || decision.node === null) {
       log(200);
-      res.writeHead(200, { 'content-type': 'application/json' })
-        .end(`${JSON.stringify({ virtualServer: decision.virtualServer, pool: decision.pool, node: decision.node })}\n`);
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(
+          `${JSON.stringify({ virtualServer: decision.virtualServer, pool: decision.pool, node: decision.node })}\n`,
+        );
       return;
     }
     proxyTo(decision.node, req, res, body, log);
@@ -173,14 +198,23 @@ export class EmulatedDataPlane implements DataPlane {
 }
 
 /** Forwards the request to `node` (`host:port`, IPv6 bracketed) and relays the answer; 502 when it cannot. */
-function proxyTo(node: string, req: IncomingMessage, res: ServerResponse, body: Buffer, log: (status: number) => void): void {
+function proxyTo(
+  node: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: Buffer,
+  log: (status: number) => void,
+): void {
   const sep = node.lastIndexOf(':');
   const host = node.slice(0, sep).replace(/^\[|\]$/g, '');
-  const upstream = httpRequest({ host, port: Number(node.slice(sep + 1)), method: req.method, path: req.url, headers: req.headers }, (up) => {
-    log(up.statusCode ?? 502);
-    res.writeHead(up.statusCode ?? 502, up.headers);
-    up.pipe(res);
-  });
+  const upstream = httpRequest(
+    { host, port: Number(node.slice(sep + 1)), method: req.method, path: req.url, headers: req.headers },
+    (up) => {
+      log(up.statusCode ?? 502);
+      res.writeHead(up.statusCode ?? 502, up.headers);
+      up.pipe(res);
+    },
+  );
   upstream.on('error', () => {
     log(502);
     if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' }).end(`node ${node} is unreachable\n`);

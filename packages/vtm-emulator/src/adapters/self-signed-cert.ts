@@ -22,9 +22,23 @@ export async function makeSelfSignedCert(): Promise<{ key: string; cert: string 
     const keyPath = join(dir, 'key.pem');
     const certPath = join(dir, 'cert.pem');
     await run('openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-      '-keyout', keyPath, '-out', certPath, '-days', '3650', '-subj', '/CN=localhost',
-      '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1',
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      keyPath,
+      '-out',
+      certPath,
+      '-days',
+      '3650',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost,IP:127.0.0.1',
     ]);
     return { key: await readFile(keyPath, 'utf8'), cert: await readFile(certPath, 'utf8') };
   } catch (cause) {

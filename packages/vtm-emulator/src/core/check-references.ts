@@ -9,7 +9,12 @@ export type Exists = (type: string, name: string) => boolean;
  * Finds names that refer to missing objects. In strict mode every reference is checked; otherwise only the
  * ones vTM always checks (a traffic IP group's machines must be traffic managers of the cluster).
  */
-export function checkReferences(schema: ResourceSchema, props: Properties, exists: Exists, strict: boolean): ErrorInfo | null {
+export function checkReferences(
+  schema: ResourceSchema,
+  props: Properties,
+  exists: Exists,
+  strict: boolean,
+): ErrorInfo | null {
   const info: ErrorInfo = {};
   for (const [section, keys] of Object.entries(schema.sections)) {
     for (const [key, spec] of Object.entries(keys)) {
@@ -38,19 +43,20 @@ function checkValue(spec: FieldSpec, value: Json | undefined, path: readonly str
   if ((spec.kind !== 'string' && spec.kind !== 'list') || spec.ref === undefined) return;
   if (!walk.strict && spec.alwaysCheckRef !== true) return;
   const names = Array.isArray(value) ? value : [value];
-  const missing = names.filter((n): n is string => typeof n === 'string' && n !== '' && !walk.exists(spec.ref as string, n));
+  const missing = names.filter(
+    (n): n is string => typeof n === 'string' && n !== '' && !walk.exists(spec.ref as string, n),
+  );
   if (missing.length > 0) {
-    setInfo(walk.info, path, leaf('reference.not_found', `Reference to non-existent ${spec.ref} '${missing.join("', '")}'`));
+    setInfo(
+      walk.info,
+      path,
+      leaf('reference.not_found', `Reference to non-existent ${spec.ref} '${missing.join("', '")}'`),
+    );
   }
 }
 
 /** Whether one object refers to `targetType/targetName` (strict mode refuses to delete what is in use). */
-export function refersTo(
-  schema: ResourceSchema,
-  props: Properties,
-  targetType: string,
-  targetName: string,
-): boolean {
+export function refersTo(schema: ResourceSchema, props: Properties, targetType: string, targetName: string): boolean {
   let found = false;
   const visit = (spec: FieldSpec, value: Json | undefined): void => {
     if (value === undefined || found) return;

@@ -1,7 +1,11 @@
 import type { Properties } from './validate-properties.ts';
 
 /** Built-in objects every Traffic Manager ships with; they can be read and used but not deleted. */
-export const factoryObjects: readonly { readonly type: string; readonly name: string; readonly properties: Properties }[] = [
+export const factoryObjects: readonly {
+  readonly type: string;
+  readonly name: string;
+  readonly properties: Properties;
+}[] = [
   { type: 'pools', name: 'discard', properties: { basic: { note: 'Built-in pool that discards all traffic' } } },
   monitor('Connect', { type: 'connect' }),
   monitor('Ping', { type: 'ping' }),
@@ -11,6 +15,10 @@ export const factoryObjects: readonly { readonly type: string; readonly name: st
   monitor('Full HTTPS', { type: 'http', use_ssl: true }, { status_regex: '^[234][0-9][0-9]$' }),
 ];
 
-function monitor(name: string, basic: Properties[string], http: Properties[string] = {}): (typeof factoryObjects)[number] {
+function monitor(
+  name: string,
+  basic: Properties[string],
+  http: Properties[string] = {},
+): (typeof factoryObjects)[number] {
   return { type: 'monitors', name, properties: { basic: { ...basic, factory: true }, http } };
 }

@@ -45,13 +45,20 @@ export function handleRequest(store: VtmConfigStore, req: EmulatorRequest, optio
   const segments = req.path.split('/').slice(1);
   if (segments[0] !== 'api' || segments[1] !== 'tm') return json(404, notFound(req.path));
   if (segments.length === 2 || (segments.length === 3 && segments[2] === '')) {
-    return directory(req, options.versions.map((v) => [v, `/api/tm/${v}/`]));
+    return directory(
+      req,
+      options.versions.map((v) => [v, `/api/tm/${v}/`]),
+    );
   }
   const version = segments[2] as string;
   if (!options.versions.includes(version)) return json(404, notFound(req.path));
   const rest = segments.slice(3).filter((s) => s !== '');
   const base = `/api/tm/${version}`;
-  if (rest.length === 0) return directory(req, [['config', `${base}/config/`], ['status', `${base}/status/`]]);
+  if (rest.length === 0)
+    return directory(req, [
+      ['config', `${base}/config/`],
+      ['status', `${base}/status/`],
+    ]);
   if (rest[0] !== 'config') return json(404, notFound(req.path));
   if (rest.length === 1) return directory(req, [['active', `${base}/config/active/`]]);
   if (rest[1] !== 'active') return json(404, notFound(req.path));
@@ -66,17 +73,38 @@ function handleConfig(
 ): EmulatorResponse {
   const { base, rest } = at;
   if (rest.length === 0) {
-    const tops = [...new Set(['traffic_ip_groups', 'virtual_servers', 'pools', 'rules', 'ssl', 'monitors', 'persistence', 'traffic_managers'])].sort();
-    return directory(req, tops.map((t) => [t, t === 'ssl' ? `${base}/ssl/` : `${base}/${t}`]));
+    const tops = [
+      ...new Set([
+        'traffic_ip_groups',
+        'virtual_servers',
+        'pools',
+        'rules',
+        'ssl',
+        'monitors',
+        'persistence',
+        'traffic_managers',
+      ]),
+    ].sort();
+    return directory(
+      req,
+      tops.map((t) => [t, t === 'ssl' ? `${base}/ssl/` : `${base}/${t}`]),
+    );
   }
   const twoSegment = rest.length >= 2 ? `${rest[0]}/${rest[1]}` : '';
   const type = store.hasType(twoSegment) ? twoSegment : (rest[0] as string);
   const typeLength = type.split('/').length;
-  if (type === 'ssl' && rest.length === 1) return directory(req, [['cas', `${base}/ssl/cas`], ['server_keys', `${base}/ssl/server_keys`]]);
+  if (type === 'ssl' && rest.length === 1)
+    return directory(req, [
+      ['cas', `${base}/ssl/cas`],
+      ['server_keys', `${base}/ssl/server_keys`],
+    ]);
   if (!store.hasType(type) || rest.length > typeLength + 1) return json(404, notFound(req.path));
   if (rest.length === typeLength) {
     if (req.method !== 'GET') return methodNotAllowed(req.method);
-    return directory(req, store.list(type).map((n) => [n, `${base}/${type}/${encodeURIComponent(n)}`]));
+    return directory(
+      req,
+      store.list(type).map((n) => [n, `${base}/${type}/${encodeURIComponent(n)}`]),
+    );
   }
   let name: string;
   try {
@@ -137,7 +165,8 @@ function put(
 
 /** Renders a stored object for reading: text raw, JSON under `properties` with secrets hashed. */
 function present(type: string, object: StoredObject, options: HandlerOptions): EmulatorResponse {
-  if (object.kind === 'text') return { status: 200, contentType: 'application/octet-stream', body: object.text, write: null };
+  if (object.kind === 'text')
+    return { status: 200, contentType: 'application/octet-stream', body: object.text, write: null };
   const properties: Properties = structuredClone(object.properties);
   for (const [section, key] of jsonSchemas[type]?.hashedOnRead ?? []) {
     const clear = properties[section]?.[key];
@@ -168,7 +197,10 @@ function directory(req: EmulatorRequest, children: readonly (readonly [string, s
 }
 
 function methodNotAllowed(method: string): EmulatorResponse {
-  return json(405, { error_id: 'http.method_not_allowed', error_text: `Method ${method} is not allowed on this resource` });
+  return json(405, {
+    error_id: 'http.method_not_allowed',
+    error_text: `Method ${method} is not allowed on this resource`,
+  });
 }
 
 function json(status: number, body: VtmErrorBody | object): EmulatorResponse {

@@ -9,7 +9,13 @@ import type { VtmConfigStore } from './vtm-config-store.ts';
 
 /** What the data plane does with one request. */
 export type DataPlaneDecision =
-  | { readonly kind: 'respond'; readonly status: number; readonly reason: string; readonly headers: Readonly<Record<string, string>>; readonly body: string }
+  | {
+      readonly kind: 'respond';
+      readonly status: number;
+      readonly reason: string;
+      readonly headers: Readonly<Record<string, string>>;
+      readonly body: string;
+    }
   | { readonly kind: 'pool'; readonly virtualServer: string; readonly pool: string; readonly node: string | null }
   | { readonly kind: 'discard'; readonly why: string };
 
@@ -21,7 +27,8 @@ export function dataPlanePorts(store: VtmConfigStore): Map<number, string[]> {
   const ports = new Map<number, string[]>();
   for (const name of store.list('virtual_servers')) {
     const basic = basicOf(store, 'virtual_servers', name);
-    if (basic === null || basic['enabled'] !== true || basic['protocol'] !== 'http' || basic['ssl_decrypt'] === true) continue;
+    if (basic === null || basic['enabled'] !== true || basic['protocol'] !== 'http' || basic['ssl_decrypt'] === true)
+      continue;
     const port = basic['port'];
     if (typeof port !== 'number') continue;
     ports.set(port, [...(ports.get(port) ?? []), name]);
@@ -34,10 +41,16 @@ export function dataPlanePorts(store: VtmConfigStore): Map<number, string[]> {
  * falls back to its default pool. `pick` chooses among a pool's active nodes (round robin in the shell).
  * When several virtual servers share the port, the first by name answers (the emulator has one listen address).
  */
-export function routeDataPlaneRequest(store: VtmConfigStore, port: number, request: ScriptRequest, pick: number): DataPlaneDecision {
+export function routeDataPlaneRequest(
+  store: VtmConfigStore,
+  port: number,
+  request: ScriptRequest,
+  pick: number,
+): DataPlaneDecision {
   const virtualServer = dataPlanePorts(store).get(port)?.[0];
   const basic = virtualServer === undefined ? null : basicOf(store, 'virtual_servers', virtualServer);
-  if (virtualServer === undefined || basic === null) return { kind: 'discard', why: `no enabled virtual server on port ${port}` };
+  if (virtualServer === undefined || basic === null)
+    return { kind: 'discard', why: `no enabled virtual server on port ${port}` };
   const rules = Array.isArray(basic['request_rules']) ? basic['request_rules'] : [];
   for (const rule of rules) {
     if (typeof rule !== 'string') continue;
@@ -47,7 +60,8 @@ export function routeDataPlaneRequest(store: VtmConfigStore, port: number, reque
     try {
       outcome = runTrafficScript(stored.text, request);
     } catch (error) {
-      if (error instanceof TrafficScriptError) return respond(500, 'Internal Server Error', `rule ${rule}: ${error.message}\n`);
+      if (error instanceof TrafficScriptError)
+        return respond(500, 'Internal Server Error', `rule ${rule}: ${error.message}\n`);
       throw error;
     }
     switch (outcome.kind) {
@@ -56,7 +70,13 @@ export function routeDataPlaneRequest(store: VtmConfigStore, port: number, reque
       case 'response':
         return fromSendResponse(outcome.status, outcome.contentType, outcome.body, outcome.headers);
       case 'redirect':
-        return { kind: 'respond', status: 302, reason: 'Found', headers: { location: outcome.location, 'content-type': 'text/plain' }, body: '' };
+        return {
+          kind: 'respond',
+          status: 302,
+          reason: 'Found',
+          headers: { location: outcome.location, 'content-type': 'text/plain' },
+          body: '',
+        };
       case 'discard':
         return { kind: 'discard', why: `rule ${rule} discarded the connection` };
       case 'pool':
@@ -67,13 +87,22 @@ export function routeDataPlaneRequest(store: VtmConfigStore, port: number, reque
   return usePool(store, virtualServer, pool, null, pick);
 }
 
-function usePool(store: VtmConfigStore, virtualServer: string, pool: string, node: string | null, pick: number): DataPlaneDecision {
+function usePool(
+  store: VtmConfigStore,
+  virtualServer: string,
+  pool: string,
+  node: string | null,
+  pick: number,
+): DataPlaneDecision {
   if (pool === 'discard') return { kind: 'discard', why: `virtual server ${virtualServer} uses the discard pool` };
   const basic = basicOf(store, 'pools', pool);
   if (basic === null) return respond(503, 'Service Unavailable', `pool ${pool} does not exist\n`);
   if (node !== null) return { kind: 'pool', virtualServer, pool, node };
   const rows = Array.isArray(basic['nodes_table']) ? basic['nodes_table'] : [];
-  const active = rows.filter(isObject).filter((r) => r['state'] === 'active' && typeof r['node'] === 'string').map((r) => r['node'] as string);
+  const active = rows
+    .filter(isObject)
+    .filter((r) => r['state'] === 'active' && typeof r['node'] === 'string')
+    .map((r) => r['node'] as string);
   if (active.length === 0) return respond(503, 'Service Unavailable', `pool ${pool} has no active node\n`);
   return { kind: 'pool', virtualServer, pool, node: active[pick % active.length] as string };
 }

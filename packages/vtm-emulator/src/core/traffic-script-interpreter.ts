@@ -21,7 +21,13 @@ export interface ScriptRequest {
 /** How a rule ended. `none` means it fell through (the next rule, then the virtual server's default pool). */
 export type RuleOutcome =
   | { readonly kind: 'pool'; readonly pool: string; readonly node: string | null }
-  | { readonly kind: 'response'; readonly status: string; readonly contentType: string; readonly body: string; readonly headers: string }
+  | {
+      readonly kind: 'response';
+      readonly status: string;
+      readonly contentType: string;
+      readonly body: string;
+      readonly headers: string;
+    }
   | { readonly kind: 'redirect'; readonly location: string }
   | { readonly kind: 'discard' }
   | { readonly kind: 'none' };
@@ -85,9 +91,20 @@ function builtinsFor(request: ScriptRequest): Readonly<Record<string, (args: str
     'http.getRawURL': () => request.url,
     'http.getQueryString': () => (request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : ''),
     'ssl.getSNIName': () => request.sni ?? '',
-    'pool.use': ([pool, node, port]) => stop({ kind: 'pool', pool: pool ?? '', node: node === undefined ? null : port === undefined ? node : `${node}:${port}` }),
+    'pool.use': ([pool, node, port]) =>
+      stop({
+        kind: 'pool',
+        pool: pool ?? '',
+        node: node === undefined ? null : port === undefined ? node : `${node}:${port}`,
+      }),
     'http.sendResponse': ([status, contentType, body, headers]) =>
-      stop({ kind: 'response', status: status ?? '', contentType: contentType ?? '', body: body ?? '', headers: headers ?? '' }),
+      stop({
+        kind: 'response',
+        status: status ?? '',
+        contentType: contentType ?? '',
+        body: body ?? '',
+        headers: headers ?? '',
+      }),
     'http.redirect': ([location]) => stop({ kind: 'redirect', location: location ?? '' }),
     'connection.discard': () => stop({ kind: 'discard' }),
   };
@@ -115,7 +132,8 @@ class Interpreter {
 
   #expect(v: string): void {
     const tok = this.#tokens[this.#pos++];
-    if (tok?.v !== v || tok.t === 'str') throw new TrafficScriptError(`expected "${v}", got ${tok === undefined ? 'end of rule' : `"${tok.v}"`}`);
+    if (tok?.v !== v || tok.t === 'str')
+      throw new TrafficScriptError(`expected "${v}", got ${tok === undefined ? 'end of rule' : `"${tok.v}"`}`);
   }
 
   #statement(): void {
@@ -204,7 +222,10 @@ class Interpreter {
   }
 
   #equality(): string {
-    return this.#binary(() => this.#concat(), { '==': (a, b) => (a === b ? TRUE : FALSE), '!=': (a, b) => (a !== b ? TRUE : FALSE) });
+    return this.#binary(() => this.#concat(), {
+      '==': (a, b) => (a === b ? TRUE : FALSE),
+      '!=': (a, b) => (a !== b ? TRUE : FALSE),
+    });
   }
 
   #concat(): string {
@@ -242,7 +263,8 @@ class Interpreter {
     while (!(this.#peek()?.t === 'op' && this.#peek()?.v === ')')) {
       args.push(this.#or());
       if (this.#peek()?.t === 'op' && this.#peek()?.v === ',') this.#pos += 1;
-      else if (!(this.#peek()?.t === 'op' && this.#peek()?.v === ')')) throw new TrafficScriptError(`expected "," or ")" in call of ${name}`);
+      else if (!(this.#peek()?.t === 'op' && this.#peek()?.v === ')'))
+        throw new TrafficScriptError(`expected "," or ")" in call of ${name}`);
     }
     this.#expect(')');
     return fn(args);
@@ -316,7 +338,8 @@ function tokenize(src: string): Token[] {
     } else {
       const two = src.slice(i, i + 2);
       const op = ['||', '&&', '==', '!='].includes(two) ? two : c;
-      if (op.length === 1 && !'()=,;{}.!'.includes(op)) throw new TrafficScriptError(`unexpected character ${JSON.stringify(c)}`);
+      if (op.length === 1 && !'()=,;{}.!'.includes(op))
+        throw new TrafficScriptError(`unexpected character ${JSON.stringify(c)}`);
       tokens.push({ t: 'op', v: op });
       i += op.length;
     }

@@ -48,7 +48,8 @@ function checkScalar(spec: Exclude<FieldSpec, { kind: 'table' }>, value: unknown
     case 'bool':
       return typeof value === 'boolean' ? null : leaf('json.wrong_type', 'Value must be a boolean');
     case 'int':
-      if (typeof value !== 'number' || !Number.isInteger(value)) return leaf('json.wrong_type', 'Value must be an integer');
+      if (typeof value !== 'number' || !Number.isInteger(value))
+        return leaf('json.wrong_type', 'Value must be an integer');
       return value < spec.min || value > spec.max
         ? leaf('num.out_of_range', `Value '${value}' must be within ${spec.min}-${spec.max}`)
         : null;
@@ -63,7 +64,12 @@ function checkScalar(spec: Exclude<FieldSpec, { kind: 'table' }>, value: unknown
   }
 }
 
-function checkTable(spec: Extract<FieldSpec, { kind: 'table' }>, value: unknown, path: readonly string[], info: ErrorInfo): void {
+function checkTable(
+  spec: Extract<FieldSpec, { kind: 'table' }>,
+  value: unknown,
+  path: readonly string[],
+  info: ErrorInfo,
+): void {
   if (!Array.isArray(value)) {
     setInfo(info, path, leaf('json.invalid_table', 'Value must be a table (a list of rows)'));
     return;

@@ -6,7 +6,8 @@ import { jsonSchemas, textTypes } from './schema/index.ts';
 import { isObject, validateProperties, type Properties } from './validate-properties.ts';
 
 /** One stored configuration object: JSON properties, or raw text (TrafficScript rules, CA files). */
-export type StoredObject = { readonly kind: 'json'; readonly properties: Properties } | { readonly kind: 'text'; readonly text: string };
+export type StoredObject =
+  { readonly kind: 'json'; readonly properties: Properties } | { readonly kind: 'text'; readonly text: string };
 
 /** Result of a PUT: created or updated with the full object, or refused with a vTM error body. */
 export type PutOutcome =
@@ -14,7 +15,8 @@ export type PutOutcome =
   | { readonly ok: false; readonly status: number; readonly body: VtmErrorBody };
 
 /** Result of a DELETE. */
-export type DeleteOutcome = { readonly ok: true } | { readonly ok: false; readonly status: number; readonly body: VtmErrorBody };
+export type DeleteOutcome =
+  { readonly ok: true } | { readonly ok: false; readonly status: number; readonly body: VtmErrorBody };
 
 /** The serialisable content of a store (the state file). */
 export interface StoreSnapshot {
@@ -74,7 +76,9 @@ export class VtmConfigStore {
     const schema = jsonSchemas[type];
     if (schema === undefined) throw new Error(`putJson on non-JSON type ${type}`);
     if (!isObject(body) || !isObject(body['properties'])) {
-      return invalid({ properties: leaf('json.missing_property', "The body must be an object with a 'properties' object") });
+      return invalid({
+        properties: leaf('json.missing_property', "The body must be an object with a 'properties' object"),
+      });
     }
     const problems = validateProperties(body['properties'], schema);
     if (problems !== null) return invalid(problems);
@@ -83,7 +87,11 @@ export class VtmConfigStore {
     if (existing === undefined) {
       const missing = schema.requiredOnCreate.filter(([s, k]) => given[s]?.[k] === undefined);
       if (missing.length > 0) {
-        return invalid(Object.fromEntries(missing.map(([s, k]) => [s, { [k]: leaf('json.missing_property', 'Property is required') }])));
+        return invalid(
+          Object.fromEntries(
+            missing.map(([s, k]) => [s, { [k]: leaf('json.missing_property', 'Property is required') }]),
+          ),
+        );
       }
     }
     const merged = mergeProperties(schema, existing?.kind === 'json' ? existing.properties : null, given);
@@ -104,14 +112,27 @@ export class VtmConfigStore {
 
   /** DELETE: refuses factory objects, and (strict) objects another object still refers to. */
   delete(type: string, name: string, strict: boolean, path: string): DeleteOutcome {
-    if (!this.has(type, name)) return { ok: false, status: 404, body: { error_id: 'resource.not_found', error_text: `Resource '${path}' does not exist` } };
+    if (!this.has(type, name))
+      return {
+        ok: false,
+        status: 404,
+        body: { error_id: 'resource.not_found', error_text: `Resource '${path}' does not exist` },
+      };
     if (this.#factory.has(`${type}/${name}`)) {
-      return { ok: false, status: 403, body: { error_id: 'resource.builtin', error_text: `Resource '${path}' is built in and cannot be deleted` } };
+      return {
+        ok: false,
+        status: 403,
+        body: { error_id: 'resource.builtin', error_text: `Resource '${path}' is built in and cannot be deleted` },
+      };
     }
     if (strict) {
       const user = this.#findReferrer(type, name);
       if (user !== null) {
-        return { ok: false, status: 409, body: { error_id: 'resource.in_use', error_text: `Resource '${path}' is in use by ${user}` } };
+        return {
+          ok: false,
+          status: 409,
+          body: { error_id: 'resource.in_use', error_text: `Resource '${path}' is in use by ${user}` },
+        };
       }
     }
     this.#objects.get(type)?.delete(name);
@@ -123,7 +144,8 @@ export class VtmConfigStore {
       const schema = jsonSchemas[otherType];
       if (schema === undefined) continue;
       for (const [otherName, object] of objects) {
-        if (object.kind === 'json' && refersTo(schema, object.properties, type, name)) return `${otherType} '${otherName}'`;
+        if (object.kind === 'json' && refersTo(schema, object.properties, type, name))
+          return `${otherType} '${otherName}'`;
       }
     }
     return null;
@@ -132,7 +154,8 @@ export class VtmConfigStore {
   /** Everything stored, for the state file. */
   toSnapshot(): StoreSnapshot {
     const objects: Record<string, Record<string, StoredObject>> = {};
-    for (const [type, map] of this.#objects) objects[type] = Object.fromEntries([...map].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    for (const [type, map] of this.#objects)
+      objects[type] = Object.fromEntries([...map].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
     return { version: 1, objects };
   }
 

@@ -1,8 +1,15 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import type { CertificateRequest, DesiredState, ObjectRef } from '@portolan/desired-state';
 import type { ApplianceConfig, ClusterConfig } from '@portolan/fleet-config';
-import type { ChallengeStore} from '@portolan/acme-issuer';
-import { AcmeIssuer, AcmeOrderClient, AcmeScheduler, ChallengePublishError, KubeTlsSecretStore, acmeClientOptions } from '@portolan/acme-issuer';
+import type { ChallengeStore } from '@portolan/acme-issuer';
+import {
+  AcmeIssuer,
+  AcmeOrderClient,
+  AcmeScheduler,
+  ChallengePublishError,
+  KubeTlsSecretStore,
+  acmeClientOptions,
+} from '@portolan/acme-issuer';
 import type { ApplierLogger } from '../applier.ts';
 
 /**
@@ -16,7 +23,9 @@ export function certificateRequestsOf(desired: DesiredState | null): Certificate
   for (const cert of desired.certificates) {
     if (cert.acme !== true) continue;
     const serving = desired.virtualServices.filter((v) => v.certificates.includes(cert.name));
-    const hosts = [...new Set([...cert.hosts, ...serving.flatMap((v) => v.routes.map((r) => r.host))])].filter((h) => h !== '' && !h.startsWith('*.')).sort();
+    const hosts = [...new Set([...cert.hosts, ...serving.flatMap((v) => v.routes.map((r) => r.host))])]
+      .filter((h) => h !== '' && !h.startsWith('*.'))
+      .sort();
     const ingress: ObjectRef | undefined = serving.flatMap((v) => v.owners)[0];
     if (hosts.length > 0 && ingress !== undefined) out.push({ secret: cert.secret, hosts, ingress });
   }

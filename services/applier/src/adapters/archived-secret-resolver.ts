@@ -10,9 +10,14 @@ const SECRET_KINDS = ['Secret', 'secret', 'KUBE_KIND_SECRET'];
 
 /** Finds the sealed data map in a trimmed Secret: `data.sealed` (or a top-level `sealed`) holding SealedData. */
 function sealedOf(object: Record<string, unknown>): SealedData | null {
-  const candidates = [(object['data'] as Record<string, unknown> | undefined)?.['sealed'], (object['sealed'] as Record<string, unknown> | undefined)?.['sealed'], object['sealed']];
+  const candidates = [
+    (object['data'] as Record<string, unknown> | undefined)?.['sealed'],
+    (object['sealed'] as Record<string, unknown> | undefined)?.['sealed'],
+    object['sealed'],
+  ];
   for (const c of candidates) {
-    if (c !== null && typeof c === 'object' && typeof (c as Record<string, unknown>)['ciphertext'] === 'string') return c as SealedData;
+    if (c !== null && typeof c === 'object' && typeof (c as Record<string, unknown>)['ciphertext'] === 'string')
+      return c as SealedData;
   }
   return null;
 }
@@ -33,12 +38,19 @@ export class ArchivedSecretResolver implements SecretResolver {
 
   async resolve(secret: ObjectRef): Promise<TlsMaterial> {
     const name = `${secret.cluster}/${secret.namespace}/${secret.name}`;
-    const row = await this.db.selectFrom('events').select(['payload', 'event_type'])
-      .where('cluster', '=', secret.cluster).where('kind', 'in', SECRET_KINDS).where('object_key', '=', `${secret.namespace}/${secret.name}`)
-      .orderBy('seq', 'desc').limit(1).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('events')
+      .select(['payload', 'event_type'])
+      .where('cluster', '=', secret.cluster)
+      .where('kind', 'in', SECRET_KINDS)
+      .where('object_key', '=', `${secret.namespace}/${secret.name}`)
+      .orderBy('seq', 'desc')
+      .limit(1)
+      .executeTakeFirst();
     if (row === undefined) throw new SecretResolveError(`Secret ${name} is not in the event archive`);
     const event = fromBinary(KubeEventSchema, new Uint8Array(row.payload));
-    if (event.type === KubeEventType.DELETED || row.event_type === 'DELETED') throw new SecretResolveError(`Secret ${name} was deleted`);
+    if (event.type === KubeEventType.DELETED || row.event_type === 'DELETED')
+      throw new SecretResolveError(`Secret ${name} was deleted`);
     let object: Record<string, unknown>;
     try {
       object = JSON.parse(Buffer.from(event.object).toString('utf8')) as Record<string, unknown>;
@@ -56,6 +68,9 @@ export class ArchivedSecretResolver implements SecretResolver {
     const crt = data['tls.crt'];
     const key = data['tls.key'];
     if (crt === undefined || key === undefined) throw new SecretResolveError(`Secret ${name} lacks tls.crt or tls.key`);
-    return { certificatePem: Buffer.from(crt, 'base64').toString('utf8'), privateKeyPem: Buffer.from(key, 'base64').toString('utf8') };
+    return {
+      certificatePem: Buffer.from(crt, 'base64').toString('utf8'),
+      privateKeyPem: Buffer.from(key, 'base64').toString('utf8'),
+    };
   }
 }

@@ -30,5 +30,8 @@ test('a registered factory overrides the package; a driver of the wrong kind is 
   const fake = new FakeApplianceDriver(new FakeAppliance());
   assert.equal(await new DriverRegistry().register('haproxy', async () => fake).create(edge, '.'), fake);
   const wrongKind = new FakeApplianceDriver(new FakeAppliance(), 'vtm');
-  await assert.rejects(new DriverRegistry().register('haproxy', async () => wrongKind).create(edge, '.'), DriverLoadError);
+  await assert.rejects(
+    new DriverRegistry().register('haproxy', async () => wrongKind).create(edge, '.'),
+    DriverLoadError,
+  );
 });

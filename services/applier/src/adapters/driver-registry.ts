@@ -17,10 +17,26 @@ function haproxyFromClass(mod: DriverModule, appliance: ApplianceConfig): Applia
 }
 
 /** Where each driver kind lives: its package, the factory names it may export, and a fallback construction. */
-const packages: Readonly<Record<DriverKind, { readonly name: string; readonly factories: readonly string[]; readonly construct?: (mod: DriverModule, a: ApplianceConfig) => ApplianceDriver<unknown> | null }>> = {
-  haproxy: { name: '@portolan/haproxy-driver', factories: ['createHaproxyDriver', 'createHAProxyDriver', 'createDriver'], construct: haproxyFromClass },
+const packages: Readonly<
+  Record<
+    DriverKind,
+    {
+      readonly name: string;
+      readonly factories: readonly string[];
+      readonly construct?: (mod: DriverModule, a: ApplianceConfig) => ApplianceDriver<unknown> | null;
+    }
+  >
+> = {
+  haproxy: {
+    name: '@portolan/haproxy-driver',
+    factories: ['createHaproxyDriver', 'createHAProxyDriver', 'createDriver'],
+    construct: haproxyFromClass,
+  },
   vtm: { name: '@portolan/vtm-driver', factories: ['createVtmDriver', 'createDriver'] },
-  loadmaster: { name: '@portolan/loadmaster-driver', factories: ['createLoadMasterDriver', 'createLoadmasterDriver', 'createDriver'] },
+  loadmaster: {
+    name: '@portolan/loadmaster-driver',
+    factories: ['createLoadMasterDriver', 'createLoadmasterDriver', 'createDriver'],
+  },
 };
 
 /**
@@ -42,7 +58,9 @@ export class DriverRegistry {
     const driver = override !== undefined ? await override(appliance, baseDir) : await this.load(appliance, baseDir);
     if (driver.kind !== appliance.driver) {
       await driver.close();
-      throw new DriverLoadError(`a "${driver.kind}" driver was built for the "${appliance.driver}" appliance ${appliance.name}`);
+      throw new DriverLoadError(
+        `a "${driver.kind}" driver was built for the "${appliance.driver}" appliance ${appliance.name}`,
+      );
     }
     return driver;
   }
@@ -53,10 +71,15 @@ export class DriverRegistry {
     try {
       mod = (await import(where.name)) as DriverModule;
     } catch (cause) {
-      throw new DriverLoadError(`driver "${appliance.driver}" (${where.name}) cannot be loaded: ${(cause as Error).message}`, { cause });
+      throw new DriverLoadError(
+        `driver "${appliance.driver}" (${where.name}) cannot be loaded: ${(cause as Error).message}`,
+        { cause },
+      );
     }
-    const factory = where.factories.map((n) => mod[n]).find((f) => typeof f === 'function') as DriverFactory | undefined;
-    const driver = factory !== undefined ? await factory(appliance, baseDir) : where.construct?.(mod, appliance) ?? null;
+    const factory = where.factories.map((n) => mod[n]).find((f) => typeof f === 'function') as
+      DriverFactory | undefined;
+    const driver =
+      factory !== undefined ? await factory(appliance, baseDir) : (where.construct?.(mod, appliance) ?? null);
     if (driver === null) throw new DriverLoadError(`${where.name} exports none of ${where.factories.join(', ')}`);
     return driver;
   }

@@ -1,6 +1,14 @@
 import type { ObjectRef } from '@portolan/desired-state';
 import { refKey } from '../core/ingress-status.ts';
-import { eventKey, EVENT_SPAM_LIMIT, fullBucket, takeToken, type ObjectEventDraft, type RateLimit, type TokenBucket } from '../core/kube-write-plan.ts';
+import {
+  eventKey,
+  EVENT_SPAM_LIMIT,
+  fullBucket,
+  takeToken,
+  type ObjectEventDraft,
+  type RateLimit,
+  type TokenBucket,
+} from '../core/kube-write-plan.ts';
 import type { KubeApi, RecordedEvent } from './kube-api.ts';
 
 /** How long an object's uid is trusted before it is read again (an object re-created under its name gets a new one). */
@@ -29,7 +37,12 @@ export class EventRecorder {
   }
 
   /** Records one occurrence of the Event on its object. */
-  async record(api: KubeApi, event: ObjectEventDraft, reportingInstance: string, pace: () => Promise<void>): Promise<RecordOutcome> {
+  async record(
+    api: KubeApi,
+    event: ObjectEventDraft,
+    reportingInstance: string,
+    pace: () => Promise<void>,
+  ): Promise<RecordOutcome> {
     const objectKey = refKey(event.ref);
     const now = this.now();
     const bucket = takeToken(this.spam.get(objectKey) ?? fullBucket(this.spamLimit, now), this.spamLimit, now);

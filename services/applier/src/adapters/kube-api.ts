@@ -1,4 +1,11 @@
-import { CoreV1Api, KubeConfig, KubernetesObjectApi, NetworkingV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import {
+  CoreV1Api,
+  KubeConfig,
+  KubernetesObjectApi,
+  NetworkingV1Api,
+  PatchStrategy,
+  setHeaderOptions,
+} from '@kubernetes/client-node';
 import type { ObjectRef } from '@portolan/desired-state';
 import type { ClusterConfig } from '@portolan/fleet-config';
 import type { LoadBalancerIngress } from '../core/ingress-status.ts';
@@ -7,9 +14,17 @@ import type { ObjectEventDraft } from '../core/kube-write-plan.ts';
 /** The few Kubernetes calls the applier makes on one cluster. */
 export interface KubeApi {
   /** An Ingress's resourceVersion and `status.loadBalancer.ingress`; null when the Ingress is gone. */
-  readIngressStatus(namespace: string, name: string): Promise<{ resourceVersion: string; entries: LoadBalancerIngress[]; uid?: string } | null>;
+  readIngressStatus(
+    namespace: string,
+    name: string,
+  ): Promise<{ resourceVersion: string; entries: LoadBalancerIngress[]; uid?: string } | null>;
   /** Merge-patches the status subresource; the resourceVersion makes a concurrent writer's change a conflict. */
-  patchIngressStatus(namespace: string, name: string, resourceVersion: string, entries: readonly LoadBalancerIngress[]): Promise<void>;
+  patchIngressStatus(
+    namespace: string,
+    name: string,
+    resourceVersion: string,
+    entries: readonly LoadBalancerIngress[],
+  ): Promise<void>;
   /** The object's uid (what `kubectl describe` finds its Events by); null when the object does not exist. */
   readUid(ref: ObjectRef): Promise<string | null>;
   /** An Event already recorded for this object, reason, message and source (after a restart or a leader change). */
@@ -50,7 +65,11 @@ export class ClientNodeKubeApi implements KubeApi {
 
   async readUid(ref: ObjectRef): Promise<string | null> {
     try {
-      const o = await this.objects.read({ apiVersion: apiVersionOf(ref.kind), kind: ref.kind, metadata: { name: ref.name, ...(ref.namespace === '' ? {} : { namespace: ref.namespace }) } });
+      const o = await this.objects.read({
+        apiVersion: apiVersionOf(ref.kind),
+        kind: ref.kind,
+        metadata: { name: ref.name, ...(ref.namespace === '' ? {} : { namespace: ref.namespace }) },
+      });
       return o.metadata?.uid ?? null;
     } catch (e) {
       if (statusCode(e) === 404) return null;
@@ -60,36 +79,72 @@ export class ClientNodeKubeApi implements KubeApi {
 
   async findEvent(event: ObjectEventDraft, uid: string): Promise<RecordedEvent | null> {
     const namespace = eventNamespace(event.ref);
-    const list = await this.core.listNamespacedEvent({ namespace, fieldSelector: `involvedObject.uid=${uid},reason=${event.reason}` });
+    const list = await this.core.listNamespacedEvent({
+      namespace,
+      fieldSelector: `involvedObject.uid=${uid},reason=${event.reason}`,
+    });
     const message = eventMessage(event);
-    const found = list.items.find((e) => e.message === message && e.source?.component === EVENT_SOURCE && e.type === event.type);
-    return found?.metadata?.name === undefined ? null : { namespace, name: found.metadata.name, count: found.count ?? 1 };
+    const found = list.items.find(
+      (e) => e.message === message && e.source?.component === EVENT_SOURCE && e.type === event.type,
+    );
+    return found?.metadata?.name === undefined
+      ? null
+      : { namespace, name: found.metadata.name, count: found.count ?? 1 };
   }
 
-  async readIngressStatus(namespace: string, name: string): Promise<{ resourceVersion: string; entries: LoadBalancerIngress[]; uid?: string } | null> {
+  async readIngressStatus(
+    namespace: string,
+    name: string,
+  ): Promise<{ resourceVersion: string; entries: LoadBalancerIngress[]; uid?: string } | null> {
     try {
       const ing = await this.networking.readNamespacedIngressStatus({ namespace, name });
-      const entries = (ing.status?.loadBalancer?.ingress ?? []).map((e) => ({ ...(e.ip ? { ip: e.ip } : {}), ...(e.hostname ? { hostname: e.hostname } : {}) }));
-      return { resourceVersion: ing.metadata?.resourceVersion ?? '', entries, ...(ing.metadata?.uid === undefined ? {} : { uid: ing.metadata.uid }) };
+      const entries = (ing.status?.loadBalancer?.ingress ?? []).map((e) => ({
+        ...(e.ip ? { ip: e.ip } : {}),
+        ...(e.hostname ? { hostname: e.hostname } : {}),
+      }));
+      return {
+        resourceVersion: ing.metadata?.resourceVersion ?? '',
+        entries,
+        ...(ing.metadata?.uid === undefined ? {} : { uid: ing.metadata.uid }),
+      };
     } catch (e) {
       if (statusCode(e) === 404) return null;
       throw e;
     }
   }
 
-  async patchIngressStatus(namespace: string, name: string, resourceVersion: string, entries: readonly LoadBalancerIngress[]): Promise<void> {
+  async patchIngressStatus(
+    namespace: string,
+    name: string,
+    resourceVersion: string,
+    entries: readonly LoadBalancerIngress[],
+  ): Promise<void> {
     const body = { metadata: { resourceVersion }, status: { loadBalancer: { ingress: entries } } };
-    await this.networking.patchNamespacedIngressStatus({ namespace, name, body }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+    await this.networking.patchNamespacedIngressStatus(
+      { namespace, name, body },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
   }
 
-  async createEvent(event: ObjectEventDraft, uid: string, reportingInstance: string, now: Date): Promise<RecordedEvent> {
+  async createEvent(
+    event: ObjectEventDraft,
+    uid: string,
+    reportingInstance: string,
+    now: Date,
+  ): Promise<RecordedEvent> {
     const { ref } = event;
     const namespace = eventNamespace(ref);
     const created = await this.core.createNamespacedEvent({
       namespace,
       body: {
         metadata: { generateName: `${ref.name}.`, namespace },
-        involvedObject: { apiVersion: apiVersionOf(ref.kind), kind: ref.kind, name: ref.name, uid, ...(ref.namespace === '' ? {} : { namespace: ref.namespace }) },
+        involvedObject: {
+          apiVersion: apiVersionOf(ref.kind),
+          kind: ref.kind,
+          name: ref.name,
+          uid,
+          ...(ref.namespace === '' ? {} : { namespace: ref.namespace }),
+        },
         type: event.type,
         reason: event.reason,
         message: eventMessage(event),
@@ -106,7 +161,10 @@ export class ClientNodeKubeApi implements KubeApi {
 
   async patchEventCount(namespace: string, name: string, count: number, now: Date): Promise<boolean> {
     try {
-      await this.core.patchNamespacedEvent({ namespace, name, body: { count, lastTimestamp: now.toISOString() } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+      await this.core.patchNamespacedEvent(
+        { namespace, name, body: { count, lastTimestamp: now.toISOString() } },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
       return true;
     } catch (e) {
       if (statusCode(e) === 404) return false;
@@ -116,7 +174,11 @@ export class ClientNodeKubeApi implements KubeApi {
 }
 
 function apiVersionOf(kind: ObjectRef['kind']): string {
-  return kind === 'Ingress' || kind === 'IngressClass' ? 'networking.k8s.io/v1' : kind === 'EndpointSlice' ? 'discovery.k8s.io/v1' : 'v1';
+  return kind === 'Ingress' || kind === 'IngressClass'
+    ? 'networking.k8s.io/v1'
+    : kind === 'EndpointSlice'
+      ? 'discovery.k8s.io/v1'
+      : 'v1';
 }
 
 /** The Event API is namespaced: Events of cluster-scoped objects (IngressClass, Node) are stored in `default`. */

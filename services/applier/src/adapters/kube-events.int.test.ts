@@ -33,44 +33,101 @@ after(async () => {
 /** Runs kubectl asynchronously (the simulator lives in this process, so a synchronous spawn would deadlock). */
 function kubectl(args: readonly string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(kubectlPath, args, { env: { ...process.env, KUBECONFIG: path.join(dir, 'kubeconfig'), HOME: dir, KUBECACHEDIR: path.join(dir, 'cache') } });
+    const child = spawn(kubectlPath, args, {
+      env: {
+        ...process.env,
+        KUBECONFIG: path.join(dir, 'kubeconfig'),
+        HOME: dir,
+        KUBECACHEDIR: path.join(dir, 'cache'),
+      },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`kubectl ${args.join(' ')} exited ${code}: ${stderr}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve(stdout) : reject(new Error(`kubectl ${args.join(' ')} exited ${code}: ${stderr}`)),
+    );
   });
 }
 
 const ingress = (name: string, className = 'vtm'): Record<string, unknown> => ({
-  apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name, namespace: 'default' },
-  spec: { ingressClassName: className, rules: [{ host: `${name}.example.com`, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name, port: { number: 80 } } } }] } }] },
+  apiVersion: 'networking.k8s.io/v1',
+  kind: 'Ingress',
+  metadata: { name, namespace: 'default' },
+  spec: {
+    ingressClassName: className,
+    rules: [
+      {
+        host: `${name}.example.com`,
+        http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name, port: { number: 80 } } } }] },
+      },
+    ],
+  },
 });
-const uidOf = (name: string): string => sim.objects.get({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', namespace: 'default', name })?.metadata?.uid ?? '';
-type EventObject = { metadata?: { name?: string }; count?: number; firstTimestamp?: string; lastTimestamp?: string; reason?: string; involvedObject?: { name?: string; uid?: string } };
-const eventsOn = (name: string): EventObject[] => (sim.objects.list('v1', 'Event', 'default') as EventObject[]).filter((e) => e.involvedObject?.name === name);
-const rejected = (name: string, reason: string, message: string): ObjectCondition => ({ object: ingressRef(name), type: 'Rejected', reason, message });
+const uidOf = (name: string): string =>
+  sim.objects.get({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', namespace: 'default', name })?.metadata?.uid ??
+  '';
+type EventObject = {
+  metadata?: { name?: string };
+  count?: number;
+  firstTimestamp?: string;
+  lastTimestamp?: string;
+  reason?: string;
+  involvedObject?: { name?: string; uid?: string };
+};
+const eventsOn = (name: string): EventObject[] =>
+  (sim.objects.list('v1', 'Event', 'default') as EventObject[]).filter((e) => e.involvedObject?.name === name);
+const rejected = (name: string, reason: string, message: string): ObjectCondition => ({
+  object: ingressRef(name),
+  type: 'Rejected',
+  reason,
+  message,
+});
 
 test('kubectl describe ingress shows the Warning Event, found by the object uid', async () => {
   sim.objects.create(ingress('shop'));
   const writeback = new KubeWriteback({ apiFor: () => api, reportingInstance: 'vtm-a' });
-  writeback.afterApply(desiredState('vtm', [pool('web', [1])], { conditions: [rejected('shop', 'SecretNotFound', 'TLS secret default/shop-tls does not exist')] }), '127.0.0.1');
+  writeback.afterApply(
+    desiredState('vtm', [pool('web', [1])], {
+      conditions: [rejected('shop', 'SecretNotFound', 'TLS secret default/shop-tls does not exist')],
+    }),
+    '127.0.0.1',
+  );
   await writeback.settled();
   assert.equal(writeback.counters.failures, 0);
   const [event] = eventsOn('shop');
   assert.equal(event?.involvedObject?.uid, uidOf('shop'));
   const described = await kubectl(['describe', 'ingress', 'shop']);
   assert.match(described, /Events:\n\s+Type\s+Reason\s+Age\s+From\s+Message/);
-  assert.match(described, /Warning\s+SecretNotFound\s+\S+\s+portolan-applier\s+rejected by appliance vtm: TLS secret default\/shop-tls does not exist/);
-  const selected = await kubectl(['get', 'events', '--field-selector', `involvedObject.uid=${uidOf('shop')},involvedObject.kind=Ingress,involvedObject.name=shop,involvedObject.namespace=default`, '-o', 'name']);
+  assert.match(
+    described,
+    /Warning\s+SecretNotFound\s+\S+\s+portolan-applier\s+rejected by appliance vtm: TLS secret default\/shop-tls does not exist/,
+  );
+  const selected = await kubectl([
+    'get',
+    'events',
+    '--field-selector',
+    `involvedObject.uid=${uidOf('shop')},involvedObject.kind=Ingress,involvedObject.name=shop,involvedObject.namespace=default`,
+    '-o',
+    'name',
+  ]);
   assert.equal(selected.trim().split('\n').length, 1, selected);
 });
 
 test('a repeated condition raises count and lastTimestamp of one Event; kubectl shows (x3 over ...)', async () => {
   sim.objects.create(ingress('flaky'));
   const writeback = new KubeWriteback({ apiFor: () => api, reportingInstance: 'vtm-a', repeatAfterMs: 0 });
-  const bad = desiredState('vtm', [pool('web', [1])], { conditions: [rejected('flaky', 'InvalidBackend', 'spec.rules[0].http.paths[0].backend.service.port needs exactly one of number or name')] });
+  const bad = desiredState('vtm', [pool('web', [1])], {
+    conditions: [
+      rejected(
+        'flaky',
+        'InvalidBackend',
+        'spec.rules[0].http.paths[0].backend.service.port needs exactly one of number or name',
+      ),
+    ],
+  });
   writeback.afterApply(bad, '127.0.0.1');
   await writeback.settled();
   const first = eventsOn('flaky')[0]!;
@@ -79,7 +136,12 @@ test('a repeated condition raises count and lastTimestamp of one Event; kubectl 
   writeback.afterApply(desiredState('vtm', [pool('web', [1])]), '127.0.0.1');
   writeback.afterApply(desiredState('vtm', [pool('web', [1])], { conditions: [...bad.conditions] }), '127.0.0.1');
   await writeback.settled();
-  writeback.afterApply(desiredState('vtm', [pool('web', [1])], { conditions: [...bad.conditions] }), '127.0.0.1', [], true);
+  writeback.afterApply(
+    desiredState('vtm', [pool('web', [1])], { conditions: [...bad.conditions] }),
+    '127.0.0.1',
+    [],
+    true,
+  );
   await writeback.settled();
   const events = eventsOn('flaky');
   assert.equal(events.length, 1, 'one Event object');
@@ -88,7 +150,10 @@ test('a repeated condition raises count and lastTimestamp of one Event; kubectl 
   assert.equal(events[0]!.firstTimestamp, first.firstTimestamp, 'firstTimestamp stays');
   assert.ok(Date.parse(events[0]!.lastTimestamp ?? '') > Date.parse(first.lastTimestamp ?? ''), 'lastTimestamp moves');
   assert.deepEqual([writeback.counters.events, writeback.counters.eventsAggregated], [1, 2]);
-  assert.match(await kubectl(['describe', 'ingress', 'flaky']), /Warning\s+InvalidBackend\s+\S+ \(x3 over \S+\)\s+portolan-applier\s+rejected by appliance vtm:/);
+  assert.match(
+    await kubectl(['describe', 'ingress', 'flaky']),
+    /Warning\s+InvalidBackend\s+\S+ \(x3 over \S+\)\s+portolan-applier\s+rejected by appliance vtm:/,
+  );
   // A new process (another leader) finds the Event again instead of starting a second one.
   const next = new KubeWriteback({ apiFor: () => api, reportingInstance: 'vtm-b' });
   next.afterApply(bad, '127.0.0.1');
@@ -99,14 +164,24 @@ test('a repeated condition raises count and lastTimestamp of one Event; kubectl 
 
 test('no Event for an object that no longer exists; a re-created one does not show its predecessor Events', async () => {
   const writeback = new KubeWriteback({ apiFor: () => api, reportingInstance: 'vtm-a' });
-  writeback.afterApply(desiredState('vtm', [pool('web', [1])], { conditions: [rejected('gone', 'NoBackends', 'the Ingress has neither rules with paths nor a defaultBackend')] }), '127.0.0.1');
+  writeback.afterApply(
+    desiredState('vtm', [pool('web', [1])], {
+      conditions: [rejected('gone', 'NoBackends', 'the Ingress has neither rules with paths nor a defaultBackend')],
+    }),
+    '127.0.0.1',
+  );
   await writeback.settled();
   assert.deepEqual(eventsOn('gone'), []);
   assert.equal(writeback.counters.eventsDropped, 1);
   // An Ingress rejected, deleted and created again under its name: describe shows only the new one's Events.
   sim.objects.create(ingress('again', 'portolan'));
   const edge = new KubeWriteback({ apiFor: () => api, reportingInstance: 'edge-a' });
-  edge.afterApply(desiredState('edge', [pool('web', [1])], { conditions: [rejected('again', 'NoBackends', 'the Ingress has neither rules with paths nor a defaultBackend')] }), '127.0.0.1');
+  edge.afterApply(
+    desiredState('edge', [pool('web', [1])], {
+      conditions: [rejected('again', 'NoBackends', 'the Ingress has neither rules with paths nor a defaultBackend')],
+    }),
+    '127.0.0.1',
+  );
   await edge.settled();
   assert.match(await kubectl(['describe', 'ingress', 'again']), /rejected by appliance edge: the Ingress has neither/);
   sim.objects.delete({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', namespace: 'default', name: 'again' });
@@ -118,11 +193,24 @@ test('RemovalHeld goes only on held Ingresses this appliance serves', async () =
   sim.objects.create(ingress('mine', 'portolan'));
   sim.objects.create(ingress('theirs', 'vtm'));
   const edge = new KubeWriteback({ apiFor: () => api, reportingInstance: 'edge-a' });
-  edge.afterApply(desiredState('edge', [pool('web', [1])], { conditions: [{ object: ingressRef('mine'), type: 'Accepted', reason: 'Planned', message: 'planned on listener default~80' }] }), '127.0.0.1');
+  edge.afterApply(
+    desiredState('edge', [pool('web', [1])], {
+      conditions: [
+        { object: ingressRef('mine'), type: 'Accepted', reason: 'Planned', message: 'planned on listener default~80' },
+      ],
+    }),
+    '127.0.0.1',
+  );
   await edge.settled();
   const reason = 'a relist of Ingress no longer lists 6 of 8 hosts';
-  edge.reportHolds('edge', [{ cluster: 'c1', kind: 'Ingress', objectKey: 'default/mine', reason }, { cluster: 'c1', kind: 'Ingress', objectKey: 'default/theirs', reason }]);
+  edge.reportHolds('edge', [
+    { cluster: 'c1', kind: 'Ingress', objectKey: 'default/mine', reason },
+    { cluster: 'c1', kind: 'Ingress', objectKey: 'default/theirs', reason },
+  ]);
   await edge.settled();
-  assert.deepEqual(eventsOn('mine').map((e) => e.reason), ['RemovalHeld']);
-  assert.deepEqual(eventsOn('theirs'), [], 'the vtm-class Ingress is not edge\'s');
+  assert.deepEqual(
+    eventsOn('mine').map((e) => e.reason),
+    ['RemovalHeld'],
+  );
+  assert.deepEqual(eventsOn('theirs'), [], "the vtm-class Ingress is not edge's");
 });

@@ -13,7 +13,10 @@ let dir: string;
 let api: ClientNodeKubeApi;
 const requests: { at: number; method: string; url: string }[] = [];
 before(async () => {
-  sim = await startKubeSim({ port: 0, onRequest: (r) => requests.push({ at: performance.now(), method: r.method, url: r.url }) });
+  sim = await startKubeSim({
+    port: 0,
+    onRequest: (r) => requests.push({ at: performance.now(), method: r.method, url: r.url }),
+  });
   dir = mkdtempSync(path.join(os.tmpdir(), 'portolan-applier-kube-'));
   const kubeconfig = path.join(dir, 'kubeconfig');
   await sim.writeKubeconfig(kubeconfig);
@@ -25,18 +28,39 @@ after(async () => {
 });
 
 const ingress = (name: string, status?: unknown): Record<string, unknown> => ({
-  apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name, namespace: 'default' },
-  spec: { rules: [{ host: `${name}.example.com`, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name, port: { number: 80 } } } }] } }] },
+  apiVersion: 'networking.k8s.io/v1',
+  kind: 'Ingress',
+  metadata: { name, namespace: 'default' },
+  spec: {
+    rules: [
+      {
+        host: `${name}.example.com`,
+        http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name, port: { number: 80 } } } }] },
+      },
+    ],
+  },
   ...(status === undefined ? {} : { status }),
 });
-const lbOf = (name: string): unknown => (sim.objects.get({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', namespace: 'default', name }) as { status?: { loadBalancer?: { ingress?: unknown } } }).status?.loadBalancer?.ingress;
+const lbOf = (name: string): unknown =>
+  (
+    sim.objects.get({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', namespace: 'default', name }) as {
+      status?: { loadBalancer?: { ingress?: unknown } };
+    }
+  ).status?.loadBalancer?.ingress;
 
 test('a served Ingress gets the listen address in status; a rejected one gets a Warning Event naming the reason', async () => {
   sim.objects.create(ingress('ing-web'));
   sim.objects.create(ingress('broken'));
   const writeback = new KubeWriteback({ apiFor: () => api, reportingInstance: 'edge-a' });
   const desired = desiredState('edge', [pool('web', [1])], {
-    conditions: [{ object: ingressRef('broken'), type: 'Rejected', reason: 'SecretNotFound', message: 'TLS secret default/missing does not exist' }],
+    conditions: [
+      {
+        object: ingressRef('broken'),
+        type: 'Rejected',
+        reason: 'SecretNotFound',
+        message: 'TLS secret default/missing does not exist',
+      },
+    ],
   });
   writeback.afterApply(desired, '127.0.0.1');
   await writeback.settled();
@@ -44,7 +68,9 @@ test('a served Ingress gets the listen address in status; a rejected one gets a 
   assert.deepEqual(lbOf('ing-web'), [{ ip: '127.0.0.1' }]);
   assert.deepEqual(lbOf('broken'), undefined, 'a rejected Ingress is not served: no address');
   const events = sim.objects.list('v1', 'Event', 'default');
-  const warning = events.find((e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name === 'broken') as { type?: string; reason?: string; message?: string; involvedObject?: { kind?: string } } | undefined;
+  const warning = events.find(
+    (e) => (e as { involvedObject?: { name?: string } }).involvedObject?.name === 'broken',
+  ) as { type?: string; reason?: string; message?: string; involvedObject?: { kind?: string } } | undefined;
   assert.equal(warning?.type, 'Warning');
   assert.equal(warning?.reason, 'SecretNotFound');
   assert.equal(warning?.involvedObject?.kind, 'Ingress');
@@ -57,7 +83,14 @@ test('status merge on real objects keeps other writers, and a second identical a
   sim.objects.updateStatus({ ...ingress('ing-blog'), status: { loadBalancer: { ingress: [{ ip: '192.0.2.50' }] } } });
   const writeback = new KubeWriteback({ apiFor: () => api, reportingInstance: 'edge-a' });
   const desired = desiredState('edge', [pool('shop', [1]), pool('blog', [2])], {
-    conditions: [{ object: ingressRef('ing-shop'), type: 'Warning', reason: 'AnnotationIgnored', message: 'unknown annotation portolan.dev/foo' }],
+    conditions: [
+      {
+        object: ingressRef('ing-shop'),
+        type: 'Warning',
+        reason: 'AnnotationIgnored',
+        message: 'unknown annotation portolan.dev/foo',
+      },
+    ],
   });
   writeback.afterApply(desired, '127.0.0.1');
   await writeback.settled();
@@ -86,7 +119,13 @@ test('writes are paced by the token bucket (burst, then the configured rate)', a
   const limit = { qps: 20, burst: 4 };
   const writeback = new KubeWriteback({ apiFor: () => api, reportingInstance: 'edge-a', limit });
   const from = requests.length;
-  writeback.afterApply(desiredState('edge', names.map((n, i) => pool(n.slice(4), [i + 1]))), '127.0.0.1');
+  writeback.afterApply(
+    desiredState(
+      'edge',
+      names.map((n, i) => pool(n.slice(4), [i + 1])),
+    ),
+    '127.0.0.1',
+  );
   await writeback.settled();
   const mine = requests.slice(from).filter((r) => r.url.includes('ing-rate'));
   assert.equal(mine.length, 24, 'one read and one patch per Ingress');

@@ -1,7 +1,27 @@
 import type { OperationOutcome } from '@portolan/appliance-driver';
 import type { DesiredState } from '@portolan/desired-state';
-import { ingressStatusTargets, mergeLoadBalancerIngress, refKey, type IngressStatusTarget, type LoadBalancerIngress } from '../core/ingress-status.ts';
-import { conditionEvents, operationEvents, eventKey, fullBucket, holdEvents, newEvents, servedHolds, takeToken, clientGoRateLimit, type HeldRemovalView, type ObjectEventDraft, type RateLimit, type TokenBucket } from '../core/kube-write-plan.ts';
+import {
+  ingressStatusTargets,
+  mergeLoadBalancerIngress,
+  refKey,
+  type IngressStatusTarget,
+  type LoadBalancerIngress,
+} from '../core/ingress-status.ts';
+import {
+  conditionEvents,
+  operationEvents,
+  eventKey,
+  fullBucket,
+  holdEvents,
+  newEvents,
+  servedHolds,
+  takeToken,
+  clientGoRateLimit,
+  type HeldRemovalView,
+  type ObjectEventDraft,
+  type RateLimit,
+  type TokenBucket,
+} from '../core/kube-write-plan.ts';
 import { EventRecorder } from './event-recorder.ts';
 import type { KubeApi } from './kube-api.ts';
 
@@ -31,7 +51,14 @@ export interface WritebackCounters {
  * a refused operation on each failed apply; a held removal once per process.
  */
 export class KubeWriteback {
-  readonly counters: WritebackCounters = { statusWrites: 0, statusSkipped: 0, events: 0, eventsAggregated: 0, eventsDropped: 0, failures: 0 };
+  readonly counters: WritebackCounters = {
+    statusWrites: 0,
+    statusSkipped: 0,
+    events: 0,
+    eventsAggregated: 0,
+    eventsDropped: 0,
+    failures: 0,
+  };
   private readonly apiFor: (cluster: string) => KubeApi | null;
   private readonly reportingInstance: string;
   private readonly limit: RateLimit;
@@ -48,13 +75,25 @@ export class KubeWriteback {
   private readonly ours = new Map<string, { target: IngressStatusTarget }>();
   private closed = false;
   private readonly defaultAddresses: () => readonly string[] | null;
-  private lastInputs: { virtualServices: DesiredState['virtualServices']; conditions: DesiredState['conditions']; defaultAddresses: string } | null = null;
+  private lastInputs: {
+    virtualServices: DesiredState['virtualServices'];
+    conditions: DesiredState['conditions'];
+    defaultAddresses: string;
+  } | null = null;
 
   /**
    * `defaultAddresses` reports what the driver last read back for the default address (vTM's default traffic IP
    * group); it is used when the fleet config names no default address.
    */
-  constructor(options: { apiFor: (cluster: string) => KubeApi | null; reportingInstance: string; limit?: RateLimit; onError?: (e: unknown) => void; defaultAddresses?: () => readonly string[] | null; repeatAfterMs?: number; recorder?: EventRecorder }) {
+  constructor(options: {
+    apiFor: (cluster: string) => KubeApi | null;
+    reportingInstance: string;
+    limit?: RateLimit;
+    onError?: (e: unknown) => void;
+    defaultAddresses?: () => readonly string[] | null;
+    repeatAfterMs?: number;
+    recorder?: EventRecorder;
+  }) {
     this.recorder = options.recorder ?? new EventRecorder();
     this.repeatAfterMs = options.repeatAfterMs ?? REPEAT_AFTER_MS;
     this.defaultAddresses = options.defaultAddresses ?? (() => null);
@@ -69,20 +108,41 @@ export class KubeWriteback {
    * when listeners and conditions are the same arrays as last time and nothing failed (an endpoint change), unless
    * `recheck` (the drift timer re-reads every status, so an edit by someone else is put right within its period).
    */
-  afterApply(desired: DesiredState, defaultAddress: string | null, outcomes: readonly OperationOutcome[] = [], recheck = false): void {
+  afterApply(
+    desired: DesiredState,
+    defaultAddress: string | null,
+    outcomes: readonly OperationOutcome[] = [],
+    recheck = false,
+  ): void {
     // Statuses follow the listeners and Events the conditions: when both are the very arrays of the last call (an
     // incrementally read snapshot after an endpoint change) and nothing failed, there is nothing new to write.
     const last = this.lastInputs;
     const addresses = defaultAddress === null ? (this.defaultAddresses() ?? []) : [defaultAddress];
-    this.lastInputs = { virtualServices: desired.virtualServices, conditions: desired.conditions, defaultAddresses: addresses.join(' ') };
+    this.lastInputs = {
+      virtualServices: desired.virtualServices,
+      conditions: desired.conditions,
+      defaultAddresses: addresses.join(' '),
+    };
     // A recheck starts only when the last one has drained: at the client's default rate a pass over 10k Ingresses
     // takes half an hour, and statuses are then re-verified as a steady trickle, never a growing backlog.
     if (recheck && this.draining.size > 0) return;
-    if (!recheck && last !== null && last.virtualServices === desired.virtualServices && last.conditions === desired.conditions && last.defaultAddresses === this.lastInputs.defaultAddresses && outcomes.every((o) => o.result.ok)) return;
+    if (
+      !recheck &&
+      last !== null &&
+      last.virtualServices === desired.virtualServices &&
+      last.conditions === desired.conditions &&
+      last.defaultAddresses === this.lastInputs.defaultAddresses &&
+      outcomes.every((o) => o.result.ok)
+    )
+      return;
     const targets = ingressStatusTargets(desired, addresses);
     const served = new Set(targets.map((t) => refKey(t.ref)));
     for (const [key, prev] of this.ours) {
-      if (!served.has(key)) this.enqueue(prev.target.ref.cluster, `status:${key}`, { kind: 'status', target: { ref: prev.target.ref, entries: [] } });
+      if (!served.has(key))
+        this.enqueue(prev.target.ref.cluster, `status:${key}`, {
+          kind: 'status',
+          target: { ref: prev.target.ref, entries: [] },
+        });
     }
     for (const t of targets) {
       // A status this process already wrote is not read again on every change of some other Ingress (at 5 QPS that
@@ -91,7 +151,8 @@ export class KubeWriteback {
       this.enqueue(t.ref.cluster, `status:${refKey(t.ref)}`, { kind: 'status', target: t });
     }
     this.recordConditions(conditionEvents(desired), recheck);
-    for (const e of newEvents(operationEvents(desired, outcomes), new Set())) this.enqueue(e.ref.cluster, `event:${eventKey(e)}`, { kind: 'event', event: e });
+    for (const e of newEvents(operationEvents(desired, outcomes), new Set()))
+      this.enqueue(e.ref.cluster, `event:${eventKey(e)}`, { kind: 'event', event: e });
   }
 
   /** New (or returning) conditions are recorded now; persisting ones again on a recheck once `repeatAfterMs` passed. */
@@ -120,7 +181,8 @@ export class KubeWriteback {
 
   /** Queues Events for refused operations of an apply that did not land (no status is written for it). */
   reportRefusals(desired: DesiredState, outcomes: readonly OperationOutcome[]): void {
-    for (const e of newEvents(operationEvents(desired, outcomes), new Set())) this.enqueue(e.ref.cluster, `event:${eventKey(e)}`, { kind: 'event', event: e });
+    for (const e of newEvents(operationEvents(desired, outcomes), new Set()))
+      this.enqueue(e.ref.cluster, `event:${eventKey(e)}`, { kind: 'event', event: e });
   }
 
   /** Resolves when every queue has drained (tests). */
@@ -139,7 +201,10 @@ export class KubeWriteback {
     q.set(key, task);
     this.queues.set(cluster, q);
     if (!this.draining.has(cluster)) {
-      this.draining.set(cluster, this.drain(cluster).finally(() => this.draining.delete(cluster)));
+      this.draining.set(
+        cluster,
+        this.drain(cluster).finally(() => this.draining.delete(cluster)),
+      );
     }
   }
 
@@ -173,7 +238,9 @@ export class KubeWriteback {
 
   private async run(api: KubeApi, cluster: string, task: Task): Promise<void> {
     if (task.kind === 'event') {
-      const outcome = await this.recorder.record(api, task.event, this.reportingInstance, () => this.waitForToken(cluster));
+      const outcome = await this.recorder.record(api, task.event, this.reportingInstance, () =>
+        this.waitForToken(cluster),
+      );
       if (outcome === 'created') this.counters.events++;
       else if (outcome === 'aggregated') this.counters.eventsAggregated++;
       else this.counters.eventsDropped++;

@@ -65,7 +65,9 @@ export class PgApplyLog {
   async recordApply(input: ApplyRecordInput, fence: EpochFence): Promise<RecordedApply> {
     const tree = this.encode(input);
     const row = applyRow(input, input.status, tree.hashes, input.reason);
-    const { rows: [answer] } = await sql<{ latest: string | null; id: string | null; finished_at: Date | null }>`
+    const {
+      rows: [answer],
+    } = await sql<{ latest: string | null; id: string | null; finished_at: Date | null }>`
       WITH fence AS (${epochRowForShare(fence.group)}),
       current AS (SELECT 1 FROM fence WHERE epoch = ${fence.epoch}),
       pieces AS (
@@ -86,12 +88,22 @@ export class PgApplyLog {
       return this.insertFenced(input, tree, new StaleEpochError(fence.group, fence.epoch, latest).message);
     }
     this.trees.confirm(tree.gen);
-    return { id: String(answer.id), snapshotId: input.snapshotId, status: input.status, observedAfterHash: tree.hashes.observedAfter, finishedAt: new Date(answer.finished_at) };
+    return {
+      id: String(answer.id),
+      snapshotId: input.snapshotId,
+      status: input.status,
+      observedAfterHash: tree.hashes.observedAfter,
+      finishedAt: new Date(answer.finished_at),
+    };
   }
 
   /** The operations of a recorded apply, payloads included (from their value tree, or from the row in older records). */
   async operationsOf(applyId: string): Promise<Operation[] | null> {
-    const row = await this.db.selectFrom('applies').select(['id', 'operations', 'operations_hash']).where('id', '=', applyId).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('applies')
+      .select(['id', 'operations', 'operations_hash'])
+      .where('id', '=', applyId)
+      .executeTakeFirst();
     return row === undefined ? null : ((await readApplyOperations(this.db, row)) as Operation[]);
   }
 
@@ -102,7 +114,12 @@ export class PgApplyLog {
   private encode(input: ApplyRecordInput): EncodedRecord {
     const values = input.observedAfter === null ? [input.operations] : [input.operations, input.observedAfter];
     const { roots, pieces, gen } = this.trees.encodeAll(values);
-    return { hashes: { operations: roots[0]!, observedAfter: roots[1] ?? null }, ids: [...pieces.keys()], bodies: [...pieces.values()].map((text) => Buffer.from(text)), gen };
+    return {
+      hashes: { operations: roots[0]!, observedAfter: roots[1] ?? null },
+      ids: [...pieces.keys()],
+      bodies: [...pieces.values()].map((text) => Buffer.from(text)),
+      gen,
+    };
   }
 
   /** Reads a read-back stored with an apply (a value tree of pieces, or one plain piece for older records); null when absent. */
@@ -112,23 +129,57 @@ export class PgApplyLog {
 
   /** The last apply that may have reached the appliance (not fenced, not a hold). */
   async lastApplied(appliance: string): Promise<RecordedApply | null> {
-    const row = await this.db.selectFrom('applies').select(['id', 'snapshot_id', 'status', 'observed_after_hash', 'finished_at'])
-      .where('appliance', '=', appliance).where('status', 'not in', ['fenced', 'held'])
-      .orderBy('id', 'desc').limit(1).executeTakeFirst();
-    return row === undefined ? null : { id: String(row.id), snapshotId: String(row.snapshot_id), status: row.status as ApplyStatus, observedAfterHash: row.observed_after_hash, finishedAt: new Date(row.finished_at) };
+    const row = await this.db
+      .selectFrom('applies')
+      .select(['id', 'snapshot_id', 'status', 'observed_after_hash', 'finished_at'])
+      .where('appliance', '=', appliance)
+      .where('status', 'not in', ['fenced', 'held'])
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row === undefined
+      ? null
+      : {
+          id: String(row.id),
+          snapshotId: String(row.snapshot_id),
+          status: row.status as ApplyStatus,
+          observedAfterHash: row.observed_after_hash,
+          finishedAt: new Date(row.finished_at),
+        };
   }
 
   /** Snapshot ids whose hold was already recorded (so a restart does not record them again). */
   async recordedHolds(appliance: string): Promise<Set<string>> {
-    const rows = await this.db.selectFrom('applies').select('snapshot_id').where('appliance', '=', appliance).where('status', '=', 'held').orderBy('id', 'desc').limit(100).execute();
+    const rows = await this.db
+      .selectFrom('applies')
+      .select('snapshot_id')
+      .where('appliance', '=', appliance)
+      .where('status', '=', 'held')
+      .orderBy('id', 'desc')
+      .limit(100)
+      .execute();
     return new Set(rows.map((r) => String(r.snapshot_id)));
   }
 
   /** Records drift found by a read-back. */
-  async recordDrift(appliance: string, snapshotId: string | null, report: DriftReport, action: 'corrected' | 'reported'): Promise<string> {
-    const row = await this.db.insertInto('drift_observations')
-      .values({ appliance, snapshot_id: snapshotId, objects: JSON.stringify(report.objects), before: JSON.stringify(report.before), after: JSON.stringify(report.after), action })
-      .returning('id').executeTakeFirstOrThrow();
+  async recordDrift(
+    appliance: string,
+    snapshotId: string | null,
+    report: DriftReport,
+    action: 'corrected' | 'reported',
+  ): Promise<string> {
+    const row = await this.db
+      .insertInto('drift_observations')
+      .values({
+        appliance,
+        snapshot_id: snapshotId,
+        objects: JSON.stringify(report.objects),
+        before: JSON.stringify(report.before),
+        after: JSON.stringify(report.after),
+        action,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
     return String(row.id);
   }
 
@@ -138,7 +189,9 @@ export class PgApplyLog {
    */
   private async insertFenced(input: ApplyRecordInput, tree: EncodedRecord, reason: string): Promise<RecordedApply> {
     const row = applyRow(input, 'fenced', tree.hashes, reason);
-    const { rows: [answer] } = await sql<{ id: string; finished_at: Date }>`
+    const {
+      rows: [answer],
+    } = await sql<{ id: string; finished_at: Date }>`
       WITH pieces AS (
         INSERT INTO snapshot_pieces (hash, body) SELECT * FROM unnest(${tree.ids}::text[], ${tree.bodies}::bytea[]) ON CONFLICT (hash) DO NOTHING
       )
@@ -147,7 +200,13 @@ export class PgApplyLog {
       RETURNING id, finished_at
     `.execute(this.db);
     this.trees.confirm(tree.gen);
-    return { id: String(answer!.id), snapshotId: input.snapshotId, status: 'fenced', observedAfterHash: tree.hashes.observedAfter, finishedAt: new Date(answer!.finished_at) };
+    return {
+      id: String(answer!.id),
+      snapshotId: input.snapshotId,
+      status: 'fenced',
+      observedAfterHash: tree.hashes.observedAfter,
+      finishedAt: new Date(answer!.finished_at),
+    };
   }
 }
 
@@ -163,18 +222,56 @@ type ApplyRow = Omit<Insertable<AppliesTable>, 'id'>;
 
 /** The `applies` columns a record writes, with their SQL types (a SELECT's parameters need them spelled out). */
 const APPLY_COLUMNS: readonly (readonly [keyof ApplyRow, string])[] = [
-  ['appliance', 'text'], ['snapshot_id', 'bigint'], ['epoch', 'bigint'], ['leader_id', 'text'], ['trigger', 'text'], ['status', 'text'],
-  ['operations', 'jsonb'], ['operations_hash', 'text'], ['results', 'jsonb'], ['observed_after_hash', 'text'], ['reason', 'text'], ['started_at', 'timestamptz'],
-  ['finished_at', 'timestamptz'], ['trace_id', 'text'],
+  ['appliance', 'text'],
+  ['snapshot_id', 'bigint'],
+  ['epoch', 'bigint'],
+  ['leader_id', 'text'],
+  ['trigger', 'text'],
+  ['status', 'text'],
+  ['operations', 'jsonb'],
+  ['operations_hash', 'text'],
+  ['results', 'jsonb'],
+  ['observed_after_hash', 'text'],
+  ['reason', 'text'],
+  ['started_at', 'timestamptz'],
+  ['finished_at', 'timestamptz'],
+  ['trace_id', 'text'],
 ];
 
-function applyRow(input: ApplyRecordInput, status: ApplyStatus, hashes: EncodedRecord['hashes'], reason: string | null): ApplyRow {
-  const results = input.outcomes.map((o) => ({ objectType: o.operation.objectType, objectName: o.operation.objectName, action: o.operation.action, result: o.result, durationMs: o.durationMs }));
+function applyRow(
+  input: ApplyRecordInput,
+  status: ApplyStatus,
+  hashes: EncodedRecord['hashes'],
+  reason: string | null,
+): ApplyRow {
+  const results = input.outcomes.map((o) => ({
+    objectType: o.operation.objectType,
+    objectName: o.operation.objectName,
+    action: o.operation.action,
+    result: o.result,
+    durationMs: o.durationMs,
+  }));
   // The row lists the operations without their payloads (those are in the tree): a reload's is the whole config.
-  const operations = input.operations.map((o) => ({ objectType: o.objectType, objectName: o.objectName, action: o.action, summary: o.summary }));
+  const operations = input.operations.map((o) => ({
+    objectType: o.objectType,
+    objectName: o.objectName,
+    action: o.action,
+    summary: o.summary,
+  }));
   return {
-    appliance: input.appliance, snapshot_id: input.snapshotId, epoch: input.epoch, leader_id: input.leaderId, trigger: input.trigger, status,
-    operations: JSON.stringify(operations), operations_hash: hashes.operations, results: JSON.stringify(results), observed_after_hash: hashes.observedAfter, reason,
-    started_at: input.startedAt, finished_at: input.finishedAt, trace_id: input.traceId,
+    appliance: input.appliance,
+    snapshot_id: input.snapshotId,
+    epoch: input.epoch,
+    leader_id: input.leaderId,
+    trigger: input.trigger,
+    status,
+    operations: JSON.stringify(operations),
+    operations_hash: hashes.operations,
+    results: JSON.stringify(results),
+    observed_after_hash: hashes.observedAfter,
+    reason,
+    started_at: input.startedAt,
+    finished_at: input.finishedAt,
+    trace_id: input.traceId,
   };
 }

@@ -15,7 +15,16 @@ export interface LoadedSnapshot extends SnapshotHeader {
   readonly reason?: string | null;
 }
 
-type SnapshotRow = { id: string; content_hash: string; root_hash: string; held: boolean; hold_reason: string | null; created_at: Date; origin: string; reason: string | null };
+type SnapshotRow = {
+  id: string;
+  content_hash: string;
+  root_hash: string;
+  held: boolean;
+  hold_reason: string | null;
+  created_at: Date;
+  origin: string;
+  reason: string | null;
+};
 
 /** Where the applier reads snapshots from (Postgres in production; the planner writes them). */
 export interface SnapshotSource {
@@ -64,7 +73,16 @@ export class PgSnapshotSource implements SnapshotSource {
   offerHead(a: AnnouncedSnapshot): void {
     // A held snapshot's header needs the newest unheld id: those go through the query.
     if (a.held || (this.announced !== null && BigInt(this.announced.id) >= BigInt(a.id))) return;
-    this.announced = { id: a.id, content_hash: a.hash, root_hash: a.hash, held: false, hold_reason: null, created_at: a.createdAt, origin: 'plan', reason: null };
+    this.announced = {
+      id: a.id,
+      content_hash: a.hash,
+      root_hash: a.hash,
+      held: false,
+      hold_reason: null,
+      created_at: a.createdAt,
+      origin: 'plan',
+      reason: null,
+    };
   }
 
   /**
@@ -84,7 +102,16 @@ export class PgSnapshotSource implements SnapshotSource {
     const row = await this.db
       .selectFrom('snapshot_heads as h')
       .innerJoin('snapshots as s', 's.id', 'h.snapshot_id')
-      .select(['s.id', 's.content_hash', 's.root_hash', 's.held', 's.hold_reason', 's.created_at', 's.origin', 's.reason'])
+      .select([
+        's.id',
+        's.content_hash',
+        's.root_hash',
+        's.held',
+        's.hold_reason',
+        's.created_at',
+        's.origin',
+        's.reason',
+      ])
       .where('h.appliance', '=', appliance)
       .executeTakeFirst();
     if (row === undefined) return null;
@@ -93,13 +120,26 @@ export class PgSnapshotSource implements SnapshotSource {
     if (this.newestHeadId === null || BigInt(row.id) > this.newestHeadId) this.newestHeadId = BigInt(row.id);
     const header = { id: String(row.id), hash: row.content_hash, held: row.held, holdReason: row.hold_reason };
     if (!row.held) return header;
-    const unheld = await this.db.selectFrom('snapshots').select('id').where('appliance', '=', appliance).where('held', '=', false).orderBy('id', 'desc').limit(1).executeTakeFirst();
+    const unheld = await this.db
+      .selectFrom('snapshots')
+      .select('id')
+      .where('appliance', '=', appliance)
+      .where('held', '=', false)
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
     return { ...header, newestUnheldId: unheld === undefined ? null : String(unheld.id) };
   }
 
   async get(id: string): Promise<LoadedSnapshot> {
     // A snapshot row never changes once written except its hold flag, which the head query has just read.
-    const row = this.rows.get(id) ?? (await this.db.selectFrom('snapshots').select(['id', 'content_hash', 'root_hash', 'held', 'hold_reason', 'created_at', 'origin', 'reason']).where('id', '=', id).executeTakeFirst());
+    const row =
+      this.rows.get(id) ??
+      (await this.db
+        .selectFrom('snapshots')
+        .select(['id', 'content_hash', 'root_hash', 'held', 'hold_reason', 'created_at', 'origin', 'reason'])
+        .where('id', '=', id)
+        .executeTakeFirst());
     if (row === undefined) throw new SnapshotLoadError(`snapshot ${id} does not exist`);
     this.rows.delete(id);
     const fetched = new Map<string, Uint8Array>();
@@ -110,7 +150,11 @@ export class PgSnapshotSource implements SnapshotSource {
       // A first read fetches the whole snapshot level by level from the pieces' references (one parse per piece);
       // later reads ask the reader which pieces differ.
       if (this.reader.current === null) await this.prefetchAll(row.root_hash, fetched);
-      for (let ids = this.reader.missing(row.root_hash, lookup); ids.length > 0; ids = this.reader.missing(row.root_hash, lookup)) {
+      for (
+        let ids = this.reader.missing(row.root_hash, lookup);
+        ids.length > 0;
+        ids = this.reader.missing(row.root_hash, lookup)
+      ) {
         const rows = await this.fetch(ids);
         for (const r of rows) fetched.set(r.hash, new Uint8Array(r.body));
         const absent = ids.find((pieceId) => !fetched.has(pieceId));
@@ -119,13 +163,28 @@ export class PgSnapshotSource implements SnapshotSource {
       desired = this.reader.read(row.root_hash, lookup);
       this.offered = new Map();
     } catch (cause) {
-      throw cause instanceof SnapshotLoadError ? cause : new SnapshotLoadError(`snapshot ${id} cannot be decoded: ${(cause as Error).message}`, { cause });
+      throw cause instanceof SnapshotLoadError
+        ? cause
+        : new SnapshotLoadError(`snapshot ${id} cannot be decoded: ${(cause as Error).message}`, { cause });
     }
-    return { id: String(row.id), hash: row.content_hash, held: row.held, holdReason: row.hold_reason, desired, createdAt: new Date(row.created_at), origin: row.origin, reason: row.reason };
+    return {
+      id: String(row.id),
+      hash: row.content_hash,
+      held: row.held,
+      holdReason: row.hold_reason,
+      desired,
+      createdAt: new Date(row.created_at),
+      origin: row.origin,
+      reason: row.reason,
+    };
   }
 
   async oldestUnappliedAt(appliance: string, afterId: string | null): Promise<Date | null> {
-    let q = this.db.selectFrom('snapshots').select((eb) => eb.fn.min('created_at').as('oldest')).where('appliance', '=', appliance).where('held', '=', false);
+    let q = this.db
+      .selectFrom('snapshots')
+      .select((eb) => eb.fn.min('created_at').as('oldest'))
+      .where('appliance', '=', appliance)
+      .where('held', '=', false);
     if (afterId !== null) q = q.where('id', '>', afterId);
     const row = await q.executeTakeFirst();
     return row?.oldest === null || row?.oldest === undefined ? null : new Date(row.oldest as Date);
@@ -149,7 +208,11 @@ export class PgSnapshotSource implements SnapshotSource {
   private async fetch(ids: readonly string[]): Promise<{ hash: string; body: Buffer }[]> {
     // One array parameter, not one parameter per id: a level of a 10k-Service snapshot holds more pieces than the
     // 65,535 bind parameters Postgres accepts in one statement.
-    const rows = await this.db.selectFrom('snapshot_pieces').select(['hash', 'body']).where(sql<boolean>`hash = any(${ids}::text[])`).execute();
+    const rows = await this.db
+      .selectFrom('snapshot_pieces')
+      .select(['hash', 'body'])
+      .where(sql<boolean>`hash = any(${ids}::text[])`)
+      .execute();
     this.fetchedPieces += rows.length;
     return rows;
   }

@@ -21,13 +21,20 @@ export interface ApplyTarget {
  * the last applied snapshot (a held plan never reaches the appliance without an override) and the hold is
  * recorded once.
  */
-export function decideApplyTarget(head: SnapshotHeader | null, lastAppliedSnapshotId: string | null, recordedHolds: ReadonlySet<string>): ApplyTarget {
+export function decideApplyTarget(
+  head: SnapshotHeader | null,
+  lastAppliedSnapshotId: string | null,
+  recordedHolds: ReadonlySet<string>,
+): ApplyTarget {
   if (head === null) return { snapshotId: lastAppliedSnapshotId, holdToRecord: null };
   if (!head.held) return { snapshotId: head.id, holdToRecord: null };
   // Held head: converge to the newest unheld snapshot (e.g. a rollback target appended before a pinned plan), unless
   // what was last applied is newer still (an approved snapshot). Snapshot ids grow along the chain.
   const unheld = head.newestUnheldId ?? null;
-  const target = unheld !== null && (lastAppliedSnapshotId === null || BigInt(unheld) > BigInt(lastAppliedSnapshotId)) ? unheld : lastAppliedSnapshotId;
+  const target =
+    unheld !== null && (lastAppliedSnapshotId === null || BigInt(unheld) > BigInt(lastAppliedSnapshotId))
+      ? unheld
+      : lastAppliedSnapshotId;
   return { snapshotId: target, holdToRecord: recordedHolds.has(head.id) ? null : head };
 }
 

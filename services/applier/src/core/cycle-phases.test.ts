@@ -15,5 +15,12 @@ test('phases are measured from the previous mark, from an origin before the cycl
   phases.mark('head');
   assert.deepEqual(phases.toObject(), { queued: 13, head: 1.3, send: 6.7 });
   assert.equal(phases.totalMs, 21);
-  assert.deepEqual(phases.seconds().map(([n, s]) => [n, Math.round(s * 10_000) / 10_000]), [['queued', 0.013], ['head', 0.0013], ['send', 0.0067]]);
+  assert.deepEqual(
+    phases.seconds().map(([n, s]) => [n, Math.round(s * 10_000) / 10_000]),
+    [
+      ['queued', 0.013],
+      ['head', 0.0013],
+      ['send', 0.0067],
+    ],
+  );
 });

@@ -30,8 +30,12 @@ export function loadBalancerEntry(address: string): LoadBalancerIngress {
  * `address`, LoadMaster's `defaultAddress`) or several (the addresses of vTM's default traffic IP group, as read
  * back); null or empty: unknown, skipped.
  */
-export function ingressStatusTargets(desired: DesiredState, defaultAddress: string | readonly string[] | null): IngressStatusTarget[] {
-  const defaults = defaultAddress === null ? [] : typeof defaultAddress === 'string' ? [defaultAddress] : defaultAddress;
+export function ingressStatusTargets(
+  desired: DesiredState,
+  defaultAddress: string | readonly string[] | null,
+): IngressStatusTarget[] {
+  const defaults =
+    defaultAddress === null ? [] : typeof defaultAddress === 'string' ? [defaultAddress] : defaultAddress;
   const byRef = new Map<string, { ref: ObjectRef; addresses: Set<string> }>();
   for (const vs of desired.virtualServices) {
     const addresses = (vs.address.kind === 'default' ? defaults : [vs.address.ip]).filter((a) => a !== '');
@@ -55,10 +59,17 @@ const entryKey = (e: LoadBalancerIngress): string => `${e.ip ?? ''}|${e.hostname
  * Merges this appliance's entries into an Ingress's current list: entries other appliances wrote stay, the
  * entries this appliance wrote before are replaced by `ours`. Null when nothing changes (no write needed).
  */
-export function mergeLoadBalancerIngress(current: readonly LoadBalancerIngress[], previouslyOurs: readonly LoadBalancerIngress[], ours: readonly LoadBalancerIngress[]): LoadBalancerIngress[] | null {
+export function mergeLoadBalancerIngress(
+  current: readonly LoadBalancerIngress[],
+  previouslyOurs: readonly LoadBalancerIngress[],
+  ours: readonly LoadBalancerIngress[],
+): LoadBalancerIngress[] | null {
   const drop = new Set([...previouslyOurs, ...ours].map(entryKey));
   const kept = current.filter((e) => !drop.has(entryKey(e)));
-  const merged = [...kept, ...ours].map((e) => ({ ...(e.ip === undefined ? {} : { ip: e.ip }), ...(e.hostname === undefined ? {} : { hostname: e.hostname }) }));
+  const merged = [...kept, ...ours].map((e) => ({
+    ...(e.ip === undefined ? {} : { ip: e.ip }),
+    ...(e.hostname === undefined ? {} : { hostname: e.hostname }),
+  }));
   merged.sort((a, b) => compareCodeUnits(entryKey(a), entryKey(b)));
   const same = merged.length === current.length && merged.every((e, i) => entryKey(e) === entryKey(current[i]!));
   return same ? null : merged;

@@ -19,7 +19,12 @@ export function eventKey(e: ObjectEventDraft): string {
 export function conditionEvents(desired: DesiredState): ObjectEventDraft[] {
   return desired.conditions
     .filter((c) => c.type === 'Rejected' || c.type === 'Warning')
-    .map((c) => ({ ref: c.object, type: 'Warning', reason: c.reason, message: c.type === 'Rejected' ? `rejected by appliance ${desired.appliance}: ${c.message}` : c.message }));
+    .map((c) => ({
+      ref: c.object,
+      type: 'Warning',
+      reason: c.reason,
+      message: c.type === 'Rejected' ? `rejected by appliance ${desired.appliance}: ${c.message}` : c.message,
+    }));
 }
 
 /**
@@ -33,7 +38,13 @@ export function operationEvents(desired: DesiredState, outcomes: readonly Operat
   for (const o of outcomes) {
     if (o.result.ok || o.operation.objectType !== 'binding') continue;
     const service = bindings.get(o.operation.objectName);
-    if (service !== undefined) out.push({ ref: service, type: 'Warning', reason: o.result.code, message: `appliance ${desired.appliance}: ${o.result.message}` });
+    if (service !== undefined)
+      out.push({
+        ref: service,
+        type: 'Warning',
+        reason: o.result.code,
+        message: `appliance ${desired.appliance}: ${o.result.message}`,
+      });
   }
   return out;
 }
@@ -54,7 +65,8 @@ export function holdEvents(appliance: string, holds: readonly HeldRemovalView[])
   return holds.flatMap((h) => {
     if (!KINDS.has(h.kind)) return [];
     const slash = h.objectKey.indexOf('/');
-    const [namespace, name] = slash < 0 ? ['', h.objectKey] : [h.objectKey.slice(0, slash), h.objectKey.slice(slash + 1)];
+    const [namespace, name] =
+      slash < 0 ? ['', h.objectKey] : [h.objectKey.slice(0, slash), h.objectKey.slice(slash + 1)];
     const ref = { cluster: h.cluster, kind: h.kind as ObjectRef['kind'], namespace, name };
     const message = `appliance ${appliance} keeps serving this object: ${h.reason}. Approve the removal with: portolan approve ${appliance} --reason "..."`;
     return [{ ref, type: 'Warning' as const, reason: 'RemovalHeld', message }];
@@ -66,8 +78,15 @@ export function holdEvents(appliance: string, holds: readonly HeldRemovalView[])
  * this appliance's only when its current desired state has a condition on it; an Ingress of another class (served by
  * another appliance) gets no Event from this one. Other kinds are not tied to one appliance's conditions and are kept.
  */
-export function servedHolds(holds: readonly HeldRemovalView[], conditions: DesiredState['conditions']): HeldRemovalView[] {
-  const ingresses = new Set(conditions.filter((c) => c.object.kind === 'Ingress').map((c) => `${c.object.cluster}/${c.object.namespace}/${c.object.name}`));
+export function servedHolds(
+  holds: readonly HeldRemovalView[],
+  conditions: DesiredState['conditions'],
+): HeldRemovalView[] {
+  const ingresses = new Set(
+    conditions
+      .filter((c) => c.object.kind === 'Ingress')
+      .map((c) => `${c.object.cluster}/${c.object.namespace}/${c.object.name}`),
+  );
   return holds.filter((h) => h.kind !== 'Ingress' || ingresses.has(`${h.cluster}/${h.objectKey}`));
 }
 
@@ -109,8 +128,16 @@ export function fullBucket(limit: RateLimit, now: number): TokenBucket {
 }
 
 /** Takes one token at `now`; when none is left, says how long to wait for the next. */
-export function takeToken(bucket: TokenBucket, limit: RateLimit, now: number): { ok: true; bucket: TokenBucket } | { ok: false; bucket: TokenBucket; waitMs: number } {
+export function takeToken(
+  bucket: TokenBucket,
+  limit: RateLimit,
+  now: number,
+): { ok: true; bucket: TokenBucket } | { ok: false; bucket: TokenBucket; waitMs: number } {
   const refilled = Math.min(limit.burst, bucket.tokens + (Math.max(0, now - bucket.updatedAt) * limit.qps) / 1000);
   if (refilled >= 1) return { ok: true, bucket: { tokens: refilled - 1, updatedAt: now } };
-  return { ok: false, bucket: { tokens: refilled, updatedAt: now }, waitMs: Math.ceil(((1 - refilled) * 1000) / limit.qps) };
+  return {
+    ok: false,
+    bucket: { tokens: refilled, updatedAt: now },
+    waitMs: Math.ceil(((1 - refilled) * 1000) / limit.qps),
+  };
 }

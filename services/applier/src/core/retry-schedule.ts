@@ -22,7 +22,13 @@ export function retryDelayMs(attempt: number, policy: RetryPolicy, random: numbe
  * appliance called permanent (validation refusals) are retried only at the cap, as the object may be fixed
  * by a later snapshot but hammering the appliance will not help. No failures → no retry.
  */
-export function nextRetryDelayMs(attempt: number, failed: number, retryableFailed: number, policy: RetryPolicy, random: number): number | null {
+export function nextRetryDelayMs(
+  attempt: number,
+  failed: number,
+  retryableFailed: number,
+  policy: RetryPolicy,
+  random: number,
+): number | null {
   if (failed === 0) return null;
   if (retryableFailed === 0) return policy.capMs;
   return retryDelayMs(attempt, policy, random);

@@ -49,10 +49,21 @@ export class FakeAppliance {
   /** Applies one write. */
   write(key: string, op: Operation, epoch: number): OperationResult {
     const failure = this.failures.get(key);
-    if (this.fenceByEpoch && epoch < this.highestEpoch) return this.log(epoch, key, op, { ok: false, code: 'STALE_EPOCH', message: `epoch ${epoch} < ${this.highestEpoch}`, retryable: false });
+    if (this.fenceByEpoch && epoch < this.highestEpoch)
+      return this.log(epoch, key, op, {
+        ok: false,
+        code: 'STALE_EPOCH',
+        message: `epoch ${epoch} < ${this.highestEpoch}`,
+        retryable: false,
+      });
     if (failure !== undefined && failure.times > 0) {
       failure.times--;
-      return this.log(epoch, key, op, { ok: false, code: 'REFUSED', message: `injected failure for ${key}`, retryable: failure.retryable });
+      return this.log(epoch, key, op, {
+        ok: false,
+        code: 'REFUSED',
+        message: `injected failure for ${key}`,
+        retryable: failure.retryable,
+      });
     }
     this.highestEpoch = Math.max(this.highestEpoch, epoch);
     if (op.action === 'delete') this.objects.delete(key);
@@ -69,10 +80,21 @@ export class FakeAppliance {
 /** Renders a desired state into the fake's objects: one per certificate, pool and virtual service. */
 export function renderFake(desired: DesiredState): FakeObjects {
   const out: Record<string, JsonObject> = {};
-  for (const c of desired.certificates) out[`certificate/${c.name}`] = { secret: `${c.secret.namespace}/${c.secret.name}`, fingerprint: c.fingerprint, hosts: [...c.hosts] };
-  for (const p of desired.pools) out[`pool/${p.name}`] = { members: p.members.map((m) => `${m.address}:${m.port}/${m.state}/${m.weight}`) };
+  for (const c of desired.certificates)
+    out[`certificate/${c.name}`] = {
+      secret: `${c.secret.namespace}/${c.secret.name}`,
+      fingerprint: c.fingerprint,
+      hosts: [...c.hosts],
+    };
+  for (const p of desired.pools)
+    out[`pool/${p.name}`] = { members: p.members.map((m) => `${m.address}:${m.port}/${m.state}/${m.weight}`) };
   for (const v of desired.virtualServices) {
-    out[`virtual_service/${v.name}`] = { port: v.port, protocol: v.protocol, defaultPool: v.defaultPool, routes: v.routes.map((r) => `${r.host}${r.path}:${r.match}->${r.pool}`) };
+    out[`virtual_service/${v.name}`] = {
+      port: v.port,
+      protocol: v.protocol,
+      defaultPool: v.defaultPool,
+      routes: v.routes.map((r) => `${r.host}${r.path}:${r.match}->${r.pool}`),
+    };
   }
   return out;
 }
@@ -86,15 +108,31 @@ const strip = (o: JsonObject): string => {
 export function diffFake(desired: FakeObjects, observed: FakeObjects): Operation[] {
   const writes: Operation[] = [];
   const deletes: Operation[] = [];
-  const [objectType, objectName] = [(k: string): string => k.slice(0, k.indexOf('/')), (k: string): string => k.slice(k.indexOf('/') + 1)];
+  const [objectType, objectName] = [
+    (k: string): string => k.slice(0, k.indexOf('/')),
+    (k: string): string => k.slice(k.indexOf('/') + 1),
+  ];
   for (const key of Object.keys(desired).sort(compareCodeUnits)) {
     const want = desired[key]!;
     const have = observed[key];
     if (have !== undefined && strip(have) === strip(want)) continue;
-    writes.push({ objectType: objectType(key), objectName: objectName(key), action: have === undefined ? 'create' : 'update', payload: want, summary: `${have === undefined ? 'create' : 'update'} ${key}` });
+    writes.push({
+      objectType: objectType(key),
+      objectName: objectName(key),
+      action: have === undefined ? 'create' : 'update',
+      payload: want,
+      summary: `${have === undefined ? 'create' : 'update'} ${key}`,
+    });
   }
   for (const key of Object.keys(observed).sort(compareCodeUnits)) {
-    if (desired[key] === undefined) deletes.push({ objectType: objectType(key), objectName: objectName(key), action: 'delete', payload: null, summary: `delete ${key}` });
+    if (desired[key] === undefined)
+      deletes.push({
+        objectType: objectType(key),
+        objectName: objectName(key),
+        action: 'delete',
+        payload: null,
+        summary: `delete ${key}`,
+      });
   }
   writes.sort((a, b) => rank(`${a.objectType}/`) - rank(`${b.objectType}/`));
   deletes.sort((a, b) => rank(`${b.objectType}/`) - rank(`${a.objectType}/`));
@@ -111,7 +149,10 @@ export class FakeApplianceDriver implements ApplianceDriver<FakeObjects> {
 
   /** Set with `writeGate: true`: sends in one batch, started before the epoch check answers (as the HAProxy driver does). */
   readonly acceptsWriteGate: boolean;
-  readonly executeAll?: (operations: readonly Operation[], context: ExecutionContext) => Promise<readonly OperationResult[]>;
+  readonly executeAll?: (
+    operations: readonly Operation[],
+    context: ExecutionContext,
+  ) => Promise<readonly OperationResult[]>;
   /** Unset: a test that needs deferred writes sets it. */
   settle?: () => Promise<void>;
 
@@ -121,7 +162,13 @@ export class FakeApplianceDriver implements ApplianceDriver<FakeObjects> {
     this.acceptsWriteGate = options.writeGate === true;
     if (this.acceptsWriteGate) {
       this.executeAll = async (operations, context) => {
-        if (!(await (context.writeGate ?? Promise.resolve(true)))) return operations.map(() => ({ ok: false, code: 'StaleEpoch', message: 'epoch not current', retryable: false }));
+        if (!(await (context.writeGate ?? Promise.resolve(true))))
+          return operations.map(() => ({
+            ok: false,
+            code: 'StaleEpoch',
+            message: 'epoch not current',
+            retryable: false,
+          }));
         const results: OperationResult[] = [];
         for (const op of operations) results.push(await this.execute(op, context));
         return results;
@@ -151,8 +198,14 @@ export class FakeApplianceDriver implements ApplianceDriver<FakeObjects> {
     if (context.signal.aborted) return { ok: false, code: 'ABORTED', message: 'leadership lost', retryable: true };
     if (operation.objectType === 'certificate' && operation.action !== 'delete') {
       const [namespace, name] = String(operation.payload?.['secret']).split('/');
-      const material = await context.secrets.resolve({ cluster: 'c1', kind: 'Secret', namespace: namespace!, name: name! });
-      if (!material.privateKeyPem.includes('PRIVATE KEY')) return { ok: false, code: 'BAD_KEY', message: 'not a key', retryable: false };
+      const material = await context.secrets.resolve({
+        cluster: 'c1',
+        kind: 'Secret',
+        namespace: namespace!,
+        name: name!,
+      });
+      if (!material.privateKeyPem.includes('PRIVATE KEY'))
+        return { ok: false, code: 'BAD_KEY', message: 'not a key', retryable: false };
       this.resolvedSecrets.push(`${namespace}/${name}`);
     }
     return this.appliance.write(`${operation.objectType}/${operation.objectName}`, operation, context.epoch);

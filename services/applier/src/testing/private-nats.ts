@@ -36,7 +36,9 @@ export interface PrivateNats {
 export async function startPrivateNats(): Promise<PrivateNats> {
   const port = await freePort();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'portolan-nats-'));
-  const child: ChildProcess = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir], { stdio: 'ignore' });
+  const child: ChildProcess = spawn('nats-server', ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir], {
+    stdio: 'ignore',
+  });
   try {
     await waitForPort(port);
   } catch (e) {

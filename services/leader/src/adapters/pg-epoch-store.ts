@@ -37,20 +37,48 @@ export class PgEpochStore {
   }
 
   /** Takes the next epoch for `group`: `UPDATE … SET epoch = epoch + 1 RETURNING`, plus a history row. */
-  async grant(group: string, holder: string, redisRunId: string, actingDelayFor: (previousRunId: string | null) => number): Promise<EpochGrant & { actingDelayMs: number }> {
+  async grant(
+    group: string,
+    holder: string,
+    redisRunId: string,
+    actingDelayFor: (previousRunId: string | null) => number,
+  ): Promise<EpochGrant & { actingDelayMs: number }> {
     try {
       return await this.db.transaction().execute(async (trx) => {
-        const before = await trx.selectFrom('leader_epochs').select(['epoch', 'holder', 'redis_run_id']).where('group_name', '=', group).forUpdate().executeTakeFirst();
-        const row = before === undefined
-          ? await trx.insertInto('leader_epochs').values({ group_name: group, epoch: 1, holder, redis_run_id: redisRunId }).returning('epoch').executeTakeFirstOrThrow()
-          : await trx.updateTable('leader_epochs')
-            .set({ epoch: sql`epoch + 1`, holder, redis_run_id: redisRunId, acquired_at: sql`now()` })
-            .where('group_name', '=', group)
-            .returning('epoch')
-            .executeTakeFirstOrThrow();
-        const previous = before === undefined ? null : { epoch: Number(before.epoch), holder: before.holder, redisRunId: before.redis_run_id };
+        const before = await trx
+          .selectFrom('leader_epochs')
+          .select(['epoch', 'holder', 'redis_run_id'])
+          .where('group_name', '=', group)
+          .forUpdate()
+          .executeTakeFirst();
+        const row =
+          before === undefined
+            ? await trx
+                .insertInto('leader_epochs')
+                .values({ group_name: group, epoch: 1, holder, redis_run_id: redisRunId })
+                .returning('epoch')
+                .executeTakeFirstOrThrow()
+            : await trx
+                .updateTable('leader_epochs')
+                .set({ epoch: sql`epoch + 1`, holder, redis_run_id: redisRunId, acquired_at: sql`now()` })
+                .where('group_name', '=', group)
+                .returning('epoch')
+                .executeTakeFirstOrThrow();
+        const previous =
+          before === undefined
+            ? null
+            : { epoch: Number(before.epoch), holder: before.holder, redisRunId: before.redis_run_id };
         const actingDelayMs = actingDelayFor(previous?.redisRunId ?? null);
-        await trx.insertInto('leader_epoch_history').values({ group_name: group, epoch: row.epoch, holder, redis_run_id: redisRunId, acting_delay_ms: actingDelayMs }).execute();
+        await trx
+          .insertInto('leader_epoch_history')
+          .values({
+            group_name: group,
+            epoch: row.epoch,
+            holder,
+            redis_run_id: redisRunId,
+            acting_delay_ms: actingDelayMs,
+          })
+          .execute();
         return { epoch: Number(row.epoch), previous, actingDelayMs };
       });
     } catch (cause) {
@@ -67,9 +95,10 @@ export class PgEpochStore {
     try {
       // The share lock matters only inside the caller's transaction (it holds until the record commits). Alone, a
       // plain read: a locking read in its own transaction writes a row lock and so waits for a WAL flush.
-      const row = executor === undefined
-        ? await this.db.selectFrom('leader_epochs').select('epoch').where('group_name', '=', group).executeTakeFirst()
-        : (await epochRowForShare(group).execute(executor)).rows[0];
+      const row =
+        executor === undefined
+          ? await this.db.selectFrom('leader_epochs').select('epoch').where('group_name', '=', group).executeTakeFirst()
+          : (await epochRowForShare(group).execute(executor)).rows[0];
       latest = row === undefined ? null : Number(row.epoch);
     } catch (cause) {
       throw new EpochStoreError(`cannot check the epoch of group "${group}": ${(cause as Error).message}`, { cause });
@@ -79,7 +108,18 @@ export class PgEpochStore {
 
   /** The latest epoch of a group, or null when it never had a leader. */
   async current(group: string): Promise<CurrentEpoch | null> {
-    const row = await this.db.selectFrom('leader_epochs').selectAll().where('group_name', '=', group).executeTakeFirst();
-    return row === undefined ? null : { epoch: Number(row.epoch), holder: row.holder, acquiredAt: new Date(row.acquired_at), redisRunId: row.redis_run_id };
+    const row = await this.db
+      .selectFrom('leader_epochs')
+      .selectAll()
+      .where('group_name', '=', group)
+      .executeTakeFirst();
+    return row === undefined
+      ? null
+      : {
+          epoch: Number(row.epoch),
+          holder: row.holder,
+          acquiredAt: new Date(row.acquired_at),
+          redisRunId: row.redis_run_id,
+        };
   }
 }

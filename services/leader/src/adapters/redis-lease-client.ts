@@ -34,7 +34,9 @@ export class RedisLeaseClient {
 
   /** SET NX PX and INFO in one MULTI, so the run_id is the one of the incarnation that granted the lease. */
   async acquire(key: string, value: string, ttlMs: number): Promise<{ ok: true; runId: string } | { ok: false }> {
-    const replies = await this.call('acquire', () => this.redis.multi().set(key, value, 'PX', ttlMs, 'NX').info('server').exec());
+    const replies = await this.call('acquire', () =>
+      this.redis.multi().set(key, value, 'PX', ttlMs, 'NX').info('server').exec(),
+    );
     if (replies === null) throw new LeaseStoreError('acquire: transaction aborted');
     const [set, info] = replies;
     if (set?.[0] || info?.[0]) throw new LeaseStoreError('acquire failed', { cause: set?.[0] ?? info?.[0] });
@@ -90,7 +92,9 @@ export class RedisLeaseClient {
     try {
       return await fn();
     } catch (cause) {
-      throw cause instanceof LeaseStoreError ? cause : new LeaseStoreError(`redis ${what}: ${(cause as Error).message}`, { cause });
+      throw cause instanceof LeaseStoreError
+        ? cause
+        : new LeaseStoreError(`redis ${what}: ${(cause as Error).message}`, { cause });
     }
   }
 }

@@ -29,5 +29,8 @@ test('a lease granted by another Redis incarnation waits one TTL before acting; 
 });
 
 test('lease values round-trip even when the holder id contains #', () => {
-  assert.deepEqual(parseLeaseValue(formatLeaseValue({ holder: 'applier#1', nonce: 'ab12' })), { holder: 'applier#1', nonce: 'ab12' });
+  assert.deepEqual(parseLeaseValue(formatLeaseValue({ holder: 'applier#1', nonce: 'ab12' })), {
+    holder: 'applier#1',
+    nonce: 'ab12',
+  });
 });

@@ -38,17 +38,35 @@ export function defaultDriftMarginMs(ttlMs: number): number {
 }
 
 /** Validates timings and derives the drift margin and command timeout. */
-export function leaseTimings(input: LeaseTimingsInput): { ok: true; timings: LeaseTimings } | { ok: false; problem: LeaseTimingsProblem } {
+export function leaseTimings(
+  input: LeaseTimingsInput,
+): { ok: true; timings: LeaseTimings } | { ok: false; problem: LeaseTimingsProblem } {
   const driftMarginMs = input.driftMarginMs ?? defaultDriftMarginMs(input.ttlMs);
   const usable = input.ttlMs - driftMarginMs;
-  const bad = (reason: string, message: string): { ok: false; problem: LeaseTimingsProblem } => ({ ok: false, problem: { type: 'InvalidLeaseTimings', reason, message } });
-  if (!(input.ttlMs > 0 && input.renewEveryMs > 0 && input.retryEveryMs > 0)) return bad('NonPositive', 'ttlMs, renewEveryMs and retryEveryMs must be positive');
+  const bad = (reason: string, message: string): { ok: false; problem: LeaseTimingsProblem } => ({
+    ok: false,
+    problem: { type: 'InvalidLeaseTimings', reason, message },
+  });
+  if (!(input.ttlMs > 0 && input.renewEveryMs > 0 && input.retryEveryMs > 0))
+    return bad('NonPositive', 'ttlMs, renewEveryMs and retryEveryMs must be positive');
   // At least two renewal attempts must fit in the usable validity, so one lost reply does not cost the lease.
   if (input.renewEveryMs * 2 > usable) {
-    return bad('RenewTooSlow', `renewEveryMs ${input.renewEveryMs} leaves no second renewal inside ttlMs ${input.ttlMs} minus drift ${driftMarginMs}`);
+    return bad(
+      'RenewTooSlow',
+      `renewEveryMs ${input.renewEveryMs} leaves no second renewal inside ttlMs ${input.ttlMs} minus drift ${driftMarginMs}`,
+    );
   }
   const commandTimeoutMs = Math.max(50, Math.min(input.renewEveryMs, Math.floor((usable - input.renewEveryMs) / 2)));
-  return { ok: true, timings: { ttlMs: input.ttlMs, renewEveryMs: input.renewEveryMs, retryEveryMs: input.retryEveryMs, driftMarginMs, commandTimeoutMs } };
+  return {
+    ok: true,
+    timings: {
+      ttlMs: input.ttlMs,
+      renewEveryMs: input.renewEveryMs,
+      retryEveryMs: input.retryEveryMs,
+      driftMarginMs,
+      commandTimeoutMs,
+    },
+  };
 }
 
 /** Monotonic instant until which a lease set by a request started at `requestStartedAt` may be acted on. */
@@ -61,7 +79,11 @@ export function leaseDeadline(requestStartedAt: number, timings: LeaseTimings): 
  * (restart without persistence, failover), that holder may still believe it leads for up to one TTL; when the
  * incarnation is the same, SET NX succeeding proves the previous key expired or was released.
  */
-export function actingDelayMs(previousRunId: string | null | undefined, currentRunId: string, timings: LeaseTimings): number {
+export function actingDelayMs(
+  previousRunId: string | null | undefined,
+  currentRunId: string,
+  timings: LeaseTimings,
+): number {
   if (previousRunId === undefined || previousRunId === null || previousRunId === currentRunId) return 0;
   return timings.ttlMs;
 }

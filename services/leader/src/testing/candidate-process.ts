@@ -12,17 +12,35 @@ import { leaseTimings } from '../core/lease-timings.ts';
 import { StaleEpochError } from '../errors.ts';
 import type { Leadership } from '../leader-elector.ts';
 
-const { values } = parseArgs({ options: {
-  redis: { type: 'string' }, db: { type: 'string' }, group: { type: 'string' }, holder: { type: 'string' }, prefix: { type: 'string' },
-  ttl: { type: 'string' }, renew: { type: 'string' }, retry: { type: 'string' },
-} });
-const print = (o: Record<string, unknown>): void => void process.stdout.write(`${JSON.stringify({ ...o, at: Date.now() })}\n`);
-const t = leaseTimings({ ttlMs: Number(values.ttl), renewEveryMs: Number(values.renew), retryEveryMs: Number(values.retry) });
+const { values } = parseArgs({
+  options: {
+    redis: { type: 'string' },
+    db: { type: 'string' },
+    group: { type: 'string' },
+    holder: { type: 'string' },
+    prefix: { type: 'string' },
+    ttl: { type: 'string' },
+    renew: { type: 'string' },
+    retry: { type: 'string' },
+  },
+});
+const print = (o: Record<string, unknown>): void =>
+  void process.stdout.write(`${JSON.stringify({ ...o, at: Date.now() })}\n`);
+const t = leaseTimings({
+  ttlMs: Number(values.ttl),
+  renewEveryMs: Number(values.renew),
+  retryEveryMs: Number(values.retry),
+});
 if (!t.ok) throw new Error(t.problem.message);
 const db = openDatabase(values.db!);
 const lease = new RedisLeaseClient(values.redis!, { commandTimeoutMs: t.timings.commandTimeoutMs });
 const elector = new LeaderElector({
-  group: values.group!, holder: values.holder!, timings: t.timings, lease, epochs: new PgEpochStore(db), keyPrefix: values.prefix!,
+  group: values.group!,
+  holder: values.holder!,
+  timings: t.timings,
+  lease,
+  epochs: new PgEpochStore(db),
+  keyPrefix: values.prefix!,
   onEvent: (e) => {
     if (e.type === 'error') print({ type: 'error', stage: e.stage, message: (e.error as Error).message });
     else print({ ...e });
@@ -39,7 +57,11 @@ async function writeWhileLeading(l: Leadership): Promise<void> {
       });
       if (lastAttempt) print({ type: 'write-accepted-after-loss', epoch: l.epoch });
     } catch (e) {
-      print({ type: e instanceof StaleEpochError ? 'write-refused' : 'write-error', epoch: l.epoch, message: (e as Error).message });
+      print({
+        type: e instanceof StaleEpochError ? 'write-refused' : 'write-error',
+        epoch: l.epoch,
+        message: (e as Error).message,
+      });
       if (e instanceof StaleEpochError) return;
     }
     if (lastAttempt) return;

@@ -24,7 +24,9 @@ export interface ChildCandidate {
 /** Starts candidate-process.ts under the same Node binary (tests must kill it in `finally`). */
 export function startChildCandidate(args: Record<string, string>): ChildCandidate {
   const script = path.join(import.meta.dirname, 'candidate-process.ts');
-  const child = spawn(process.execPath, [script, ...Object.entries(args).flatMap(([k, v]) => [`--${k}`, v])], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [script, ...Object.entries(args).flatMap(([k, v]) => [`--${k}`, v])], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const lines: CandidateLine[] = [];
   const listeners = new Set<() => void>();
   createInterface({ input: child.stdout! }).on('line', (text) => {
@@ -43,25 +45,26 @@ export function startChildCandidate(args: Record<string, string>): ChildCandidat
     kill: (signal = 'SIGKILL') => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     },
-    waitFor: (predicate, timeoutMs) => new Promise((resolve, reject) => {
-      const check = (): boolean => {
-        const hit = lines.find(predicate);
-        if (hit === undefined) return false;
-        cleanup();
-        resolve(hit);
-        return true;
-      };
-      const timer = setTimeout(() => {
-        cleanup();
-        reject(new Error(`no matching line within ${timeoutMs} ms; saw ${JSON.stringify(lines)}`));
-      }, timeoutMs);
-      const cleanup = (): void => {
-        clearTimeout(timer);
-        listeners.delete(listener);
-      };
-      const listener = (): void => void check();
-      listeners.add(listener);
-      check();
-    }),
+    waitFor: (predicate, timeoutMs) =>
+      new Promise((resolve, reject) => {
+        const check = (): boolean => {
+          const hit = lines.find(predicate);
+          if (hit === undefined) return false;
+          cleanup();
+          resolve(hit);
+          return true;
+        };
+        const timer = setTimeout(() => {
+          cleanup();
+          reject(new Error(`no matching line within ${timeoutMs} ms; saw ${JSON.stringify(lines)}`));
+        }, timeoutMs);
+        const cleanup = (): void => {
+          clearTimeout(timer);
+          listeners.delete(listener);
+        };
+        const listener = (): void => void check();
+        listeners.add(listener);
+        check();
+      }),
   };
 }

@@ -75,14 +75,26 @@ export class PgPlannerStore {
 
   /** Last stream sequence whose effects are committed (0 when none). */
   async position(): Promise<number> {
-    const row = await this.db.selectFrom('consumer_positions').select('stream_seq').where('consumer', '=', this.consumer).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('consumer_positions')
+      .select('stream_seq')
+      .where('consumer', '=', this.consumer)
+      .executeTakeFirst();
     return row === undefined ? 0 : Number(row.stream_seq);
   }
 
   /** Every appliance's head. */
   async heads(): Promise<Map<string, SnapshotHead>> {
-    const rows = await this.db.selectFrom('snapshot_heads').select(['appliance', 'snapshot_id', 'content_hash']).execute();
-    return new Map(rows.map((r) => [r.appliance, { appliance: r.appliance, snapshotId: r.snapshot_id, contentHash: r.content_hash }]));
+    const rows = await this.db
+      .selectFrom('snapshot_heads')
+      .select(['appliance', 'snapshot_id', 'content_hash'])
+      .execute();
+    return new Map(
+      rows.map((r) => [
+        r.appliance,
+        { appliance: r.appliance, snapshotId: r.snapshot_id, contentHash: r.content_hash },
+      ]),
+    );
   }
 
   /** The fleet config each appliance's head snapshot was planned under: hash → its body and those appliances. */
@@ -106,7 +118,11 @@ export class PgPlannerStore {
 
   /** Records a fleet-config version (a planner input) once. */
   async recordFleetConfig(hash: string, body: unknown): Promise<void> {
-    await this.db.insertInto('fleet_configs').values({ hash, body: JSON.stringify(body) }).onConflict((c) => c.column('hash').doNothing()).execute();
+    await this.db
+      .insertInto('fleet_configs')
+      .values({ hash, body: JSON.stringify(body) })
+      .onConflict((c) => c.column('hash').doNothing())
+      .execute();
   }
 
   /**
@@ -116,10 +132,25 @@ export class PgPlannerStore {
    * operator's rollback pin exists are recorded held: the pin is read in the same transaction, so a rollback or a
    * resume is never half seen. Returns each new snapshot's id and whether it was held.
    */
-  async commit(batch: { fromPosition: number; toPosition: number; events: readonly ArchivedEvent[]; snapshots: readonly NewSnapshot[]; holds?: readonly HoldRecord[] }): Promise<CommittedSnapshot[]> {
+  async commit(batch: {
+    fromPosition: number;
+    toPosition: number;
+    events: readonly ArchivedEvent[];
+    snapshots: readonly NewSnapshot[];
+    holds?: readonly HoldRecord[];
+  }): Promise<CommittedSnapshot[]> {
     const only = batch.snapshots[0];
     const holds = batch.holds ?? [];
-    if (holds.length === 0 && batch.snapshots.length === 1 && only!.parentId !== null && batch.fromPosition > 0 && batch.fromPosition !== batch.toPosition && only!.pieces.size <= 500 && batch.events.length > 0 && batch.events.length <= 500) {
+    if (
+      holds.length === 0 &&
+      batch.snapshots.length === 1 &&
+      only!.parentId !== null &&
+      batch.fromPosition > 0 &&
+      batch.fromPosition !== batch.toPosition &&
+      only!.pieces.size <= 500 &&
+      batch.events.length > 0 &&
+      batch.events.length <= 500
+    ) {
       return [await this.commitOne(batch.fromPosition, batch.toPosition, batch.events, only!)];
     }
     return this.db.transaction().execute(async (tx) => {
@@ -134,8 +165,15 @@ export class PgPlannerStore {
       for (const h of holds) await recordHold(tx, h);
       const out: CommittedSnapshot[] = [];
       for (const s of batch.snapshots) {
-        const pin = await tx.selectFrom('snapshot_pins').select('snapshot_id').where('appliance', '=', s.appliance).executeTakeFirst();
-        const held = pin === undefined ? { held: s.held, holdReason: s.holdReason } : { held: true, holdReason: pinHoldReason({ snapshotId: String(pin.snapshot_id) }) };
+        const pin = await tx
+          .selectFrom('snapshot_pins')
+          .select('snapshot_id')
+          .where('appliance', '=', s.appliance)
+          .executeTakeFirst();
+        const held =
+          pin === undefined
+            ? { held: s.held, holdReason: s.holdReason }
+            : { held: true, holdReason: pinHoldReason({ snapshotId: String(pin.snapshot_id) }) };
         out.push({ id: await this.appendSnapshot(tx, { ...s, ...held }), ...held });
       }
       return out;
@@ -147,7 +185,12 @@ export class PgPlannerStore {
    * `portolan_commit_one` (migration 0005): one round trip in autocommit, where a transaction took four. A failed
    * compare-and-set raises PH409 in the database, which writes nothing, and throws HeadMovedError here.
    */
-  private async commitOne(from: number, to: number, events: readonly ArchivedEvent[], s: NewSnapshot): Promise<CommittedSnapshot> {
+  private async commitOne(
+    from: number,
+    to: number,
+    events: readonly ArchivedEvent[],
+    s: NewSnapshot,
+  ): Promise<CommittedSnapshot> {
     const column = <T>(pick: (e: ArchivedEvent) => T): T[] => events.map(pick);
     const hashes: string[] = [];
     const bodies: Buffer[] = [];
@@ -162,7 +205,9 @@ export class PgPlannerStore {
           ${column((e) => e.kind)}::text[], ${column((e) => e.objectKey)}::text[], ${column((e) => e.eventType)}::text[],
           ${column((e) => asBuffer(e.payload))}::bytea[], ${column((e) => e.receivedAt)}::timestamptz[], ${column((e) => e.traceId)}::text[],
           ${hashes}::text[], ${bodies}::bytea[],
-          ${s.appliance}, ${s.contentHash}, ${s.rootHash}, ${s.parentId}, ${s.lastEventSeq}, ${s.fleetConfigHash}, ${s.plannerVersion}, ${s.traceId})`.execute(this.db);
+          ${s.appliance}, ${s.contentHash}, ${s.rootHash}, ${s.parentId}, ${s.lastEventSeq}, ${s.fleetConfigHash}, ${s.plannerVersion}, ${s.traceId})`.execute(
+        this.db,
+      );
       const row = rows[0]!;
       return { id: String(row.new_id), held: row.is_held, holdReason: row.held_because };
     } catch (e) {
@@ -179,17 +224,30 @@ export class PgPlannerStore {
   private async movePosition(tx: Transaction<Database>, from: number, to: number): Promise<void> {
     if (from === to) return;
     if (from === 0) {
-      const inserted = await tx.insertInto('consumer_positions').values({ consumer: this.consumer, stream_seq: to }).onConflict((c) => c.column('consumer').doNothing()).executeTakeFirst();
+      const inserted = await tx
+        .insertInto('consumer_positions')
+        .values({ consumer: this.consumer, stream_seq: to })
+        .onConflict((c) => c.column('consumer').doNothing())
+        .executeTakeFirst();
       if (inserted.numInsertedOrUpdatedRows === 1n) return;
     }
-    const moved = await tx.updateTable('consumer_positions').set({ stream_seq: to, updated_at: sql`now()` }).where('consumer', '=', this.consumer).where('stream_seq', '=', String(from)).executeTakeFirst();
+    const moved = await tx
+      .updateTable('consumer_positions')
+      .set({ stream_seq: to, updated_at: sql`now()` })
+      .where('consumer', '=', this.consumer)
+      .where('stream_seq', '=', String(from))
+      .executeTakeFirst();
     if (moved.numUpdatedRows !== 1n) throw new HeadMovedError(`consumer ${this.consumer} is no longer at ${from}`);
   }
 
   private async appendSnapshot(tx: Transaction<Database>, s: NewSnapshot): Promise<string> {
     const pieces = [...s.pieces].map(([hash, body]) => ({ hash, body: asBuffer(body) }));
     for (let i = 0; i < pieces.length; i += 500) {
-      await tx.insertInto('snapshot_pieces').values(pieces.slice(i, i + 500)).onConflict((c) => c.column('hash').doNothing()).execute();
+      await tx
+        .insertInto('snapshot_pieces')
+        .values(pieces.slice(i, i + 500))
+        .onConflict((c) => c.column('hash').doNothing())
+        .execute();
     }
     const inserted = await tx
       .insertInto('snapshots')
@@ -198,13 +256,23 @@ export class PgPlannerStore {
       .returning('id')
       .executeTakeFirst();
     // The unique (appliance, parent_id) index turns a racing append into "no row": the chain stays linear.
-    if (inserted === undefined) throw new HeadMovedError(`${s.appliance}: snapshot ${s.parentId ?? '(root)'} already has a child`);
+    if (inserted === undefined)
+      throw new HeadMovedError(`${s.appliance}: snapshot ${s.parentId ?? '(root)'} already has a child`);
     const id = inserted.id;
     if (s.parentId === null) {
-      const r = await tx.insertInto('snapshot_heads').values({ appliance: s.appliance, snapshot_id: id, content_hash: s.contentHash }).onConflict((c) => c.column('appliance').doNothing()).executeTakeFirst();
+      const r = await tx
+        .insertInto('snapshot_heads')
+        .values({ appliance: s.appliance, snapshot_id: id, content_hash: s.contentHash })
+        .onConflict((c) => c.column('appliance').doNothing())
+        .executeTakeFirst();
       if (r.numInsertedOrUpdatedRows !== 1n) throw new HeadMovedError(`${s.appliance}: head already exists`);
     } else {
-      const r = await tx.updateTable('snapshot_heads').set({ snapshot_id: id, content_hash: s.contentHash, updated_at: sql`now()` }).where('appliance', '=', s.appliance).where('snapshot_id', '=', s.parentId).executeTakeFirst();
+      const r = await tx
+        .updateTable('snapshot_heads')
+        .set({ snapshot_id: id, content_hash: s.contentHash, updated_at: sql`now()` })
+        .where('appliance', '=', s.appliance)
+        .where('snapshot_id', '=', s.parentId)
+        .executeTakeFirst();
       if (r.numUpdatedRows !== 1n) throw new HeadMovedError(`${s.appliance}: head moved away from ${s.parentId}`);
     }
     return id;
@@ -214,9 +282,27 @@ export class PgPlannerStore {
   async *archive(from: number, to = Number.MAX_SAFE_INTEGER, pageSize = 2000): AsyncGenerator<ArchivedEvent> {
     let after = from;
     for (;;) {
-      const rows = await this.db.selectFrom('events').selectAll().where('seq', '>', String(after)).where('seq', '<=', String(to)).orderBy('seq').limit(pageSize).execute();
+      const rows = await this.db
+        .selectFrom('events')
+        .selectAll()
+        .where('seq', '>', String(after))
+        .where('seq', '<=', String(to))
+        .orderBy('seq')
+        .limit(pageSize)
+        .execute();
       for (const r of rows) {
-        yield { seq: Number(r.seq), subject: r.subject, msgId: r.msg_id, cluster: r.cluster, kind: r.kind, objectKey: r.object_key, eventType: r.event_type, payload: r.payload, receivedAt: r.received_at, traceId: r.trace_id };
+        yield {
+          seq: Number(r.seq),
+          subject: r.subject,
+          msgId: r.msg_id,
+          cluster: r.cluster,
+          kind: r.kind,
+          objectKey: r.object_key,
+          eventType: r.event_type,
+          payload: r.payload,
+          receivedAt: r.received_at,
+          traceId: r.trace_id,
+        };
       }
       if (rows.length < pageSize) return;
       after = Number(rows[rows.length - 1]!.seq);
@@ -233,17 +319,34 @@ export class PgPlannerStore {
 /** An archived event as its row. */
 function eventRow(e: ArchivedEvent) {
   return {
-    seq: e.seq, subject: e.subject, msg_id: e.msgId, cluster: e.cluster, kind: e.kind, object_key: e.objectKey,
-    event_type: e.eventType, payload: asBuffer(e.payload), received_at: e.receivedAt, trace_id: e.traceId,
+    seq: e.seq,
+    subject: e.subject,
+    msg_id: e.msgId,
+    cluster: e.cluster,
+    kind: e.kind,
+    object_key: e.objectKey,
+    event_type: e.eventType,
+    payload: asBuffer(e.payload),
+    received_at: e.receivedAt,
+    trace_id: e.traceId,
   };
 }
 
 /** A new snapshot as its row (id and creation time are the database's). */
 function snapshotRow(s: NewSnapshot) {
   return {
-    appliance: s.appliance, content_hash: s.contentHash, root_hash: s.rootHash, parent_id: s.parentId, last_event_seq: s.lastEventSeq,
-    fleet_config_hash: s.fleetConfigHash, planner_version: s.plannerVersion, held: s.held, hold_reason: s.holdReason,
-    origin: s.origin ?? 'plan', reason: s.reason ?? null, trace_id: s.traceId,
+    appliance: s.appliance,
+    content_hash: s.contentHash,
+    root_hash: s.rootHash,
+    parent_id: s.parentId,
+    last_event_seq: s.lastEventSeq,
+    fleet_config_hash: s.fleetConfigHash,
+    planner_version: s.plannerVersion,
+    held: s.held,
+    hold_reason: s.holdReason,
+    origin: s.origin ?? 'plan',
+    reason: s.reason ?? null,
+    trace_id: s.traceId,
   };
 }
 
@@ -266,7 +369,14 @@ async function recordHold(tx: Transaction<Database>, h: HoldRecord): Promise<voi
   if (h.transition.type === 'held') {
     await tx
       .insertInto('removal_holds')
-      .values({ cluster: hold.cluster, kind: hold.kind, object_key: hold.key, reason: hold.reason, held_at: at, held_seq: h.seq })
+      .values({
+        cluster: hold.cluster,
+        kind: hold.kind,
+        object_key: hold.key,
+        reason: hold.reason,
+        held_at: at,
+        held_seq: h.seq,
+      })
       .onConflict((c) => c.columns(['cluster', 'kind', 'object_key', 'held_seq']).doNothing())
       .execute();
     return;
@@ -274,7 +384,13 @@ async function recordHold(tx: Transaction<Database>, h: HoldRecord): Promise<voi
   const { release, removed } = h.transition;
   await tx
     .updateTable('removal_holds')
-    .set({ released_at: at, released_seq: h.seq, released_by: release.by === 'approval' ? `approval: ${release.approvedBy}` : release.by, release_reason: release.reason, removed })
+    .set({
+      released_at: at,
+      released_seq: h.seq,
+      released_by: release.by === 'approval' ? `approval: ${release.approvedBy}` : release.by,
+      release_reason: release.reason,
+      removed,
+    })
     .where('cluster', '=', hold.cluster)
     .where('kind', '=', hold.kind)
     .where('object_key', '=', hold.key)

@@ -84,7 +84,8 @@ export function allocateGroup(members: readonly IngressIntent[], profile: Applia
     const httpIssue = !redirectOnly && servesHttpBeside(l, profile) ? httpPortProblem(m, st, profile) : null;
     const alsoHttp = !redirectOnly && servesHttpBeside(l, profile) && httpIssue === null;
     st.mode ??= { dedicated, by: m };
-    if (dedicated) for (const k of exclusiveKeys(l, profile, alsoHttp)) if (!st.dedicatedOwner.has(k)) st.dedicatedOwner.set(k, m);
+    if (dedicated)
+      for (const k of exclusiveKeys(l, profile, alsoHttp)) if (!st.dedicatedOwner.has(k)) st.dedicatedOwner.set(k, m);
     if (!dedicated && (l.port === http || alsoHttp)) st.plain80 ??= m;
     if (!dedicated && (l.sslRedirect || l.letsEncrypt)) st.reserves80 ??= m;
     claim(st.ports, l.port, l.protocol, m, null);
@@ -108,18 +109,38 @@ function refusalOf(m: IngressIntent, st: GroupState, profile: ApplianceProfile, 
   const dedicated = l.address.kind === 'dedicated';
   const vtmRules = profile.sharedRules === 'vtm';
   if (st.mode !== null && st.mode.dedicated !== dedicated) {
-    return issue('AddressModeConflict', `address ${l.group} is used as ${st.mode.dedicated ? 'dedicated' : 'shared'} by the older Ingress ${st.mode.by.app}`);
+    return issue(
+      'AddressModeConflict',
+      `address ${l.group} is used as ${st.mode.dedicated ? 'dedicated' : 'shared'} by the older Ingress ${st.mode.by.app}`,
+    );
   }
   const taken = dedicatedElsewhere(m, st, exclusiveKeys(l, profile, false));
-  if (taken !== null) return issue('AddressInUse', `address ${l.group}${taken.key === '' ? '' : `:${taken.key}`} is dedicated to the older Ingress ${taken.by.app}`);
+  if (taken !== null)
+    return issue(
+      'AddressInUse',
+      `address ${l.group}${taken.key === '' ? '' : `:${taken.key}`} is dedicated to the older Ingress ${taken.by.app}`,
+    );
   if (vtmRules && !dedicated && (l.sslRedirect || l.letsEncrypt) && st.plain80 !== null) {
-    return issue('SharedAddressPort80InUse', `${l.sslRedirect ? 'ssl-redirect' : 'use-lets-encrypt'} needs port ${http} of shared address ${l.group}, which the older Ingress ${st.plain80.app} binds`);
+    return issue(
+      'SharedAddressPort80InUse',
+      `${l.sslRedirect ? 'ssl-redirect' : 'use-lets-encrypt'} needs port ${http} of shared address ${l.group}, which the older Ingress ${st.plain80.app} binds`,
+    );
   }
   if (vtmRules && !dedicated && l.port === http && st.reserves80 !== null) {
-    return issue('SharedAddressPort80Reserved', `port ${http} of shared address ${l.group} is reserved by the older Ingress ${st.reserves80.app} (ssl-redirect or use-lets-encrypt)`);
+    return issue(
+      'SharedAddressPort80Reserved',
+      `port ${http} of shared address ${l.group} is reserved by the older Ingress ${st.reserves80.app} (ssl-redirect or use-lets-encrypt)`,
+    );
   }
-  const conflict = protocolConflict(st.ports, l.port, l.protocol) ?? (redirectOnly ? protocolConflict(st.ports, http, REDIRECT) : null);
-  return conflict === null ? null : issue('ListenerProtocolConflict', `port ${conflict.port} of address ${l.group} is already ${conflict.protocol} for the older Ingress ${conflict.by.app}`);
+  const conflict =
+    protocolConflict(st.ports, l.port, l.protocol) ??
+    (redirectOnly ? protocolConflict(st.ports, http, REDIRECT) : null);
+  return conflict === null
+    ? null
+    : issue(
+        'ListenerProtocolConflict',
+        `port ${conflict.port} of address ${l.group} is already ${conflict.protocol} for the older Ingress ${conflict.by.app}`,
+      );
 }
 
 /** Why an Ingress served over HTTP beside its HTTPS port cannot have the HTTP port of its address, or null. */
@@ -127,13 +148,26 @@ function httpPortProblem(m: IngressIntent, st: GroupState, profile: AppliancePro
   const l = m.listener!;
   const http = profile.httpPort;
   const served = `; the Ingress is served over HTTPS only`;
-  const taken = l.address.kind === 'dedicated' ? dedicatedElsewhere(m, st, [exclusiveKeys(l, profile, true).at(-1)!]) : null;
-  if (taken !== null) return issue('HttpPortInUse', `address ${l.group}${taken.key === '' ? '' : `:${taken.key}`} is dedicated to the older Ingress ${taken.by.app}${served}`);
+  const taken =
+    l.address.kind === 'dedicated' ? dedicatedElsewhere(m, st, [exclusiveKeys(l, profile, true).at(-1)!]) : null;
+  if (taken !== null)
+    return issue(
+      'HttpPortInUse',
+      `address ${l.group}${taken.key === '' ? '' : `:${taken.key}`} is dedicated to the older Ingress ${taken.by.app}${served}`,
+    );
   if (profile.sharedRules === 'vtm' && l.address.kind !== 'dedicated' && st.reserves80 !== null) {
-    return issue('HttpPortInUse', `port ${http} of shared address ${l.group} is reserved by the older Ingress ${st.reserves80.app} (ssl-redirect)${served}`);
+    return issue(
+      'HttpPortInUse',
+      `port ${http} of shared address ${l.group} is reserved by the older Ingress ${st.reserves80.app} (ssl-redirect)${served}`,
+    );
   }
   const conflict = protocolConflict(st.ports, http, 'http');
-  return conflict === null ? null : issue('HttpPortInUse', `port ${conflict.port} of address ${l.group} is ${conflict.protocol} for the older Ingress ${conflict.by.app}${served}`);
+  return conflict === null
+    ? null
+    : issue(
+        'HttpPortInUse',
+        `port ${conflict.port} of address ${l.group} is ${conflict.protocol} for the older Ingress ${conflict.by.app}${served}`,
+      );
 }
 
 /** The units of a dedicated address an Ingress takes: the IP (vTM), or each ip:port it binds (LoadMaster). */
@@ -143,7 +177,11 @@ function exclusiveKeys(l: ListenerRequest, profile: ApplianceProfile, alsoHttp: 
 }
 
 /** The first of `keys` dedicated to another application, with its owner; null when all are free or its own. */
-function dedicatedElsewhere(m: IngressIntent, st: GroupState, keys: readonly string[]): { key: string; by: IngressIntent } | null {
+function dedicatedElsewhere(
+  m: IngressIntent,
+  st: GroupState,
+  keys: readonly string[],
+): { key: string; by: IngressIntent } | null {
   if (m.listener!.address.kind !== 'dedicated') return null;
   for (const key of keys) {
     const by = st.dedicatedOwner.get(key);
@@ -160,12 +198,22 @@ export function servesHttpBeside(l: ListenerRequest, profile: ApplianceProfile):
   return profile.tlsAlsoServesHttp && l.protocol === 'https' && l.port !== profile.httpPort;
 }
 
-function protocolConflict(ports: Map<number, PortState>, port: number, protocol: PortState['protocol']): { port: number; protocol: string; by: IngressIntent } | null {
+function protocolConflict(
+  ports: Map<number, PortState>,
+  port: number,
+  protocol: PortState['protocol'],
+): { port: number; protocol: string; by: IngressIntent } | null {
   const p = ports.get(port);
   return p !== undefined && p.protocol !== protocol ? { port, protocol: p.protocol, by: p.owners[0]! } : null;
 }
 
-function claim(ports: Map<number, PortState>, port: number, protocol: PortState['protocol'], m: IngressIntent, redirectTo: number | null): void {
+function claim(
+  ports: Map<number, PortState>,
+  port: number,
+  protocol: PortState['protocol'],
+  m: IngressIntent,
+  redirectTo: number | null,
+): void {
   const p = ports.get(port);
   if (p === undefined) ports.set(port, { protocol, owners: [m], redirectTo });
   else if (p.owners[p.owners.length - 1] !== m) p.owners.push(m);

@@ -4,7 +4,10 @@ import { issue, type Issue } from './issue.ts';
 import { parseStrictJson } from './strict-json.ts';
 
 /** A typed annotation value: absent, present, or present but unusable (an issue naming the annotation). */
-export type AnnotationValue<T> = { readonly kind: 'absent' } | { readonly kind: 'value'; readonly value: T; readonly name: string } | { readonly kind: 'invalid'; readonly issue: Issue };
+export type AnnotationValue<T> =
+  | { readonly kind: 'absent' }
+  | { readonly kind: 'value'; readonly value: T; readonly name: string }
+  | { readonly kind: 'invalid'; readonly issue: Issue };
 
 const ABSENT = { kind: 'absent' } as const;
 
@@ -12,16 +15,26 @@ const ABSENT = { kind: 'absent' } as const;
  * Reads one setting that may be spelled several ways (the vTM integration's documented table and prose disagree, so both spellings
  * are accepted). Two spellings with different values are an error rather than a silent pick.
  */
-export function readRaw(annotations: Readonly<Record<string, string>>, names: readonly string[]): AnnotationValue<string> {
+export function readRaw(
+  annotations: Readonly<Record<string, string>>,
+  names: readonly string[],
+): AnnotationValue<string> {
   const present = names.filter((n) => Object.hasOwn(annotations, n));
   if (present.length === 0) return ABSENT;
   const values = new Set(present.map((n) => annotations[n]!));
-  if (values.size > 1) return { kind: 'invalid', issue: issue('ConflictingAnnotations', `${present.join(' and ')} are both set, to different values`) };
+  if (values.size > 1)
+    return {
+      kind: 'invalid',
+      issue: issue('ConflictingAnnotations', `${present.join(' and ')} are both set, to different values`),
+    };
   return { kind: 'value', value: annotations[present[0]!]!, name: present[0]! };
 }
 
 /** A boolean annotation: "true" or "false" (any case). */
-export function readBool(annotations: Readonly<Record<string, string>>, names: readonly string[]): AnnotationValue<boolean> {
+export function readBool(
+  annotations: Readonly<Record<string, string>>,
+  names: readonly string[],
+): AnnotationValue<boolean> {
   return mapValue(readRaw(annotations, names), (v, name) => {
     const lower = v.trim().toLowerCase();
     if (lower === 'true') return true;
@@ -31,7 +44,10 @@ export function readBool(annotations: Readonly<Record<string, string>>, names: r
 }
 
 /** A TCP port annotation: an integer 1-65535. */
-export function readPort(annotations: Readonly<Record<string, string>>, names: readonly string[]): AnnotationValue<number> {
+export function readPort(
+  annotations: Readonly<Record<string, string>>,
+  names: readonly string[],
+): AnnotationValue<number> {
   return mapValue(readRaw(annotations, names), (v, name) => {
     const t = v.trim();
     const n = /^\d{1,5}$/.test(t) ? Number(t) : NaN;
@@ -40,20 +56,37 @@ export function readPort(annotations: Readonly<Record<string, string>>, names: r
 }
 
 /** An IP address annotation (IPv4 dotted quad or IPv6), returned in canonical form. */
-export function readIp(annotations: Readonly<Record<string, string>>, names: readonly string[]): AnnotationValue<string> {
-  return mapValue(readRaw(annotations, names), (v, name) => canonicalIp(v.trim()) ?? invalid('InvalidAnnotation', `${name} must be an IP address, not "${short(v)}"`));
+export function readIp(
+  annotations: Readonly<Record<string, string>>,
+  names: readonly string[],
+): AnnotationValue<string> {
+  return mapValue(
+    readRaw(annotations, names),
+    (v, name) =>
+      canonicalIp(v.trim()) ?? invalid('InvalidAnnotation', `${name} must be an IP address, not "${short(v)}"`),
+  );
 }
 
 /** One of a fixed set of words. */
-export function readWord<W extends string>(annotations: Readonly<Record<string, string>>, names: readonly string[], words: readonly W[]): AnnotationValue<W> {
+export function readWord<W extends string>(
+  annotations: Readonly<Record<string, string>>,
+  names: readonly string[],
+  words: readonly W[],
+): AnnotationValue<W> {
   return mapValue(readRaw(annotations, names), (v, name) => {
     const lower = v.trim().toLowerCase();
-    return (words as readonly string[]).includes(lower) ? (lower as W) : invalid('InvalidAnnotation', `${name} must be one of ${words.join(', ')}, not "${short(v)}"`);
+    return (words as readonly string[]).includes(lower)
+      ? (lower as W)
+      : invalid('InvalidAnnotation', `${name} must be one of ${words.join(', ')}, not "${short(v)}"`);
   });
 }
 
 /** A JSON annotation parsed strictly and checked against an allowlist schema (hostile JSON is refused). */
-export function readJson(annotations: Readonly<Record<string, string>>, names: readonly string[], schema: Schema): AnnotationValue<JsonObject> {
+export function readJson(
+  annotations: Readonly<Record<string, string>>,
+  names: readonly string[],
+  schema: Schema,
+): AnnotationValue<JsonObject> {
   return mapValue(readRaw(annotations, names), (v, name) => {
     const parsed = parseStrictJson(v);
     if (!parsed.ok) return invalid('InvalidAnnotationJson', `${name}: ${parsed.message}`);
@@ -64,10 +97,15 @@ export function readJson(annotations: Readonly<Record<string, string>>, names: r
 }
 
 /** A script annotation (vTM TrafficScript): bounded, printable text. */
-export function readScript(annotations: Readonly<Record<string, string>>, names: readonly string[]): AnnotationValue<string> {
+export function readScript(
+  annotations: Readonly<Record<string, string>>,
+  names: readonly string[],
+): AnnotationValue<string> {
   return mapValue(readRaw(annotations, names), (v, name) => {
-    if (v.length > 16 * 1024) return invalid('InvalidAnnotation', `${name} is ${v.length} characters long (at most 16384)`);
-    if (/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/.test(v)) return invalid('InvalidAnnotation', `${name} contains control characters`);
+    if (v.length > 16 * 1024)
+      return invalid('InvalidAnnotation', `${name} is ${v.length} characters long (at most 16384)`);
+    if (/[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/.test(v))
+      return invalid('InvalidAnnotation', `${name} contains control characters`);
     if (v.trim() === '') return invalid('InvalidAnnotation', `${name} is empty`);
     return v;
   });

@@ -6,7 +6,15 @@ import type { ObjectRef, Route } from '@portolan/desired-state';
 import { worldKeyString } from '@portolan/kube-model';
 import { allocateGroup, type ListenerSpec, type MemberOutcome } from './allocate-listeners.ts';
 import { servesCluster, type ApplianceProfile, type ClusterProfile } from './appliance-profile.ts';
-import { asksAffinity, buildCertificate, buildPool, buildVirtualService, defaultCertificateOf, ingressConditions, poolMembers } from './assemble-parts.ts';
+import {
+  asksAffinity,
+  buildCertificate,
+  buildPool,
+  buildVirtualService,
+  defaultCertificateOf,
+  ingressConditions,
+  poolMembers,
+} from './assemble-parts.ts';
 import { routeSortKey } from './canonical-order.ts';
 import { ClaimIndex } from './claim-index.ts';
 import { serviceKey, type DirtySet } from './dirty-set.ts';
@@ -16,7 +24,18 @@ import { allocationKey, sameIssues, sameListener, sameOutcome, tlsKey } from './
 import { bucketOf, bucketOfSet, dropFrom } from './keyed-buckets.ts';
 import { PlanWork } from './plan-work.ts';
 import { resolveMembers, type Resolution } from './resolve-members.ts';
-import { claimsOf, NO_CLAIMS, resolveDefaultBackend, resolveRouteBucket, resolveTlsBucket, routeBucketKey, type Claims, type DefaultClaim, type RouteClaim, type TlsClaim } from './route-claims.ts';
+import {
+  claimsOf,
+  NO_CLAIMS,
+  resolveDefaultBackend,
+  resolveRouteBucket,
+  resolveTlsBucket,
+  routeBucketKey,
+  type Claims,
+  type DefaultClaim,
+  type RouteClaim,
+  type TlsClaim,
+} from './route-claims.ts';
 import { SnapshotEncoder, type EncodedSnapshot } from './snapshot-encoder.ts';
 import { CURRENT_LAYOUT, type SnapshotLayout } from './snapshot-layout.ts';
 import type { WorldView } from './world-view.ts';
@@ -61,7 +80,11 @@ export class ApplianceEngine {
   private readonly poolsByCluster = new Map<string, Set<string>>();
   private readonly work = new PlanWork();
 
-  constructor(profile: ApplianceProfile, clusters: ReadonlyMap<string, ClusterProfile>, layout: SnapshotLayout = CURRENT_LAYOUT) {
+  constructor(
+    profile: ApplianceProfile,
+    clusters: ReadonlyMap<string, ClusterProfile>,
+    layout: SnapshotLayout = CURRENT_LAYOUT,
+  ) {
     this.profile = profile;
     this.clusters = clusters;
     this.encoder = new SnapshotEncoder(profile.name, profile.driver, layout);
@@ -91,7 +114,8 @@ export class ApplianceEngine {
     if (w.certs.size > 0) for (const cert of w.certs) this.writeCertificate(cert);
     this.markReresolve(dirty, w);
     if (w.pools.size > 0) for (const pool of w.pools) this.writePool(world, pool, w);
-    if (w.reresolve.size > 0) for (const pool of w.reresolve.keys()) if (!w.pools.has(pool)) this.writePool(world, pool, w);
+    if (w.reresolve.size > 0)
+      for (const pool of w.reresolve.keys()) if (!w.pools.has(pool)) this.writePool(world, pool, w);
     if (w.conditions.size > 0) for (const key of w.conditions) this.writeConditions(key);
     const out = this.encoder.commit();
     w.clear();
@@ -101,7 +125,10 @@ export class ApplianceEngine {
   private updateIntents(world: WorldView, dirty: DirtySet, w: PlanWork): void {
     for (const [key, id] of dirty.ingresses) {
       const cp = this.clusters.get(id.cluster);
-      const next = cp !== undefined && servesCluster(this.profile, id.cluster) ? intentFor(world, this.profile, cp, id.namespace, id.name) : null;
+      const next =
+        cp !== undefined && servesCluster(this.profile, id.cluster)
+          ? intentFor(world, this.profile, cp, id.namespace, id.name)
+          : null;
       const prev = this.intents.get(key) ?? null;
       if (prev?.signature === next?.signature) continue;
       if (next === null) this.intents.delete(key);
@@ -125,7 +152,8 @@ export class ApplianceEngine {
       }
       if (next?.listener) {
         let g = this.groups.get(next.listener.group);
-        if (g === undefined) this.groups.set(next.listener.group, (g = { members: [], outcomes: new Map(), listeners: [] }));
+        if (g === undefined)
+          this.groups.set(next.listener.group, (g = { members: [], outcomes: new Map(), listeners: [] }));
         g.members.splice(sortedIndex(g.members, next.order), 0, next);
         w.groups.add(next.listener.group);
       }
@@ -144,7 +172,9 @@ export class ApplianceEngine {
     // Linear in the group, but only pointer and string-equality checks per member.
     for (const [key, next] of alloc.outcomes) if (!sameOutcome(g.outcomes.get(key), next)) changed(key, next);
     // An Ingress that left for another group gets its outcome there, whichever group this plan re-allocates first.
-    for (const key of g.outcomes.keys()) if (!alloc.outcomes.has(key) && (this.intents.get(key)?.listener?.group ?? name) === name) changed(key, undefined);
+    for (const key of g.outcomes.keys())
+      if (!alloc.outcomes.has(key) && (this.intents.get(key)?.listener?.group ?? name) === name)
+        changed(key, undefined);
     const wanted = new Map(alloc.listeners.map((l) => [l.name, l] as const));
     for (const l of g.listeners) {
       if (wanted.has(l.name)) continue;
@@ -263,7 +293,12 @@ export class ApplianceEngine {
     w.certs.add(name);
   }
 
-  private noteDecision(source: string, uses: Parameters<ClaimIndex['setSource']>[1], losses: Parameters<ClaimIndex['setSource']>[2], w: PlanWork): void {
+  private noteDecision(
+    source: string,
+    uses: Parameters<ClaimIndex['setSource']>[1],
+    losses: Parameters<ClaimIndex['setSource']>[2],
+    w: PlanWork,
+  ): void {
     const changed = this.index.setSource(source, uses, losses);
     for (const k of changed.ingresses) w.conditions.add(k);
     for (const p of changed.pools) w.pools.add(p);
@@ -281,8 +316,22 @@ export class ApplianceEngine {
       return best === null ? null : hosts.get(best)!;
     };
     // No certificate won on this listener (plain HTTP, or TLS without usable Secrets): skip the walk over its owners.
-    const defaultCert = wins === undefined || wins.size === 0 ? null : defaultCertificateOf(l.owners, worldKeyString, this.tlsWins.get(routeBucketKey(name, '')) ?? null, firstWinOf);
-    const v = buildVirtualService(l, [], this.defaultPools.get(name) ?? null, defaultCert, this.certCountByVs.get(name)?.keys() ?? []);
+    const defaultCert =
+      wins === undefined || wins.size === 0
+        ? null
+        : defaultCertificateOf(
+            l.owners,
+            worldKeyString,
+            this.tlsWins.get(routeBucketKey(name, '')) ?? null,
+            firstWinOf,
+          );
+    const v = buildVirtualService(
+      l,
+      [],
+      this.defaultPools.get(name) ?? null,
+      defaultCert,
+      this.certCountByVs.get(name)?.keys() ?? [],
+    );
     const { owners, certificates, routes: _routes, ...header } = v;
     this.encoder.setVsHeader(header);
     if (w.owners.has(name)) this.encoder.setVsOwners(name, owners);
@@ -296,10 +345,11 @@ export class ApplianceEngine {
   }
 
   private markReresolve(dirty: DirtySet, w: PlanWork): void {
-    if (dirty.services.size > 0) for (const svc of dirty.services) {
-      const pools = this.poolsByService.get(svc);
-      if (pools !== undefined) for (const pool of pools) w.markStale(pool, svc.slice(0, svc.indexOf('/')));
-    }
+    if (dirty.services.size > 0)
+      for (const svc of dirty.services) {
+        const pools = this.poolsByService.get(svc);
+        if (pools !== undefined) for (const pool of pools) w.markStale(pool, svc.slice(0, svc.indexOf('/')));
+      }
     if (this.profile.backendMode !== 'nodeport' || dirty.nodeClusters.size === 0) return;
     for (const c of dirty.nodeClusters) for (const pool of this.poolsByCluster.get(c) ?? []) w.markStale(pool, c);
   }
@@ -327,8 +377,21 @@ export class ApplianceEngine {
     for (const c of clusters) {
       const prev = per.get(c);
       if (prev !== undefined && !w.isStale(pool, c)) continue;
-      const r = resolveMembers(world, { cluster: c, namespace: spec.namespace, service: spec.service, port: spec.port, mode: this.profile.backendMode, weight: this.clusters.get(c)?.weight ?? 1, asksAffinity: asksAffinity(spec) }, prev?.members);
-      if (prev === undefined || !sameIssues(prev.issues, r.issues)) for (const k of this.index.usersOf(pool, c)) w.conditions.add(k);
+      const r = resolveMembers(
+        world,
+        {
+          cluster: c,
+          namespace: spec.namespace,
+          service: spec.service,
+          port: spec.port,
+          mode: this.profile.backendMode,
+          weight: this.clusters.get(c)?.weight ?? 1,
+          asksAffinity: asksAffinity(spec),
+        },
+        prev?.members,
+      );
+      if (prev === undefined || !sameIssues(prev.issues, r.issues))
+        for (const k of this.index.usersOf(pool, c)) w.conditions.add(k);
       if (prev === undefined) {
         per.set(c, r);
         this.indexPool(pool, c, spec);
@@ -368,7 +431,15 @@ export class ApplianceEngine {
     }
     const uses = this.index.usesOf(key);
     const poolIssues = uses.flatMap((u) => this.resolutions.get(u.pool)?.per.get(u.cluster)?.issues ?? []);
-    this.encoder.setConditions(ref, ingressConditions(intent, { outcome: this.outcomes.get(key) ?? null, losses: this.index.lossesOf(key), servesSomething: uses.length > 0, poolIssues }));
+    this.encoder.setConditions(
+      ref,
+      ingressConditions(intent, {
+        outcome: this.outcomes.get(key) ?? null,
+        losses: this.index.lossesOf(key),
+        servesSomething: uses.length > 0,
+        poolIssues,
+      }),
+    );
   }
 
   private refSpec(spec: PoolSpec): void {

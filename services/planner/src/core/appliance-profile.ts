@@ -54,7 +54,9 @@ export function profileFromConfig(a: ApplianceConfig): ApplianceProfile {
   return {
     name: a.name,
     driver: a.driver,
-    controllers: vtm ? [...new Set([...a.ingressControllers, VTM_CONTROLLER])].sort() : [...new Set(a.ingressControllers)].sort(),
+    controllers: vtm
+      ? [...new Set([...a.ingressControllers, VTM_CONTROLLER])].sort()
+      : [...new Set(a.ingressControllers)].sort(),
     legacyClassValues: vtm ? ['vtm'] : lm ? ['kempLB'] : [],
     clusters: a.clusters === undefined ? null : [...a.clusters].sort(),
     backendMode: a.backendMode,
@@ -67,7 +69,10 @@ export function profileFromConfig(a: ApplianceConfig): ApplianceProfile {
     sslRedirectDefault: a.driver === 'haproxy' && a.haproxy?.sslRedirectDefault === true,
     exclusivity: lm ? 'listener' : 'address',
     hostOwnership: hostOwnershipOf(a),
-    hasDefaultAddress: a.driver === 'haproxy' || (vtm && a.vtm?.defaultTrafficIpGroup !== undefined) || (lm && a.loadmaster?.defaultAddress !== undefined),
+    hasDefaultAddress:
+      a.driver === 'haproxy' ||
+      (vtm && a.vtm?.defaultTrafficIpGroup !== undefined) ||
+      (lm && a.loadmaster?.defaultAddress !== undefined),
     mode: lm && a.loadmaster?.mode === 'service' ? 'service' : 'ingress',
     defaultMonitor: vtm ? VTM_DEFAULT_MONITOR : null,
   };
@@ -96,5 +101,12 @@ export function servesCluster(profile: ApplianceProfile, cluster: string): boole
 function hostOwnershipOf(a: ApplianceConfig): HostOwnership {
   const mode = a.hostOwnership ?? 'shared';
   if (mode !== 'allow-list') return { mode };
-  return { mode, hosts: new Map(Object.entries(a.hostAllowList ?? {}).map(([host, namespaces]) => [host.toLowerCase(), [...namespaces].sort()] as const)) };
+  return {
+    mode,
+    hosts: new Map(
+      Object.entries(a.hostAllowList ?? {}).map(
+        ([host, namespaces]) => [host.toLowerCase(), [...namespaces].sort()] as const,
+      ),
+    ),
+  };
 }

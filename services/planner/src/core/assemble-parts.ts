@@ -1,4 +1,12 @@
-import type { Certificate, ObjectCondition, ObjectRef, Pool, PoolMember, Route, VirtualService } from '@portolan/desired-state';
+import type {
+  Certificate,
+  ObjectCondition,
+  ObjectRef,
+  Pool,
+  PoolMember,
+  Route,
+  VirtualService,
+} from '@portolan/desired-state';
 import { compareCodeUnits } from '@portolan/desired-state';
 import type { MemberOutcome, ListenerSpec } from './allocate-listeners.ts';
 import type { ApplianceProfile } from './appliance-profile.ts';
@@ -9,9 +17,14 @@ import type { Resolution } from './resolve-members.ts';
 import type { TlsClaim } from './route-claims.ts';
 
 /** Builds a pool from its spec and the per-cluster resolutions of the clusters that use it. */
-export function buildPool(spec: PoolSpec, profile: ApplianceProfile, perCluster: ReadonlyMap<string, Resolution>): Pool {
+export function buildPool(
+  spec: PoolSpec,
+  profile: ApplianceProfile,
+  perCluster: ReadonlyMap<string, Resolution>,
+): Pool {
   const services: ObjectRef[] = [];
-  for (const cluster of perCluster.keys()) services.push({ cluster, kind: 'Service', namespace: spec.namespace, name: spec.service });
+  for (const cluster of perCluster.keys())
+    services.push({ cluster, kind: 'Service', namespace: spec.namespace, name: spec.service });
   return {
     name: spec.name,
     members: poolMembers(perCluster),
@@ -37,7 +50,13 @@ export function asksAffinity(spec: PoolSpec): boolean {
 }
 
 /** A virtual service from its listener spec and its resolved routes, default pool and certificates. */
-export function buildVirtualService(l: ListenerSpec, routes: readonly Route[], defaultPool: string | null, defaultCertificate: string | null, certificates: Iterable<string>): VirtualService {
+export function buildVirtualService(
+  l: ListenerSpec,
+  routes: readonly Route[],
+  defaultPool: string | null,
+  defaultCertificate: string | null,
+  certificates: Iterable<string>,
+): VirtualService {
   return {
     name: l.name,
     address: l.address,
@@ -58,7 +77,12 @@ export function buildVirtualService(l: ListenerSpec, routes: readonly Route[], d
  * A listener's default certificate: the one serving "any host" if an Ingress offers it, else the winning
  * certificate of its oldest owner that has one — so a newer Ingress never changes what non-SNI clients see.
  */
-export function defaultCertificateOf(owners: readonly ObjectRef[], ownerKey: (r: ObjectRef) => string, anyHostWinner: TlsClaim | null, firstWinOf: (ingressKey: string) => string | null): string | null {
+export function defaultCertificateOf(
+  owners: readonly ObjectRef[],
+  ownerKey: (r: ObjectRef) => string,
+  anyHostWinner: TlsClaim | null,
+  firstWinOf: (ingressKey: string) => string | null,
+): string | null {
   if (anyHostWinner !== null) return anyHostWinner.certificate.name;
   for (const o of owners) {
     const won = firstWinOf(ownerKey(o));
@@ -89,13 +113,25 @@ export interface ConditionInputs {
 /** The conditions of one Ingress: Accepted or Rejected (with every reason), then warnings, sorted and deduplicated. */
 export function ingressConditions(intent: IngressIntent, inputs: ConditionInputs): ObjectCondition[] {
   const out: ObjectCondition[] = [];
-  const add = (type: ObjectCondition['type'], i: Issue): void => void out.push({ object: intent.ref, type, reason: i.reason, message: i.message });
+  const add = (type: ObjectCondition['type'], i: Issue): void =>
+    void out.push({ object: intent.ref, type, reason: i.reason, message: i.message });
   if (intent.errors.length > 0) intent.errors.forEach((e) => add('Rejected', e));
   else if (inputs.outcome !== null && !inputs.outcome.ok) add('Rejected', inputs.outcome.issue);
-  else if (!inputs.servesSomething) add('Rejected', { reason: 'AllRoutesConflict', message: 'every route of this Ingress is served by older Ingresses' });
-  else if (inputs.outcome !== null) add('Accepted', { reason: 'Planned', message: `planned on listener ${inputs.outcome.vs}` });
+  else if (!inputs.servesSomething)
+    add('Rejected', {
+      reason: 'AllRoutesConflict',
+      message: 'every route of this Ingress is served by older Ingresses',
+    });
+  else if (inputs.outcome !== null)
+    add('Accepted', { reason: 'Planned', message: `planned on listener ${inputs.outcome.vs}` });
   const httpIssue = inputs.outcome?.ok === true ? inputs.outcome.httpIssue : null;
-  for (const w of [...intent.warnings, ...inputs.losses, ...inputs.poolIssues, ...(httpIssue === null ? [] : [httpIssue])]) add('Warning', w);
+  for (const w of [
+    ...intent.warnings,
+    ...inputs.losses,
+    ...inputs.poolIssues,
+    ...(httpIssue === null ? [] : [httpIssue]),
+  ])
+    add('Warning', w);
   const seen = new Set<string>();
   return out
     .filter((c) => {
@@ -104,5 +140,7 @@ export function ingressConditions(intent: IngressIntent, inputs: ConditionInputs
       seen.add(k);
       return true;
     })
-    .sort((a, b) => compareCodeUnits(`${a.type}\u0000${a.reason}\u0000${a.message}`, `${b.type}\u0000${b.reason}\u0000${b.message}`));
+    .sort((a, b) =>
+      compareCodeUnits(`${a.type}\u0000${a.reason}\u0000${a.message}`, `${b.type}\u0000${b.reason}\u0000${b.message}`),
+    );
 }

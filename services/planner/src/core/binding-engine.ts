@@ -23,7 +23,11 @@ export class BindingEngine {
   private readonly resolutions = new Map<string, Resolution>();
   private readonly outcomes = new Map<string, { ok: boolean; issues: readonly Issue[] }>();
 
-  constructor(profile: ApplianceProfile, clusters: ReadonlyMap<string, ClusterProfile>, layout: SnapshotLayout = CURRENT_LAYOUT) {
+  constructor(
+    profile: ApplianceProfile,
+    clusters: ReadonlyMap<string, ClusterProfile>,
+    layout: SnapshotLayout = CURRENT_LAYOUT,
+  ) {
     this.profile = profile;
     this.clusters = clusters;
     this.encoder = new SnapshotEncoder(profile.name, profile.driver, layout);
@@ -31,7 +35,11 @@ export class BindingEngine {
 
   /** Whether a dirty set can change this appliance: Service-mode bindings follow Services and (NodePort) Nodes. */
   isAffected(dirty: DirtySet): boolean {
-    return this.encoder.root === null || dirty.services.size > 0 || (this.profile.backendMode === 'nodeport' && dirty.nodeClusters.size > 0);
+    return (
+      this.encoder.root === null ||
+      dirty.services.size > 0 ||
+      (this.profile.backendMode === 'nodeport' && dirty.nodeClusters.size > 0)
+    );
   }
 
   /** Applies what changed and commits. */
@@ -58,7 +66,14 @@ export class BindingEngine {
     const [cluster = '', namespace = '', name = ''] = key.split('/');
     const cp = this.clusters.get(cluster);
     const svc = world.service(cluster, namespace, name);
-    const next = cp !== undefined && svc !== undefined && servesCluster(this.profile, cluster) && isBindingService(svc) && isNamespaceInScope(namespace, cp.namespaces) ? buildBindingIntent(svc, cluster) : null;
+    const next =
+      cp !== undefined &&
+      svc !== undefined &&
+      servesCluster(this.profile, cluster) &&
+      isBindingService(svc) &&
+      isNamespaceInScope(namespace, cp.namespaces)
+        ? buildBindingIntent(svc, cluster)
+        : null;
     const prev = this.intents.get(key) ?? null;
     this.resolutions.delete(key);
     if (prev?.target) targets.add(prev.target);
@@ -94,13 +109,25 @@ export class BindingEngine {
       const key = serviceKey(i.ref.cluster, i.ref.namespace, i.ref.name);
       let res = this.resolutions.get(key);
       if (res === undefined) {
-        res = resolveMembers(world, { cluster: i.ref.cluster, namespace: i.ref.namespace, service: i.ref.name, port: i.port!, mode: this.profile.backendMode, weight: this.clusters.get(i.ref.cluster)?.weight ?? 1, asksAffinity: false });
+        res = resolveMembers(world, {
+          cluster: i.ref.cluster,
+          namespace: i.ref.namespace,
+          service: i.ref.name,
+          port: i.port!,
+          mode: this.profile.backendMode,
+          weight: this.clusters.get(i.ref.cluster)?.weight ?? 1,
+          asksAffinity: false,
+        });
         this.resolutions.set(key, res);
       }
       this.outcomes.set(key, { ok: true, issues: res.issues });
       return res.members;
     });
-    for (const l of r.losers) this.outcomes.set(serviceKey(l.ref.cluster, l.ref.namespace, l.ref.name), { ok: false, issues: [bindingConflict(r.winner)] });
+    for (const l of r.losers)
+      this.outcomes.set(serviceKey(l.ref.cluster, l.ref.namespace, l.ref.name), {
+        ok: false,
+        issues: [bindingConflict(r.winner)],
+      });
     this.encoder.setBinding({ target, service: r.winner.ref, members: sortMembers(members) });
   }
 }

@@ -1,4 +1,11 @@
-import type { DesiredState, ObjectCondition, ObjectRef, PoolMember, Route, VirtualService } from '@portolan/desired-state';
+import type {
+  DesiredState,
+  ObjectCondition,
+  ObjectRef,
+  PoolMember,
+  Route,
+  VirtualService,
+} from '@portolan/desired-state';
 import { compareCodeUnits } from '@portolan/desired-state';
 
 /**
@@ -63,7 +70,11 @@ export function orderCertificates(defaultName: string | null, others: Iterable<s
 
 /** Returns a DesiredState with every array in canonical order (owners keep their creation order). */
 export function canonicalizeDesiredState(d: DesiredState): DesiredState {
-  const vs = (v: VirtualService): VirtualService => ({ ...v, routes: sortRoutes(v.routes), certificates: orderCertificates(v.certificates[0] ?? null, v.certificates) });
+  const vs = (v: VirtualService): VirtualService => ({
+    ...v,
+    routes: sortRoutes(v.routes),
+    certificates: orderCertificates(v.certificates[0] ?? null, v.certificates),
+  });
   return {
     appliance: d.appliance,
     driver: d.driver,

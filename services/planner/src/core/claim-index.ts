@@ -17,7 +17,11 @@ export class ClaimIndex {
   private readonly poolUsers = new Map<string, Map<string, Map<string, number>>>();
 
   /** Records a contest's result; returns the Ingresses whose decisions changed and the pools whose cluster set changed. */
-  setSource(source: string, uses: readonly PoolUse[], losses: readonly Loss[]): { ingresses: Set<string>; pools: Set<string> } {
+  setSource(
+    source: string,
+    uses: readonly PoolUse[],
+    losses: readonly Loss[],
+  ): { ingresses: Set<string>; pools: Set<string> } {
     const next = new Map<string, { uses: PoolUse[]; issues: Issue[] }>();
     const entry = (k: string): { uses: PoolUse[]; issues: Issue[] } => {
       let e = next.get(k);
@@ -102,7 +106,9 @@ export class ClaimIndex {
 function same(a: Decision | undefined, b: Decision | undefined): boolean {
   if (a === undefined || b === undefined) return a === b;
   if (a.uses.length !== b.uses.length || a.issues.length !== b.issues.length) return false;
-  for (let i = 0; i < a.uses.length; i++) if (a.uses[i]!.pool !== b.uses[i]!.pool || a.uses[i]!.cluster !== b.uses[i]!.cluster) return false;
-  for (let i = 0; i < a.issues.length; i++) if (a.issues[i]!.reason !== b.issues[i]!.reason || a.issues[i]!.message !== b.issues[i]!.message) return false;
+  for (let i = 0; i < a.uses.length; i++)
+    if (a.uses[i]!.pool !== b.uses[i]!.pool || a.uses[i]!.cluster !== b.uses[i]!.cluster) return false;
+  for (let i = 0; i < a.issues.length; i++)
+    if (a.issues[i]!.reason !== b.issues[i]!.reason || a.issues[i]!.message !== b.issues[i]!.message) return false;
   return true;
 }

@@ -37,11 +37,18 @@ export function selectionDrops(world: WorldView, previous: ServingConfig, next: 
     for (const cluster of world.clusterNames()) {
       const oldCluster = previous.clusters.find((c) => c.name === cluster);
       const newCluster = next.clusters.find((c) => c.name === cluster);
-      if (oldCluster === undefined || newCluster === undefined || !servesCluster(oldProfile, cluster) || !servesCluster(newProfile, cluster)) continue;
+      if (
+        oldCluster === undefined ||
+        newCluster === undefined ||
+        !servesCluster(oldProfile, cluster) ||
+        !servesCluster(newProfile, cluster)
+      )
+        continue;
       const classes = world.ingressClasses(cluster);
       for (const ing of world.ingresses(cluster)) {
         const ns = ing.metadata.namespace;
-        if (!isNamespaceInScope(ns, oldCluster.namespaces) || !selectIngress(ing, classes, oldProfile).selected) continue;
+        if (!isNamespaceInScope(ns, oldCluster.namespaces) || !selectIngress(ing, classes, oldProfile).selected)
+          continue;
         const weight = removalWeight('Ingress', ing);
         served += weight;
         if (isNamespaceInScope(ns, newCluster.namespaces) && selectIngress(ing, classes, newProfile).selected) continue;
@@ -53,7 +60,9 @@ export function selectionDrops(world: WorldView, previous: ServingConfig, next: 
     if (served === 0 || dropped / served <= policy.maxRemovalFraction || dropped < policy.minRemovals) continue;
     const percent = (f: number): string => `${Math.round(f * 1000) / 10}%`;
     const reason = `a fleet-config change no longer serves ${dropped} of ${served} hosts on ${now.name} (${percent(dropped / served)}; limit ${percent(policy.maxRemovalFraction)} and ${policy.minRemovals}); no Kubernetes change asked for it`;
-    ingresses.sort((a, b) => (`${a.cluster}/${a.namespace}/${a.name}` < `${b.cluster}/${b.namespace}/${b.name}` ? -1 : 1));
+    ingresses.sort((a, b) =>
+      `${a.cluster}/${a.namespace}/${a.name}` < `${b.cluster}/${b.namespace}/${b.name}` ? -1 : 1,
+    );
     out.push({ appliance: now.name, ingresses, reason });
   }
   return out;

@@ -9,12 +9,23 @@ import { Planner } from './planner.ts';
 /** Conflicts for the same host and path across Ingresses and namespaces. */
 const CLASS = f.ingressClass('portolan', 'portolan.dev/ingress-controller');
 const cfg = f.fleet([{ name: 'c1' }], [f.appliance('lb', 'haproxy')]);
-const ing = (namespace: string, name: string, created: number, paths: [string, string][], o: { defaultBackend?: string; tls?: string; host?: string } = {}) =>
+const ing = (
+  namespace: string,
+  name: string,
+  created: number,
+  paths: [string, string][],
+  o: { defaultBackend?: string; tls?: string; host?: string } = {},
+) =>
   f.ingress({
     name,
     namespace,
     created: f.at(created),
-    rules: [f.rule(o.host ?? 'shop.example.com', ...paths.map(([p, svc]): [string, string, string, number] => [p, 'Prefix', svc, 80]))],
+    rules: [
+      f.rule(
+        o.host ?? 'shop.example.com',
+        ...paths.map(([p, svc]): [string, string, string, number] => [p, 'Prefix', svc, 80]),
+      ),
+    ],
     ...(o.defaultBackend ? { defaultBackend: f.backend(o.defaultBackend, 80) } : {}),
     ...(o.tls ? { tls: [{ hosts: [o.host ?? 'shop.example.com'], secretName: o.tls }] } : {}),
   });
@@ -52,7 +63,13 @@ const TABLE: { name: string; objects: Record<string, unknown>[]; want: string[] 
   },
   {
     name: 'paths of one host merge across Ingresses; an Ingress can win some paths and lose others',
-    objects: [ing('a', 'one', 1, [['/', 'a']]), ing('b', 'two', 2, [['/', 'b'], ['/api', 'b']])],
+    objects: [
+      ing('a', 'one', 1, [['/', 'a']]),
+      ing('b', 'two', 2, [
+        ['/', 'b'],
+        ['/api', 'b'],
+      ]),
+    ],
     want: [
       'vs default~80 http default owners=c1/a/one,c1/b/two',
       '  shop.example.com/api Prefix -> b~b~80 (c1/b/two)',
@@ -70,12 +87,25 @@ const TABLE: { name: string; objects: Record<string, unknown>[]; want: string[] 
   },
   {
     name: 'two Ingresses asking for the same backend on the same route merge: both accepted',
-    objects: [ing('a', 'one', 1, [['/', 'web']]), ing('a', 'two', 2, [['/', 'web']]), f.service('web', [[undefined, 80]], { namespace: 'a' })],
-    want: ['vs default~80 http default owners=c1/a/one,c1/a/two', '  shop.example.com/ Prefix -> a~web~80 (c1/a/one)', 'pool a~web~80 []', 'Accepted c1/a/one Planned', 'Accepted c1/a/two Planned'],
+    objects: [
+      ing('a', 'one', 1, [['/', 'web']]),
+      ing('a', 'two', 2, [['/', 'web']]),
+      f.service('web', [[undefined, 80]], { namespace: 'a' }),
+    ],
+    want: [
+      'vs default~80 http default owners=c1/a/one,c1/a/two',
+      '  shop.example.com/ Prefix -> a~web~80 (c1/a/one)',
+      'pool a~web~80 []',
+      'Accepted c1/a/one Planned',
+      'Accepted c1/a/two Planned',
+    ],
   },
   {
     name: 'default backends on a shared listener: the oldest wins',
-    objects: [ing('a', 'one', 1, [['/a', 'a']], { defaultBackend: 'a' }), ing('b', 'two', 2, [['/b', 'b']], { defaultBackend: 'b' })],
+    objects: [
+      ing('a', 'one', 1, [['/a', 'a']], { defaultBackend: 'a' }),
+      ing('b', 'two', 2, [['/b', 'b']], { defaultBackend: 'b' }),
+    ],
     want: [
       'vs default~80 http default owners=c1/a/one,c1/b/two default=a~a~80',
       '  shop.example.com/a Prefix -> a~a~80 (c1/a/one)',
@@ -92,7 +122,7 @@ const TABLE: { name: string; objects: Record<string, unknown>[]; want: string[] 
     ],
   },
   {
-    name: 'TLS for one host from two Secrets: the oldest Ingress\'s certificate serves it and is the listener default',
+    name: "TLS for one host from two Secrets: the oldest Ingress's certificate serves it and is the listener default",
     objects: [
       ing('b', 'two', 2, [['/b', 'b']], { tls: 'cert-b' }),
       ing('a', 'one', 1, [['/a', 'a']], { tls: 'cert-a' }),
@@ -135,16 +165,28 @@ for (const row of TABLE) {
 }
 
 test('the loser is told who holds the route', () => {
-  const d = planEvents(cfg, f.added('c1', CLASS, ing('team-a', 'shop', 1, [['/', 'a']]), ing('team-b', 'shop', 2, [['/', 'b']])));
-  assert.equal(d.conditions.find((c) => c.reason === 'RouteConflict')?.message, 'shop.example.com/ (Prefix) on listener default~80 is served by the older Ingress team-a/shop in cluster c1');
+  const d = planEvents(
+    cfg,
+    f.added('c1', CLASS, ing('team-a', 'shop', 1, [['/', 'a']]), ing('team-b', 'shop', 2, [['/', 'b']])),
+  );
+  assert.equal(
+    d.conditions.find((c) => c.reason === 'RouteConflict')?.message,
+    'shop.example.com/ (Prefix) on listener default~80 is served by the older Ingress team-a/shop in cluster c1',
+  );
 });
 
 test('property: the winner depends only on (creationTimestamp, namespace, name) — any arrival order, relist or redelivery', () => {
   const contenders = [
-    ing('n1', 'x', 3, [['/', 's1'], ['/api', 's1']]),
+    ing('n1', 'x', 3, [
+      ['/', 's1'],
+      ['/api', 's1'],
+    ]),
     ing('n2', 'x', 1, [['/api', 's2']]),
     ing('n3', 'y', 2, [['/', 's3']]),
-    ing('n0', 'z', 2, [['/', 's0'], ['/static', 's0']]),
+    ing('n0', 'z', 2, [
+      ['/', 's0'],
+      ['/static', 's0'],
+    ]),
   ];
   const events: KubeWatchEvent[] = f.added('c1', CLASS, ...contenders);
   const expected = summarize(planEvents(cfg, events));
@@ -155,17 +197,30 @@ test('property: the winner depends only on (creationTimestamp, namespace, name) 
     '  shop.example.com/ Prefix -> n0~s0~80 (c1/n0/z)',
   ]);
   fc.assert(
-    fc.property(fc.shuffledSubarray(events, { minLength: events.length }), fc.array(fc.nat(events.length - 1), { maxLength: 6 }), fc.boolean(), (order, repeats, planBetween) => {
-      const p = new Planner(cfg);
-      for (const e of order) {
-        p.applyEvent(e);
-        if (planBetween) p.planDirty();
-      }
-      for (const i of repeats) p.applyEvent(order[i]!);
-      p.applyListMarker({ cluster: 'c1', kind: 'Ingress', generation: 1, resourceVersion: '999999', chunkIndex: 0, chunkCount: 1, keys: ['n0/z', 'n1/x', 'n2/x', 'n3/y'] });
-      p.planDirty();
-      assert.deepEqual(summarize(p.desiredState('lb')!), expected);
-    }),
+    fc.property(
+      fc.shuffledSubarray(events, { minLength: events.length }),
+      fc.array(fc.nat(events.length - 1), { maxLength: 6 }),
+      fc.boolean(),
+      (order, repeats, planBetween) => {
+        const p = new Planner(cfg);
+        for (const e of order) {
+          p.applyEvent(e);
+          if (planBetween) p.planDirty();
+        }
+        for (const i of repeats) p.applyEvent(order[i]!);
+        p.applyListMarker({
+          cluster: 'c1',
+          kind: 'Ingress',
+          generation: 1,
+          resourceVersion: '999999',
+          chunkIndex: 0,
+          chunkCount: 1,
+          keys: ['n0/z', 'n1/x', 'n2/x', 'n3/y'],
+        });
+        p.planDirty();
+        assert.deepEqual(summarize(p.desiredState('lb')!), expected);
+      },
+    ),
     { numRuns: 150 },
   );
 });

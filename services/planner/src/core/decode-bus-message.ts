@@ -1,9 +1,27 @@
-import { fromBinary, timestampMs, HoldApprovedSchema, ObjectsRefusedSchema, SelectionHeldSchema, KubeEventSchema, KubeListMarkerSchema, WatcherHeartbeatSchema, KubeKind as ProtoKind, KubeEventType } from '@portolan/proto';
+import {
+  fromBinary,
+  timestampMs,
+  HoldApprovedSchema,
+  ObjectsRefusedSchema,
+  SelectionHeldSchema,
+  KubeEventSchema,
+  KubeListMarkerSchema,
+  WatcherHeartbeatSchema,
+  KubeKind as ProtoKind,
+  KubeEventType,
+} from '@portolan/proto';
 import type { KubeKind, KubeListMarker, KubeWatchEvent } from '@portolan/kube-model';
 
 /** What one message of the kube stream means to the planner. */
 export type PlannerInput =
-  | { readonly type: 'event'; readonly event: KubeWatchEvent; readonly namespace: string; readonly name: string; readonly observedAtMs: number; readonly omittedReason: string }
+  | {
+      readonly type: 'event';
+      readonly event: KubeWatchEvent;
+      readonly namespace: string;
+      readonly name: string;
+      readonly observedAtMs: number;
+      readonly omittedReason: string;
+    }
   | { readonly type: 'marker'; readonly marker: KubeListMarker; readonly observedAtMs: number }
   | { readonly type: 'heartbeat'; readonly cluster: string; readonly sentAtMs: number; readonly synced: boolean }
   | { readonly type: 'approval'; readonly approval: HoldApproval; readonly approvedAtMs: number }
@@ -23,7 +41,13 @@ export interface HoldApproval {
 export interface ApplianceRefusal {
   readonly appliance: string;
   readonly snapshotId: string;
-  readonly objects: readonly { readonly cluster: string; readonly kind: 'Ingress' | 'Secret'; readonly namespace: string; readonly name: string; readonly message: string }[];
+  readonly objects: readonly {
+    readonly cluster: string;
+    readonly kind: 'Ingress' | 'Secret';
+    readonly namespace: string;
+    readonly name: string;
+    readonly message: string;
+  }[];
 }
 
 /** Ingresses a fleet-config change would stop serving on an appliance, held until approved. */
@@ -41,7 +65,11 @@ const kinds: Readonly<Record<number, KubeKind>> = {
   [ProtoKind.SECRET]: 'Secret',
   [ProtoKind.NODE]: 'Node',
 };
-const eventTypes = { [KubeEventType.ADDED]: 'ADDED', [KubeEventType.MODIFIED]: 'MODIFIED', [KubeEventType.DELETED]: 'DELETED' } as const;
+const eventTypes = {
+  [KubeEventType.ADDED]: 'ADDED',
+  [KubeEventType.MODIFIED]: 'MODIFIED',
+  [KubeEventType.DELETED]: 'DELETED',
+} as const;
 
 /**
  * Decodes a kube-stream message by its subject (`kube.<cluster>.<kind>`, `….list`, `kube.<cluster>.heartbeat`).
@@ -51,7 +79,11 @@ export function decodeBusMessage(subject: string, data: Uint8Array): PlannerInpu
   try {
     if (subject.endsWith('.approval')) {
       const a = fromBinary(HoldApprovedSchema, data);
-      return { type: 'approval', approval: { appliance: a.appliance, approvedBy: a.approvedBy, reason: a.reason, approvalId: a.approvalId }, approvedAtMs: a.approvedAt ? timestampMs(a.approvedAt) : 0 };
+      return {
+        type: 'approval',
+        approval: { appliance: a.appliance, approvedBy: a.approvedBy, reason: a.reason, approvalId: a.approvalId },
+        approvedAtMs: a.approvedAt ? timestampMs(a.approvedAt) : 0,
+      };
     }
     if (subject.endsWith('.selection-held')) {
       const h = fromBinary(SelectionHeldSchema, data);
@@ -59,19 +91,34 @@ export function decodeBusMessage(subject: string, data: Uint8Array): PlannerInpu
         const [cluster = '', namespace = '', name = ''] = k.split('/');
         return cluster === '' || name === '' ? [] : [{ cluster, namespace, name }];
       });
-      return { type: 'selection-held', held: { appliance: h.appliance, ingresses, reason: h.reason }, heldAtMs: h.heldAt ? timestampMs(h.heldAt) : 0 };
+      return {
+        type: 'selection-held',
+        held: { appliance: h.appliance, ingresses, reason: h.reason },
+        heldAtMs: h.heldAt ? timestampMs(h.heldAt) : 0,
+      };
     }
     if (subject.endsWith('.refused')) {
       const r = fromBinary(ObjectsRefusedSchema, data);
       const objects = r.objects.flatMap((o): ApplianceRefusal['objects'][number][] => {
         const kind = o.kind === 'Ingress' || o.kind === 'Secret' ? o.kind : null;
-        return kind === null ? [] : [{ cluster: o.cluster, kind, namespace: o.namespace, name: o.name, message: o.message }];
+        return kind === null
+          ? []
+          : [{ cluster: o.cluster, kind, namespace: o.namespace, name: o.name, message: o.message }];
       });
-      return { type: 'refused', refusal: { appliance: r.appliance, snapshotId: String(r.snapshotId), objects }, refusedAtMs: r.refusedAt ? timestampMs(r.refusedAt) : 0 };
+      return {
+        type: 'refused',
+        refusal: { appliance: r.appliance, snapshotId: String(r.snapshotId), objects },
+        refusedAtMs: r.refusedAt ? timestampMs(r.refusedAt) : 0,
+      };
     }
     if (subject.endsWith('.heartbeat')) {
       const h = fromBinary(WatcherHeartbeatSchema, data);
-      return { type: 'heartbeat', cluster: h.cluster, sentAtMs: h.sentAt ? timestampMs(h.sentAt) : 0, synced: h.kinds.length > 0 && h.kinds.every((k) => k.synced) };
+      return {
+        type: 'heartbeat',
+        cluster: h.cluster,
+        sentAtMs: h.sentAt ? timestampMs(h.sentAt) : 0,
+        synced: h.kinds.length > 0 && h.kinds.every((k) => k.synced),
+      };
     }
     if (subject.endsWith('.list')) {
       const m = fromBinary(KubeListMarkerSchema, data);
@@ -80,18 +127,38 @@ export function decodeBusMessage(subject: string, data: Uint8Array): PlannerInpu
       const observedAtMs = m.observedAt ? timestampMs(m.observedAt) : 0;
       return {
         type: 'marker',
-        marker: { cluster: m.cluster, kind, generation: Number(m.listGeneration), resourceVersion: m.listResourceVersion, chunkIndex: m.chunkIndex, chunkCount: m.chunkCount, keys: m.keys, observedAtMs },
+        marker: {
+          cluster: m.cluster,
+          kind,
+          generation: Number(m.listGeneration),
+          resourceVersion: m.listResourceVersion,
+          chunkIndex: m.chunkIndex,
+          chunkCount: m.chunkCount,
+          keys: m.keys,
+          observedAtMs,
+        },
         observedAtMs,
       };
     }
     const e = fromBinary(KubeEventSchema, data);
     const kind = kinds[e.kind];
     const type = eventTypes[e.type as keyof typeof eventTypes];
-    if (kind === undefined || type === undefined) return { type: 'unreadable', reason: `event of unknown kind ${e.kind} or type ${e.type}` };
-    const object = e.object.length === 0 ? placeholder(e.namespace, e.name, e.uid, e.resourceVersion) : (JSON.parse(new TextDecoder().decode(e.object)) as unknown);
+    if (kind === undefined || type === undefined)
+      return { type: 'unreadable', reason: `event of unknown kind ${e.kind} or type ${e.type}` };
+    const object =
+      e.object.length === 0
+        ? placeholder(e.namespace, e.name, e.uid, e.resourceVersion)
+        : (JSON.parse(new TextDecoder().decode(e.object)) as unknown);
     return {
       type: 'event',
-      event: { cluster: e.cluster, kind, type, object, generation: Number(e.listGeneration), ...(e.noticedByRelist ? { noticedByRelist: true } : {}) },
+      event: {
+        cluster: e.cluster,
+        kind,
+        type,
+        object,
+        generation: Number(e.listGeneration),
+        ...(e.noticedByRelist ? { noticedByRelist: true } : {}),
+      },
       namespace: e.namespace,
       name: e.name,
       observedAtMs: e.observedAt ? timestampMs(e.observedAt) : 0,

@@ -45,16 +45,17 @@ export function splitAround(text: string): { before: Uint8Array; after: Uint8Arr
   return { before: utf8.encode(text.slice(0, at)), after: utf8.encode(text.slice(at + quoted.length)) };
 }
 
-
 /** Whether two pool headers encode the same (cheap: settings come from shared spec objects). */
 export function samePoolHeader(a: PoolHeader, b: PoolHeader): boolean {
   if (a === b) return true;
   if (a.name !== b.name || a.tlsToBackend !== b.tlsToBackend || a.services.length !== b.services.length) return false;
-  const sameSettings = (a.monitor === b.monitor && a.persistence === b.persistence && a.customization === b.customization) || canonicalJson([a.monitor, a.persistence, a.customization]) === canonicalJson([b.monitor, b.persistence, b.customization]);
+  const sameSettings =
+    (a.monitor === b.monitor && a.persistence === b.persistence && a.customization === b.customization) ||
+    canonicalJson([a.monitor, a.persistence, a.customization]) ===
+      canonicalJson([b.monitor, b.persistence, b.customization]);
   if (!sameSettings) return false;
   return a.services.every((r, i) => {
     const o = b.services[i]!;
     return r.cluster === o.cluster && r.kind === o.kind && r.namespace === o.namespace && r.name === o.name;
   });
 }
-

@@ -9,7 +9,13 @@ import type { TlsClaim } from './route-claims.ts';
 /** Whether re-allocation changed what a listener's group decided for one Ingress. */
 export function sameOutcome(a: MemberOutcome | undefined, b: MemberOutcome | undefined): boolean {
   if (a === undefined || b === undefined) return a === b;
-  if (a.ok && b.ok) return a.vs === b.vs && a.redirectVs === b.redirectVs && a.httpVs === b.httpVs && a.httpIssue?.message === b.httpIssue?.message;
+  if (a.ok && b.ok)
+    return (
+      a.vs === b.vs &&
+      a.redirectVs === b.redirectVs &&
+      a.httpVs === b.httpVs &&
+      a.httpIssue?.message === b.httpIssue?.message
+    );
   if (!a.ok && !b.ok) return a.issue.reason === b.issue.reason && a.issue.message === b.issue.message;
   return false;
 }

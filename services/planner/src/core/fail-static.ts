@@ -11,7 +11,11 @@ export interface StalenessPolicy {
  * Clusters whose watcher is stale at `now` (ms since the epoch): no heartbeat within `staleAfterSeconds`, or none
  * ever seen. Pure: the shell passes the clock in.
  */
-export function staleClusters(lastHeartbeatMs: ReadonlyMap<string, number>, clusters: readonly StalenessPolicy[], now: number): Set<string> {
+export function staleClusters(
+  lastHeartbeatMs: ReadonlyMap<string, number>,
+  clusters: readonly StalenessPolicy[],
+  now: number,
+): Set<string> {
   const out = new Set<string>();
   for (const c of clusters) {
     const last = lastHeartbeatMs.get(c.name);
@@ -25,7 +29,11 @@ export function staleClusters(lastHeartbeatMs: ReadonlyMap<string, number>, clus
  * the new plan, so a silent watcher never empties pools; healthy clusters' members follow the plan. Applies to
  * pools and Service-mode bindings that exist in both states.
  */
-export function applyFailStatic(lastApplied: DesiredState | null, plan: DesiredState, stale: ReadonlySet<string>): DesiredState {
+export function applyFailStatic(
+  lastApplied: DesiredState | null,
+  plan: DesiredState,
+  stale: ReadonlySet<string>,
+): DesiredState {
   if (lastApplied === null || stale.size === 0) return plan;
   const keep = (fresh: readonly PoolMember[], old: readonly PoolMember[] | undefined): readonly PoolMember[] => {
     if (old === undefined) return fresh;

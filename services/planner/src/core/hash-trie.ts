@@ -94,7 +94,8 @@ function digit(keyHash: string, depth: number, shape: TrieShape): number {
     return (depth & 1) === 0 ? nibble >> 2 : nibble & 3;
   }
   let v = 0;
-  for (let b = depth * bits, end = b + bits; b < end; b++) v = (v << 1) | ((hexValue(keyHash.charCodeAt(b >> 2)) >> (3 - (b & 3))) & 1);
+  for (let b = depth * bits, end = b + bits; b < end; b++)
+    v = (v << 1) | ((hexValue(keyHash.charCodeAt(b >> 2)) >> (3 - (b & 3))) & 1);
   return v;
 }
 
@@ -110,10 +111,15 @@ function compareKeys(a: TrieEntry, b: TrieEntry): number {
 /** Builds the canonical node for a set of entries at a depth (unsealed). */
 function build(entries: TrieEntry[], depth: number, shape: TrieShape, slot = PERSISTENT): TrieNode | null {
   if (entries.length === 0) return null;
-  if (entries.length <= shape.leafMax || !canSplit(depth, shape)) return leafNode(entries.slice().sort(compareKeys), entries.length, slot);
+  if (entries.length <= shape.leafMax || !canSplit(depth, shape))
+    return leafNode(entries.slice().sort(compareKeys), entries.length, slot);
   const buckets: TrieEntry[][] = Array.from({ length: 1 << shape.fanoutBits }, () => []);
   for (const e of entries) buckets[digit(e.keyHash, depth, shape)]!.push(e);
-  return innerNode(buckets.map((b) => build(b, depth + 1, shape, slot)), entries.length, slot);
+  return innerNode(
+    buckets.map((b) => build(b, depth + 1, shape, slot)),
+    entries.length,
+    slot,
+  );
 }
 
 function collect(node: TrieNode | null, out: TrieEntry[]): void {
@@ -128,7 +134,12 @@ export function buildTrie(entries: readonly TrieEntry[], shape: TrieShape = NARR
 }
 
 /** Inserts or replaces one entry; returns the new root (the old version is untouched). */
-export function upsertTrie(node: TrieNode | null, entry: TrieEntry, shape: TrieShape = NARROW_TRIE, depth = 0): TrieNode {
+export function upsertTrie(
+  node: TrieNode | null,
+  entry: TrieEntry,
+  shape: TrieShape = NARROW_TRIE,
+  depth = 0,
+): TrieNode {
   if (node === null) return leafNode([entry], 1, PERSISTENT);
   if (node.leaf) {
     let i = node.entries.length - 1;
@@ -139,7 +150,8 @@ export function upsertTrie(node: TrieNode | null, entry: TrieEntry, shape: TrieS
       entries[i] = entry;
       return leafNode(entries, node.size, PERSISTENT);
     }
-    if (node.entries.length >= shape.leafMax && canSplit(depth, shape)) return build([...node.entries, entry], depth, shape)!;
+    if (node.entries.length >= shape.leafMax && canSplit(depth, shape))
+      return build([...node.entries, entry], depth, shape)!;
     // Still a leaf: copy with the entry inserted at its sorted place (no sort).
     let at = 0;
     while (at < node.entries.length && node.entries[at]!.sortKey < entry.sortKey) at++;
@@ -158,7 +170,13 @@ export function upsertTrie(node: TrieNode | null, entry: TrieEntry, shape: TrieS
 }
 
 /** Removes the entry with this sort key (no-op when absent); returns the new root. */
-export function removeFromTrie(node: TrieNode | null, sortKey: string, keyHash: string, shape: TrieShape = NARROW_TRIE, depth = 0): TrieNode | null {
+export function removeFromTrie(
+  node: TrieNode | null,
+  sortKey: string,
+  keyHash: string,
+  shape: TrieShape = NARROW_TRIE,
+  depth = 0,
+): TrieNode | null {
   if (node === null) return null;
   if (node.leaf) {
     let at = 0;
@@ -185,8 +203,22 @@ export function removeFromTrie(node: TrieNode | null, sortKey: string, keyHash: 
   return innerNode(children, size, PERSISTENT);
 }
 
-type OwnedLeaf = { leaf: true; entries: TrieEntry[]; size: number; id: string | null; slot: number; bytes: Buffer | null };
-type OwnedInner = { leaf: false; children: (TrieNode | null)[]; size: number; id: string | null; slot: number; bytes: Buffer | null };
+type OwnedLeaf = {
+  leaf: true;
+  entries: TrieEntry[];
+  size: number;
+  id: string | null;
+  slot: number;
+  bytes: Buffer | null;
+};
+type OwnedInner = {
+  leaf: false;
+  children: (TrieNode | null)[];
+  size: number;
+  id: string | null;
+  slot: number;
+  bytes: Buffer | null;
+};
 
 /**
  * `upsertTrie` for a trie whose nodes have one owner (an ItemTrie: no one keeps an older version): the changed path
@@ -194,7 +226,12 @@ type OwnedInner = { leaf: false; children: (TrieNode | null)[]; size: number; id
  * shape, and so every piece, is the same as the persistent update gives. `entry` may be the very object already in
  * the trie with its `itemId` changed by the owner: its path is then unsealed and re-hashed.
  */
-export function upsertOwned(node: TrieNode | null, entry: TrieEntry, shape: TrieShape = NARROW_TRIE, depth = 0): TrieNode {
+export function upsertOwned(
+  node: TrieNode | null,
+  entry: TrieEntry,
+  shape: TrieShape = NARROW_TRIE,
+  depth = 0,
+): TrieNode {
   if (node === null) return leafNode([entry], 1, DIRTY);
   if (node.leaf) {
     const leaf = node as OwnedLeaf;
@@ -211,7 +248,8 @@ export function upsertOwned(node: TrieNode | null, entry: TrieEntry, shape: Trie
       entries[i] = entry;
       touch(leaf, i);
     } else {
-      if (entries.length >= shape.leafMax && canSplit(depth, shape)) return build([...entries, entry], depth, shape, DIRTY)!;
+      if (entries.length >= shape.leafMax && canSplit(depth, shape))
+        return build([...entries, entry], depth, shape, DIRTY)!;
       let at = 0;
       while (at < entries.length && entries[at]!.sortKey < entry.sortKey) at++;
       entries.splice(at, 0, entry);
@@ -236,7 +274,13 @@ export function upsertOwned(node: TrieNode | null, entry: TrieEntry, shape: Trie
 }
 
 /** `removeFromTrie` for a trie with one owner (see `upsertOwned`): the path is updated in place. */
-export function removeOwned(node: TrieNode | null, sortKey: string, keyHash: string, shape: TrieShape = NARROW_TRIE, depth = 0): TrieNode | null {
+export function removeOwned(
+  node: TrieNode | null,
+  sortKey: string,
+  keyHash: string,
+  shape: TrieShape = NARROW_TRIE,
+  depth = 0,
+): TrieNode | null {
   if (node === null) return null;
   if (node.leaf) {
     const leaf = node as OwnedLeaf;

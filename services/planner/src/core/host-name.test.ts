@@ -63,8 +63,15 @@ test('IDN and punycode spellings of one host are one route, so they conflict ins
     ),
   ]);
   const vs = d.virtualServices[0]!;
-  assert.deepEqual(vs.routes.map((r) => [r.host, r.pool]), [['xn--bcher-kva.example', 'default~a~80']]);
-  assert.deepEqual(matchRequest(vs, 'xn--bcher-kva.example', '/'), { kind: 'pool', pool: 'default~a~80', route: vs.routes[0] });
+  assert.deepEqual(
+    vs.routes.map((r) => [r.host, r.pool]),
+    [['xn--bcher-kva.example', 'default~a~80']],
+  );
+  assert.deepEqual(matchRequest(vs, 'xn--bcher-kva.example', '/'), {
+    kind: 'pool',
+    pool: 'default~a~80',
+    route: vs.routes[0],
+  });
   assert.ok(d.conditions.some((c) => c.object.name === 'puny' && c.reason === 'RouteConflict'));
 });
 
@@ -74,7 +81,13 @@ test('wildcard routes planned end to end follow the table, and an exact host win
     ...f.added(
       'c1',
       f.ingressClass('portolan', 'portolan.dev/ingress-controller'),
-      f.ingress({ name: 'wild', rules: [f.rule('*.foo.com', ['/', 'Prefix', 'wild', 80]), f.rule('exact.foo.com', ['/', 'Prefix', 'exact', 80])] }),
+      f.ingress({
+        name: 'wild',
+        rules: [
+          f.rule('*.foo.com', ['/', 'Prefix', 'wild', 80]),
+          f.rule('exact.foo.com', ['/', 'Prefix', 'exact', 80]),
+        ],
+      }),
     ),
   ]);
   const vs = d.virtualServices[0]!;

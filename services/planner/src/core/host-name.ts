@@ -3,7 +3,11 @@ import { decodePunycodeLabel } from './punycode-decode.ts';
 /** A canonical host, or why the input cannot be one. '' is "any host". */
 export type HostResult =
   | { readonly ok: true; readonly host: string }
-  | { readonly ok: false; readonly reason: 'InvalidHost' | 'InvalidWildcard' | 'HostIsIPAddress' | 'MixedScriptHost'; readonly message: string };
+  | {
+      readonly ok: false;
+      readonly reason: 'InvalidHost' | 'InvalidWildcard' | 'HostIsIPAddress' | 'MixedScriptHost';
+      readonly message: string;
+    };
 
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 /** Characters that would change how a URL parser reads the authority (port, userinfo, path...). */
@@ -20,25 +24,38 @@ export function canonicalizeHost(raw: string): HostResult {
   let text = raw.endsWith('.') && !raw.endsWith('..') ? raw.slice(0, -1) : raw;
   const wildcard = text.startsWith('*.');
   if (wildcard) text = text.slice(2);
-  if (text.includes('*')) return bad('InvalidWildcard', `host "${printable(raw)}": "*" may only be the whole first label`);
-  if (text === '' || AUTHORITY_BREAKERS.test(text)) return bad('InvalidHost', `host "${printable(raw)}" is not a DNS name`);
+  if (text.includes('*'))
+    return bad('InvalidWildcard', `host "${printable(raw)}": "*" may only be the whole first label`);
+  if (text === '' || AUTHORITY_BREAKERS.test(text))
+    return bad('InvalidHost', `host "${printable(raw)}" is not a DNS name`);
   const mixed = mixedScriptLabel(text);
-  if (mixed !== null) return bad('MixedScriptHost', `host "${printable(raw)}": label "${printable(mixed)}" mixes scripts`);
+  if (mixed !== null)
+    return bad('MixedScriptHost', `host "${printable(raw)}": label "${printable(mixed)}" mixes scripts`);
   let ascii: string;
   try {
     ascii = new URL(`http://${text}/`).hostname;
   } catch {
     return bad('InvalidHost', `host "${printable(raw)}" is not a valid internationalised domain name`);
   }
-  if (/^[0-9.]+$/.test(ascii) || ascii.startsWith('[') || /^(0x[0-9a-f]*|\d+)$/.test(ascii.slice(ascii.lastIndexOf('.') + 1))) {
+  if (
+    /^[0-9.]+$/.test(ascii) ||
+    ascii.startsWith('[') ||
+    /^(0x[0-9a-f]*|\d+)$/.test(ascii.slice(ascii.lastIndexOf('.') + 1))
+  ) {
     return bad('HostIsIPAddress', `host "${printable(raw)}" is an IP address; Ingress hosts are DNS names`);
   }
   const labels = ascii.split('.');
   if (ascii.length > 253 || !labels.every((l) => LABEL.test(l))) {
-    return bad('InvalidHost', `host "${printable(raw)}" is not a DNS name (letters, digits and "-", labels of 1-63, at most 253)`);
+    return bad(
+      'InvalidHost',
+      `host "${printable(raw)}" is not a DNS name (letters, digits and "-", labels of 1-63, at most 253)`,
+    );
   }
-  const decoded = mixedScriptLabel(labels.map((l) => (l.startsWith('xn--') ? (decodePunycodeLabel(l.slice(4)) ?? l) : l)).join('.'));
-  if (decoded !== null) return bad('MixedScriptHost', `host "${printable(raw)}": label "${printable(decoded)}" mixes scripts`);
+  const decoded = mixedScriptLabel(
+    labels.map((l) => (l.startsWith('xn--') ? (decodePunycodeLabel(l.slice(4)) ?? l) : l)).join('.'),
+  );
+  if (decoded !== null)
+    return bad('MixedScriptHost', `host "${printable(raw)}": label "${printable(decoded)}" mixes scripts`);
   return { ok: true, host: wildcard ? `*.${ascii}` : ascii };
 }
 

@@ -35,13 +35,17 @@ export interface OwnershipNote {
  * that shares the host with another namespace (on both sides, so each tenant sees the other). The owner is the
  * namespace of the oldest claim (creation order), so the verdict never depends on event order.
  */
-export function applyHostOwnership<C extends OwnedClaim>(claims: readonly C[], policy: HostOwnership): { eligible: C[]; notes: OwnershipNote[] } {
+export function applyHostOwnership<C extends OwnedClaim>(
+  claims: readonly C[],
+  policy: HostOwnership,
+): { eligible: C[]; notes: OwnershipNote[] } {
   if (claims.length === 0) return { eligible: [], notes: [] };
   let oldest = claims[0]!;
   for (const c of claims) if (c.order < oldest.order) oldest = c;
   const host = oldest.host;
   const listed = policy.mode === 'allow-list' ? allowedNamespaces(policy.hosts, host) : null;
-  const allowed = (ns: string): boolean => (policy.mode === 'shared' ? true : listed !== null ? listed.includes(ns) : ns === oldest.namespace);
+  const allowed = (ns: string): boolean =>
+    policy.mode === 'shared' ? true : listed !== null ? listed.includes(ns) : ns === oldest.namespace;
   const eligible: C[] = [];
   const notes: OwnershipNote[] = [];
   const shown = host || '*';
@@ -50,9 +54,16 @@ export function applyHostOwnership<C extends OwnedClaim>(claims: readonly C[], p
       eligible.push(c);
       continue;
     }
-    const why = listed !== null
-      ? issue('HostNotAllowed', `host ${shown} is reserved for namespace(s) ${listed.join(', ')} by the appliance's hostOwnership allow-list; this Ingress's routes on it are not served`)
-      : issue('HostOwnedByNamespace', `host ${shown} belongs to namespace ${oldest.namespace} (the older Ingress ${oldest.app}); this Ingress's routes on it are not served`);
+    const why =
+      listed !== null
+        ? issue(
+            'HostNotAllowed',
+            `host ${shown} is reserved for namespace(s) ${listed.join(', ')} by the appliance's hostOwnership allow-list; this Ingress's routes on it are not served`,
+          )
+        : issue(
+            'HostOwnedByNamespace',
+            `host ${shown} belongs to namespace ${oldest.namespace} (the older Ingress ${oldest.app}); this Ingress's routes on it are not served`,
+          );
     notes.push({ ingressKey: c.ingressKey, issue: why });
   }
   const namespaces = [...new Set(eligible.map((c) => c.namespace))].sort();
@@ -60,9 +71,10 @@ export function applyHostOwnership<C extends OwnedClaim>(claims: readonly C[], p
     const owner = eligible.reduce((a, b) => (b.order < a.order ? b : a));
     for (const c of eligible) {
       const others = namespaces.filter((n) => n !== c.namespace);
-      const message = c.namespace === owner.namespace
-        ? `host ${shown} is shared: namespace(s) ${others.join(', ')} also serve routes on it`
-        : `host ${shown} is shared: it was first claimed by namespace ${owner.namespace} (Ingress ${owner.app}); this Ingress adds routes to it`;
+      const message =
+        c.namespace === owner.namespace
+          ? `host ${shown} is shared: namespace(s) ${others.join(', ')} also serve routes on it`
+          : `host ${shown} is shared: it was first claimed by namespace ${owner.namespace} (Ingress ${owner.app}); this Ingress adds routes to it`;
       notes.push({ ingressKey: c.ingressKey, issue: issue('HostSharedAcrossNamespaces', message) });
     }
   }
@@ -70,7 +82,10 @@ export function applyHostOwnership<C extends OwnedClaim>(claims: readonly C[], p
 }
 
 /** The namespaces an allow-list gives a host: an exact entry first, else the longest matching `*.` suffix; null if unlisted. */
-export function allowedNamespaces(hosts: ReadonlyMap<string, readonly string[]>, host: string): readonly string[] | null {
+export function allowedNamespaces(
+  hosts: ReadonlyMap<string, readonly string[]>,
+  host: string,
+): readonly string[] | null {
   const exact = hosts.get(host);
   if (exact !== undefined) return exact;
   let best: { suffix: string; namespaces: readonly string[] } | null = null;

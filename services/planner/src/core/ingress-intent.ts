@@ -1,4 +1,13 @@
-import type { Certificate, JsonObject, ListenAddress, ListenProtocol, Monitor, ObjectRef, PathMatch, Persistence } from '@portolan/desired-state';
+import type {
+  Certificate,
+  JsonObject,
+  ListenAddress,
+  ListenProtocol,
+  Monitor,
+  ObjectRef,
+  PathMatch,
+  Persistence,
+} from '@portolan/desired-state';
 import { canonicalJson, sha256Text } from '@portolan/desired-state';
 import type { TrimmedIngress, TrimmedSecret } from '@portolan/kube-model';
 import { worldKeyString } from '@portolan/kube-model';
@@ -55,7 +64,12 @@ export interface IngressIntent {
   readonly warnings: readonly Issue[];
   /** Null exactly when the Ingress is rejected on its own. */
   readonly listener: ListenerRequest | null;
-  readonly routes: readonly { readonly host: string; readonly path: string; readonly match: PathMatch; readonly pool: string }[];
+  readonly routes: readonly {
+    readonly host: string;
+    readonly path: string;
+    readonly match: PathMatch;
+    readonly pool: string;
+  }[];
   readonly defaultPool: string | null;
   readonly tls: readonly TlsIntent[];
   /** Hosts listed under `spec.tls` ('' = an entry without hosts: any host), whether or not their Secret is usable. */
@@ -73,7 +87,11 @@ export type SecretLookup = (namespace: string, name: string) => TrimmedSecret | 
 /** The deterministic name of a pool: namespace~service~port, plus a settings digest when settings are not the defaults. */
 export function poolNameOf(namespace: string, backend: BackendRef, settings: PoolSettings): string {
   const base = `${namespace}~${backend.service}~${backend.port}`;
-  const plain = settings.monitor === null && settings.persistence === null && !settings.tlsToBackend && settings.customization === null;
+  const plain =
+    settings.monitor === null &&
+    settings.persistence === null &&
+    !settings.tlsToBackend &&
+    settings.customization === null;
   return plain ? base : `${base}~${sha256Text(canonicalJson(settings), 'base64url').slice(0, 10)}`;
 }
 
@@ -83,19 +101,42 @@ export function listenerNameOf(address: ListenAddress, port: number): string {
 }
 
 /** Builds the intent of one selected Ingress: validate, annotate, look up TLS Secrets. Never throws. */
-export function buildIntent(ingress: TrimmedIngress, cluster: string, profile: ApplianceProfile, secrets: SecretLookup, selectionWarning: Issue | null, refusal: Issue | null = null): IngressIntent {
+export function buildIntent(
+  ingress: TrimmedIngress,
+  cluster: string,
+  profile: ApplianceProfile,
+  secrets: SecretLookup,
+  selectionWarning: Issue | null,
+  refusal: Issue | null = null,
+): IngressIntent {
   const { name, namespace, creationTimestamp } = ingress.metadata;
   const ref: ObjectRef = { cluster, kind: 'Ingress', namespace, name };
-  const base = { key: worldKeyString(ref), ref, app: `${namespace}/${name}`, order: creationOrderKey(creationTimestamp, namespace, name, cluster) };
+  const base = {
+    key: worldKeyString(ref),
+    ref,
+    app: `${namespace}/${name}`,
+    order: creationOrderKey(creationTimestamp, namespace, name, cluster),
+  };
   const validation = validateIngress(ingress);
-  const reading = validation.ok ? readIngressOptions(ingress.metadata.annotations ?? {}, profile, validation.ingress) : null;
+  const reading = validation.ok
+    ? readIngressOptions(ingress.metadata.annotations ?? {}, profile, validation.ingress)
+    : null;
   const errors = validation.ok ? [...reading!.errors] : [...validation.errors];
   if (refusal !== null) errors.push(refusal);
-  const warnings = [...(selectionWarning === null ? [] : [selectionWarning]), ...(validation.ok ? validation.warnings : []), ...(reading?.warnings ?? [])];
+  const warnings = [
+    ...(selectionWarning === null ? [] : [selectionWarning]),
+    ...(validation.ok ? validation.warnings : []),
+    ...(reading?.warnings ?? []),
+  ];
   if (!validation.ok || reading === null || errors.length > 0) return seal({ ...base, ...EMPTY, errors, warnings });
   const spec = validation.ingress;
   const o = reading.options;
-  const settings: PoolSettings = { monitor: o.monitor, persistence: o.persistence, tlsToBackend: o.tlsToBackend, customization: o.poolCustomization };
+  const settings: PoolSettings = {
+    monitor: o.monitor,
+    persistence: o.persistence,
+    tlsToBackend: o.tlsToBackend,
+    customization: o.poolCustomization,
+  };
   const pools = new Map<string, PoolSpec>();
   const poolFor = (b: BackendRef): string => {
     const pool = poolNameOf(namespace, b, settings);
@@ -131,7 +172,17 @@ export function buildIntent(ingress: TrimmedIngress, cluster: string, profile: A
   });
 }
 
-const EMPTY = { listener: null, routes: [], defaultPool: null, tls: [], tlsHosts: [], pools: [], requestScript: null, responseScript: null, vsCustomization: null } as const;
+const EMPTY = {
+  listener: null,
+  routes: [],
+  defaultPool: null,
+  tls: [],
+  tlsHosts: [],
+  pools: [],
+  requestScript: null,
+  responseScript: null,
+  vsCustomization: null,
+} as const;
 
 /** The hosts a TLS section names, sorted and once each ('' for an entry that names none). */
 function tlsHostsOf(spec: NormalizedIngress): string[] {
@@ -141,10 +192,27 @@ function tlsHostsOf(spec: NormalizedIngress): string[] {
 }
 
 /** Warnings a usable certificate still deserves: expired when read, or not covering a host it is used for. */
-function certificateWarnings(tls: { readonly names: readonly string[]; readonly notAfter: string; readonly expiredWhenRead: boolean }, hosts: readonly string[], secret: string, warnings: Issue[]): void {
-  if (tls.expiredWhenRead) warnings.push(issue('CertificateExpired', `Secret ${secret}: the certificate is not valid now (it expires ${tls.notAfter}); clients will refuse it`));
+function certificateWarnings(
+  tls: { readonly names: readonly string[]; readonly notAfter: string; readonly expiredWhenRead: boolean },
+  hosts: readonly string[],
+  secret: string,
+  warnings: Issue[],
+): void {
+  if (tls.expiredWhenRead)
+    warnings.push(
+      issue(
+        'CertificateExpired',
+        `Secret ${secret}: the certificate is not valid now (it expires ${tls.notAfter}); clients will refuse it`,
+      ),
+    );
   const uncovered = hosts.filter((h) => h !== '' && !tls.names.some((n) => certificateNameCovers(n, h)));
-  if (uncovered.length > 0) warnings.push(issue('CertificateHostMismatch', `Secret ${secret}: the certificate does not name ${uncovered.slice(0, 3).join(', ')}${uncovered.length > 3 ? ` and ${uncovered.length - 3} more` : ''}; clients will refuse it for those hosts`));
+  if (uncovered.length > 0)
+    warnings.push(
+      issue(
+        'CertificateHostMismatch',
+        `Secret ${secret}: the certificate does not name ${uncovered.slice(0, 3).join(', ')}${uncovered.length > 3 ? ` and ${uncovered.length - 3} more` : ''}; clients will refuse it for those hosts`,
+      ),
+    );
 }
 
 /** Whether a certificate name (`a.example.com` or `*.example.com`) covers a host (a wildcard covers one label). */
@@ -164,11 +232,20 @@ export function isTlsHost(tlsHosts: readonly string[], host: string): boolean {
 }
 
 /** TLS entries → certificates by reference. Missing or unusable Secrets are warnings: those hosts lose TLS, nothing else. */
-function tlsIntents(spec: NormalizedIngress, ref: ObjectRef, o: IngressOptions, secrets: SecretLookup, warnings: Issue[]): TlsIntent[] {
+function tlsIntents(
+  spec: NormalizedIngress,
+  ref: ObjectRef,
+  o: IngressOptions,
+  secrets: SecretLookup,
+  warnings: Issue[],
+): TlsIntent[] {
   const out: TlsIntent[] = [];
   spec.tls.forEach((t, i) => {
     const hosts = t.hosts.length === 0 ? [''] : t.hosts;
-    if (t.secretName === null) return void warnings.push(issue('TlsWithoutSecret', `spec.tls[${i}] names no Secret; its hosts use the listener's default certificate`));
+    if (t.secretName === null)
+      return void warnings.push(
+        issue('TlsWithoutSecret', `spec.tls[${i}] names no Secret; its hosts use the listener's default certificate`),
+      );
     const secretRef: ObjectRef = { cluster: ref.cluster, kind: 'Secret', namespace: ref.namespace, name: t.secretName };
     const name = `${ref.cluster}~${ref.namespace}~${t.secretName}`;
     const secret = secrets(ref.namespace, t.secretName);
@@ -178,11 +255,32 @@ function tlsIntents(spec: NormalizedIngress, ref: ObjectRef, o: IngressOptions, 
       const fingerprint = usable ? secret.fingerprint! : '';
       return void out.push({ hosts, certificate: { name, secret: secretRef, fingerprint, hosts: [], acme: true } });
     }
-    if (secret === undefined) return void warnings.push(issue('SecretNotFound', `Secret ${ref.namespace}/${t.secretName} (spec.tls[${i}]) does not exist or is not of type kubernetes.io/tls (only TLS Secrets are watched); its hosts are served without this certificate`));
-    if (secret.type !== 'kubernetes.io/tls') return void warnings.push(issue('SecretWrongType', `Secret ${ref.namespace}/${t.secretName} is of type ${secret.type.slice(0, 60)}, not kubernetes.io/tls`));
-    if (secret.fingerprint === null) return void warnings.push(issue('SecretNotSealed', `Secret ${ref.namespace}/${t.secretName} carries no sealed certificate`));
+    if (secret === undefined)
+      return void warnings.push(
+        issue(
+          'SecretNotFound',
+          `Secret ${ref.namespace}/${t.secretName} (spec.tls[${i}]) does not exist or is not of type kubernetes.io/tls (only TLS Secrets are watched); its hosts are served without this certificate`,
+        ),
+      );
+    if (secret.type !== 'kubernetes.io/tls')
+      return void warnings.push(
+        issue(
+          'SecretWrongType',
+          `Secret ${ref.namespace}/${t.secretName} is of type ${secret.type.slice(0, 60)}, not kubernetes.io/tls`,
+        ),
+      );
+    if (secret.fingerprint === null)
+      return void warnings.push(
+        issue('SecretNotSealed', `Secret ${ref.namespace}/${t.secretName} carries no sealed certificate`),
+      );
     // Material an appliance would refuse never reaches one (HAProxy would refuse its whole configuration over it).
-    if (secret.tls?.ok === false) return void warnings.push(issue('InvalidCertificate', `Secret ${ref.namespace}/${t.secretName}: ${secret.tls.reason}; its hosts are served without this certificate`));
+    if (secret.tls?.ok === false)
+      return void warnings.push(
+        issue(
+          'InvalidCertificate',
+          `Secret ${ref.namespace}/${t.secretName}: ${secret.tls.reason}; its hosts are served without this certificate`,
+        ),
+      );
     if (secret.tls?.ok === true) certificateWarnings(secret.tls, hosts, `${ref.namespace}/${t.secretName}`, warnings);
     out.push({ hosts, certificate: { name, secret: secretRef, fingerprint: secret.fingerprint, hosts: [] } });
   });

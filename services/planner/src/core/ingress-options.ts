@@ -15,7 +15,17 @@ import {
   vtmPoolCustomizationSchema,
   vtmVirtualServerCustomizationSchema,
 } from './annotation-schemas.ts';
-import { AnnotationIssues, readBool, readIp, readJson, readPort, readRaw, readScript, readWord, type AnnotationValue } from './annotation-values.ts';
+import {
+  AnnotationIssues,
+  readBool,
+  readIp,
+  readJson,
+  readPort,
+  readRaw,
+  readScript,
+  readWord,
+  type AnnotationValue,
+} from './annotation-values.ts';
 import type { ApplianceProfile } from './appliance-profile.ts';
 import type { Issue } from './issue.ts';
 
@@ -106,9 +116,18 @@ const NONE: IngressOptions = {
 };
 
 /** Reads the Ingress annotations of the appliance's driver family and applies the listener rules. */
-export function readIngressOptions(annotations: Readonly<Record<string, string>>, profile: ApplianceProfile, shape: IngressShape): OptionsReading {
+export function readIngressOptions(
+  annotations: Readonly<Record<string, string>>,
+  profile: ApplianceProfile,
+  shape: IngressShape,
+): OptionsReading {
   const issues = new AnnotationIssues();
-  const raw = profile.driver === 'vtm' ? readVtm(annotations, profile, issues) : profile.driver === 'loadmaster' ? readLoadmaster(annotations, profile, issues) : readNeutral(annotations, issues);
+  const raw =
+    profile.driver === 'vtm'
+      ? readVtm(annotations, profile, issues)
+      : profile.driver === 'loadmaster'
+        ? readLoadmaster(annotations, profile, issues)
+        : readNeutral(annotations, issues);
   const options = withSslRedirectDefault(applyListenerRules(raw, profile, shape, issues), annotations, profile, shape);
   return { options, errors: issues.errors, warnings: issues.warnings };
 }
@@ -118,19 +137,34 @@ export function readIngressOptions(annotations: Readonly<Record<string, string>>
  * redirect can be made (a TLS section, bound off the HTTP port, not passthrough), so a default never turns into
  * the warnings and errors an explicit annotation gets.
  */
-function withSslRedirectDefault(o: IngressOptions, annotations: Readonly<Record<string, string>>, profile: ApplianceProfile, shape: IngressShape): IngressOptions {
+function withSslRedirectDefault(
+  o: IngressOptions,
+  annotations: Readonly<Record<string, string>>,
+  profile: ApplianceProfile,
+  shape: IngressShape,
+): IngressOptions {
   if (!profile.sslRedirectDefault || o.sslRedirect || !shape.hasTls || o.passthrough) return o;
   if (readRaw(annotations, NEUTRAL_ANNOTATIONS.sslRedirect).kind !== 'absent') return o;
   return (o.port ?? profile.httpsPort) === profile.httpPort ? o : { ...o, sslRedirect: true };
 }
 
-function readVtm(a: Readonly<Record<string, string>>, profile: ApplianceProfile, issues: AnnotationIssues): IngressOptions {
+function readVtm(
+  a: Readonly<Record<string, string>>,
+  profile: ApplianceProfile,
+  issues: AnnotationIssues,
+): IngressOptions {
   const N = VTM_ANNOTATIONS;
   const ip = issues.opt(readIp(a, N.ipAddress));
   const shared = issues.opt(readIp(a, N.sharedIpAddress));
-  if (ip !== null && shared !== null) issues.error('ConflictingAnnotations', `${N.ipAddress[0]} and ${N.sharedIpAddress[0]} cannot both be set`);
-  const address: ListenAddress = ip !== null ? { kind: 'dedicated', ip } : shared !== null ? { kind: 'shared', ip: shared } : { kind: 'default' };
-  if (address.kind === 'default' && !profile.hasDefaultAddress) issues.error('NoDefaultTrafficIpGroup', `no ${N.ipAddress[0]} or ${N.sharedIpAddress[0]}, and appliance ${profile.name} has no default traffic IP group`);
+  if (ip !== null && shared !== null)
+    issues.error('ConflictingAnnotations', `${N.ipAddress[0]} and ${N.sharedIpAddress[0]} cannot both be set`);
+  const address: ListenAddress =
+    ip !== null ? { kind: 'dedicated', ip } : shared !== null ? { kind: 'shared', ip: shared } : { kind: 'default' };
+  if (address.kind === 'default' && !profile.hasDefaultAddress)
+    issues.error(
+      'NoDefaultTrafficIpGroup',
+      `no ${N.ipAddress[0]} or ${N.sharedIpAddress[0]}, and appliance ${profile.name} has no default traffic IP group`,
+    );
   const sharedLike = address.kind !== 'dedicated';
   const options = {
     ...NONE,
@@ -140,20 +174,47 @@ function readVtm(a: Readonly<Record<string, string>>, profile: ApplianceProfile,
     passthrough: issues.take(readBool(a, N.sslPassthrough), false),
     tlsToBackend: issues.take(readBool(a, N.reEncrypt), false),
     monitor: mapped(issues, readJson(a, N.monitor, vtmMonitorSchema), vtmMonitor),
-    persistence: mappedOrError(issues, readJson(a, N.persistence, vtmPersistenceSchema), vtmPersistence, N.persistence[0]),
+    persistence: mappedOrError(
+      issues,
+      readJson(a, N.persistence, vtmPersistenceSchema),
+      vtmPersistence,
+      N.persistence[0],
+    ),
     letsEncrypt: issues.take(readBool(a, N.useLetsEncrypt), false),
   };
-  const custom = gated(a, [...N.poolCustomization, ...N.virtualServerCustomization], profile.enableCustomizations, issues, 'CustomizationsDisabled', 'enableCustomizations');
-  const scripts = gated(a, [...N.requestTrafficScript, ...N.responseTrafficScript], profile.enableTrafficScript, issues, 'TrafficScriptDisabled', 'enableTrafficScript');
-  let vsCustomization = custom ? issues.opt(readJson(a, N.virtualServerCustomization, vtmVirtualServerCustomizationSchema)) : null;
+  const custom = gated(
+    a,
+    [...N.poolCustomization, ...N.virtualServerCustomization],
+    profile.enableCustomizations,
+    issues,
+    'CustomizationsDisabled',
+    'enableCustomizations',
+  );
+  const scripts = gated(
+    a,
+    [...N.requestTrafficScript, ...N.responseTrafficScript],
+    profile.enableTrafficScript,
+    issues,
+    'TrafficScriptDisabled',
+    'enableTrafficScript',
+  );
+  let vsCustomization = custom
+    ? issues.opt(readJson(a, N.virtualServerCustomization, vtmVirtualServerCustomizationSchema))
+    : null;
   let requestScript = scripts ? issues.opt(readScript(a, N.requestTrafficScript)) : null;
   let responseScript = scripts ? issues.opt(readScript(a, N.responseTrafficScript)) : null;
   if (sharedLike && vsCustomization !== null) {
-    issues.warn('CustomizationOnSharedAddress', `${N.virtualServerCustomization[0]} is not supported on a shared virtual server; ignored`);
+    issues.warn(
+      'CustomizationOnSharedAddress',
+      `${N.virtualServerCustomization[0]} is not supported on a shared virtual server; ignored`,
+    );
     vsCustomization = null;
   }
   if (sharedLike && (requestScript !== null || responseScript !== null)) {
-    issues.warn('TrafficScriptOnSharedAddress', 'request/response TrafficScript is not supported on a shared virtual server; ignored');
+    issues.warn(
+      'TrafficScriptOnSharedAddress',
+      'request/response TrafficScript is not supported on a shared virtual server; ignored',
+    );
     requestScript = null;
     responseScript = null;
   }
@@ -175,17 +236,31 @@ function readNeutral(a: Readonly<Record<string, string>>, issues: AnnotationIssu
     passthrough: issues.take(readBool(a, N.sslPassthrough), false),
     tlsToBackend: issues.take(readWord(a, N.backendProtocol, ['http', 'https']), 'http') === 'https',
     monitor: mapped(issues, readJson(a, N.monitor, neutralMonitorSchema), neutralMonitor),
-    persistence: mappedOrError(issues, readJson(a, N.persistence, neutralPersistenceSchema), neutralPersistence, N.persistence[0]),
+    persistence: mappedOrError(
+      issues,
+      readJson(a, N.persistence, neutralPersistenceSchema),
+      neutralPersistence,
+      N.persistence[0],
+    ),
   };
 }
 
-function readLoadmaster(a: Readonly<Record<string, string>>, profile: ApplianceProfile, issues: AnnotationIssues): IngressOptions {
+function readLoadmaster(
+  a: Readonly<Record<string, string>>,
+  profile: ApplianceProfile,
+  issues: AnnotationIssues,
+): IngressOptions {
   const N = LOADMASTER_ANNOTATIONS;
   const ip = issues.opt(readIp(a, N.vsIp));
   const shared = issues.take(readBool(a, N.sharedVs), false);
-  if (issues.take(readWord(a, N.vsProt, ['tcp', 'udp']), 'tcp') === 'udp') issues.error('UnsupportedProtocol', `${N.vsProt[0]}: udp virtual services cannot carry HTTP Ingress traffic`);
+  if (issues.take(readWord(a, N.vsProt, ['tcp', 'udp']), 'tcp') === 'udp')
+    issues.error('UnsupportedProtocol', `${N.vsProt[0]}: udp virtual services cannot carry HTTP Ingress traffic`);
   if (shared && ip === null) issues.error('InvalidAnnotation', `${N.sharedVs[0]} needs ${N.vsIp[0]}`);
-  if (ip === null && !profile.hasDefaultAddress) issues.error('NoDefaultAddress', `no ${N.vsIp[0]}, and appliance ${profile.name} has no default virtual service address`);
+  if (ip === null && !profile.hasDefaultAddress)
+    issues.error(
+      'NoDefaultAddress',
+      `no ${N.vsIp[0]}, and appliance ${profile.name} has no default virtual service address`,
+    );
   return {
     ...NONE,
     address: ip === null ? { kind: 'default' } : shared ? { kind: 'shared', ip } : { kind: 'dedicated', ip },
@@ -194,7 +269,12 @@ function readLoadmaster(a: Readonly<Record<string, string>>, profile: ApplianceP
     passthrough: issues.take(readBool(a, N.sslPassthrough), false),
     tlsToBackend: issues.take(readBool(a, N.sslReencrypt), false),
     monitor: mapped(issues, readJson(a, N.check, loadmasterCheckSchema), loadmasterMonitor),
-    persistence: mappedOrError(issues, readJson(a, N.persistence, loadmasterPersistenceSchema), loadmasterPersistence, N.persistence[0]),
+    persistence: mappedOrError(
+      issues,
+      readJson(a, N.persistence, loadmasterPersistenceSchema),
+      loadmasterPersistence,
+      N.persistence[0],
+    ),
   };
 }
 
@@ -202,19 +282,37 @@ function readLoadmaster(a: Readonly<Record<string, string>>, profile: ApplianceP
  * Rules that hold for every driver family (passthrough needs a bare default backend) and vTM's documented rules for a
  * shared address (the default address counts as shared: several Ingresses use it).
  */
-function applyListenerRules(o: IngressOptions, profile: ApplianceProfile, shape: IngressShape, issues: AnnotationIssues): IngressOptions {
+function applyListenerRules(
+  o: IngressOptions,
+  profile: ApplianceProfile,
+  shape: IngressShape,
+  issues: AnnotationIssues,
+): IngressOptions {
   let options = o;
   const vtmRules = profile.sharedRules === 'vtm';
   const sharedLike = options.address.kind !== 'dedicated';
   const port = options.port ?? (shape.hasTls || options.passthrough ? profile.httpsPort : profile.httpPort);
-  if (options.passthrough && (shape.hasTls || shape.hasRules)) issues.error('PassthroughWithTlsOrRules', 'ssl-passthrough cannot be combined with a TLS section or rules: use a defaultBackend only');
-  if (options.passthrough && vtmRules && sharedLike) issues.error('PassthroughOnSharedAddress', 'ssl-passthrough cannot be used on a shared address: request routing needs to read the HTTP payload');
+  if (options.passthrough && (shape.hasTls || shape.hasRules))
+    issues.error(
+      'PassthroughWithTlsOrRules',
+      'ssl-passthrough cannot be combined with a TLS section or rules: use a defaultBackend only',
+    );
+  if (options.passthrough && vtmRules && sharedLike)
+    issues.error(
+      'PassthroughOnSharedAddress',
+      'ssl-passthrough cannot be used on a shared address: request routing needs to read the HTTP payload',
+    );
   if (options.sslRedirect && !shape.hasTls) {
     issues.warn('SslRedirectWithoutTls', 'ssl-redirect needs a TLS section; ignored');
     options = { ...options, sslRedirect: false };
   }
-  if (options.sslRedirect && vtmRules && sharedLike && port !== 443) issues.error('SslRedirectNeedsPort443', `ssl-redirect on a shared address needs bind port 443, not ${port}`);
-  if (options.sslRedirect && port === profile.httpPort) issues.error('SslRedirectPortConflict', `ssl-redirect needs port ${profile.httpPort} for the redirect, but the Ingress binds it`);
+  if (options.sslRedirect && vtmRules && sharedLike && port !== 443)
+    issues.error('SslRedirectNeedsPort443', `ssl-redirect on a shared address needs bind port 443, not ${port}`);
+  if (options.sslRedirect && port === profile.httpPort)
+    issues.error(
+      'SslRedirectPortConflict',
+      `ssl-redirect needs port ${profile.httpPort} for the redirect, but the Ingress binds it`,
+    );
   if (options.letsEncrypt && !shape.hasTls) {
     issues.warn('LetsEncryptWithoutTls', 'use-lets-encrypt needs a TLS section naming the Secret to create; ignored');
     options = { ...options, letsEncrypt: false };
@@ -227,7 +325,12 @@ function mapped<T>(issues: AnnotationIssues, v: AnnotationValue<JsonObject>, f: 
   return json === null ? null : f(json);
 }
 
-function mappedOrError<T extends object>(issues: AnnotationIssues, v: AnnotationValue<JsonObject>, f: (json: JsonObject) => T | { error: string }, name: string): T | null {
+function mappedOrError<T extends object>(
+  issues: AnnotationIssues,
+  v: AnnotationValue<JsonObject>,
+  f: (json: JsonObject) => T | { error: string },
+  name: string,
+): T | null {
   const out = mapped(issues, v, f);
   if (out !== null && 'error' in out) {
     issues.error('InvalidAnnotationJson', `${name}: ${out.error}`);
@@ -237,8 +340,16 @@ function mappedOrError<T extends object>(issues: AnnotationIssues, v: Annotation
 }
 
 /** Whether profile-gated annotations may be read; when present but disabled, warns once and says no. */
-function gated(a: Readonly<Record<string, string>>, names: readonly string[], enabled: boolean, issues: AnnotationIssues, reason: string, setting: string): boolean {
+function gated(
+  a: Readonly<Record<string, string>>,
+  names: readonly string[],
+  enabled: boolean,
+  issues: AnnotationIssues,
+  reason: string,
+  setting: string,
+): boolean {
   const present = names.filter((n) => readRaw(a, [n]).kind !== 'absent');
-  if (present.length > 0 && !enabled) issues.warn(reason, `${present.join(', ')} ignored: the appliance profile does not set ${setting}`);
+  if (present.length > 0 && !enabled)
+    issues.warn(reason, `${present.join(', ')} ignored: the appliance profile does not set ${setting}`);
   return enabled;
 }

@@ -6,8 +6,18 @@ import { portableRegexProblem } from './portable-regex.ts';
  * scalars carry their bounds. An allowlist, because blocklists of dangerous fields always miss one.
  */
 export type Schema =
-  | { readonly type: 'object'; readonly properties: Readonly<Record<string, Schema>>; readonly required?: readonly string[] }
-  | { readonly type: 'string'; readonly maxLength: number; readonly pattern?: RegExp; readonly enum?: readonly string[]; readonly regex?: true }
+  | {
+      readonly type: 'object';
+      readonly properties: Readonly<Record<string, Schema>>;
+      readonly required?: readonly string[];
+    }
+  | {
+      readonly type: 'string';
+      readonly maxLength: number;
+      readonly pattern?: RegExp;
+      readonly enum?: readonly string[];
+      readonly regex?: true;
+    }
   | { readonly type: 'integer'; readonly min: number; readonly max: number }
   | { readonly type: 'boolean' }
   | { readonly type: 'array'; readonly items: Schema; readonly maxItems: number };
@@ -20,7 +30,8 @@ export function checkSchema(value: JsonValue, schema: Schema, path = '$'): strin
     case 'string':
       if (typeof value !== 'string') return `${path}: must be a string`;
       if (value.length > schema.maxLength) return `${path}: longer than ${schema.maxLength} characters`;
-      if (schema.enum !== undefined && !schema.enum.includes(value)) return `${path}: must be one of ${schema.enum.join(', ')}`;
+      if (schema.enum !== undefined && !schema.enum.includes(value))
+        return `${path}: must be one of ${schema.enum.join(', ')}`;
       if (schema.pattern !== undefined && !schema.pattern.test(value)) return `${path}: has a disallowed format`;
       if (schema.regex === true) return regexProblem(value, path);
       return null;
@@ -53,7 +64,9 @@ function regexProblem(value: string, path: string): string | null {
     return `${path}: is not a valid regular expression (${(e as Error).message.replace(/^Invalid regular expression: /, '').slice(0, 120)})`;
   }
   const problem = portableRegexProblem(value);
-  return problem === null ? null : `${path}: is outside the regular expressions every appliance compiles alike (${problem})`;
+  return problem === null
+    ? null
+    : `${path}: is outside the regular expressions every appliance compiles alike (${problem})`;
 }
 
 function checkObject(value: JsonValue, schema: Extract<Schema, { type: 'object' }>, path: string): string | null {
@@ -71,8 +84,16 @@ function checkObject(value: JsonValue, schema: Extract<Schema, { type: 'object' 
 
 /** Shorthands that keep schema tables readable. */
 export const s = {
-  obj: (properties: Record<string, Schema>, required?: readonly string[]): Schema => ({ type: 'object', properties, ...(required ? { required } : {}) }),
-  str: (maxLength: number, pattern?: RegExp): Schema => ({ type: 'string', maxLength, ...(pattern ? { pattern } : {}) }),
+  obj: (properties: Record<string, Schema>, required?: readonly string[]): Schema => ({
+    type: 'object',
+    properties,
+    ...(required ? { required } : {}),
+  }),
+  str: (maxLength: number, pattern?: RegExp): Schema => ({
+    type: 'string',
+    maxLength,
+    ...(pattern ? { pattern } : {}),
+  }),
   /** A printable string that must compile as a regular expression. */
   regex: (maxLength: number): Schema => ({ type: 'string', maxLength, pattern: /^[\x20-\x7e]*$/, regex: true }),
   oneOf: (...values: string[]): Schema => ({ type: 'string', maxLength: 64, enum: values }),

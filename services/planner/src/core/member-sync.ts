@@ -119,7 +119,12 @@ function walkable(members: readonly PoolMember[]): boolean {
  * identities) takes the general path, keyed by `memberSortKey`. Returns what the store now holds, or null when it
  * must not be walked next time.
  */
-export function syncMembers(trie: MemberStore, members: readonly PoolMember[], sink: PieceSink, synced: SyncedMembers | null): SyncedMembers | null {
+export function syncMembers(
+  trie: MemberStore,
+  members: readonly PoolMember[],
+  sink: PieceSink,
+  synced: SyncedMembers | null,
+): SyncedMembers | null {
   if (synced !== null && synced.length === trie.items.size && walkable(members)) {
     const prev = synced; // what the store holds, in identity order
     let i = 0;
@@ -134,7 +139,8 @@ export function syncMembers(trie: MemberStore, members: readonly PoolMember[], s
       if (c > 0) trie.set(memberSortKey(m), m, sink, encodeMember(m));
       else {
         const held = prev[i++]!;
-        if (held !== m && (held.state !== m.state || held.weight !== m.weight || held.node !== m.node)) trie.set(memberSortKey(m), m, sink, encodeMember(m));
+        if (held !== m && (held.state !== m.state || held.weight !== m.weight || held.node !== m.node))
+          trie.set(memberSortKey(m), m, sink, encodeMember(m));
       }
     }
     return members;

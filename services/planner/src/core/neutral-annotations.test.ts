@@ -15,7 +15,11 @@ const BASE = [
   f.tlsSecret('tls', 'cd'.repeat(32)),
 ];
 
-function ing(name: string, annotations: Record<string, string>, o: { tls?: boolean; created?: number; host?: string; rules?: boolean; defaultBackend?: boolean } = {}) {
+function ing(
+  name: string,
+  annotations: Record<string, string>,
+  o: { tls?: boolean; created?: number; host?: string; rules?: boolean; defaultBackend?: boolean } = {},
+) {
   const host = o.host ?? 'a.example.com';
   return f.ingress({
     name,
@@ -29,7 +33,13 @@ function ing(name: string, annotations: Record<string, string>, o: { tls?: boole
 
 /** Two rules, a.example.com (listed under TLS) and c.example.com (not). */
 function twoHosts(name: string, annotations: Record<string, string>) {
-  return f.ingress({ name, created: f.at(0), annotations, rules: [f.rule('a.example.com', ['/', 'Prefix', 'web', 80]), f.rule('c.example.com', ['/', 'Prefix', 'web', 80])], tls: [{ hosts: ['a.example.com'], secretName: 'tls' }] });
+  return f.ingress({
+    name,
+    created: f.at(0),
+    annotations,
+    rules: [f.rule('a.example.com', ['/', 'Prefix', 'web', 80]), f.rule('c.example.com', ['/', 'Prefix', 'web', 80])],
+    tls: [{ hosts: ['a.example.com'], secretName: 'tls' }],
+  });
 }
 const TWO_HOSTS_REDIRECTED = [
   'vs default~443 https default owners=c1/default/t certs=c1~default~tls',
@@ -46,7 +56,12 @@ const TWO_HOSTS_REDIRECTED = [
 const PLAIN = { monitor: null, persistence: null, tlsToBackend: false, customization: null };
 const MON = neutralMonitor({ type: 'http', path: '/healthz' });
 
-const TABLE: { name: string; objects: Record<string, unknown>[]; appliance?: Partial<ApplianceConfig>; want: string[] }[] = [
+const TABLE: {
+  name: string;
+  objects: Record<string, unknown>[];
+  appliance?: Partial<ApplianceConfig>;
+  want: string[];
+}[] = [
   {
     name: 'plain and TLS Ingresses share the HTTP and HTTPS listeners of the default address',
     objects: [ing('a', {}, { created: 1 }), ing('b', {}, { created: 2, tls: true, host: 'b.example.com' })],
@@ -85,7 +100,9 @@ const TABLE: { name: string; objects: Record<string, unknown>[]; appliance?: Par
   {
     name: 'haproxy.sslRedirectDefault: true redirects TLS hosts of Ingresses that do not say; Ingresses without TLS get no warning',
     objects: [twoHosts('t', {}), ing('p', {}, { created: 1, host: 'p.example.com' })],
-    appliance: { haproxy: { configDir: 'd', masterSocket: 's', httpPort: 80, httpsPort: 443, sslRedirectDefault: true } } as Partial<ApplianceConfig>,
+    appliance: {
+      haproxy: { configDir: 'd', masterSocket: 's', httpPort: 80, httpsPort: 443, sslRedirectDefault: true },
+    } as Partial<ApplianceConfig>,
     want: [
       'vs default~443 https default owners=c1/default/t certs=c1~default~tls',
       '  a.example.com/ Prefix -> default~web~80 (c1/default/t)',
@@ -103,7 +120,9 @@ const TABLE: { name: string; objects: Record<string, unknown>[]; appliance?: Par
   {
     name: 'portolan.dev/ssl-redirect: "false" overrides haproxy.sslRedirectDefault',
     objects: [twoHosts('t', { [`${P}/ssl-redirect`]: 'false' })],
-    appliance: { haproxy: { configDir: 'd', masterSocket: 's', httpPort: 80, httpsPort: 443, sslRedirectDefault: true } } as Partial<ApplianceConfig>,
+    appliance: {
+      haproxy: { configDir: 'd', masterSocket: 's', httpPort: 80, httpsPort: 443, sslRedirectDefault: true },
+    } as Partial<ApplianceConfig>,
     want: [
       'vs default~443 https default owners=c1/default/t certs=c1~default~tls',
       '  a.example.com/ Prefix -> default~web~80 (c1/default/t)',
@@ -117,7 +136,7 @@ const TABLE: { name: string; objects: Record<string, unknown>[]; appliance?: Par
     ],
   },
   {
-    name: 'a TLS Ingress\'s default backend is served over HTTP too',
+    name: "a TLS Ingress's default backend is served over HTTP too",
     objects: [ing('d', {}, { tls: true, defaultBackend: true })],
     want: [
       'vs default~443 https default owners=c1/default/d default=default~web~80 certs=c1~default~tls',
@@ -130,7 +149,7 @@ const TABLE: { name: string; objects: Record<string, unknown>[]; appliance?: Par
     ],
   },
   {
-    name: 'with ssl-redirect on, a TLS Ingress\'s default backend stays on HTTPS (it answers TLS hosts too)',
+    name: "with ssl-redirect on, a TLS Ingress's default backend stays on HTTPS (it answers TLS hosts too)",
     objects: [ing('r', { [`${P}/ssl-redirect`]: 'true' }, { tls: true, defaultBackend: true })],
     want: [
       'vs default~443 https default owners=c1/default/r default=default~web~80 certs=c1~default~tls',
@@ -144,7 +163,10 @@ const TABLE: { name: string; objects: Record<string, unknown>[]; appliance?: Par
   },
   {
     name: 'ssl-redirect is per route on the shared HTTP listener, next to plain-HTTP Ingresses',
-    objects: [ing('a', {}, { created: 1 }), ing('b', { [`${P}/ssl-redirect`]: 'true' }, { created: 2, tls: true, host: 'b.example.com' })],
+    objects: [
+      ing('a', {}, { created: 1 }),
+      ing('b', { [`${P}/ssl-redirect`]: 'true' }, { created: 2, tls: true, host: 'b.example.com' }),
+    ],
     want: [
       'vs default~443 https default owners=c1/default/b certs=c1~default~tls',
       '  b.example.com/ Prefix -> default~web~80 (c1/default/b)',
@@ -159,7 +181,13 @@ const TABLE: { name: string; objects: Record<string, unknown>[]; appliance?: Par
   },
   {
     name: 'backend-protocol https re-encrypts; monitor and persistence JSON configure the pool',
-    objects: [ing('a', { [`${P}/backend-protocol`]: 'HTTPS', [`${P}/monitor`]: '{"type":"http","path":"/healthz"}', [`${P}/persistence`]: '{"type":"cookie","cookie":"SRV"}' })],
+    objects: [
+      ing('a', {
+        [`${P}/backend-protocol`]: 'HTTPS',
+        [`${P}/monitor`]: '{"type":"http","path":"/healthz"}',
+        [`${P}/persistence`]: '{"type":"cookie","cookie":"SRV"}',
+      }),
+    ],
     want: [
       'vs default~80 http default owners=c1/default/a',
       `  a.example.com/ Prefix -> ${poolNameOf('default', { service: 'web', port: 80 }, { ...PLAIN, tlsToBackend: true, monitor: MON, persistence: { type: 'cookie', cookie: 'SRV', vendor: null } })} (c1/default/a)`,
@@ -169,12 +197,25 @@ const TABLE: { name: string; objects: Record<string, unknown>[]; appliance?: Par
   },
   {
     name: 'ssl-passthrough with a default backend, on its own listen-port',
-    objects: [ing('a', { [`${P}/ssl-passthrough`]: 'true', [`${P}/listen-port`]: '9443' }, { rules: false, defaultBackend: true })],
-    want: ['vs default~9443 tls-passthrough default owners=c1/default/a default=default~web~80', 'pool default~web~80 [10.1.0.1:8080@c1]', 'Accepted c1/default/a Planned'],
+    objects: [
+      ing(
+        'a',
+        { [`${P}/ssl-passthrough`]: 'true', [`${P}/listen-port`]: '9443' },
+        { rules: false, defaultBackend: true },
+      ),
+    ],
+    want: [
+      'vs default~9443 tls-passthrough default owners=c1/default/a default=default~web~80',
+      'pool default~web~80 [10.1.0.1:8080@c1]',
+      'Accepted c1/default/a Planned',
+    ],
   },
   {
     name: 'ssl-passthrough on the HTTPS port of a terminating listener: the newer Ingress is refused (one protocol per port)',
-    objects: [ing('tls', {}, { created: 1, tls: true }), ing('pt', { [`${P}/ssl-passthrough`]: 'true' }, { created: 2, rules: false, defaultBackend: true })],
+    objects: [
+      ing('tls', {}, { created: 1, tls: true }),
+      ing('pt', { [`${P}/ssl-passthrough`]: 'true' }, { created: 2, rules: false, defaultBackend: true }),
+    ],
     want: [
       'vs default~443 https default owners=c1/default/tls certs=c1~default~tls',
       '  a.example.com/ Prefix -> default~web~80 (c1/default/tls)',
@@ -187,8 +228,15 @@ const TABLE: { name: string; objects: Record<string, unknown>[]; appliance?: Par
     ],
   },
   {
-    name: 'the HTTP port is an older passthrough listener\'s: a newer TLS Ingress is served over HTTPS only, with a warning',
-    objects: [ing('pt', { [`${P}/ssl-passthrough`]: 'true', [`${P}/listen-port`]: '80' }, { created: 1, rules: false, defaultBackend: true }), ing('tls', {}, { created: 2, tls: true })],
+    name: "the HTTP port is an older passthrough listener's: a newer TLS Ingress is served over HTTPS only, with a warning",
+    objects: [
+      ing(
+        'pt',
+        { [`${P}/ssl-passthrough`]: 'true', [`${P}/listen-port`]: '80' },
+        { created: 1, rules: false, defaultBackend: true },
+      ),
+      ing('tls', {}, { created: 2, tls: true }),
+    ],
     want: [
       'vs default~443 https default owners=c1/default/tls certs=c1~default~tls',
       '  a.example.com/ Prefix -> default~web~80 (c1/default/tls)',
@@ -203,7 +251,12 @@ const TABLE: { name: string; objects: Record<string, unknown>[]; appliance?: Par
   {
     name: 'vTM annotations mean nothing to HAProxy (its own set only)',
     objects: [ing('a', { 'vtm.pulsesecure.net/ip-address': '10.0.2.223' })],
-    want: ['vs default~80 http default owners=c1/default/a', '  a.example.com/ Prefix -> default~web~80 (c1/default/a)', 'pool default~web~80 [10.1.0.1:8080@c1]', 'Accepted c1/default/a Planned'],
+    want: [
+      'vs default~80 http default owners=c1/default/a',
+      '  a.example.com/ Prefix -> default~web~80 (c1/default/a)',
+      'pool default~web~80 [10.1.0.1:8080@c1]',
+      'Accepted c1/default/a Planned',
+    ],
   },
   {
     name: 'an unknown monitor field is rejected',
@@ -212,7 +265,10 @@ const TABLE: { name: string; objects: Record<string, unknown>[]; appliance?: Par
   },
   {
     name: 'a monitor status pattern the appliance cannot compile rejects that Ingress only; the others are planned',
-    objects: [ing('a', { [`${P}/monitor`]: '{"type":"http","expectStatus":"(["}' }), ing('b', {}, { created: 1, host: 'b.example.com' })],
+    objects: [
+      ing('a', { [`${P}/monitor`]: '{"type":"http","expectStatus":"(["}' }),
+      ing('b', {}, { created: 1, host: 'b.example.com' }),
+    ],
     want: [
       'vs default~80 http default owners=c1/default/b',
       '  b.example.com/ Prefix -> default~web~80 (c1/default/b)',
@@ -222,9 +278,11 @@ const TABLE: { name: string; objects: Record<string, unknown>[]; appliance?: Par
     ],
   },
   {
-    name: 'the HAProxy section\'s ports are the listener ports',
+    name: "the HAProxy section's ports are the listener ports",
     objects: [ing('a', {}), ing('b', {}, { tls: true, created: 1, host: 'b.example.com' })],
-    appliance: { haproxy: { configDir: 'd', masterSocket: 's', httpPort: 8080, httpsPort: 8443 } } as Partial<ApplianceConfig>,
+    appliance: {
+      haproxy: { configDir: 'd', masterSocket: 's', httpPort: 8080, httpsPort: 8443 },
+    } as Partial<ApplianceConfig>,
     want: [
       'vs default~8080 http default owners=c1/default/a,c1/default/b',
       '  a.example.com/ Prefix -> default~web~80 (c1/default/a)',

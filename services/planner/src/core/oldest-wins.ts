@@ -8,7 +8,10 @@ export interface Claim {
  * as the winner (`same`) are merged with it; the rest lose. One object never has two claims in one contest, and
  * order keys are unique per object, so there are no ties.
  */
-export function pickOldest<C extends Claim>(claims: readonly C[], same: (a: C, b: C) => boolean): { winner: C; merged: C[]; losers: C[] } | null {
+export function pickOldest<C extends Claim>(
+  claims: readonly C[],
+  same: (a: C, b: C) => boolean,
+): { winner: C; merged: C[]; losers: C[] } | null {
   if (claims.length === 0) return null;
   let winner = claims[0]!;
   for (const c of claims) if (c.order < winner.order) winner = c;

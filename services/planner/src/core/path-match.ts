@@ -15,14 +15,24 @@ const MAX_PATH = 2048;
 export function normalizePath(path: string | undefined, pathType: string | undefined): PathResult {
   const type = pathType ?? 'ImplementationSpecific';
   if (type !== 'Exact' && type !== 'Prefix' && type !== 'ImplementationSpecific') {
-    return { ok: false, reason: 'InvalidPathType', message: `pathType "${type.slice(0, 40)}" is not Exact, Prefix or ImplementationSpecific` };
+    return {
+      ok: false,
+      reason: 'InvalidPathType',
+      message: `pathType "${type.slice(0, 40)}" is not Exact, Prefix or ImplementationSpecific`,
+    };
   }
   let p = path ?? (type === 'ImplementationSpecific' ? '/' : undefined);
   if (p === '' && type === 'ImplementationSpecific') p = '/';
-  if (p === undefined || !p.startsWith('/')) return { ok: false, reason: 'InvalidPath', message: `path "${(p ?? '').slice(0, 80)}" must start with "/"` };
-  if (p.length > MAX_PATH) return { ok: false, reason: 'InvalidPath', message: `path is ${p.length} characters long (at most ${MAX_PATH})` };
+  if (p === undefined || !p.startsWith('/'))
+    return { ok: false, reason: 'InvalidPath', message: `path "${(p ?? '').slice(0, 80)}" must start with "/"` };
+  if (p.length > MAX_PATH)
+    return { ok: false, reason: 'InvalidPath', message: `path is ${p.length} characters long (at most ${MAX_PATH})` };
   if (/[^\x21-\x7e]|[?#\\]/.test(p)) {
-    return { ok: false, reason: 'InvalidPath', message: `path "${p.slice(0, 80).replace(/[^\x20-\x7e]/g, '?')}" has a space, control, non-ASCII, "?", "#" or "\\" character` };
+    return {
+      ok: false,
+      reason: 'InvalidPath',
+      message: `path "${p.slice(0, 80).replace(/[^\x20-\x7e]/g, '?')}" has a space, control, non-ASCII, "?", "#" or "\\" character`,
+    };
   }
   if (type === 'Exact') return { ok: true, path: p, match: 'Exact' };
   while (p.length > 1 && p.endsWith('/')) p = p.slice(0, -1);

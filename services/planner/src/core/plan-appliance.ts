@@ -3,19 +3,40 @@ import { compareCodeUnits } from '@portolan/desired-state';
 import { worldKeyString, type TrimmedSecret } from '@portolan/kube-model';
 import { allocateGroup, type ListenerSpec, type MemberOutcome } from './allocate-listeners.ts';
 import { isNamespaceInScope, servesCluster, type ApplianceProfile, type ClusterProfile } from './appliance-profile.ts';
-import { asksAffinity, buildCertificate, buildPool, buildVirtualService, defaultCertificateOf, ingressConditions } from './assemble-parts.ts';
+import {
+  asksAffinity,
+  buildCertificate,
+  buildPool,
+  buildVirtualService,
+  defaultCertificateOf,
+  ingressConditions,
+} from './assemble-parts.ts';
 import { canonicalizeDesiredState, sortMembers } from './canonical-order.ts';
 import { buildIntent, type IngressIntent, type PoolSpec } from './ingress-intent.ts';
 import { issue, type Issue } from './issue.ts';
 import { pickOldest } from './oldest-wins.ts';
 import { resolveMembers, type Resolution } from './resolve-members.ts';
-import { claimsOf, resolveDefaultBackend, resolveRouteBucket, resolveTlsBucket, routeBucketKey, type DefaultClaim, type PoolUse, type RouteClaim, type TlsClaim } from './route-claims.ts';
+import {
+  claimsOf,
+  resolveDefaultBackend,
+  resolveRouteBucket,
+  resolveTlsBucket,
+  routeBucketKey,
+  type DefaultClaim,
+  type PoolUse,
+  type RouteClaim,
+  type TlsClaim,
+} from './route-claims.ts';
 import { selectIngress } from './select-ingress.ts';
 import { bindingConflict, buildBindingIntent, isBindingService, type BindingIntent } from './service-binding.ts';
 import type { WorldView } from './world-view.ts';
 
 /** The clusters an appliance plans for, with their fleet-config profile, in name order. */
-export function servedClusters(world: WorldView, profile: ApplianceProfile, clusters: ReadonlyMap<string, ClusterProfile>): ClusterProfile[] {
+export function servedClusters(
+  world: WorldView,
+  profile: ApplianceProfile,
+  clusters: ReadonlyMap<string, ClusterProfile>,
+): ClusterProfile[] {
   return world.clusterNames().flatMap((name) => {
     const c = clusters.get(name);
     return c !== undefined && servesCluster(profile, name) ? [c] : [];
@@ -23,24 +44,39 @@ export function servedClusters(world: WorldView, profile: ApplianceProfile, clus
 }
 
 /** The intent of one Ingress for this appliance, or null when the appliance does not serve it. */
-export function intentFor(world: WorldView, profile: ApplianceProfile, cluster: ClusterProfile, namespace: string, name: string): IngressIntent | null {
+export function intentFor(
+  world: WorldView,
+  profile: ApplianceProfile,
+  cluster: ClusterProfile,
+  namespace: string,
+  name: string,
+): IngressIntent | null {
   const ingress = world.ingress(cluster.name, namespace, name);
   if (ingress === undefined) return null;
   // An Ingress a fleet-config change dropped stays selected while the safety rule holds that removal.
   const held = world.selectionHeldFor(profile.name, cluster.name, namespace, name);
   const inScope = isNamespaceInScope(namespace, cluster.namespaces);
-  const selection = inScope ? selectIngress(ingress, world.ingressClasses(cluster.name), profile) : { selected: false as const };
+  const selection = inScope
+    ? selectIngress(ingress, world.ingressClasses(cluster.name), profile)
+    : { selected: false as const };
   if (!selection.selected && held === null) return null;
-  const selectionWarning = selection.selected ? selection.warning : issue('RemovalHeld', `${held}; approve with portolan approve ${profile.name} --reason "..."`);
+  const selectionWarning = selection.selected
+    ? selection.warning
+    : issue('RemovalHeld', `${held}; approve with portolan approve ${profile.name} --reason "..."`);
   // What this appliance refused (its own check, narrowed by bisection) is left out of its plan until it changes: a
   // refused Secret reads as unusable material, a refused Ingress is rejected.
   const secrets = (ns: string, n: string): TrimmedSecret | undefined => {
     const secret = world.secret(cluster.name, ns, n);
     const refused = secret === undefined ? null : world.refusalOf(profile.name, cluster.name, 'Secret', ns, n);
-    return refused === null ? secret : { ...secret!, tls: { ok: false, reason: `appliance ${profile.name} refused it: ${refused}` } };
+    return refused === null
+      ? secret
+      : { ...secret!, tls: { ok: false, reason: `appliance ${profile.name} refused it: ${refused}` } };
   };
   const refused = world.refusalOf(profile.name, cluster.name, 'Ingress', namespace, name);
-  const refusal = refused === null ? null : issue('RefusedByAppliance', `appliance ${profile.name} refused this Ingress's configuration: ${refused}`);
+  const refusal =
+    refused === null
+      ? null
+      : issue('RefusedByAppliance', `appliance ${profile.name} refused this Ingress's configuration: ${refused}`);
   return buildIntent(ingress, cluster.name, profile, secrets, selectionWarning, refusal);
 }
 
@@ -49,20 +85,29 @@ export function intentFor(world: WorldView, profile: ApplianceProfile, cluster: 
  * backend and TLS conflicts → resolve pools → assemble, sorted canonically. The correctness oracle and baseline
  * for the incremental Planner, which must always produce the same DesiredState.
  */
-export function planAppliance(world: WorldView, profile: ApplianceProfile, clusters: ReadonlyMap<string, ClusterProfile>): DesiredState {
+export function planAppliance(
+  world: WorldView,
+  profile: ApplianceProfile,
+  clusters: ReadonlyMap<string, ClusterProfile>,
+): DesiredState {
   const served = servedClusters(world, profile, clusters);
   if (profile.mode === 'service') return planBindings(world, profile, served);
   const intents: IngressIntent[] = [];
-  for (const c of served) for (const ing of world.ingresses(c.name)) {
-    const intent = intentFor(world, profile, c, ing.metadata.namespace, ing.metadata.name);
-    if (intent !== null) intents.push(intent);
-  }
+  for (const c of served)
+    for (const ing of world.ingresses(c.name)) {
+      const intent = intentFor(world, profile, c, ing.metadata.namespace, ing.metadata.name);
+      if (intent !== null) intents.push(intent);
+    }
   const outcomes = new Map<string, MemberOutcome>();
   const listeners: ListenerSpec[] = [];
   const groups = new Map<string, IngressIntent[]>();
-  for (const i of intents) if (i.listener !== null) groups.set(i.listener.group, [...(groups.get(i.listener.group) ?? []), i]);
+  for (const i of intents)
+    if (i.listener !== null) groups.set(i.listener.group, [...(groups.get(i.listener.group) ?? []), i]);
   for (const members of groups.values()) {
-    const alloc = allocateGroup(members.sort((a, b) => compareCodeUnits(a.order, b.order)), profile);
+    const alloc = allocateGroup(
+      members.sort((a, b) => compareCodeUnits(a.order, b.order)),
+      profile,
+    );
     alloc.outcomes.forEach((o, k) => outcomes.set(k, o));
     listeners.push(...alloc.listeners);
   }
@@ -111,7 +156,15 @@ export function planAppliance(world: WorldView, profile: ApplianceProfile, clust
     const spec = specs.get(name)!;
     const per = new Map<string, Resolution>();
     for (const cluster of [...cs].sort(compareCodeUnits)) {
-      const r = resolveMembers(world, { cluster, namespace: spec.namespace, service: spec.service, port: spec.port, mode: profile.backendMode, weight: weight(cluster), asksAffinity: asksAffinity(spec) });
+      const r = resolveMembers(world, {
+        cluster,
+        namespace: spec.namespace,
+        service: spec.service,
+        port: spec.port,
+        mode: profile.backendMode,
+        weight: weight(cluster),
+        asksAffinity: asksAffinity(spec),
+      });
       per.set(cluster, r);
       resolutions.set(`${name}\u0000${cluster}`, r);
     }
@@ -120,29 +173,57 @@ export function planAppliance(world: WorldView, profile: ApplianceProfile, clust
   const conditions: ObjectCondition[] = intents.flatMap((i) => {
     const mine = uses.filter((u) => u.ingressKey === i.key);
     const poolIssues = mine.flatMap((u) => resolutions.get(`${u.pool}\u0000${u.cluster}`)?.issues ?? []);
-    return ingressConditions(i, { outcome: outcomes.get(i.key) ?? null, losses: losses.get(i.key) ?? [], servesSomething: mine.length > 0, poolIssues });
+    return ingressConditions(i, {
+      outcome: outcomes.get(i.key) ?? null,
+      losses: losses.get(i.key) ?? [],
+      servesSomething: mine.length > 0,
+      poolIssues,
+    });
   });
   const winsByVs = new Map<string, TlsClaim[]>();
   for (const w of tlsWins) push(winsByVs, w.vs, w);
   const virtualServices: VirtualService[] = listeners.map((l) => {
     const wins = winsByVs.get(l.name) ?? [];
-    const firstWinOf = (key: string): string | null => wins.filter((w) => w.ingressKey === key).sort((a, b) => compareCodeUnits(a.host, b.host))[0]?.certificate.name ?? null;
-    const defaultCert = defaultCertificateOf(l.owners, worldKeyString, wins.find((w) => w.host === '') ?? null, firstWinOf);
-    return buildVirtualService(l, routesByVs.get(l.name) ?? [], defaultPools.get(l.name) ?? null, defaultCert, wins.map((w) => w.certificate.name));
+    const firstWinOf = (key: string): string | null =>
+      wins.filter((w) => w.ingressKey === key).sort((a, b) => compareCodeUnits(a.host, b.host))[0]?.certificate.name ??
+      null;
+    const defaultCert = defaultCertificateOf(
+      l.owners,
+      worldKeyString,
+      wins.find((w) => w.host === '') ?? null,
+      firstWinOf,
+    );
+    return buildVirtualService(
+      l,
+      routesByVs.get(l.name) ?? [],
+      defaultPools.get(l.name) ?? null,
+      defaultCert,
+      wins.map((w) => w.certificate.name),
+    );
   });
   const certWins = new Map<string, TlsClaim[]>();
   for (const w of tlsWins) push(certWins, w.certificate.name, w);
   const certificates = [...certWins.values()].map(buildCertificate);
-  return canonicalizeDesiredState({ appliance: profile.name, driver: profile.driver, virtualServices, pools, certificates, bindings: [], conditions });
+  return canonicalizeDesiredState({
+    appliance: profile.name,
+    driver: profile.driver,
+    virtualServices,
+    pools,
+    certificates,
+    bindings: [],
+    conditions,
+  });
 }
 
 /** LoadMaster Service mode from scratch: annotated Services feed pre-existing Virtual Services (as LoadMaster documents it). */
 function planBindings(world: WorldView, profile: ApplianceProfile, served: readonly ClusterProfile[]): DesiredState {
   const intents: BindingIntent[] = [];
   const weights = new Map(served.map((c) => [c.name, c.weight] as const));
-  for (const c of served) for (const svc of world.services(c.name)) {
-    if (isBindingService(svc) && isNamespaceInScope(svc.metadata.namespace, c.namespaces)) intents.push(buildBindingIntent(svc, c.name));
-  }
+  for (const c of served)
+    for (const svc of world.services(c.name)) {
+      if (isBindingService(svc) && isNamespaceInScope(svc.metadata.namespace, c.namespaces))
+        intents.push(buildBindingIntent(svc, c.name));
+    }
   const byTarget = new Map<string, BindingIntent[]>();
   for (const i of intents) if (i.target !== null) byTarget.set(i.target, [...(byTarget.get(i.target) ?? []), i]);
   const bindings: ServiceBinding[] = [];
@@ -150,7 +231,15 @@ function planBindings(world: WorldView, profile: ApplianceProfile, served: reado
   for (const [target, claims] of byTarget) {
     const r = pickOldest(claims, (a, b) => a.app === b.app && a.port === b.port)!;
     const members = [r.winner, ...r.merged].flatMap((i) => {
-      const res = resolveMembers(world, { cluster: i.ref.cluster, namespace: i.ref.namespace, service: i.ref.name, port: i.port!, mode: profile.backendMode, weight: weights.get(i.ref.cluster) ?? 1, asksAffinity: false });
+      const res = resolveMembers(world, {
+        cluster: i.ref.cluster,
+        namespace: i.ref.namespace,
+        service: i.ref.name,
+        port: i.port!,
+        mode: profile.backendMode,
+        weight: weights.get(i.ref.cluster) ?? 1,
+        asksAffinity: false,
+      });
       outcome.set(i.key, { ok: true, issues: [...res.issues] });
       return res.members;
     });
@@ -158,14 +247,34 @@ function planBindings(world: WorldView, profile: ApplianceProfile, served: reado
     bindings.push({ target, service: r.winner.ref, members: sortMembers(members) });
   }
   const conditions = intents.flatMap((i) => bindingConditions(i, outcome.get(i.key) ?? null));
-  return canonicalizeDesiredState({ appliance: profile.name, driver: profile.driver, virtualServices: [], pools: [], certificates: [], bindings, conditions });
+  return canonicalizeDesiredState({
+    appliance: profile.name,
+    driver: profile.driver,
+    virtualServices: [],
+    pools: [],
+    certificates: [],
+    bindings,
+    conditions,
+  });
 }
 
 /** Conditions of an opted-in Service in Service mode. */
-export function bindingConditions(i: BindingIntent, o: { ok: boolean; issues: readonly Issue[] } | null): ObjectCondition[] {
-  const c = (type: ObjectCondition['type'], x: Issue): ObjectCondition => ({ object: i.ref, type, reason: x.reason, message: x.message });
+export function bindingConditions(
+  i: BindingIntent,
+  o: { ok: boolean; issues: readonly Issue[] } | null,
+): ObjectCondition[] {
+  const c = (type: ObjectCondition['type'], x: Issue): ObjectCondition => ({
+    object: i.ref,
+    type,
+    reason: x.reason,
+    message: x.message,
+  });
   const head =
-    i.errors.length > 0 ? i.errors.map((e) => c('Rejected', e)) : o !== null && !o.ok ? o.issues.map((e) => c('Rejected', e)) : [c('Accepted', { reason: 'Bound', message: `feeds Virtual Service ${i.target}` })];
+    i.errors.length > 0
+      ? i.errors.map((e) => c('Rejected', e))
+      : o !== null && !o.ok
+        ? o.issues.map((e) => c('Rejected', e))
+        : [c('Accepted', { reason: 'Bound', message: `feeds Virtual Service ${i.target}` })];
   const tail = [...i.warnings, ...(o?.ok === true ? o.issues : [])].map((w) => c('Warning', w));
   return [...head, ...tail];
 }

@@ -16,7 +16,9 @@ export interface ScratchPlan {
  * oracle for the incremental Planner. Sorted by appliance name.
  */
 export function planFromScratch(world: WorldView, config: PlannerConfig): Map<string, ScratchPlan> {
-  const clusters = new Map<string, ClusterProfile>(config.clusters.map((c) => [c.name, { name: c.name, weight: c.weight, namespaces: c.namespaces }]));
+  const clusters = new Map<string, ClusterProfile>(
+    config.clusters.map((c) => [c.name, { name: c.name, weight: c.weight, namespaces: c.namespaces }]),
+  );
   const out = new Map<string, ScratchPlan>();
   for (const a of [...config.appliances].sort((x, y) => (x.name < y.name ? -1 : 1))) {
     const desired = planAppliance(world, profileFromConfig(a), clusters);

@@ -9,7 +9,13 @@ import { serviceKey, type DirtyIngress } from './dirty-set.ts';
 import { classRequestOf, isDefaultClass } from './select-ingress.ts';
 import { CURRENT_LAYOUT, type SnapshotLayout } from './snapshot-layout.ts';
 import { World, type WorldChange } from './world.ts';
-import { removalPolicyOf, strictestPolicy, type HeldRemoval, type HoldTransition, type RemovalPolicy } from './removal-hold.ts';
+import {
+  removalPolicyOf,
+  strictestPolicy,
+  type HeldRemoval,
+  type HoldTransition,
+  type RemovalPolicy,
+} from './removal-hold.ts';
 import type { ApplianceRefusal, HoldApproval, SelectionHold } from './decode-bus-message.ts';
 
 /** Version of the planning rules; recorded with every snapshot (a change here explains hash differences on replay). */
@@ -72,8 +78,11 @@ export class Planner {
   /** `layout`: the snapshot layout to encode in (replay passes the one a stored snapshot was made with). */
   constructor(config: PlannerConfig, options: { readonly layout?: SnapshotLayout } = {}) {
     const layout = options.layout ?? CURRENT_LAYOUT;
-    const clusters = new Map<string, ClusterProfile>(config.clusters.map((c) => [c.name, { name: c.name, weight: c.weight, namespaces: c.namespaces }]));
-    for (const a of config.appliances) this.servedClusters.set(a.name, new Set(a.clusters ?? config.clusters.map((c) => c.name)));
+    const clusters = new Map<string, ClusterProfile>(
+      config.clusters.map((c) => [c.name, { name: c.name, weight: c.weight, namespaces: c.namespaces }]),
+    );
+    for (const a of config.appliances)
+      this.servedClusters.set(a.name, new Set(a.clusters ?? config.clusters.map((c) => c.name)));
     for (const c of config.clusters) {
       const serving = config.appliances.filter((a) => this.servedClusters.get(a.name)!.has(c.name));
       this.policies.set(c.name, strictestPolicy(serving.map((a) => removalPolicyOf(a))));
@@ -82,7 +91,9 @@ export class Planner {
       .sort((a, b) => (a.name < b.name ? -1 : 1))
       .map((a) => {
         const profile = profileFromConfig(a);
-        return profile.mode === 'service' ? new BindingEngine(profile, clusters, layout) : new ApplianceEngine(profile, clusters, layout);
+        return profile.mode === 'service'
+          ? new BindingEngine(profile, clusters, layout)
+          : new ApplianceEngine(profile, clusters, layout);
       });
   }
 
@@ -107,7 +118,12 @@ export class Planner {
   approveHolds(approval: HoldApproval): number {
     const clusters = this.servedClusters.get(approval.appliance);
     if (clusters === undefined) return 0;
-    const release = { by: 'approval' as const, approvedBy: approval.approvedBy, reason: approval.reason, approvalId: approval.approvalId };
+    const release = {
+      by: 'approval' as const,
+      approvedBy: approval.approvedBy,
+      reason: approval.reason,
+      approvalId: approval.approvalId,
+    };
     const changes = this.world.approveHolds(clusters, release);
     for (const c of changes) this.note(c);
     const deselected = this.world.approveSelection(approval.appliance, release);
@@ -124,7 +140,8 @@ export class Planner {
     const changed = this.world.refuse(refusal.appliance, refusal.objects);
     for (const o of changed) {
       this.version++;
-      if (o.kind === 'Ingress') this.markIngress(worldKeyString({ cluster: o.cluster, kind: 'Ingress', namespace: o.namespace, name: o.name }));
+      if (o.kind === 'Ingress')
+        this.markIngress(worldKeyString({ cluster: o.cluster, kind: 'Ingress', namespace: o.namespace, name: o.name }));
       else for (const k of this.bySecret.get(serviceKey(o.cluster, o.namespace, o.name)) ?? []) this.markIngress(k);
     }
     return changed.length;
@@ -158,7 +175,10 @@ export class Planner {
 
   /** The appliances serving a cluster (whose desired state a hold in it keeps). */
   appliancesServing(cluster: string): string[] {
-    return [...this.servedClusters].filter(([, clusters]) => clusters.has(cluster)).map(([name]) => name).sort();
+    return [...this.servedClusters]
+      .filter(([, clusters]) => clusters.has(cluster))
+      .map(([name]) => name)
+      .sort();
   }
 
   /** Whether events are waiting to be planned. */
@@ -250,7 +270,11 @@ export class Planner {
     const deps: Deps = {
       cluster: c.cluster,
       classKey: request.by === 'default' ? null : `${c.cluster}\u0000${request.name}`,
-      secrets: [...new Set((ing.spec.tls ?? []).flatMap((t) => (t.secretName ? [serviceKey(c.cluster, c.namespace, t.secretName)] : [])))],
+      secrets: [
+        ...new Set(
+          (ing.spec.tls ?? []).flatMap((t) => (t.secretName ? [serviceKey(c.cluster, c.namespace, t.secretName)] : [])),
+        ),
+      ],
     };
     this.deps.set(key, deps);
     index(deps.classKey === null ? this.classless : this.byClass, deps.classKey ?? deps.cluster, key);
@@ -279,7 +303,13 @@ class Plan implements PlannedAppliance {
   private readonly engine: ApplianceEngine | BindingEngine;
   private readonly version: number;
 
-  constructor(planner: Planner, engine: ApplianceEngine | BindingEngine, version: number, root: string, pieces: ReadonlyMap<string, Uint8Array>) {
+  constructor(
+    planner: Planner,
+    engine: ApplianceEngine | BindingEngine,
+    version: number,
+    root: string,
+    pieces: ReadonlyMap<string, Uint8Array>,
+  ) {
     this.appliance = engine.profile.name;
     this.planner = planner;
     this.engine = engine;

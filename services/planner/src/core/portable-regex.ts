@@ -119,7 +119,11 @@ class Parser {
 
   private group(at: number): void {
     if (this.peek() === '?') {
-      if (this.src[this.pos + 1] !== ':') throw new RegexSubsetError('only plain "(...)" and "(?:...)" groups are allowed (no lookaround, named groups or flags)', at);
+      if (this.src[this.pos + 1] !== ':')
+        throw new RegexSubsetError(
+          'only plain "(...)" and "(?:...)" groups are allowed (no lookaround, named groups or flags)',
+          at,
+        );
       this.pos += 2;
     }
     this.alternation();
@@ -139,7 +143,13 @@ class Parser {
   private bracketClass(at: number): void {
     // PCRE2 reads `[:...:]`, `[.....]` and `[=...=]` as POSIX syntax (and refuses it outside a class).
     const posixLike = this.peek();
-    if ((posixLike === ':' || posixLike === '.' || posixLike === '=') && this.src.slice(this.pos + 1).match(/^[^\]]*\]/)?.[0].endsWith(`${posixLike}]`)) {
+    if (
+      (posixLike === ':' || posixLike === '.' || posixLike === '=') &&
+      this.src
+        .slice(this.pos + 1)
+        .match(/^[^\]]*\]/)?.[0]
+        .endsWith(`${posixLike}]`)
+    ) {
       throw new RegexSubsetError(`a class written [${posixLike}...${posixLike}] reads as POSIX syntax to PCRE2`, at);
     }
     if (this.peek() === '^') this.pos++;
@@ -153,7 +163,8 @@ class Parser {
         if (items === 0) throw new RegexSubsetError('an empty character class ("[]" or "[^]")', at);
         return;
       }
-      if (c === '[') throw new RegexSubsetError('"[" inside a class must be escaped (POSIX classes differ between engines)', i);
+      if (c === '[')
+        throw new RegexSubsetError('"[" inside a class must be escaped (POSIX classes differ between engines)', i);
       if (c === '\\') {
         const e = this.peek();
         this.escape(i, true);
@@ -167,7 +178,8 @@ class Parser {
         previous = null;
         continue;
       }
-      if (c === '-' && items > 0 && previous === null && this.peek() !== ']') throw new RegexSubsetError('a "-" after a range or class escape must be escaped', i);
+      if (c === '-' && items > 0 && previous === null && this.peek() !== ']')
+        throw new RegexSubsetError('a "-" after a range or class escape must be escaped', i);
       previous = c;
       items++;
     }
@@ -190,10 +202,12 @@ class Parser {
     const c = this.src[this.pos++]!;
     if (c === '{') {
       const m = /^(\d{1,4})(,(\d{0,4}))?\}/.exec(this.src.slice(this.pos));
-      if (m === null) throw new RegexSubsetError('"{" must be a repeat count such as {2}, {2,} or {2,5}, or be escaped', at);
+      if (m === null)
+        throw new RegexSubsetError('"{" must be a repeat count such as {2}, {2,} or {2,5}, or be escaped', at);
       const low = Number(m[1]);
       const high = m[3] === undefined ? low : m[3] === '' ? low : Number(m[3]);
-      if (low > MAX_REPEAT || high > MAX_REPEAT) throw new RegexSubsetError(`repeat counts above ${MAX_REPEAT} are not allowed`, at);
+      if (low > MAX_REPEAT || high > MAX_REPEAT)
+        throw new RegexSubsetError(`repeat counts above ${MAX_REPEAT} are not allowed`, at);
       if (high < low) throw new RegexSubsetError(`the repeat count {${low},${high}} is out of order`, at);
       this.pos += m[0].length;
     }

@@ -16,7 +16,7 @@ export function decodePunycodeLabel(input: string): string | null {
     if (c >= 0x80) return null;
     output.push(c);
   }
-  for (let pos = delimiter > 0 ? delimiter + 1 : 0; pos < input.length; ) {
+  for (let pos = delimiter > 0 ? delimiter + 1 : 0; pos < input.length;) {
     const oldI = i;
     let w = 1;
     for (let k = base; ; k += base) {

@@ -15,7 +15,11 @@ export interface RemovalPolicy {
 }
 
 /** The defaults: more than 30 % and at least 5 hosts or members; a relist five minutes on confirms. */
-export const DEFAULT_REMOVAL_POLICY: RemovalPolicy = { maxRemovalFraction: 0.3, minRemovals: 5, relistConfirmMs: 5 * 60_000 };
+export const DEFAULT_REMOVAL_POLICY: RemovalPolicy = {
+  maxRemovalFraction: 0.3,
+  minRemovals: 5,
+  relistConfirmMs: 5 * 60_000,
+};
 
 /** One removal the safety rule keeps: the object stays planned as it was until the hold is released. */
 export interface HeldRemoval {
@@ -51,12 +55,18 @@ export function removalWeight(kind: KubeKind, object: TrimmedObject): number {
     if (spec.defaultBackend !== undefined) hosts.add('');
     return Math.max(1, hosts.size);
   }
-  if (kind === 'EndpointSlice') return (object as TrimmedEndpointSlice).endpoints.reduce((n, e) => n + e.addresses.length, 0);
+  if (kind === 'EndpointSlice')
+    return (object as TrimmedEndpointSlice).endpoints.reduce((n, e) => n + e.addresses.length, 0);
   return 1;
 }
 
 /** The verdict on a relist's unexplained removals: null when they go out, else why they are held. */
-export function judgeUnexplainedRemovals(kind: KubeKind, gone: number, total: number, policy: RemovalPolicy): string | null {
+export function judgeUnexplainedRemovals(
+  kind: KubeKind,
+  gone: number,
+  total: number,
+  policy: RemovalPolicy,
+): string | null {
   if (gone === 0 || total === 0) return null;
   const fraction = gone / total;
   if (fraction <= policy.maxRemovalFraction || gone < policy.minRemovals) return null;
@@ -87,7 +97,8 @@ export function removalPolicyOf(a: ApplianceConfig): RemovalPolicy {
   return {
     maxRemovalFraction: s.maxRemovalFraction ?? DEFAULT_REMOVAL_POLICY.maxRemovalFraction,
     minRemovals: s.minRemovals ?? DEFAULT_REMOVAL_POLICY.minRemovals,
-    relistConfirmMs: s.relistConfirmSeconds === undefined ? DEFAULT_REMOVAL_POLICY.relistConfirmMs : s.relistConfirmSeconds * 1000,
+    relistConfirmMs:
+      s.relistConfirmSeconds === undefined ? DEFAULT_REMOVAL_POLICY.relistConfirmMs : s.relistConfirmSeconds * 1000,
   };
 }
 
@@ -98,5 +109,17 @@ export function holdKey(cluster: string, kind: KubeKind, key: string): string {
 
 /** Holds in a stable order: cluster, kind, key. */
 export function compareHolds(a: HeldRemoval, b: HeldRemoval): number {
-  return a.cluster !== b.cluster ? (a.cluster < b.cluster ? -1 : 1) : a.kind !== b.kind ? (a.kind < b.kind ? -1 : 1) : a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
+  return a.cluster !== b.cluster
+    ? a.cluster < b.cluster
+      ? -1
+      : 1
+    : a.kind !== b.kind
+      ? a.kind < b.kind
+        ? -1
+        : 1
+      : a.key < b.key
+        ? -1
+        : a.key > b.key
+          ? 1
+          : 0;
 }

@@ -32,7 +32,8 @@ export function resolveMembers(world: WorldView, r: ResolveRequest, previous?: r
   const held = previous !== undefined && previous.length > 0 ? previous : undefined;
   const out = resolve(world, r, held);
   // Endpoint members reuse the held ones as they are built; NodePort members are matched afterwards.
-  if (held !== undefined && r.mode === 'nodeport' && out.members.length > 0) reuseEqual(out.members as PoolMember[], held);
+  if (held !== undefined && r.mode === 'nodeport' && out.members.length > 0)
+    reuseEqual(out.members as PoolMember[], held);
   return out;
 }
 
@@ -45,9 +46,21 @@ function reuseEqual(members: PoolMember[], previous: readonly PoolMember[]): voi
   let j = 0;
   for (let i = 0; i < members.length && j < previous.length; i++) {
     const m = members[i]!;
-    while (j < previous.length && (previous[j]!.address < m.address || (previous[j]!.address === m.address && previous[j]!.port < m.port))) j++;
+    while (
+      j < previous.length &&
+      (previous[j]!.address < m.address || (previous[j]!.address === m.address && previous[j]!.port < m.port))
+    )
+      j++;
     const p = previous[j];
-    if (p !== undefined && p.address === m.address && p.port === m.port && p.state === m.state && p.weight === m.weight && p.cluster === m.cluster && p.node === m.node) {
+    if (
+      p !== undefined &&
+      p.address === m.address &&
+      p.port === m.port &&
+      p.state === m.state &&
+      p.weight === m.weight &&
+      p.cluster === m.cluster &&
+      p.node === m.node
+    ) {
       members[i] = p;
       j++;
     }
@@ -57,9 +70,14 @@ function reuseEqual(members: PoolMember[], previous: readonly PoolMember[]): voi
 function resolve(world: WorldView, r: ResolveRequest, held: readonly PoolMember[] | undefined): Resolution {
   const svc = world.service(r.cluster, r.namespace, r.service);
   if (svc === undefined) return { members: [], issues: [issue('ServiceNotFound', `${whereOf(r)} does not exist`)] };
-  if (svc.spec.type === 'ExternalName') return { members: [], issues: [issue('ExternalNameService', `${whereOf(r)} is of type ExternalName; it has no endpoints to balance`)] };
+  if (svc.spec.type === 'ExternalName')
+    return {
+      members: [],
+      issues: [issue('ExternalNameService', `${whereOf(r)} is of type ExternalName; it has no endpoints to balance`)],
+    };
   const sp = (svc.spec.ports ?? []).find((p) => (typeof r.port === 'number' ? p.port === r.port : p.name === r.port));
-  if (sp === undefined) return { members: [], issues: [issue('ServicePortNotFound', `${whereOf(r)} has no port ${r.port}`)] };
+  if (sp === undefined)
+    return { members: [], issues: [issue('ServicePortNotFound', `${whereOf(r)} has no port ${r.port}`)] };
   const slices = world.slicesOfService(r.cluster, r.namespace, r.service);
   if (r.mode === 'endpoints') return { members: endpointMembers(slices, sp, r, held), issues: NO_ISSUES };
   return nodePortMembers(world, svc, sp, slices, r, whereOf(r));
@@ -68,7 +86,9 @@ function resolve(world: WorldView, r: ResolveRequest, held: readonly PoolMember[
 /** The issues of a clean resolution: one shared empty list (a resolution is kept for as long as its pool). */
 const NO_ISSUES: readonly Issue[] = Object.freeze([]);
 
-function endpointState(c: { ready?: boolean; serving?: boolean; terminating?: boolean } | undefined): MemberState | null {
+function endpointState(
+  c: { ready?: boolean; serving?: boolean; terminating?: boolean } | undefined,
+): MemberState | null {
   const ready = c?.ready ?? true;
   const serving = c?.serving ?? ready;
   if (c?.terminating === true) return serving ? 'draining' : null;
@@ -80,7 +100,11 @@ function rank(m: PoolMember): number {
 }
 
 function byEndpoint(a: PoolMember, b: PoolMember): number {
-  return a.address < b.address ? -1 : a.address > b.address ? 1 : a.port - b.port || rank(a) - rank(b) || (a.node < b.node ? -1 : a.node > b.node ? 1 : 0);
+  return a.address < b.address
+    ? -1
+    : a.address > b.address
+      ? 1
+      : a.port - b.port || rank(a) - rank(b) || (a.node < b.node ? -1 : a.node > b.node ? 1 : 0);
 }
 
 /**
@@ -114,20 +138,34 @@ function sorted(members: readonly PoolMember[]): boolean {
  * resolution, in (address, port) order with one member each: a binary search. Whatever `held` holds, only a
  * value-equal member is returned, so the resolution is the same with or without it.
  */
-function heldEqual(held: readonly PoolMember[], address: string, port: number, state: MemberState, weight: number, cluster: string, node: string): PoolMember | undefined {
+function heldEqual(
+  held: readonly PoolMember[],
+  address: string,
+  port: number,
+  state: MemberState,
+  weight: number,
+  cluster: string,
+  node: string,
+): PoolMember | undefined {
   let lo = 0;
   let hi = held.length - 1;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
     const m = held[mid]!;
-    if (m.address === address && m.port === port) return m.state === state && m.weight === weight && m.cluster === cluster && m.node === node ? m : undefined;
+    if (m.address === address && m.port === port)
+      return m.state === state && m.weight === weight && m.cluster === cluster && m.node === node ? m : undefined;
     if (m.address < address || (m.address === address && m.port < port)) lo = mid + 1;
     else hi = mid - 1;
   }
   return undefined;
 }
 
-function endpointMembers(slices: readonly TrimmedEndpointSlice[], sp: ServicePort, r: ResolveRequest, held: readonly PoolMember[] | undefined): PoolMember[] {
+function endpointMembers(
+  slices: readonly TrimmedEndpointSlice[],
+  sp: ServicePort,
+  r: ResolveRequest,
+  held: readonly PoolMember[] | undefined,
+): PoolMember[] {
   // Sized once for every endpoint (the list is kept as the pool's members: no spare capacity from growing by push).
   let most = 0;
   for (const slice of slices) most += slice.endpoints.length;
@@ -145,7 +183,9 @@ function endpointMembers(slices: readonly TrimmedEndpointSlice[], sp: ServicePor
       if (state === null || address === undefined) continue;
       const node = e.nodeName ?? '';
       // An unchanged endpoint keeps its member object: one allocation per changed endpoint, not per endpoint.
-      out[k++] = (held !== undefined ? heldEqual(held, address, port, state, r.weight, r.cluster, node) : undefined) ?? { address, port, state, weight: r.weight, cluster: r.cluster, node };
+      out[k++] = (held !== undefined
+        ? heldEqual(held, address, port, state, r.weight, r.cluster, node)
+        : undefined) ?? { address, port, state, weight: r.weight, cluster: r.cluster, node };
     }
   }
   out.length = k;
@@ -169,13 +209,36 @@ function whereOf(r: ResolveRequest): string {
   return `Service ${r.namespace}/${r.service} in cluster ${r.cluster}`;
 }
 
-function nodePortMembers(world: WorldView, svc: TrimmedService, sp: ServicePort, slices: readonly TrimmedEndpointSlice[], r: ResolveRequest, where: string): Resolution {
+function nodePortMembers(
+  world: WorldView,
+  svc: TrimmedService,
+  sp: ServicePort,
+  slices: readonly TrimmedEndpointSlice[],
+  r: ResolveRequest,
+  where: string,
+): Resolution {
   const type = svc.spec.type ?? 'ClusterIP';
   if ((type !== 'NodePort' && type !== 'LoadBalancer') || sp.nodePort === undefined) {
-    return { members: [], issues: [issue('NotNodePortService', `${where} is of type ${type}; NodePort mode needs type NodePort or LoadBalancer with a nodePort`)] };
+    return {
+      members: [],
+      issues: [
+        issue(
+          'NotNodePortService',
+          `${where} is of type ${type}; NodePort mode needs type NodePort or LoadBalancer with a nodePort`,
+        ),
+      ],
+    };
   }
   const local = svc.spec.externalTrafficPolicy === 'Local';
-  const issues = r.asksAffinity && !local ? [issue('AffinityNeedsLocalTrafficPolicy', `${where}: persistence and health monitors need spec.externalTrafficPolicy: Local (and pod anti-affinity), or kube-proxy may route to another node`)] : [];
+  const issues =
+    r.asksAffinity && !local
+      ? [
+          issue(
+            'AffinityNeedsLocalTrafficPolicy',
+            `${where}: persistence and health monitors need spec.externalTrafficPolicy: Local (and pod anti-affinity), or kube-proxy may route to another node`,
+          ),
+        ]
+      : [];
   // With Local, only nodes running a serving endpoint accept traffic: plan exactly those (active if one is ready).
   const onNode = new Map<string, MemberState>();
   let named = 0;

@@ -5,7 +5,8 @@
 export function compareResourceVersions(a: string, b: string): number {
   if (a === b) return 0;
   // The usual case (every event's check): two canonical decimals, compared without regexes or copies.
-  if (isCanonicalDecimal(a) && isCanonicalDecimal(b)) return a.length !== b.length ? (a.length < b.length ? -1 : 1) : a < b ? -1 : 1;
+  if (isCanonicalDecimal(a) && isCanonicalDecimal(b))
+    return a.length !== b.length ? (a.length < b.length ? -1 : 1) : a < b ? -1 : 1;
   const da = /^\d+$/.test(a);
   const db = /^\d+$/.test(b);
   if (da && db) {

@@ -39,7 +39,12 @@ function bestRoute(routes: readonly Route[], requestPath: string): Route | null 
   let best: Route | null = null;
   for (const r of routes) {
     if (!pathMatches(r.match, r.path, requestPath)) continue;
-    if (best === null || r.path.length > best.path.length || (r.path.length === best.path.length && r.match === 'Exact' && best.match !== 'Exact')) best = r;
+    if (
+      best === null ||
+      r.path.length > best.path.length ||
+      (r.path.length === best.path.length && r.match === 'Exact' && best.match !== 'Exact')
+    )
+      best = r;
   }
   return best;
 }

@@ -48,14 +48,28 @@ export type Selection = { readonly selected: false } | { readonly selected: true
  * profile's literal legacy values such as vTM's "vtm" — or the cluster default) has a controller the appliance
  * answers. A class that does not exist selects nothing: it may belong to another controller.
  */
-export function selectIngress(ingress: TrimmedIngress, classes: ReadonlyMap<string, TrimmedIngressClass>, profile: ApplianceProfile): Selection {
+export function selectIngress(
+  ingress: TrimmedIngress,
+  classes: ReadonlyMap<string, TrimmedIngressClass>,
+  profile: ApplianceProfile,
+): Selection {
   const request = classRequestOf(ingress);
-  const answers = (c: TrimmedIngressClass | null | undefined): boolean => c !== null && c !== undefined && c.spec.controller !== undefined && profile.controllers.includes(c.spec.controller);
+  const answers = (c: TrimmedIngressClass | null | undefined): boolean =>
+    c !== null && c !== undefined && c.spec.controller !== undefined && profile.controllers.includes(c.spec.controller);
   let selected: boolean;
   if (request.by === 'field') selected = answers(classes.get(request.name));
-  else if (request.by === 'annotation') selected = profile.legacyClassValues.includes(request.name) || answers(classes.get(request.name));
+  else if (request.by === 'annotation')
+    selected = profile.legacyClassValues.includes(request.name) || answers(classes.get(request.name));
   else selected = answers(defaultClassOf(classes.values()));
   if (!selected) return { selected: false };
   const both = request.by === 'field' && (ingress.metadata.annotations?.[LEGACY_CLASS_ANNOTATION] ?? '') !== '';
-  return { selected: true, warning: both ? issue('ClassAnnotationIgnored', `both spec.ingressClassName and ${LEGACY_CLASS_ANNOTATION} are set; the field wins`) : null };
+  return {
+    selected: true,
+    warning: both
+      ? issue(
+          'ClassAnnotationIgnored',
+          `both spec.ingressClassName and ${LEGACY_CLASS_ANNOTATION} are set; the field wins`,
+        )
+      : null,
+  };
 }

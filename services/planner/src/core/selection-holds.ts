@@ -15,7 +15,12 @@ export class SelectionHolds {
   }
 
   /** Holds these Ingresses on `appliance`; returns the newly held. */
-  hold(appliance: string, ingresses: readonly { cluster: string; namespace: string; name: string }[], reason: string, sinceMs: number): HeldRemoval[] {
+  hold(
+    appliance: string,
+    ingresses: readonly { cluster: string; namespace: string; name: string }[],
+    reason: string,
+    sinceMs: number,
+  ): HeldRemoval[] {
     const holds = this.#holds.get(appliance) ?? new Map<string, HeldRemoval>();
     this.#holds.set(appliance, holds);
     const added: HeldRemoval[] = [];
@@ -49,7 +54,12 @@ export class SelectionHolds {
       const hold = holds.get(k);
       if (hold === undefined) continue;
       holds.delete(k);
-      this.#record({ type: 'released', hold, release: { by: 'kubernetes', reason: 'Kubernetes changed the Ingress' }, removed: false });
+      this.#record({
+        type: 'released',
+        hold,
+        release: { by: 'kubernetes', reason: 'Kubernetes changed the Ingress' },
+        removed: false,
+      });
     }
   }
 

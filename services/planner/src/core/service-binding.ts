@@ -13,7 +13,26 @@ export const LOADMASTER_VSID_ANNOTATION = 'vsid';
 export const LOADMASTER_SERVICE_PORT_ANNOTATION = 'loadmaster.portolan.dev/service-port';
 
 /** Kemp's Service annotations that set Virtual Service parameters; Portolan never modifies a pre-existing VS. */
-const VS_PARAMETER_ANNOTATIONS = ['addvia', 'allowhttp2', 'cache', 'certfile', 'checkhost', 'checkport', 'checktype', 'checkurl', 'errorcode', 'errorurl', 'idletime', 'nickname', 'persist', 'schedule', 'sslacceleration', 'subnetoriginating', 'transparent', 'vstype'];
+const VS_PARAMETER_ANNOTATIONS = [
+  'addvia',
+  'allowhttp2',
+  'cache',
+  'certfile',
+  'checkhost',
+  'checkport',
+  'checktype',
+  'checkurl',
+  'errorcode',
+  'errorurl',
+  'idletime',
+  'nickname',
+  'persist',
+  'schedule',
+  'sslacceleration',
+  'subnetoriginating',
+  'transparent',
+  'vstype',
+];
 
 /** What one opted-in Service asks of a LoadMaster in Service mode. */
 export interface BindingIntent {
@@ -46,22 +65,35 @@ export function buildBindingIntent(svc: TrimmedService, cluster: string): Bindin
   const prot = issues.take(readWord(a, ['kemp.ax/vsprot'], ['tcp', 'udp']), 'tcp');
   let target: string | null = null;
   if (vsid.kind === 'value') {
-    if (!/^\d{1,6}$/.test(vsid.value.trim())) issues.error('InvalidAnnotation', `vsid must be a Virtual Service id (digits), not "${vsid.value.slice(0, 30)}"`);
+    if (!/^\d{1,6}$/.test(vsid.value.trim()))
+      issues.error('InvalidAnnotation', `vsid must be a Virtual Service id (digits), not "${vsid.value.slice(0, 30)}"`);
     else target = String(Number(vsid.value.trim()));
     if (ip !== null) issues.error('ConflictingAnnotations', 'vsid and kemp.ax/vsip cannot both be set');
   } else if (ip !== null && vsPort !== null) {
     target = `${ip}:${vsPort}:${prot}`;
   } else {
-    issues.error('MissingVirtualService', 'a Service labelled kempLB: Enabled needs a vsid annotation (or kemp.ax/vsip and kemp.ax/vsport) naming an existing Virtual Service');
+    issues.error(
+      'MissingVirtualService',
+      'a Service labelled kempLB: Enabled needs a vsid annotation (or kemp.ax/vsip and kemp.ax/vsport) naming an existing Virtual Service',
+    );
   }
   const ports = svc.spec.ports ?? [];
   const chosen = readRaw(a, [LOADMASTER_SERVICE_PORT_ANNOTATION]);
   let port: number | string | null = null;
-  if (chosen.kind === 'value') port = /^\d+$/.test(chosen.value.trim()) ? Number(chosen.value.trim()) : chosen.value.trim();
+  if (chosen.kind === 'value')
+    port = /^\d+$/.test(chosen.value.trim()) ? Number(chosen.value.trim()) : chosen.value.trim();
   else if (ports.length === 1) port = ports[0]!.port ?? null;
-  else issues.error('AmbiguousServicePort', `the Service has ${ports.length} ports; set ${LOADMASTER_SERVICE_PORT_ANNOTATION} to the one that feeds the Virtual Service`);
+  else
+    issues.error(
+      'AmbiguousServicePort',
+      `the Service has ${ports.length} ports; set ${LOADMASTER_SERVICE_PORT_ANNOTATION} to the one that feeds the Virtual Service`,
+    );
   const ignored = VS_PARAMETER_ANNOTATIONS.filter((n) => Object.hasOwn(a, n));
-  if (ignored.length > 0) issues.warn('VirtualServiceParametersIgnored', `${ignored.join(', ')}: Portolan adds Real Servers only and never modifies a pre-existing Virtual Service`);
+  if (ignored.length > 0)
+    issues.warn(
+      'VirtualServiceParametersIgnored',
+      `${ignored.join(', ')}: Portolan adds Real Servers only and never modifies a pre-existing Virtual Service`,
+    );
   const rejected = issues.errors.length > 0;
   const body = {
     key: worldKeyString(ref),
@@ -78,5 +110,8 @@ export function buildBindingIntent(svc: TrimmedService, cluster: string): Bindin
 
 /** The loss reported to a Service whose Virtual Service is bound by an older Service. */
 export function bindingConflict(winner: BindingIntent): Issue {
-  return issue('VirtualServiceInUse', `Virtual Service ${winner.target} is bound to the older Service ${winner.app} in cluster ${winner.ref.cluster}`);
+  return issue(
+    'VirtualServiceInUse',
+    `Virtual Service ${winner.target} is bound to the older Service ${winner.app} in cluster ${winner.ref.cluster}`,
+  );
 }

@@ -1,4 +1,14 @@
-import type { Certificate, DesiredState, ObjectCondition, ObjectRef, Pool, PoolMember, Route, ServiceBinding, VirtualService } from '@portolan/desired-state';
+import type {
+  Certificate,
+  DesiredState,
+  ObjectCondition,
+  ObjectRef,
+  Pool,
+  PoolMember,
+  Route,
+  ServiceBinding,
+  VirtualService,
+} from '@portolan/desired-state';
 import { compareCodeUnits } from '@portolan/desired-state';
 import { memberSortKey, orderCertificates, refKey, routeSortKey } from './canonical-order.ts';
 import { SnapshotCorruptError, SnapshotPieceMissingError } from './errors.ts';
@@ -38,7 +48,8 @@ export function joinSnapshot(root: string, getPiece: PieceLookup): DesiredState 
     return parsePiece(id, raw);
   };
   const top = read(root) as Record<string, unknown>;
-  if (layoutOf(top['layout']) === undefined) throw new SnapshotCorruptError(root, `unknown layout ${String(top['layout'])}`);
+  if (layoutOf(top['layout']) === undefined)
+    throw new SnapshotCorruptError(root, `unknown layout ${String(top['layout'])}`);
   const items = <T>(trie: unknown): T[] => readTrieItemIds(nullableId(trie), read).map((id) => read(id) as T);
   const virtualServices = items<Record<string, unknown>>(top['virtualServices'])
     .map((raw) => joinVirtualService(raw, items))
@@ -47,13 +58,24 @@ export function joinSnapshot(root: string, getPiece: PieceLookup): DesiredState 
     .map((raw): Pool => ({ ...(raw as unknown as Pool), members: membersOf(raw['members'], items) }))
     .sort((a, b) => compareCodeUnits(a.name, b.name));
   const bindings = items<Record<string, unknown>>(top['bindings'])
-    .map((raw): ServiceBinding => ({ ...(raw as unknown as ServiceBinding), members: membersOf(raw['members'], items) }))
+    .map((raw): ServiceBinding => ({
+      ...(raw as unknown as ServiceBinding),
+      members: membersOf(raw['members'], items),
+    }))
     .sort((a, b) => compareCodeUnits(a.target, b.target));
   const certificates = items<Certificate>(top['certificates']).sort((a, b) => compareCodeUnits(a.name, b.name));
   const conditions = items<ObjectCondition[]>(top['conditions'])
     .sort((a, b) => compareCodeUnits(refKey(a[0]!.object), refKey(b[0]!.object)))
     .flat();
-  return { appliance: String(top['appliance']), driver: top['driver'] as DesiredState['driver'], virtualServices, pools, certificates, bindings, conditions };
+  return {
+    appliance: String(top['appliance']),
+    driver: top['driver'] as DesiredState['driver'],
+    virtualServices,
+    pools,
+    certificates,
+    bindings,
+    conditions,
+  };
 }
 
 /** A stored piece verified against its content address and parsed; SnapshotCorruptError when it is not what its id says. */
@@ -81,7 +103,10 @@ function joinVirtualService(raw: Record<string, unknown>, items: <T>(trie: unkno
   return {
     ...(header as unknown as Omit<VirtualService, 'owners' | 'certificates' | 'routes'>),
     owners: orderOwners(items<{ r: ObjectRef; p: string | null }>(ownersTrie)),
-    certificates: orderCertificates(typeof defaultCertificate === 'string' ? defaultCertificate : null, items<string>(certTrie)),
+    certificates: orderCertificates(
+      typeof defaultCertificate === 'string' ? defaultCertificate : null,
+      items<string>(certTrie),
+    ),
     routes,
   };
 }
@@ -91,7 +116,8 @@ function orderOwners(pairs: readonly { r: ObjectRef; p: string | null }[]): Obje
   const next = new Map<string | null, ObjectRef>();
   for (const pair of pairs) next.set(pair.p, pair.r);
   const out: ObjectRef[] = [];
-  for (let cur = next.get(null); cur !== undefined && out.length < pairs.length; cur = next.get(refKey(cur))) out.push(cur);
+  for (let cur = next.get(null); cur !== undefined && out.length < pairs.length; cur = next.get(refKey(cur)))
+    out.push(cur);
   return out;
 }
 
@@ -125,6 +151,9 @@ export function referencesOf(v: unknown): string[] {
   const o = v as Record<string, unknown>;
   if (Array.isArray(o['l'])) return o['l'].filter((x): x is string => typeof x === 'string');
   if (Array.isArray(o['c'])) return o['c'].filter((x): x is string => typeof x === 'string');
-  const fields = o['layout'] !== undefined ? ['virtualServices', 'pools', 'certificates', 'bindings', 'conditions'] : ['owners', 'certificates', 'routes', 'members'];
+  const fields =
+    o['layout'] !== undefined
+      ? ['virtualServices', 'pools', 'certificates', 'bindings', 'conditions']
+      : ['owners', 'certificates', 'routes', 'members'];
   return fields.map((f) => o[f]).filter((x): x is string => typeof x === 'string');
 }

@@ -1,10 +1,28 @@
-import type { Certificate, DesiredState, DriverKind, ObjectCondition, ObjectRef, Pool, PoolMember, Route, ServiceBinding, VirtualService } from '@portolan/desired-state';
+import type {
+  Certificate,
+  DesiredState,
+  DriverKind,
+  ObjectCondition,
+  ObjectRef,
+  Pool,
+  PoolMember,
+  Route,
+  ServiceBinding,
+  VirtualService,
+} from '@portolan/desired-state';
 import { canonicalJson, compareCodeUnits } from '@portolan/desired-state';
 import { conditionSortKey, orderCertificates, refKey, routeSortKey } from './canonical-order.ts';
 import { ItemTrie } from './item-trie.ts';
 import { InlineMembers, NOTHING_SYNCED, syncMembers, type SyncedMembers } from './member-sync.ts';
 import { ByteArena, PieceSink } from './piece.ts';
-import { Committed, MARK, samePoolHeader, splitAround, type EncodedSnapshot, type PoolHeader } from './encoded-snapshot.ts';
+import {
+  Committed,
+  MARK,
+  samePoolHeader,
+  splitAround,
+  type EncodedSnapshot,
+  type PoolHeader,
+} from './encoded-snapshot.ts';
 import { CURRENT_LAYOUT, type SnapshotLayout } from './snapshot-layout.ts';
 
 export type { EncodedSnapshot } from './encoded-snapshot.ts';
@@ -84,7 +102,14 @@ export class SnapshotEncoder {
     this.conditionTrie = this.trie();
     // canonicalJson of {appliance, bindings, certificates, conditions, driver, layout, pools, virtualServices}, by
     // hand: the text between the ids never changes.
-    const texts = [`{"appliance":${JSON.stringify(appliance)},"bindings":`, ',"certificates":', ',"conditions":', `,"driver":${JSON.stringify(driver)},"layout":${layout.version},"pools":`, ',"virtualServices":', '}'];
+    const texts = [
+      `{"appliance":${JSON.stringify(appliance)},"bindings":`,
+      ',"certificates":',
+      ',"conditions":',
+      `,"driver":${JSON.stringify(driver)},"layout":${layout.version},"pools":`,
+      ',"virtualServices":',
+      '}',
+    ];
     this.rootParts = texts.map((t) => utf8.encode(t));
   }
 
@@ -104,7 +129,14 @@ export class SnapshotEncoder {
   setVsHeader(header: VsHeader): void {
     const state = this.vs.get(header.name);
     if (state === undefined) {
-      this.vs.set(header.name, { header, owners: [], ownerTrie: this.trie(), defaultCertificate: null, certTrie: this.trie(), routeTrie: this.trie() });
+      this.vs.set(header.name, {
+        header,
+        owners: [],
+        ownerTrie: this.trie(),
+        defaultCertificate: null,
+        certTrie: this.trie(),
+        routeTrie: this.trie(),
+      });
     } else {
       state.header = header;
     }
@@ -122,18 +154,26 @@ export class SnapshotEncoder {
     let head = 0;
     while (head < old.length && head < owners.length && old[head] === owners[head]) head++;
     let tail = 0;
-    while (tail < old.length - head && tail < owners.length - head && old[old.length - 1 - tail] === owners[owners.length - 1 - tail]) tail++;
+    while (
+      tail < old.length - head &&
+      tail < owners.length - head &&
+      old[old.length - 1 - tail] === owners[owners.length - 1 - tail]
+    )
+      tail++;
     // Pairs that can change: the differing middle, plus the first element after it (its predecessor may change).
     const from = head;
     const oldTo = Math.min(old.length, old.length - tail + 1);
     const newTo = Math.min(owners.length, owners.length - tail + 1);
     const wanted = new Map<string, { r: ObjectRef; p: string | null }>();
-    for (let i = from; i < newTo; i++) wanted.set(refKey(owners[i]!), { r: owners[i]!, p: i === 0 ? null : refKey(owners[i - 1]!) });
+    for (let i = from; i < newTo; i++)
+      wanted.set(refKey(owners[i]!), { r: owners[i]!, p: i === 0 ? null : refKey(owners[i - 1]!) });
     for (let i = from; i < oldTo; i++) {
       const key = refKey(old[i]!);
       if (!wanted.has(key)) state.ownerTrie.delete(key);
     }
-    for (const [key, item] of wanted) if (state.ownerTrie.items.get(key)?.value.p !== item.p || !state.ownerTrie.items.has(key)) state.ownerTrie.set(key, item, this.sink);
+    for (const [key, item] of wanted)
+      if (state.ownerTrie.items.get(key)?.value.p !== item.p || !state.ownerTrie.items.has(key))
+        state.ownerTrie.set(key, item, this.sink);
     state.owners = owners.slice();
     this.dirtyVs.add(name);
   }
@@ -188,13 +228,17 @@ export class SnapshotEncoder {
   /** Replaces the members of a pool whose header is unchanged (the pool must exist). */
   setPoolMembers(name: string, members: readonly PoolMember[]): void {
     const state = this.pools.get(name);
-    if (state === undefined) throw new Error(`SnapshotEncoder: pool ${name} does not exist (bug: set the whole pool first)`);
+    if (state === undefined)
+      throw new Error(`SnapshotEncoder: pool ${name} does not exist (bug: set the whole pool first)`);
     this.syncPoolMembers(state, members);
     this.dirtyPools.add(name);
   }
 
   /** Brings a pool's or binding's members to `members`, moving them inline or into a sub-trie when the count says so. */
-  private syncPoolMembers(state: { members: Members; synced: SyncedMembers | null }, members: readonly PoolMember[]): void {
+  private syncPoolMembers(
+    state: { members: Members; synced: SyncedMembers | null },
+    members: readonly PoolMember[],
+  ): void {
     if (state.members instanceof InlineMembers !== this.inlines(members.length)) {
       state.members = this.membersFor(members.length);
       state.synced = NOTHING_SYNCED;
@@ -261,34 +305,57 @@ export class SnapshotEncoder {
   setConditions(object: ObjectRef, conditions: readonly ObjectCondition[]): void {
     const key = refKey(object);
     if (conditions.length === 0) this.conditionTrie.delete(key);
-    else this.conditionTrie.set(key, [...conditions].sort((a, b) => compareCodeUnits(conditionSortKey(a), conditionSortKey(b))), this.sink);
+    else
+      this.conditionTrie.set(
+        key,
+        [...conditions].sort((a, b) => compareCodeUnits(conditionSortKey(a), conditionSortKey(b))),
+        this.sink,
+      );
   }
 
   /** Seals what changed; returns the root and the pieces emitted since the last commit. */
   commit(): EncodedSnapshot & { readonly changed: boolean } {
-    const clean = !this.vsTrie.dirty && !this.poolTrie.dirty && !this.certTrie.dirty && !this.bindingTrie.dirty && !this.conditionTrie.dirty;
+    const clean =
+      !this.vsTrie.dirty &&
+      !this.poolTrie.dirty &&
+      !this.certTrie.dirty &&
+      !this.bindingTrie.dirty &&
+      !this.conditionTrie.dirty;
     if (this.lastRoot !== null && this.dirtyVs.size + this.dirtyPools.size + this.dirtyBindings.size === 0 && clean) {
       const sink = this.sink;
       this.sink = new PieceSink(this.arena);
       return new Committed(this.lastRoot, sink, false);
     }
-    if (this.dirtyVs.size > 0) for (const name of this.dirtyVs) {
-      const s = this.vs.get(name);
-      if (s === undefined) continue;
-      this.vsTrie.set(name, { ...s.header, owners: s.ownerTrie.seal(this.sink), defaultCertificate: s.defaultCertificate, certificates: s.certTrie.seal(this.sink), routes: s.routeTrie.seal(this.sink) }, this.sink);
-    }
-    if (this.dirtyPools.size > 0) for (const name of this.dirtyPools) {
-      const s = this.pools.get(name);
-      if (s === undefined) continue;
-      const text = (s.text ??= splitAround(canonicalJson({ ...s.header, members: MARK })));
-      this.poolTrie.set(name, s.header, this.sink, this.membersPiece(s.members, text.before, text.after));
-    }
-    if (this.dirtyBindings.size > 0) for (const target of this.dirtyBindings) {
-      const s = this.bindings.get(target);
-      if (s === undefined) continue;
-      const text = splitAround(canonicalJson({ ...s.header, members: MARK }));
-      this.bindingTrie.set(target, s.header, this.sink, this.membersPiece(s.members, text.before, text.after));
-    }
+    if (this.dirtyVs.size > 0)
+      for (const name of this.dirtyVs) {
+        const s = this.vs.get(name);
+        if (s === undefined) continue;
+        this.vsTrie.set(
+          name,
+          {
+            ...s.header,
+            owners: s.ownerTrie.seal(this.sink),
+            defaultCertificate: s.defaultCertificate,
+            certificates: s.certTrie.seal(this.sink),
+            routes: s.routeTrie.seal(this.sink),
+          },
+          this.sink,
+        );
+      }
+    if (this.dirtyPools.size > 0)
+      for (const name of this.dirtyPools) {
+        const s = this.pools.get(name);
+        if (s === undefined) continue;
+        const text = (s.text ??= splitAround(canonicalJson({ ...s.header, members: MARK })));
+        this.poolTrie.set(name, s.header, this.sink, this.membersPiece(s.members, text.before, text.after));
+      }
+    if (this.dirtyBindings.size > 0)
+      for (const target of this.dirtyBindings) {
+        const s = this.bindings.get(target);
+        if (s === undefined) continue;
+        const text = splitAround(canonicalJson({ ...s.header, members: MARK }));
+        this.bindingTrie.set(target, s.header, this.sink, this.membersPiece(s.members, text.before, text.after));
+      }
     if (this.dirtyVs.size > 0) this.dirtyVs.clear();
     if (this.dirtyPools.size > 0) this.dirtyPools.clear();
     if (this.dirtyBindings.size > 0) this.dirtyBindings.clear();
@@ -320,7 +387,9 @@ export class SnapshotEncoder {
         certificates: orderCertificates(s.defaultCertificate, s.certTrie.items.keys()),
         routes: s.routeTrie.sortedValues(),
       }));
-    const pools = [...this.pools.entries()].sort((a, b) => compareCodeUnits(a[0], b[0])).map(([, s]): Pool => ({ ...s.header, members: s.members.sortedValues() }));
+    const pools = [...this.pools.entries()]
+      .sort((a, b) => compareCodeUnits(a[0], b[0]))
+      .map(([, s]): Pool => ({ ...s.header, members: s.members.sortedValues() }));
     const bindings = [...this.bindings.entries()]
       .sort((a, b) => compareCodeUnits(a[0], b[0]))
       .map(([, s]): ServiceBinding => ({ ...s.header, members: s.members.sortedValues() }));
@@ -353,7 +422,8 @@ export class SnapshotEncoder {
 
   private mustVs(name: string): VsState {
     const s = this.vs.get(name);
-    if (s === undefined) throw new Error(`SnapshotEncoder: virtual service ${name} has no header yet (bug: set the header first)`);
+    if (s === undefined)
+      throw new Error(`SnapshotEncoder: virtual service ${name} has no header yet (bug: set the header first)`);
     return s;
   }
 }

@@ -12,10 +12,19 @@ import { SnapshotReader } from './snapshot-reader.ts';
 import { LAYOUT_1, LAYOUT_2 } from './snapshot-layout.ts';
 
 /** Fetches like a store: `missing` answers are fetched in rounds; returns the rounds and pieces fetched. */
-function readInRounds(reader: SnapshotReader, root: string, store: ReadonlyMap<string, Uint8Array>, held: Map<string, Uint8Array>) {
+function readInRounds(
+  reader: SnapshotReader,
+  root: string,
+  store: ReadonlyMap<string, Uint8Array>,
+  held: Map<string, Uint8Array>,
+) {
   let rounds = 0;
   let fetched = 0;
-  for (let ids = reader.missing(root, (id) => held.get(id)); ids.length > 0; ids = reader.missing(root, (id) => held.get(id))) {
+  for (
+    let ids = reader.missing(root, (id) => held.get(id));
+    ids.length > 0;
+    ids = reader.missing(root, (id) => held.get(id))
+  ) {
     rounds++;
     for (const id of ids) {
       const body = store.get(id);
@@ -69,16 +78,29 @@ test('a one-endpoint change at 2,000 Services fetches a handful of pieces and ke
   assert.ok(first.rounds < 30, `level by level: ${first.rounds} rounds`);
 
   const eps: f.Ep[] = Array.from({ length: 10 }, (_, j) => [j === 0 ? '10.99.0.1' : `10.0.7.${j + 1}`]);
-  p.applyEvent({ cluster: 'c1', kind: 'EndpointSlice', type: 'MODIFIED', object: f.slice('svc-7-a', 'svc-7', 'http', 8080, eps) });
+  p.applyEvent({
+    cluster: 'c1',
+    kind: 'EndpointSlice',
+    type: 'MODIFIED',
+    object: f.slice('svc-7-a', 'svc-7', 'http', 8080, eps),
+  });
   p.planDirty();
   const root = add();
   const next = readInRounds(reader, root, store, held);
   assert.equal(canonicalJson(next.desired), canonicalJson(joinSnapshot(root, (id) => store.get(id))));
   assert.ok(next.fetched <= 20, `${next.fetched} pieces fetched for one endpoint`);
   const changed = next.desired.pools.filter((pool, i) => pool !== first.desired.pools[i]);
-  assert.deepEqual(changed.map((pool) => pool.name), ['default~svc-7~http'], 'only the changed pool is a new object');
+  assert.deepEqual(
+    changed.map((pool) => pool.name),
+    ['default~svc-7~http'],
+    'only the changed pool is a new object',
+  );
   const before = new Set(first.desired.pools.find((pool) => pool.name === 'default~svc-7~http')!.members);
-  assert.equal(changed[0]!.members.filter((m) => before.has(m)).length, 9, 'its nine unchanged members keep their identity');
+  assert.equal(
+    changed[0]!.members.filter((m) => before.has(m)).length,
+    9,
+    'its nine unchanged members keep their identity',
+  );
   assert.equal(next.desired.virtualServices, first.desired.virtualServices, 'unchanged collections are the same array');
   assert.equal(next.desired.certificates, first.desired.certificates);
 });
@@ -89,7 +111,12 @@ test('reading back an older snapshot and forward again stays exact (rollback, re
   const roots: string[] = [];
   for (let gen = 0; gen < 6; gen++) {
     const eps: f.Ep[] = Array.from({ length: 10 - gen }, (_, j) => [`10.0.${gen}.${j + 1}`, j % 2 === 0]);
-    p.applyEvent({ cluster: 'c1', kind: 'EndpointSlice', type: 'MODIFIED', object: f.slice(`svc-${gen}-a`, `svc-${gen}`, 'http', 8080, eps) });
+    p.applyEvent({
+      cluster: 'c1',
+      kind: 'EndpointSlice',
+      type: 'MODIFIED',
+      object: f.slice(`svc-${gen}-a`, `svc-${gen}`, 'http', 8080, eps),
+    });
     if (gen === 3) p.applyEvent({ ...f.added('c1', f.ingress({ name: 'ing-9', rules: [] }))[0]!, type: 'DELETED' });
     p.planDirty();
     const { root, pieces } = splitSnapshot(p.desiredState('lb')!);
@@ -98,7 +125,10 @@ test('reading back an older snapshot and forward again stays exact (rollback, re
   }
   const reader = new SnapshotReader();
   for (const root of [roots[5]!, roots[0]!, roots[3]!, roots[5]!, roots[1]!]) {
-    assert.equal(canonicalJson(reader.read(root, (id) => store.get(id))), canonicalJson(joinSnapshot(root, (id) => store.get(id))));
+    assert.equal(
+      canonicalJson(reader.read(root, (id) => store.get(id))),
+      canonicalJson(joinSnapshot(root, (id) => store.get(id))),
+    );
   }
 });
 
@@ -109,9 +139,15 @@ test('a tampered or missing piece is an error naming it, and the reader still re
   const tampered = new Map(pieces);
   tampered.set(victim, new TextEncoder().encode(`${new TextDecoder().decode(pieces.get(victim)!)} `));
   const reader = new SnapshotReader();
-  assert.throws(() => reader.read(root, (id) => tampered.get(id)), (e: unknown) => e instanceof SnapshotCorruptError && e.pieceId === victim);
+  assert.throws(
+    () => reader.read(root, (id) => tampered.get(id)),
+    (e: unknown) => e instanceof SnapshotCorruptError && e.pieceId === victim,
+  );
   const missing = new Map(pieces);
   missing.delete(victim);
-  assert.throws(() => reader.read(root, (id) => missing.get(id)), (e: unknown) => e instanceof SnapshotPieceMissingError && e.pieceId === victim);
+  assert.throws(
+    () => reader.read(root, (id) => missing.get(id)),
+    (e: unknown) => e instanceof SnapshotPieceMissingError && e.pieceId === victim,
+  );
   assert.equal(canonicalJson(reader.read(root, (id) => pieces.get(id))), canonicalJson(p.desiredState('lb')!));
 });

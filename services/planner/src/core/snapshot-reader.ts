@@ -1,4 +1,14 @@
-import type { Certificate, DesiredState, ObjectCondition, ObjectRef, Pool, PoolMember, Route, ServiceBinding, VirtualService } from '@portolan/desired-state';
+import type {
+  Certificate,
+  DesiredState,
+  ObjectCondition,
+  ObjectRef,
+  Pool,
+  PoolMember,
+  Route,
+  ServiceBinding,
+  VirtualService,
+} from '@portolan/desired-state';
 import { memberSortKey, orderCertificates, refKey, routeSortKey } from './canonical-order.ts';
 import { SnapshotCorruptError, SnapshotPieceMissingError } from './errors.ts';
 import { parsePiece, referencesOf, type PieceLookup } from './snapshot-codec.ts';
@@ -17,7 +27,6 @@ interface VsViews {
   readonly routes: TrieView<Route>;
   ordered: { readonly from: readonly OwnerPair[]; readonly owners: readonly ObjectRef[] } | null;
 }
-
 
 /**
  * Decodes a sequence of snapshots incrementally: the same result as `joinSnapshot` (deep-equal, every piece
@@ -41,7 +50,8 @@ export class SnapshotReader {
   private readonly bindings = new TrieView<ServiceBinding>((b) => b.target);
   private readonly bindingMembers = new Map<string, MemberView>();
   private readonly conditions = new TrieView<readonly ObjectCondition[]>((list) => refKey(list[0]!.object));
-  private flatConditions: { from: readonly (readonly ObjectCondition[])[]; flat: readonly ObjectCondition[] } | null = null;
+  private flatConditions: { from: readonly (readonly ObjectCondition[])[]; flat: readonly ObjectCondition[] } | null =
+    null;
 
   /** The root of the last snapshot read (null before the first). */
   get current(): string | null {
@@ -105,17 +115,37 @@ export class SnapshotReader {
   private prepare(root: string, pieces: PieceSource): (() => DesiredState) | undefined {
     const top = pieces.get(root) as Record<string, unknown> | undefined;
     if (top === undefined) return undefined;
-    if (layoutOf(top['layout']) === undefined) throw new SnapshotCorruptError(root, `unknown layout ${String(top['layout'])}`);
+    if (layoutOf(top['layout']) === undefined)
+      throw new SnapshotCorruptError(root, `unknown layout ${String(top['layout'])}`);
     const plain = <T>(id: string, p: PieceSource): (() => T) | undefined => {
       const v = p.get(id);
       return v === undefined ? undefined : () => v as T;
     };
-    const pools = this.pools.prepare(idOf(top['pools']), pieces, this.decodeMembered(this.poolMembers, 'name'), (p) => this.poolMembers.delete(p.name));
-    const vss = this.virtualServices.prepare(idOf(top['virtualServices']), pieces, (id, p) => this.decodeVs(id, p), (v) => this.vsViews.delete(v.name));
+    const pools = this.pools.prepare(idOf(top['pools']), pieces, this.decodeMembered(this.poolMembers, 'name'), (p) =>
+      this.poolMembers.delete(p.name),
+    );
+    const vss = this.virtualServices.prepare(
+      idOf(top['virtualServices']),
+      pieces,
+      (id, p) => this.decodeVs(id, p),
+      (v) => this.vsViews.delete(v.name),
+    );
     const certs = this.certificates.prepare(idOf(top['certificates']), pieces, plain<Certificate>);
-    const bindings = this.bindings.prepare(idOf(top['bindings']), pieces, this.decodeMembered(this.bindingMembers, 'target'), (b) => this.bindingMembers.delete(b.target));
+    const bindings = this.bindings.prepare(
+      idOf(top['bindings']),
+      pieces,
+      this.decodeMembered(this.bindingMembers, 'target'),
+      (b) => this.bindingMembers.delete(b.target),
+    );
     const conditions = this.conditions.prepare(idOf(top['conditions']), pieces, plain<readonly ObjectCondition[]>);
-    if (pools === undefined || vss === undefined || certs === undefined || bindings === undefined || conditions === undefined) return undefined;
+    if (
+      pools === undefined ||
+      vss === undefined ||
+      certs === undefined ||
+      bindings === undefined ||
+      conditions === undefined
+    )
+      return undefined;
     return () => ({
       appliance: String(top['appliance']),
       driver: top['driver'] as DesiredState['driver'],
@@ -131,7 +161,10 @@ export class SnapshotReader {
    * Decodes a pool or a binding: its header plus its members, inline (layout 2: members equal to the last read keep
    * their identity) or in a sub-trie kept per name, so it too is read incrementally.
    */
-  private decodeMembered<T extends { readonly members: readonly PoolMember[] }>(views: Map<string, MemberView>, nameField: 'name' | 'target'): ItemDecoder<T> {
+  private decodeMembered<T extends { readonly members: readonly PoolMember[] }>(
+    views: Map<string, MemberView>,
+    nameField: 'name' | 'target',
+  ): ItemDecoder<T> {
     return (id, pieces) => {
       const raw = pieces.get(id) as Record<string, unknown> | undefined;
       if (raw === undefined) return undefined;
@@ -163,7 +196,12 @@ export class SnapshotReader {
     if (raw === undefined) return undefined;
     const { owners: ownersTrie, certificates: certTrie, routes: routeTrie, defaultCertificate, ...header } = raw;
     const name = String(header['name']);
-    const views: VsViews = this.vsViews.get(name) ?? { owners: new TrieView((o) => refKey(o.r)), certs: new TrieView((s) => s), routes: new TrieView<Route>(routeSortKey), ordered: null };
+    const views: VsViews = this.vsViews.get(name) ?? {
+      owners: new TrieView((o) => refKey(o.r)),
+      certs: new TrieView((s) => s),
+      routes: new TrieView<Route>(routeSortKey),
+      ordered: null,
+    };
     const plain = <T>(itemId: string, p: PieceSource): (() => T) | undefined => {
       const v = p.get(itemId);
       return v === undefined ? undefined : () => v as T;
@@ -211,7 +249,8 @@ function orderOwners(pairs: readonly OwnerPair[]): ObjectRef[] {
   const next = new Map<string | null, ObjectRef>();
   for (const pair of pairs) next.set(pair.p, pair.r);
   const out: ObjectRef[] = [];
-  for (let cur = next.get(null); cur !== undefined && out.length < pairs.length; cur = next.get(refKey(cur))) out.push(cur);
+  for (let cur = next.get(null); cur !== undefined && out.length < pairs.length; cur = next.get(refKey(cur)))
+    out.push(cur);
   return out;
 }
 

@@ -9,10 +9,16 @@ export interface JsonLimits {
 }
 
 /** Limits used for annotation JSON unless a schema says otherwise. */
-export const ANNOTATION_JSON_LIMITS: JsonLimits = { maxBytes: 16 * 1024, maxDepth: 6, maxKeys: 200, maxStringLength: 4096 };
+export const ANNOTATION_JSON_LIMITS: JsonLimits = {
+  maxBytes: 16 * 1024,
+  maxDepth: 6,
+  maxKeys: 200,
+  maxStringLength: 4096,
+};
 
 /** Parsed JSON, or a reason a user can act on. */
-export type StrictJsonResult = { readonly ok: true; readonly value: JsonValue } | { readonly ok: false; readonly message: string };
+export type StrictJsonResult =
+  { readonly ok: true; readonly value: JsonValue } | { readonly ok: false; readonly message: string };
 
 /** Keys that reach an object's prototype when merged into config objects (prototype pollution): refused outright. */
 const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
@@ -25,7 +31,8 @@ class JsonRefused extends Error {}
  * prototype while parsing, then copied to plain objects, so no input can reach `Object.prototype`.
  */
 export function parseStrictJson(text: string, limits: JsonLimits = ANNOTATION_JSON_LIMITS): StrictJsonResult {
-  if (text.length > limits.maxBytes) return { ok: false, message: `JSON is ${text.length} characters long (at most ${limits.maxBytes})` };
+  if (text.length > limits.maxBytes)
+    return { ok: false, message: `JSON is ${text.length} characters long (at most ${limits.maxBytes})` };
   const parser = new Parser(text, limits);
   try {
     const value = parser.value(0);
@@ -126,7 +133,8 @@ class Parser {
       this.pos += c === 0x5c ? 2 : 1;
     }
     this.pos++;
-    if (this.pos - start > this.limits.maxStringLength + 2) this.fail(`string longer than ${this.limits.maxStringLength}`);
+    if (this.pos - start > this.limits.maxStringLength + 2)
+      this.fail(`string longer than ${this.limits.maxStringLength}`);
     try {
       return JSON.parse(this.text.slice(start, this.pos)) as string;
     } catch {
@@ -135,7 +143,11 @@ class Parser {
   }
 
   literal(): JsonValue {
-    for (const [word, value] of [['true', true], ['false', false], ['null', null]] as const) {
+    for (const [word, value] of [
+      ['true', true],
+      ['false', false],
+      ['null', null],
+    ] as const) {
       if (this.text.startsWith(word, this.pos)) {
         this.pos += word.length;
         return value;

@@ -4,9 +4,20 @@ import type { KubeKind } from '@portolan/kube-model';
 import { SyncTracker } from './sync-tracker.ts';
 import type { PlannerConfig } from './planner.ts';
 
-const config = { clusters: [{ name: 'a' }, { name: 'b' }], appliances: [{ name: 'both' }, { name: 'only-a', clusters: ['a'] }] } as unknown as PlannerConfig;
+const config = {
+  clusters: [{ name: 'a' }, { name: 'b' }],
+  appliances: [{ name: 'both' }, { name: 'only-a', clusters: ['a'] }],
+} as unknown as PlannerConfig;
 const kinds: KubeKind[] = ['Ingress', 'IngressClass', 'Service', 'EndpointSlice', 'Secret', 'Node'];
-const marker = (cluster: string, kind: KubeKind, chunkIndex = 0, chunkCount = 1) => ({ cluster, kind, generation: 1, resourceVersion: '1', chunkIndex, chunkCount, keys: [] });
+const marker = (cluster: string, kind: KubeKind, chunkIndex = 0, chunkCount = 1) => ({
+  cluster,
+  kind,
+  generation: 1,
+  resourceVersion: '1',
+  chunkIndex,
+  chunkCount,
+  keys: [],
+});
 
 test('an appliance is synced only once every kind of every cluster it serves has a complete list', () => {
   const t = new SyncTracker(config);

@@ -49,7 +49,12 @@ export class TrieView<T> {
    * Prepares the move to `newRoot`: undefined while pieces are missing (they are recorded by `pieces`), else a
    * thunk that commits and returns the new sorted items. `onDrop` sees each item that leaves, at commit.
    */
-  prepare(newRoot: string | null, pieces: PieceSource, decode: ItemDecoder<T>, onDrop?: (item: T) => void): (() => readonly T[]) | undefined {
+  prepare(
+    newRoot: string | null,
+    pieces: PieceSource,
+    decode: ItemDecoder<T>,
+    onDrop?: (item: T) => void,
+  ): (() => readonly T[]) | undefined {
     if (newRoot === this.root) return () => this.sorted;
     const delta: Delta = { addNodes: new Map(), dropNodes: [], addItems: [], dropItems: [] };
     let complete = this.walk(this.root, newRoot, pieces, delta);
@@ -78,7 +83,8 @@ export class TrieView<T> {
         this.items.set(id, item);
         return item;
       });
-      this.sorted = gone.length + added.length > PATCH_LIMIT ? this.resorted() : patchSorted(this.sorted, gone, added, this.keyOf);
+      this.sorted =
+        gone.length + added.length > PATCH_LIMIT ? this.resorted() : patchSorted(this.sorted, gone, added, this.keyOf);
       this.root = newRoot;
       return this.sorted;
     };
@@ -94,14 +100,15 @@ export class TrieView<T> {
   /** Compares the subtree at one position in the current and the new trie; false when a piece is missing. */
   private walk(oldId: string | null, newId: string | null, pieces: PieceSource, delta: Delta): boolean {
     if (oldId === newId) return true;
-    const oldNode = oldId === null ? null : this.nodes.get(oldId) ?? null;
+    const oldNode = oldId === null ? null : (this.nodes.get(oldId) ?? null);
     const newNode = newId === null ? null : nodeOf(newId, pieces);
     if (newNode === undefined) return false;
     if (oldId !== null) delta.dropNodes.push(oldId);
     if (newId !== null && newNode !== null) delta.addNodes.set(newId, newNode);
     if (oldNode !== null && newNode !== null && 'c' in oldNode && 'c' in newNode) {
       let complete = true;
-      for (let i = 0; i < Math.max(oldNode.c.length, newNode.c.length); i++) complete = this.walk(oldNode.c[i] ?? null, newNode.c[i] ?? null, pieces, delta) && complete;
+      for (let i = 0; i < Math.max(oldNode.c.length, newNode.c.length); i++)
+        complete = this.walk(oldNode.c[i] ?? null, newNode.c[i] ?? null, pieces, delta) && complete;
       return complete;
     }
     // A leaf became an inner node or the reverse (or a side is empty): compare the item sets of the two subtrees.
@@ -153,12 +160,18 @@ function nodeOf(id: string, pieces: PieceSource): Node | undefined {
   const raw = pieces.get(id) as Partial<{ l: unknown; c: unknown }> | undefined;
   if (raw === undefined) return undefined;
   if (Array.isArray(raw.l) && raw.l.every((x) => typeof x === 'string')) return { l: raw.l as string[] };
-  if (Array.isArray(raw.c) && raw.c.every((x) => typeof x === 'string' || x === null)) return { c: raw.c as (string | null)[] };
+  if (Array.isArray(raw.c) && raw.c.every((x) => typeof x === 'string' || x === null))
+    return { c: raw.c as (string | null)[] };
   throw new SnapshotCorruptError(id, 'not a trie node');
 }
 
 /** The sorted array with `gone` removed and `added` inserted, by binary search on the sort key. */
-function patchSorted<T>(sorted: readonly T[], gone: readonly T[], added: readonly T[], keyOf: (item: T) => string): T[] {
+function patchSorted<T>(
+  sorted: readonly T[],
+  gone: readonly T[],
+  added: readonly T[],
+  keyOf: (item: T) => string,
+): T[] {
   const next = sorted.slice();
   for (const item of gone) {
     const at = lowerBound(next, keyOf(item), keyOf);

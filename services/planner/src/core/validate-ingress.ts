@@ -28,10 +28,18 @@ export interface NormalizedIngress {
 }
 
 /** Validation outcome: the normalised Ingress (with warnings), or every error found. */
-export type ValidationResult = { readonly ok: true; readonly ingress: NormalizedIngress; readonly warnings: readonly Issue[] } | { readonly ok: false; readonly errors: readonly Issue[] };
+export type ValidationResult =
+  | { readonly ok: true; readonly ingress: NormalizedIngress; readonly warnings: readonly Issue[] }
+  | { readonly ok: false; readonly errors: readonly Issue[] };
 
 /** Per-object caps: objects beyond them are rejected whole, so one tenant cannot stall planning. */
-export const INGRESS_LIMITS = { rules: 1000, paths: 5000, tls: 100, hostsPerTls: 100, annotationBytes: 256 * 1024 } as const;
+export const INGRESS_LIMITS = {
+  rules: 1000,
+  paths: 5000,
+  tls: 100,
+  hostsPerTls: 100,
+  annotationBytes: 256 * 1024,
+} as const;
 
 const SERVICE_NAME = /^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const PORT_NAME = /^(?=.*[a-z])[a-z0-9]([-a-z0-9]{0,13}[a-z0-9])?$/;
@@ -45,15 +53,32 @@ export function validateIngress(ingress: TrimmedIngress): ValidationResult {
   const rules = spec.rules ?? [];
   const tlsList = spec.tls ?? [];
   const pathCount = rules.reduce((n, r) => n + (r.http?.paths?.length ?? 0), 0);
-  const annotationBytes = Object.entries(ingress.metadata.annotations ?? {}).reduce((n, [k, v]) => n + k.length + v.length, 0);
-  if (rules.length > INGRESS_LIMITS.rules || pathCount > INGRESS_LIMITS.paths || tlsList.length > INGRESS_LIMITS.tls || annotationBytes > INGRESS_LIMITS.annotationBytes) {
-    return { ok: false, errors: [issue('TooLarge', `Ingress exceeds the limits (${INGRESS_LIMITS.rules} rules, ${INGRESS_LIMITS.paths} paths, ${INGRESS_LIMITS.tls} TLS entries, ${INGRESS_LIMITS.annotationBytes} bytes of annotations)`)] };
+  const annotationBytes = Object.entries(ingress.metadata.annotations ?? {}).reduce(
+    (n, [k, v]) => n + k.length + v.length,
+    0,
+  );
+  if (
+    rules.length > INGRESS_LIMITS.rules ||
+    pathCount > INGRESS_LIMITS.paths ||
+    tlsList.length > INGRESS_LIMITS.tls ||
+    annotationBytes > INGRESS_LIMITS.annotationBytes
+  ) {
+    return {
+      ok: false,
+      errors: [
+        issue(
+          'TooLarge',
+          `Ingress exceeds the limits (${INGRESS_LIMITS.rules} rules, ${INGRESS_LIMITS.paths} paths, ${INGRESS_LIMITS.tls} TLS entries, ${INGRESS_LIMITS.annotationBytes} bytes of annotations)`,
+        ),
+      ],
+    };
   }
   const routes = new Map<string, NormalizedRoute>();
   rules.forEach((rule, i) => {
     const host = canonicalizeHost(rule.host ?? '');
     if (!host.ok) return void errors.push(issue(host.reason, `spec.rules[${i}].host: ${host.message}`));
-    if (rule.http === undefined || (rule.http.paths ?? []).length === 0) return void warnings.push(issue('RuleWithoutPaths', `spec.rules[${i}] has no paths; ignored`));
+    if (rule.http === undefined || (rule.http.paths ?? []).length === 0)
+      return void warnings.push(issue('RuleWithoutPaths', `spec.rules[${i}] has no paths; ignored`));
     (rule.http.paths ?? []).forEach((p, j) => {
       const where = `spec.rules[${i}].http.paths[${j}]`;
       const path = normalizePath(p.path, p.pathType);
@@ -64,13 +89,20 @@ export function validateIngress(ingress: TrimmedIngress): ValidationResult {
       const existing = routes.get(key);
       if (existing === undefined) routes.set(key, { host: host.host, path: path.path, match: path.match, backend });
       else if (existing.backend.service !== backend.service || existing.backend.port !== backend.port) {
-        warnings.push(issue('DuplicatePath', `${where}: ${host.host || '*'}${path.path} (${path.match}) is listed twice; the first backend is used`));
+        warnings.push(
+          issue(
+            'DuplicatePath',
+            `${where}: ${host.host || '*'}${path.path} (${path.match}) is listed twice; the first backend is used`,
+          ),
+        );
       }
     });
   });
-  const defaultBackend = spec.defaultBackend === undefined ? null : validateBackend(spec.defaultBackend, 'spec.defaultBackend', errors);
+  const defaultBackend =
+    spec.defaultBackend === undefined ? null : validateBackend(spec.defaultBackend, 'spec.defaultBackend', errors);
   const tls = tlsList.map((t, i) => {
-    if ((t.hosts?.length ?? 0) > INGRESS_LIMITS.hostsPerTls) errors.push(issue('TooLarge', `spec.tls[${i}] lists more than ${INGRESS_LIMITS.hostsPerTls} hosts`));
+    if ((t.hosts?.length ?? 0) > INGRESS_LIMITS.hostsPerTls)
+      errors.push(issue('TooLarge', `spec.tls[${i}] lists more than ${INGRESS_LIMITS.hostsPerTls} hosts`));
     const hosts = (t.hosts ?? []).slice(0, INGRESS_LIMITS.hostsPerTls).flatMap((h, j) => {
       const c = canonicalizeHost(h);
       if (c.ok) return [c.host];
@@ -78,12 +110,20 @@ export function validateIngress(ingress: TrimmedIngress): ValidationResult {
       return [];
     });
     const secretName = t.secretName === undefined || t.secretName === '' ? null : t.secretName;
-    if (secretName !== null && !SECRET_NAME.test(secretName)) errors.push(issue('InvalidSecretName', `spec.tls[${i}].secretName "${secretName.slice(0, 60)}" is not a valid name`));
+    if (secretName !== null && !SECRET_NAME.test(secretName))
+      errors.push(
+        issue('InvalidSecretName', `spec.tls[${i}].secretName "${secretName.slice(0, 60)}" is not a valid name`),
+      );
     return { hosts: [...new Set(hosts)].sort(), secretName };
   });
-  if (errors.length === 0 && routes.size === 0 && defaultBackend === null) errors.push(issue('NoBackends', 'the Ingress has neither rules with paths nor a defaultBackend'));
+  if (errors.length === 0 && routes.size === 0 && defaultBackend === null)
+    errors.push(issue('NoBackends', 'the Ingress has neither rules with paths nor a defaultBackend'));
   if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, ingress: { routes: [...routes.values()], defaultBackend, tls, hasTls: tls.length > 0, hasRules: rules.length > 0 }, warnings };
+  return {
+    ok: true,
+    ingress: { routes: [...routes.values()], defaultBackend, tls, hasTls: tls.length > 0, hasRules: rules.length > 0 },
+    warnings,
+  };
 }
 
 function validateBackend(b: IngressBackend | undefined, where: string, errors: Issue[]): BackendRef | null {
@@ -93,7 +133,12 @@ function validateBackend(b: IngressBackend | undefined, where: string, errors: I
   }
   const name = b?.service?.name;
   if (name === undefined || !SERVICE_NAME.test(name)) {
-    errors.push(issue('InvalidBackend', `${where}.service.name ${name === undefined ? 'is missing' : `"${name.slice(0, 70)}" is not a Service name`}`));
+    errors.push(
+      issue(
+        'InvalidBackend',
+        `${where}.service.name ${name === undefined ? 'is missing' : `"${name.slice(0, 70)}" is not a Service name`}`,
+      ),
+    );
     return null;
   }
   const port = b?.service?.port;

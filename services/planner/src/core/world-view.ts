@@ -1,4 +1,11 @@
-import type { TrimmedEndpointSlice, TrimmedIngress, TrimmedIngressClass, TrimmedNode, TrimmedSecret, TrimmedService } from '@portolan/kube-model';
+import type {
+  TrimmedEndpointSlice,
+  TrimmedIngress,
+  TrimmedIngressClass,
+  TrimmedNode,
+  TrimmedSecret,
+  TrimmedService,
+} from '@portolan/kube-model';
 
 /** Read access to the folded world that the planning stages need (implemented by World). */
 export interface WorldView {
@@ -14,7 +21,13 @@ export interface WorldView {
   secret(cluster: string, namespace: string, name: string): TrimmedSecret | undefined;
   nodes(cluster: string): Iterable<TrimmedNode>;
   /** Why an appliance refused this object (its own check; see World.refuse), or null: it is left out of that plan. */
-  refusalOf(appliance: string, cluster: string, kind: 'Ingress' | 'Secret', namespace: string, name: string): string | null;
+  refusalOf(
+    appliance: string,
+    cluster: string,
+    kind: 'Ingress' | 'Secret',
+    namespace: string,
+    name: string,
+  ): string | null;
   /** Why an appliance keeps serving an Ingress its fleet config no longer selects (a held removal), or null. */
   selectionHeldFor(appliance: string, cluster: string, namespace: string, name: string): string | null;
 }

@@ -1,10 +1,31 @@
-import type { KubeKind, KubeListMarker, KubeWatchEvent, TrimmedEndpointSlice, TrimmedIngress, TrimmedIngressClass, TrimmedNode, TrimmedObject, TrimmedObjectOf, TrimmedSecret, TrimmedService } from '@portolan/kube-model';
+import type {
+  KubeKind,
+  KubeListMarker,
+  KubeWatchEvent,
+  TrimmedEndpointSlice,
+  TrimmedIngress,
+  TrimmedIngressClass,
+  TrimmedNode,
+  TrimmedObject,
+  TrimmedObjectOf,
+  TrimmedSecret,
+  TrimmedService,
+} from '@portolan/kube-model';
 import { KUBE_KINDS, objectKey, parseObjectKey, SERVICE_NAME_LABEL, trimObject } from '@portolan/kube-model';
 import { canonicalJson } from '@portolan/desired-state';
 import { compareResourceVersions } from './resource-version.ts';
 import type { WorldView } from './world-view.ts';
 import { SelectionHolds } from './selection-holds.ts';
-import { compareHolds, holdKey, judgeUnexplainedRemovals, removalWeight, type HeldRemoval, type HoldRelease, type HoldTransition, type RemovalPolicy } from './removal-hold.ts';
+import {
+  compareHolds,
+  holdKey,
+  judgeUnexplainedRemovals,
+  removalWeight,
+  type HeldRemoval,
+  type HoldRelease,
+  type HoldTransition,
+  type RemovalPolicy,
+} from './removal-hold.ts';
 
 /** One effective change to the world: what an object was before and is after (null = absent). */
 export interface WorldChange {
@@ -102,7 +123,14 @@ export class World implements WorldView {
       if (!deleted || prev.object === null) return null;
     }
     const after = deleted ? null : obj;
-    if (prev !== undefined && prev.object !== null && after !== null && rv === '' && canonicalJson(prev.object) === canonicalJson(after)) return null;
+    if (
+      prev !== undefined &&
+      prev.object !== null &&
+      after !== null &&
+      rv === '' &&
+      canonicalJson(prev.object) === canonicalJson(after)
+    )
+      return null;
     const before = prev?.object ?? null;
     if (this.held.size > 0) this.explainHold(event.cluster, event.kind, key, deleted);
     // A changed object gets another chance on every appliance that refused it.
@@ -154,12 +182,25 @@ export class World implements WorldView {
    * held as a whole when they weigh more than the policy allows, and a held object still missing from a later list
    * is removed once the policy's confirmation time has passed since its hold began.
    */
-  private removeUnlisted(marker: KubeListMarker, ks: KindState, listed: ReadonlySet<string>, rv: string, policy: RemovalPolicy | null): WorldChange[] {
+  private removeUnlisted(
+    marker: KubeListMarker,
+    ks: KindState,
+    listed: ReadonlySet<string>,
+    rv: string,
+    policy: RemovalPolicy | null,
+  ): WorldChange[] {
     const now = marker.observedAtMs ?? 0;
     const gap: [string, TrimmedObject][] = [];
     for (const [key, entry] of [...ks.entries]) {
       if (listed.has(key)) {
-        if (this.held.size > 0) this.release(marker.cluster, marker.kind, key, { by: 'relist', reason: 'a later relist lists it again' }, false);
+        if (this.held.size > 0)
+          this.release(
+            marker.cluster,
+            marker.kind,
+            key,
+            { by: 'relist', reason: 'a later relist lists it again' },
+            false,
+          );
         continue;
       }
       if (compareResourceVersions(entry.rv, rv) > 0) continue;
@@ -176,7 +217,13 @@ export class World implements WorldView {
       const hold = this.held.get(heldKey);
       if (hold !== undefined) {
         if (policy !== null && now - hold.sinceMs < policy.relistConfirmMs) continue;
-        this.release(marker.cluster, marker.kind, key, { by: 'relist', reason: 'a later relist confirms it is gone' }, true);
+        this.release(
+          marker.cluster,
+          marker.kind,
+          key,
+          { by: 'relist', reason: 'a later relist confirms it is gone' },
+          true,
+        );
       } else if (holdReason !== null) {
         const held: HeldRemoval = { cluster: marker.cluster, kind: marker.kind, key, sinceMs: now, reason: holdReason };
         this.held.set(heldKey, held);
@@ -190,9 +237,16 @@ export class World implements WorldView {
   }
 
   /** Why the gap's removals not yet held are held (null: they go out), weighed against everything the kind has. */
-  private judgeGap(cluster: string, kind: KubeKind, ks: KindState, gap: readonly [string, TrimmedObject][], policy: RemovalPolicy): string | null {
+  private judgeGap(
+    cluster: string,
+    kind: KubeKind,
+    ks: KindState,
+    gap: readonly [string, TrimmedObject][],
+    policy: RemovalPolicy,
+  ): string | null {
     let gone = 0;
-    for (const [key, object] of gap) if (!this.held.has(holdKey(cluster, kind, key))) gone += removalWeight(kind, object);
+    for (const [key, object] of gap)
+      if (!this.held.has(holdKey(cluster, kind, key))) gone += removalWeight(kind, object);
     if (gone === 0) return null;
     let total = 0;
     for (const entry of ks.entries.values()) if (entry.object !== null) total += removalWeight(kind, entry.object);
@@ -218,7 +272,9 @@ export class World implements WorldView {
    * effective changes, in a deterministic order (cluster, kind, key).
    */
   approveHolds(clusters: ReadonlySet<string> | null, release: Extract<HoldRelease, { by: 'approval' }>): WorldChange[] {
-    const chosen = [...this.held.values()].filter((h) => clusters === null || clusters.has(h.cluster)).sort(compareHolds);
+    const chosen = [...this.held.values()]
+      .filter((h) => clusters === null || clusters.has(h.cluster))
+      .sort(compareHolds);
     const changes: WorldChange[] = [];
     for (const h of chosen) {
       this.release(h.cluster, h.kind, h.key, release, true);
@@ -231,8 +287,11 @@ export class World implements WorldView {
   }
 
   /** Records that `appliance` refused these objects; returns those whose refusal is new or changed. */
-  refuse(appliance: string, objects: readonly { cluster: string; kind: KubeKind; namespace: string; name: string; message: string }[]): typeof objects {
-    const changed: typeof objects[number][] = [];
+  refuse(
+    appliance: string,
+    objects: readonly { cluster: string; kind: KubeKind; namespace: string; name: string; message: string }[],
+  ): typeof objects {
+    const changed: (typeof objects)[number][] = [];
     for (const o of objects) {
       const k = holdKey(o.cluster, o.kind, objectKey(o.namespace, o.name));
       const byAppliance = this.refusals.get(k) ?? new Map<string, string>();
@@ -249,8 +308,14 @@ export class World implements WorldView {
   }
 
   /** Keeps Ingresses selected on an appliance that its fleet config no longer selects; returns the newly held. */
-  holdSelection(appliance: string, ingresses: readonly { cluster: string; namespace: string; name: string }[], reason: string, sinceMs: number): HeldRemoval[] {
-    const exists = (i: { cluster: string; namespace: string; name: string }): boolean => this.get(i.cluster, 'Ingress', i.namespace, i.name) !== undefined;
+  holdSelection(
+    appliance: string,
+    ingresses: readonly { cluster: string; namespace: string; name: string }[],
+    reason: string,
+    sinceMs: number,
+  ): HeldRemoval[] {
+    const exists = (i: { cluster: string; namespace: string; name: string }): boolean =>
+      this.get(i.cluster, 'Ingress', i.namespace, i.name) !== undefined;
     return this.selection.hold(appliance, ingresses.filter(exists), reason, sinceMs);
   }
 
@@ -275,7 +340,14 @@ export class World implements WorldView {
     return out;
   }
 
-  private store(cluster: string, kind: KubeKind, key: string, entry: Entry | null, before: TrimmedObject | null, id: { namespace: string; name: string } = parseObjectKey(key)): WorldChange | null {
+  private store(
+    cluster: string,
+    kind: KubeKind,
+    key: string,
+    entry: Entry | null,
+    before: TrimmedObject | null,
+    id: { namespace: string; name: string } = parseObjectKey(key),
+  ): WorldChange | null {
     const ks = this.kind(cluster, kind);
     if (entry === null) ks.entries.delete(key);
     else ks.entries.set(key, entry);
@@ -283,21 +355,35 @@ export class World implements WorldView {
   }
 
   /** Keeps the indexes up to date with a key's new version; returns the change (null when both are absent). */
-  private noted(cluster: string, kind: KubeKind, key: string, before: TrimmedObject | null, after: TrimmedObject | null, id: { namespace: string; name: string }): WorldChange | null {
+  private noted(
+    cluster: string,
+    kind: KubeKind,
+    key: string,
+    before: TrimmedObject | null,
+    after: TrimmedObject | null,
+    id: { namespace: string; name: string },
+  ): WorldChange | null {
     const cs = this.cluster(cluster);
     const { namespace, name } = id;
-    if (kind === 'EndpointSlice') this.indexSlice(cs, key, before as TrimmedEndpointSlice | null, after as TrimmedEndpointSlice | null);
+    if (kind === 'EndpointSlice')
+      this.indexSlice(cs, key, before as TrimmedEndpointSlice | null, after as TrimmedEndpointSlice | null);
     if (kind === 'IngressClass') cs.classes = null;
     if (before === null && after === null) return null;
     return { cluster, kind, namespace, name, before, after };
   }
 
-  private indexSlice(cs: ClusterState, key: string, before: TrimmedEndpointSlice | null, after: TrimmedEndpointSlice | null): void {
+  private indexSlice(
+    cs: ClusterState,
+    key: string,
+    before: TrimmedEndpointSlice | null,
+    after: TrimmedEndpointSlice | null,
+  ): void {
     const oldSvc = before?.metadata.labels?.[SERVICE_NAME_LABEL];
     const nowSvc = after?.metadata.labels?.[SERVICE_NAME_LABEL];
     // The usual change keeps the slice's Service: compared in place, no key strings built.
     if (oldSvc === nowSvc && (oldSvc === undefined || before!.metadata.namespace === after!.metadata.namespace)) return;
-    const svcOf = (s: TrimmedEndpointSlice | null, svc: string | undefined): string | null => (s === null || svc === undefined ? null : `${s.metadata.namespace}/${svc}`);
+    const svcOf = (s: TrimmedEndpointSlice | null, svc: string | undefined): string | null =>
+      s === null || svc === undefined ? null : `${s.metadata.namespace}/${svc}`;
     const old = svcOf(before, oldSvc);
     const now = svcOf(after, nowSvc);
     if (old !== null) {
@@ -343,7 +429,8 @@ export class World implements WorldView {
   /** Number of live objects per kind, over all clusters. */
   counts(): Record<KubeKind, number> {
     const out = Object.fromEntries(KUBE_KINDS.map((k) => [k, 0])) as Record<KubeKind, number>;
-    for (const cs of this.clusters.values()) for (const [k, ks] of cs.kinds) for (const e of ks.entries.values()) if (e.object !== null) out[k]++;
+    for (const cs of this.clusters.values())
+      for (const [k, ks] of cs.kinds) for (const e of ks.entries.values()) if (e.object !== null) out[k]++;
     return out;
   }
 

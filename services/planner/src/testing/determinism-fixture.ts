@@ -22,9 +22,21 @@ export function determinismRoots(): { roots: string[]; tz: number; locale: strin
   const events = f.added(
     'c1',
     f.ingressClass('portolan', 'portolan.dev/ingress-controller'),
-    f.ingress({ name: 'istanbul', created: '2026-03-29T01:30:00+03:00', rules: [f.rule('ISTANBUL.Example.com', ['/İ', 'Prefix', 'a', 80])] }),
-    f.ingress({ name: 'chatham', created: '2026-03-28T22:30:00.5Z', rules: [f.rule('istanbul.example.com', ['/', 'Prefix', 'b', 80])] }),
-    f.ingress({ name: 'idn', created: '2026-04-05T02:45:00+12:45', rules: [f.rule('ıi.bücher.example', ['/', 'Prefix', 'c', 80])] }),
+    f.ingress({
+      name: 'istanbul',
+      created: '2026-03-29T01:30:00+03:00',
+      rules: [f.rule('ISTANBUL.Example.com', ['/İ', 'Prefix', 'a', 80])],
+    }),
+    f.ingress({
+      name: 'chatham',
+      created: '2026-03-28T22:30:00.5Z',
+      rules: [f.rule('istanbul.example.com', ['/', 'Prefix', 'b', 80])],
+    }),
+    f.ingress({
+      name: 'idn',
+      created: '2026-04-05T02:45:00+12:45',
+      rules: [f.rule('ıi.bücher.example', ['/', 'Prefix', 'c', 80])],
+    }),
   );
   for (const e of events) p.applyEvent(e);
   p.planDirty();

@@ -24,7 +24,10 @@ export function backend(service: string, port: number | string): Obj {
 
 /** One rule: host plus [path, pathType, service, port] tuples. */
 export function rule(host: string | undefined, ...paths: [string, string, string, number | string][]): Obj {
-  return { ...(host === undefined ? {} : { host }), http: { paths: paths.map(([path, pathType, svc, port]) => ({ path, pathType, backend: backend(svc, port) })) } };
+  return {
+    ...(host === undefined ? {} : { host }),
+    http: { paths: paths.map(([path, pathType, svc, port]) => ({ path, pathType, backend: backend(svc, port) })) },
+  };
 }
 
 /** An Ingress. */
@@ -40,7 +43,14 @@ export function ingress(o: {
 }): Obj {
   return {
     kind: 'Ingress',
-    metadata: { name: o.name, namespace: o.namespace ?? 'default', creationTimestamp: o.created ?? at(0), resourceVersion: nextRv(), uid: `uid-${o.name}`, ...(o.annotations ? { annotations: o.annotations } : {}) },
+    metadata: {
+      name: o.name,
+      namespace: o.namespace ?? 'default',
+      creationTimestamp: o.created ?? at(0),
+      resourceVersion: nextRv(),
+      uid: `uid-${o.name}`,
+      ...(o.annotations ? { annotations: o.annotations } : {}),
+    },
     spec: {
       ...(o.className === null ? {} : { ingressClassName: o.className ?? 'portolan' }),
       ...(o.rules ? { rules: o.rules } : {}),
@@ -54,20 +64,49 @@ export function ingress(o: {
 export function ingressClass(name: string, controller: string, isDefault = false, created = at(0)): Obj {
   return {
     kind: 'IngressClass',
-    metadata: { name, creationTimestamp: created, resourceVersion: nextRv(), ...(isDefault ? { annotations: { 'ingressclass.kubernetes.io/is-default-class': 'true' } } : {}) },
+    metadata: {
+      name,
+      creationTimestamp: created,
+      resourceVersion: nextRv(),
+      ...(isDefault ? { annotations: { 'ingressclass.kubernetes.io/is-default-class': 'true' } } : {}),
+    },
     spec: { controller },
   };
 }
 
 /** A Service with ports [name, port, nodePort?]. */
-export function service(name: string, ports: [string | undefined, number, number?][], o: { namespace?: string; type?: string; externalTrafficPolicy?: string; labels?: Record<string, string>; annotations?: Record<string, string>; created?: string } = {}): Obj {
+export function service(
+  name: string,
+  ports: [string | undefined, number, number?][],
+  o: {
+    namespace?: string;
+    type?: string;
+    externalTrafficPolicy?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    created?: string;
+  } = {},
+): Obj {
   return {
     kind: 'Service',
-    metadata: { name, namespace: o.namespace ?? 'default', resourceVersion: nextRv(), creationTimestamp: o.created ?? at(0), ...(o.labels ? { labels: o.labels } : {}), ...(o.annotations ? { annotations: o.annotations } : {}) },
+    metadata: {
+      name,
+      namespace: o.namespace ?? 'default',
+      resourceVersion: nextRv(),
+      creationTimestamp: o.created ?? at(0),
+      ...(o.labels ? { labels: o.labels } : {}),
+      ...(o.annotations ? { annotations: o.annotations } : {}),
+    },
     spec: {
       type: o.type ?? 'ClusterIP',
       ...(o.externalTrafficPolicy ? { externalTrafficPolicy: o.externalTrafficPolicy } : {}),
-      ports: ports.map(([n, port, nodePort]) => ({ ...(n ? { name: n } : {}), port, protocol: 'TCP', targetPort: port + 8000, ...(nodePort ? { nodePort } : {}) })),
+      ports: ports.map(([n, port, nodePort]) => ({
+        ...(n ? { name: n } : {}),
+        port,
+        protocol: 'TCP',
+        targetPort: port + 8000,
+        ...(nodePort ? { nodePort } : {}),
+      })),
     },
   };
 }
@@ -76,28 +115,59 @@ export function service(name: string, ports: [string | undefined, number, number
 export type Ep = [string, boolean?, boolean?, boolean?, string?];
 
 /** An EndpointSlice of a Service with one port. */
-export function slice(name: string, svc: string, portName: string | undefined, port: number, endpoints: Ep[], o: { namespace?: string; addressType?: string } = {}): Obj {
+export function slice(
+  name: string,
+  svc: string,
+  portName: string | undefined,
+  port: number,
+  endpoints: Ep[],
+  o: { namespace?: string; addressType?: string } = {},
+): Obj {
   return {
     kind: 'EndpointSlice',
-    metadata: { name, namespace: o.namespace ?? 'default', resourceVersion: nextRv(), labels: { 'kubernetes.io/service-name': svc } },
+    metadata: {
+      name,
+      namespace: o.namespace ?? 'default',
+      resourceVersion: nextRv(),
+      labels: { 'kubernetes.io/service-name': svc },
+    },
     addressType: o.addressType ?? 'IPv4',
     ports: [{ ...(portName ? { name: portName } : {}), port, protocol: 'TCP' }],
-    endpoints: endpoints.map(([address, ready = true, serving = ready, terminating = false, node]) => ({ addresses: [address], conditions: { ready, serving, terminating }, ...(node ? { nodeName: node } : {}) })),
+    endpoints: endpoints.map(([address, ready = true, serving = ready, terminating = false, node]) => ({
+      addresses: [address],
+      conditions: { ready, serving, terminating },
+      ...(node ? { nodeName: node } : {}),
+    })),
   };
 }
 
 /** A Node with an InternalIP and a Ready status. */
 export function node(name: string, ip: string, ready = true): Obj {
-  return { kind: 'Node', metadata: { name, resourceVersion: nextRv() }, status: { addresses: [{ type: 'InternalIP', address: ip }], conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }] } };
+  return {
+    kind: 'Node',
+    metadata: { name, resourceVersion: nextRv() },
+    status: {
+      addresses: [{ type: 'InternalIP', address: ip }],
+      conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }],
+    },
+  };
 }
 
 /** A sealed TLS Secret as the watcher publishes it. */
-export function tlsSecret(name: string, fingerprint = 'ab'.repeat(32), o: { namespace?: string; type?: string; tls?: Obj } = {}): Obj {
+export function tlsSecret(
+  name: string,
+  fingerprint = 'ab'.repeat(32),
+  o: { namespace?: string; type?: string; tls?: Obj } = {},
+): Obj {
   return {
     kind: 'Secret',
     metadata: { name, namespace: o.namespace ?? 'default', resourceVersion: nextRv() },
     type: o.type ?? 'kubernetes.io/tls',
-    data: { sealed: { keyId: 'k1', iv: 'aXY=', ciphertext: 'Y3Q=', tag: 'dGFn' }, fingerprint, ...(o.tls ? { tls: o.tls } : {}) },
+    data: {
+      sealed: { keyId: 'k1', iv: 'aXY=', ciphertext: 'Y3Q=', tag: 'dGFn' },
+      fingerprint,
+      ...(o.tls ? { tls: o.tls } : {}),
+    },
   };
 }
 
@@ -107,7 +177,10 @@ export function added(cluster: string, ...objects: Obj[]): KubeWatchEvent[] {
 }
 
 /** A validated fleet config with the given clusters and appliances (the rest is filler). */
-export function fleet(clusters: Partial<ClusterConfig>[], appliances: Partial<ApplianceConfig>[]): { clusters: ClusterConfig[]; appliances: ApplianceConfig[] } {
+export function fleet(
+  clusters: Partial<ClusterConfig>[],
+  appliances: Partial<ApplianceConfig>[],
+): { clusters: ClusterConfig[]; appliances: ApplianceConfig[] } {
   const parsed = fleetConfigSchema.parse({
     version: 1,
     clusters,
@@ -122,17 +195,35 @@ export function fleet(clusters: Partial<ClusterConfig>[], appliances: Partial<Ap
 
 const SECTIONS = {
   haproxy: { haproxy: { configDir: 'd', masterSocket: 's', httpPort: 80, httpsPort: 443 } },
-  vtm: { vtm: { url: 'https://vtm.example:9070', username: 'admin', passwordFile: 'p', defaultTrafficIpGroup: 'tip-default' } },
+  vtm: {
+    vtm: {
+      url: 'https://vtm.example:9070',
+      username: 'admin',
+      passwordFile: 'p',
+      defaultTrafficIpGroup: 'tip-default',
+    },
+  },
   loadmaster: { loadmaster: { url: 'https://lm.example', apiKeyFile: 'k', defaultAddress: '10.9.9.9' } },
 } as const;
 
 /** An appliance config entry for a driver with test defaults (controller `portolan.dev/ingress-controller`). */
-export function appliance(name: string, driver: 'haproxy' | 'vtm' | 'loadmaster', extra: Partial<ApplianceConfig> = {}): Partial<ApplianceConfig> {
+export function appliance(
+  name: string,
+  driver: 'haproxy' | 'vtm' | 'loadmaster',
+  extra: Partial<ApplianceConfig> = {},
+): Partial<ApplianceConfig> {
   return { name, driver, ...SECTIONS[driver], ...extra } as Partial<ApplianceConfig>;
 }
 
 /** A single-cluster profile pair for stage tests. */
-export function profiles(driver: 'haproxy' | 'vtm' | 'loadmaster', extra: Partial<ApplianceConfig> = {}, clusterExtra: Partial<ClusterConfig> = {}): { profile: ApplianceProfile; clusters: Map<string, ClusterProfile> } {
+export function profiles(
+  driver: 'haproxy' | 'vtm' | 'loadmaster',
+  extra: Partial<ApplianceConfig> = {},
+  clusterExtra: Partial<ClusterConfig> = {},
+): { profile: ApplianceProfile; clusters: Map<string, ClusterProfile> } {
   const f = fleet([{ name: 'c1', ...clusterExtra }], [appliance('lb', driver, extra)]);
-  return { profile: profileFromConfig(f.appliances[0]!), clusters: new Map(f.clusters.map((c) => [c.name, { name: c.name, weight: c.weight, namespaces: c.namespaces }])) };
+  return {
+    profile: profileFromConfig(f.appliances[0]!),
+    clusters: new Map(f.clusters.map((c) => [c.name, { name: c.name, weight: c.weight, namespaces: c.namespaces }])),
+  };
 }

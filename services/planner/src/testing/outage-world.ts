@@ -1,8 +1,23 @@
 // The Kubernetes side of the planner's outage tests: a small two-cluster world published to the bus the way a
 // watcher does, EndpointSlice changes drawn from a seeded generator, and the model of what every appliance's
 // snapshot must then hold (the last published addresses of every slice of every cluster it serves).
-import { kubeEventMsgId, kubeEventSubject, kubeListMarkerMsgId, kubeListMarkerSubject, type KindToken, type NatsEventBus } from '@portolan/bus';
-import { create, toBinary, timestampFromMs, KubeEventSchema, KubeListMarkerSchema, KubeKind, KubeEventType } from '@portolan/proto';
+import {
+  kubeEventMsgId,
+  kubeEventSubject,
+  kubeListMarkerMsgId,
+  kubeListMarkerSubject,
+  type KindToken,
+  type NatsEventBus,
+} from '@portolan/bus';
+import {
+  create,
+  toBinary,
+  timestampFromMs,
+  KubeEventSchema,
+  KubeListMarkerSchema,
+  KubeKind,
+  KubeEventType,
+} from '@portolan/proto';
 import { parseFleetConfig } from '@portolan/fleet-config';
 import type { DesiredState } from '@portolan/desired-state';
 import { joinSnapshot } from '../core/snapshot-codec.ts';
@@ -28,8 +43,12 @@ const CLUSTERS = ['dev', 'prod'] as const;
 const SERVICES = 4;
 
 const KINDS: Record<string, [KubeKind, KindToken]> = {
-  Ingress: [KubeKind.INGRESS, 'ingress'], IngressClass: [KubeKind.INGRESS_CLASS, 'ingressclass'], Service: [KubeKind.SERVICE, 'service'], EndpointSlice: [KubeKind.ENDPOINT_SLICE, 'endpointslice'],
-  Secret: [KubeKind.SECRET, 'secret'], Node: [KubeKind.NODE, 'node'],
+  Ingress: [KubeKind.INGRESS, 'ingress'],
+  IngressClass: [KubeKind.INGRESS_CLASS, 'ingressclass'],
+  Service: [KubeKind.SERVICE, 'service'],
+  EndpointSlice: [KubeKind.ENDPOINT_SLICE, 'endpointslice'],
+  Secret: [KubeKind.SECRET, 'secret'],
+  Node: [KubeKind.NODE, 'node'],
 };
 
 /** mulberry32: a small seeded generator, so a failing run's draws can be repeated with its seed. */
@@ -64,18 +83,57 @@ export class KubeTraffic {
   /** Every cluster's class, Services, slices and Ingresses, then a list marker of every kind (so the planner may plan). */
   async publishWorld(): Promise<void> {
     for (const cluster of CLUSTERS) {
-      await this.event(cluster, 'IngressClass', this.object('', 'portolan', { spec: { controller: 'portolan.dev/ingress-controller' } }), KubeEventType.ADDED);
+      await this.event(
+        cluster,
+        'IngressClass',
+        this.object('', 'portolan', { spec: { controller: 'portolan.dev/ingress-controller' } }),
+        KubeEventType.ADDED,
+      );
       for (let i = 0; i < SERVICES; i++) {
-        await this.event(cluster, 'Service', this.object('shop', `s${i}`, { spec: { ports: [{ name: 'http', port: 80, targetPort: 8080, protocol: 'TCP' }] } }), KubeEventType.ADDED);
+        await this.event(
+          cluster,
+          'Service',
+          this.object('shop', `s${i}`, {
+            spec: { ports: [{ name: 'http', port: 80, targetPort: 8080, protocol: 'TCP' }] },
+          }),
+          KubeEventType.ADDED,
+        );
         await this.slice(cluster, i, [`10.${CLUSTERS.indexOf(cluster)}.${i}.1`], KubeEventType.ADDED);
-        const rule = { host: `s${i}.${cluster}.example.com`, http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: `s${i}`, port: { number: 80 } } } }] } };
-        await this.event(cluster, 'Ingress', this.object('shop', `s${i}`, { spec: { ingressClassName: 'portolan', rules: [rule] } }), KubeEventType.ADDED);
+        const rule = {
+          host: `s${i}.${cluster}.example.com`,
+          http: {
+            paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: `s${i}`, port: { number: 80 } } } }],
+          },
+        };
+        await this.event(
+          cluster,
+          'Ingress',
+          this.object('shop', `s${i}`, { spec: { ingressClassName: 'portolan', rules: [rule] } }),
+          KubeEventType.ADDED,
+        );
       }
       const names = Array.from({ length: SERVICES }, (_, i) => `shop/s${i}`);
-      const listed: Record<string, string[]> = { IngressClass: ['portolan'], Service: names, EndpointSlice: names.map((n) => `${n}-1`), Ingress: names };
+      const listed: Record<string, string[]> = {
+        IngressClass: ['portolan'],
+        Service: names,
+        EndpointSlice: names.map((n) => `${n}-1`),
+        Ingress: names,
+      };
       for (const [kind, [k, token]] of Object.entries(KINDS)) {
-        const marker = create(KubeListMarkerSchema, { cluster, kind: k, listResourceVersion: String(this.rv), listGeneration: 1n, chunkIndex: 0, chunkCount: 1, keys: listed[kind] ?? [] });
-        const ack = await this.bus.publish(kubeListMarkerSubject(cluster, token), toBinary(KubeListMarkerSchema, marker), { msgId: kubeListMarkerMsgId(cluster, token, `${this.rv}.1`, 0, 1) });
+        const marker = create(KubeListMarkerSchema, {
+          cluster,
+          kind: k,
+          listResourceVersion: String(this.rv),
+          listGeneration: 1n,
+          chunkIndex: 0,
+          chunkCount: 1,
+          keys: listed[kind] ?? [],
+        });
+        const ack = await this.bus.publish(
+          kubeListMarkerSubject(cluster, token),
+          toBinary(KubeListMarkerSchema, marker),
+          { msgId: kubeListMarkerMsgId(cluster, token, `${this.rv}.1`, 0, 1) },
+        );
         this.lastSeq = Math.max(this.lastSeq, ack.seq);
       }
     }
@@ -86,7 +144,9 @@ export class KubeTraffic {
     const c = Math.floor(this.random() * CLUSTERS.length);
     const i = Math.floor(this.random() * SERVICES);
     const n = Math.floor(this.random() * 4);
-    const addresses = [...new Set(Array.from({ length: n }, () => `10.${c}.${i}.${1 + Math.floor(this.random() * 20)}`))].sort();
+    const addresses = [
+      ...new Set(Array.from({ length: n }, () => `10.${c}.${i}.${1 + Math.floor(this.random() * 20)}`)),
+    ].sort();
     await this.slice(CLUSTERS[c]!, i, addresses, KubeEventType.MODIFIED);
     this.changes++;
   }
@@ -95,15 +155,21 @@ export class KubeTraffic {
   expectedMembers(appliance: string): string[] {
     const out: string[] = [];
     for (const cluster of SERVED[appliance] ?? []) {
-      for (let i = 0; i < SERVICES; i++) for (const a of this.slices.get(`${cluster}/s${i}`) ?? []) out.push(`${cluster}|s${i}|${a}:8080`);
+      for (let i = 0; i < SERVICES; i++)
+        for (const a of this.slices.get(`${cluster}/s${i}`) ?? []) out.push(`${cluster}|s${i}|${a}:8080`);
     }
     return out.sort();
   }
 
   private async slice(cluster: string, i: number, addresses: readonly string[], type: KubeEventType): Promise<void> {
     const body = {
-      metadata: { labels: { 'kubernetes.io/service-name': `s${i}` } }, addressType: 'IPv4', ports: [{ name: 'http', port: 8080, protocol: 'TCP' }],
-      endpoints: addresses.map((a) => ({ addresses: [a], conditions: { ready: true, serving: true, terminating: false } })),
+      metadata: { labels: { 'kubernetes.io/service-name': `s${i}` } },
+      addressType: 'IPv4',
+      ports: [{ name: 'http', port: 8080, protocol: 'TCP' }],
+      endpoints: addresses.map((a) => ({
+        addresses: [a],
+        conditions: { ready: true, serving: true, terminating: false },
+      })),
     };
     await this.event(cluster, 'EndpointSlice', this.object('shop', `s${i}-1`, body), type);
     // Recorded only once the stream acknowledged it: the checker expects exactly what was acknowledged.
@@ -113,33 +179,69 @@ export class KubeTraffic {
   private object(namespace: string, name: string, body: Record<string, unknown>): Record<string, unknown> {
     this.rv++;
     const extra = (body.metadata as Record<string, unknown> | undefined) ?? {};
-    return { ...body, metadata: { namespace, name, uid: `uid-${namespace}-${name}`, resourceVersion: String(this.rv), creationTimestamp: '2026-01-01T00:00:00Z', ...extra } };
+    return {
+      ...body,
+      metadata: {
+        namespace,
+        name,
+        uid: `uid-${namespace}-${name}`,
+        resourceVersion: String(this.rv),
+        creationTimestamp: '2026-01-01T00:00:00Z',
+        ...extra,
+      },
+    };
   }
 
-  private async event(cluster: string, kind: string, object: Record<string, unknown>, type: KubeEventType): Promise<void> {
+  private async event(
+    cluster: string,
+    kind: string,
+    object: Record<string, unknown>,
+    type: KubeEventType,
+  ): Promise<void> {
     const [k, token] = KINDS[kind]!;
     const meta = object.metadata as { namespace: string; name: string; uid: string; resourceVersion: string };
     const uid = `${cluster}-${kind}-${meta.uid}`;
-    const msg = create(KubeEventSchema, { cluster, kind: k, namespace: meta.namespace, name: meta.name, uid, resourceVersion: meta.resourceVersion, type, object: new TextEncoder().encode(JSON.stringify({ ...object, metadata: { ...meta, uid } })), observedAt: timestampFromMs(1_700_000_000_000) });
-    const ack = await this.bus.publish(kubeEventSubject(cluster, token), toBinary(KubeEventSchema, msg), { msgId: kubeEventMsgId(cluster, uid, meta.resourceVersion, String(type)) });
+    const msg = create(KubeEventSchema, {
+      cluster,
+      kind: k,
+      namespace: meta.namespace,
+      name: meta.name,
+      uid,
+      resourceVersion: meta.resourceVersion,
+      type,
+      object: new TextEncoder().encode(JSON.stringify({ ...object, metadata: { ...meta, uid } })),
+      observedAt: timestampFromMs(1_700_000_000_000),
+    });
+    const ack = await this.bus.publish(kubeEventSubject(cluster, token), toBinary(KubeEventSchema, msg), {
+      msgId: kubeEventMsgId(cluster, uid, meta.resourceVersion, String(type)),
+    });
     this.lastSeq = Math.max(this.lastSeq, ack.seq);
   }
 }
 
 /** Every stored piece by hash (the outage tests' worlds are small). */
 export async function storedPieces(store: PgPlannerStore): Promise<Map<string, Uint8Array>> {
-  return new Map((await store.db.selectFrom('snapshot_pieces').select(['hash', 'body']).execute()).map((p) => [p.hash, p.body]));
+  return new Map(
+    (await store.db.selectFrom('snapshot_pieces').select(['hash', 'body']).execute()).map((p) => [p.hash, p.body]),
+  );
 }
 
 /** The endpoints a desired state serves, as `cluster|service|address:port` (the form of `expectedMembers`). */
 export function servedMembers(desired: DesiredState): string[] {
-  return desired.pools.flatMap((p) => p.members.map((m) => `${m.cluster}|${p.services.find((s) => s.cluster === m.cluster)?.name ?? '?'}|${m.address}:${m.port}`)).sort();
+  return desired.pools
+    .flatMap((p) =>
+      p.members.map(
+        (m) => `${m.cluster}|${p.services.find((s) => s.cluster === m.cluster)?.name ?? '?'}|${m.address}:${m.port}`,
+      ),
+    )
+    .sort();
 }
 
 /** The endpoints each appliance's head snapshot serves (joining throws on a missing piece). */
 export async function headMembers(store: PgPlannerStore): Promise<Map<string, string[]>> {
   const pieces = await storedPieces(store);
   const out = new Map<string, string[]>();
-  for (const [appliance, head] of await store.heads()) out.set(appliance, servedMembers(joinSnapshot(head.contentHash, (id) => pieces.get(id))));
+  for (const [appliance, head] of await store.heads())
+    out.set(appliance, servedMembers(joinSnapshot(head.contentHash, (id) => pieces.get(id))));
   return out;
 }

@@ -39,7 +39,10 @@ export interface PrivatePostgres {
 /** Creates a cluster under a fresh temporary folder on a free port and starts it (as `postgres` when run as root). */
 export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const postgres = findBinary(stackBinaries.postgres);
-  if (postgres === null) throw new PrivatePostgresError('postgres is not installed (the test stack installs it: run any integration test once)');
+  if (postgres === null)
+    throw new PrivatePostgresError(
+      'postgres is not installed (the test stack installs it: run any integration test once)',
+    );
   const bin = path.dirname(postgres);
   const dir = mkdtempSync(path.join(tmpdir(), 'portolan-outage-pg-'));
   const data = path.join(dir, 'data');
@@ -52,11 +55,17 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     try {
       await run(path.join(bin, 'pg_ctl'), ['-D', data, ...args], { ...user, timeout: 60_000 });
     } catch (cause) {
-      const tail = existsSync(logFile) ? readFileSync(logFile, 'utf8').trimEnd().split('\n').slice(-10).join('\n') : '(no log)';
+      const tail = existsSync(logFile)
+        ? readFileSync(logFile, 'utf8').trimEnd().split('\n').slice(-10).join('\n')
+        : '(no log)';
       throw new PrivatePostgresError(`pg_ctl ${args.at(-1)} failed: ${(cause as Error).message}\n${tail}`, { cause });
     }
   };
-  execFileSync(path.join(bin, 'initdb'), ['-D', data, '-U', 'portolan', '--auth=trust', '--encoding=UTF8', '--locale=C', '--no-sync'], { stdio: 'ignore', ...user });
+  execFileSync(
+    path.join(bin, 'initdb'),
+    ['-D', data, '-U', 'portolan', '--auth=trust', '--encoding=UTF8', '--locale=C', '--no-sync'],
+    { stdio: 'ignore', ...user },
+  );
   // fsync=off: `immediate` kills the server, not the machine, so committed WAL survives in the page cache anyway, and
   // the fault loop's dozens of restarts stay cheap on a shared CI disk.
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=40 -c shared_buffers=16MB`;

@@ -6,8 +6,16 @@ import { BusPublisher, type PublishTarget } from './bus-publisher.ts';
 
 const ingressKind = watchedKind('Ingress');
 const event = (name: string, rv: number): OutboundMessage =>
-  kubeEventMessage('c', ingressKind, 'MODIFIED', { namespace: 'a', name, uid: `uid-${name}`, resourceVersion: String(rv) }, new Uint8Array(8), { generation: 1n, observedAtMs: 0, omittedReason: '' });
-const marker = (rv: number): OutboundMessage[] => listMarkerMessages('c', ingressKind, String(rv), BigInt(rv), [['a/x'], ['a/y']], 0);
+  kubeEventMessage(
+    'c',
+    ingressKind,
+    'MODIFIED',
+    { namespace: 'a', name, uid: `uid-${name}`, resourceVersion: String(rv) },
+    new Uint8Array(8),
+    { generation: 1n, observedAtMs: 0, omittedReason: '' },
+  );
+const marker = (rv: number): OutboundMessage[] =>
+  listMarkerMessages('c', ingressKind, String(rv), BigInt(rv), [['a/x'], ['a/y']], 0);
 
 /** A broker stand-in that stores by message id (like JetStream dedup), answers after random delays, and fails on demand. */
 class FlakyBroker implements PublishTarget {
@@ -29,14 +37,25 @@ class FlakyBroker implements PublishTarget {
   async provision(): Promise<void> {}
 }
 
-function publisher(target: PublishTarget, overrides: Partial<ConstructorParameters<typeof BusPublisher>[0]> = {}): BusPublisher {
+function publisher(
+  target: PublishTarget,
+  overrides: Partial<ConstructorParameters<typeof BusPublisher>[0]> = {},
+): BusPublisher {
   return new BusPublisher({
-    target, maxPendingMessages: 1000, maxPendingBytes: 1 << 20, maxInFlight: 16, publishTimeoutMs: 100,
-    tracer: trace.getTracer('test'), random: () => 0, connected: () => true, onTooLarge: (m) => m, ...overrides,
+    target,
+    maxPendingMessages: 1000,
+    maxPendingBytes: 1 << 20,
+    maxInFlight: 16,
+    publishTimeoutMs: 100,
+    tracer: trace.getTracer('test'),
+    random: () => 0,
+    connected: () => true,
+    onTooLarge: (m) => m,
+    ...overrides,
   });
 }
 
-test('with failures and retries in flight, each object\'s messages are stored in the order observed and markers stay in place', async () => {
+test("with failures and retries in flight, each object's messages are stored in the order observed and markers stay in place", async () => {
   const broker = new FlakyBroker();
   const p = publisher(broker);
   const sent: OutboundMessage[] = [];
@@ -60,8 +79,12 @@ test('with failures and retries in flight, each object\'s messages are stored in
   }
   sent.forEach((m, i) => {
     if (m.type !== 'marker') return;
-    for (const before of sent.slice(0, i)) if (before.type === 'event') assert.ok(position.get(before.msgId)! < position.get(m.msgId)!, 'marker after what preceded it');
-    for (const after of sent.slice(i + 1)) if (after.type === 'event') assert.ok(position.get(after.msgId)! > position.get(m.msgId)!, 'marker before what followed it');
+    for (const before of sent.slice(0, i))
+      if (before.type === 'event')
+        assert.ok(position.get(before.msgId)! < position.get(m.msgId)!, 'marker after what preceded it');
+    for (const after of sent.slice(i + 1))
+      if (after.type === 'event')
+        assert.ok(position.get(after.msgId)! > position.get(m.msgId)!, 'marker before what followed it');
   });
 });
 
@@ -92,13 +115,31 @@ test('an event the broker refuses for its size is replaced by the stub the watch
     },
     async provision() {},
   };
-  const big = kubeEventMessage('c', ingressKind, 'ADDED', { namespace: 'a', name: 'big', uid: 'u', resourceVersion: '1' }, new Uint8Array(500), { generation: 1n, observedAtMs: 0, omittedReason: '' });
-  const stub = kubeEventMessage('c', ingressKind, 'ADDED', { namespace: 'a', name: 'big', uid: 'u', resourceVersion: '1' }, new Uint8Array(2), { generation: 1n, observedAtMs: 0, omittedReason: 'ObjectTooLarge: refused' });
+  const big = kubeEventMessage(
+    'c',
+    ingressKind,
+    'ADDED',
+    { namespace: 'a', name: 'big', uid: 'u', resourceVersion: '1' },
+    new Uint8Array(500),
+    { generation: 1n, observedAtMs: 0, omittedReason: '' },
+  );
+  const stub = kubeEventMessage(
+    'c',
+    ingressKind,
+    'ADDED',
+    { namespace: 'a', name: 'big', uid: 'u', resourceVersion: '1' },
+    new Uint8Array(2),
+    { generation: 1n, observedAtMs: 0, omittedReason: 'ObjectTooLarge: refused' },
+  );
   let replaced = 0;
   const p = publisher(target, { onTooLarge: () => (replaced++, stub) });
   await p.enqueue(big);
   await p.enqueue(event('next', 2));
   await p.flushed();
   assert.equal(replaced, 1);
-  assert.deepEqual([...stored].sort(), [stub.msgId, event('next', 2).msgId].sort(), 'the stub went out and the next object was not held up');
+  assert.deepEqual(
+    [...stored].sort(),
+    [stub.msgId, event('next', 2).msgId].sort(),
+    'the stub went out and the next object was not held up',
+  );
 });

@@ -4,7 +4,11 @@ import { backoffDelayMs, encodeKubeEvent, type OutboundMessage } from '../core/i
 
 /** The part of NatsEventBus the publisher needs (an interface so the bus can be swapped in benchmarks). */
 export interface PublishTarget {
-  publish(subject: string, data: Uint8Array, options: { msgId: string; headers?: Readonly<Record<string, string>>; timeoutMs?: number }): Promise<{ duplicate: boolean }>;
+  publish(
+    subject: string,
+    data: Uint8Array,
+    options: { msgId: string; headers?: Readonly<Record<string, string>>; timeoutMs?: number },
+  ): Promise<{ duplicate: boolean }>;
   /** Recreates the stream after the broker lost it (fresh store directory). */
   provision(): Promise<void>;
 }
@@ -104,7 +108,12 @@ export class BusPublisher {
     while (!this.closed && this.queueHead < this.queue.length && this.inFlight < this.options.maxInFlight) {
       const item = this.queue[this.queueHead]!;
       const isMarker = item.message.type === 'marker';
-      if (isMarker ? this.inFlight > this.markersInFlight : this.markersInFlight > 0 || this.inFlightKeys.has(item.message.orderKey)) return;
+      if (
+        isMarker
+          ? this.inFlight > this.markersInFlight
+          : this.markersInFlight > 0 || this.inFlightKeys.has(item.message.orderKey)
+      )
+        return;
       this.queueHead++;
       if (this.queueHead > 1024 && this.queueHead * 2 > this.queue.length) {
         this.queue.splice(0, this.queueHead);
@@ -127,7 +136,8 @@ export class BusPublisher {
       } catch (e) {
         item.attempt++;
         this.options.onRetry?.(item.message, e, item.attempt);
-        const event = item.message.type === 'event' && isTooLarge(e) ? fromBinary(KubeEventSchema, item.data) : undefined;
+        const event =
+          item.message.type === 'event' && isTooLarge(e) ? fromBinary(KubeEventSchema, item.data) : undefined;
         if (event !== undefined && event.omittedReason === '') {
           this.replace(item, this.options.onTooLarge({ ...item.message, type: 'event', message: event }));
           continue;
@@ -142,10 +152,20 @@ export class BusPublisher {
 
   private async publishTraced(item: Pending): Promise<boolean> {
     const m = item.message;
-    const span = this.options.tracer.startSpan('watcher.publish', { attributes: { 'messaging.destination': m.subject, 'messaging.message.id': m.msgId, 'portolan.object': m.orderKey } });
+    const span = this.options.tracer.startSpan('watcher.publish', {
+      attributes: {
+        'messaging.destination': m.subject,
+        'messaging.message.id': m.msgId,
+        'portolan.object': m.orderKey,
+      },
+    });
     try {
       const headers = traceHeaders(span);
-      const ack = await this.options.target.publish(m.subject, item.data, { msgId: m.msgId, headers, timeoutMs: this.options.publishTimeoutMs });
+      const ack = await this.options.target.publish(m.subject, item.data, {
+        msgId: m.msgId,
+        headers,
+        timeoutMs: this.options.publishTimeoutMs,
+      });
       span.setAttribute('messaging.duplicate', ack.duplicate);
       return ack.duplicate;
     } catch (e) {
@@ -174,9 +194,12 @@ export class BusPublisher {
   }
 
   private async reprovision(): Promise<void> {
-    this.provisioning ??= this.options.target.provision().catch(() => undefined).finally(() => {
-      this.provisioning = null;
-    });
+    this.provisioning ??= this.options.target
+      .provision()
+      .catch(() => undefined)
+      .finally(() => {
+        this.provisioning = null;
+      });
     await this.provisioning;
   }
 }
@@ -203,7 +226,11 @@ function traceHeaders(span: Span): Record<string, string> {
 
 function chain(e: unknown): string {
   const parts: string[] = [];
-  for (let cur: unknown = e, depth = 0; cur !== undefined && cur !== null && depth < 5; cur = (cur as { cause?: unknown }).cause, depth++) {
+  for (
+    let cur: unknown = e, depth = 0;
+    cur !== undefined && cur !== null && depth < 5;
+    cur = (cur as { cause?: unknown }).cause, depth++
+  ) {
     parts.push(String((cur as Error).message ?? cur), String((cur as { code?: unknown }).code ?? ''));
   }
   return parts.join(' ');

@@ -13,7 +13,11 @@ export interface HeapGovernor {
  * (core/heap-budget.ts). Needs `globalThis.gc`, which only the tuned runtime exposes (`--expose-gc` in
  * runtime-tuning.ts); elsewhere (tests, `PORTOLAN_WATCHER_RUNTIME=plain`) it returns null and V8 decides alone.
  */
-export function startHeapGovernor(options: { slackBytes: number; intervalMs: number; onCollect?: (freedBytes: number) => void }): HeapGovernor | null {
+export function startHeapGovernor(options: {
+  slackBytes: number;
+  intervalMs: number;
+  onCollect?: (freedBytes: number) => void;
+}): HeapGovernor | null {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (typeof gc !== 'function') return null;
   let state: HeapBudgetState = { floorBytes: getHeapStatistics().used_heap_size };

@@ -5,7 +5,12 @@ import type { PublishTarget } from './bus-publisher.ts';
 
 /** A JetStream publish that got no positive ack: refused by the client or the stream, no stream, or no ack in time. */
 export class JetStreamPublishError extends Error {
-  readonly code: 'JETSTREAM_PUBLISH_REFUSED' | 'JETSTREAM_NO_RESPONDERS' | 'JETSTREAM_ACK_TIMEOUT' | 'JETSTREAM_API_ERROR' | 'JETSTREAM_CLOSED';
+  readonly code:
+    | 'JETSTREAM_PUBLISH_REFUSED'
+    | 'JETSTREAM_NO_RESPONDERS'
+    | 'JETSTREAM_ACK_TIMEOUT'
+    | 'JETSTREAM_API_ERROR'
+    | 'JETSTREAM_CLOSED';
   constructor(code: JetStreamPublishError['code'], message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = 'JetStreamPublishError';
@@ -62,13 +67,23 @@ export class JetStreamAckTarget implements PublishTarget {
    * write: the client writes once per microtask turn, and watch events arrive one per socket read, so a write per
    * message cost a sixth of the watcher's CPU under churn.
    */
-  publish(subject: string, data: Uint8Array, options: { msgId: string; headers?: Readonly<Record<string, string>>; timeoutMs?: number }): Promise<{ duplicate: boolean }> {
+  publish(
+    subject: string,
+    data: Uint8Array,
+    options: { msgId: string; headers?: Readonly<Record<string, string>>; timeoutMs?: number },
+  ): Promise<{ duplicate: boolean }> {
     let headers: WireHeaders;
     try {
       headers = new WireHeaders([['Nats-Msg-Id', options.msgId]]);
       if (options.headers !== undefined) for (const k in options.headers) headers.append(k, options.headers[k]!);
     } catch (cause) {
-      return Promise.reject(new JetStreamPublishError('JETSTREAM_PUBLISH_REFUSED', `publish to ${subject} failed: ${(cause as Error).message}`, { cause }));
+      return Promise.reject(
+        new JetStreamPublishError(
+          'JETSTREAM_PUBLISH_REFUSED',
+          `publish to ${subject} failed: ${(cause as Error).message}`,
+          { cause },
+        ),
+      );
     }
     const token = (this.next++).toString(36);
     const { promise, resolve, reject } = Promise.withResolvers<{ duplicate: boolean }>();
@@ -87,7 +102,13 @@ export class JetStreamAckTarget implements PublishTarget {
       } catch (cause) {
         const a = this.awaited.get(o.token);
         this.awaited.delete(o.token);
-        a?.reject(new JetStreamPublishError('JETSTREAM_PUBLISH_REFUSED', `publish to ${o.subject} failed: ${(cause as Error).message}`, { cause }));
+        a?.reject(
+          new JetStreamPublishError(
+            'JETSTREAM_PUBLISH_REFUSED',
+            `publish to ${o.subject} failed: ${(cause as Error).message}`,
+            { cause },
+          ),
+        );
       }
     }
   }
@@ -104,7 +125,10 @@ export class JetStreamAckTarget implements PublishTarget {
     this.sending = null;
     this.outbox.length = 0;
     this.sub.unsubscribe();
-    this.fail((a) => new JetStreamPublishError('JETSTREAM_CLOSED', `publish to ${a.subject}: closed before its ack`), () => true);
+    this.fail(
+      (a) => new JetStreamPublishError('JETSTREAM_CLOSED', `publish to ${a.subject}: closed before its ack`),
+      () => true,
+    );
   }
 
   private onAck(msg: Msg): void {
@@ -113,24 +137,45 @@ export class JetStreamAckTarget implements PublishTarget {
     if (a === undefined) return; // An ack after its deadline: the publisher already retried with the same message id.
     this.awaited.delete(token);
     if (msg.headers?.code === 503) {
-      a.reject(new JetStreamPublishError('JETSTREAM_NO_RESPONDERS', `publish to ${a.subject} failed: no responders (503): stream not found`));
+      a.reject(
+        new JetStreamPublishError(
+          'JETSTREAM_NO_RESPONDERS',
+          `publish to ${a.subject} failed: no responders (503): stream not found`,
+        ),
+      );
       return;
     }
-    let ack: { error?: { code?: number; err_code?: number; description?: string }; stream?: string; duplicate?: boolean };
+    let ack: {
+      error?: { code?: number; err_code?: number; description?: string };
+      stream?: string;
+      duplicate?: boolean;
+    };
     try {
       ack = JSON.parse(utf8.decode(msg.data)) as typeof ack;
     } catch (cause) {
-      a.reject(new JetStreamPublishError('JETSTREAM_API_ERROR', `publish to ${a.subject}: the ack is not JSON`, { cause }));
+      a.reject(
+        new JetStreamPublishError('JETSTREAM_API_ERROR', `publish to ${a.subject}: the ack is not JSON`, { cause }),
+      );
       return;
     }
-    if (ack.error !== undefined) a.reject(new JetStreamPublishError('JETSTREAM_API_ERROR', `publish to ${a.subject} failed: ${ack.error.description ?? 'error'} (${ack.error.code ?? 0}/${ack.error.err_code ?? 0})`));
-    else if (typeof ack.stream !== 'string' || ack.stream === '') a.reject(new JetStreamPublishError('JETSTREAM_API_ERROR', `publish to ${a.subject}: invalid ack`));
+    if (ack.error !== undefined)
+      a.reject(
+        new JetStreamPublishError(
+          'JETSTREAM_API_ERROR',
+          `publish to ${a.subject} failed: ${ack.error.description ?? 'error'} (${ack.error.code ?? 0}/${ack.error.err_code ?? 0})`,
+        ),
+      );
+    else if (typeof ack.stream !== 'string' || ack.stream === '')
+      a.reject(new JetStreamPublishError('JETSTREAM_API_ERROR', `publish to ${a.subject}: invalid ack`));
     else a.resolve({ duplicate: ack.duplicate === true });
   }
 
   private sweep(): void {
     const now = performance.now();
-    this.fail((a) => new JetStreamPublishError('JETSTREAM_ACK_TIMEOUT', `publish to ${a.subject}: no ack in time (timeout)`), (a) => a.deadline <= now);
+    this.fail(
+      (a) => new JetStreamPublishError('JETSTREAM_ACK_TIMEOUT', `publish to ${a.subject}: no ack in time (timeout)`),
+      (a) => a.deadline <= now,
+    );
   }
 
   private fail(error: (a: AwaitedAck) => Error, due: (a: AwaitedAck) => boolean): void {

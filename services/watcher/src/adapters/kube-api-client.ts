@@ -44,14 +44,20 @@ export class KubeApiClient {
   }
 
   /** From a kubeconfig file (and optional context), or the in-cluster service account when `kubeconfig` is absent. */
-  static async fromKubeconfig(options: { kubeconfig?: string; context?: string; env?: Readonly<Record<string, string | undefined>> }): Promise<KubeApiClient> {
+  static async fromKubeconfig(options: {
+    kubeconfig?: string;
+    context?: string;
+    env?: Readonly<Record<string, string | undefined>>;
+  }): Promise<KubeApiClient> {
     return new KubeApiClient(await loadKubeEndpoint({ ...options, env: options.env ?? {} }));
   }
 
   /** A keep-alive agent holding at most one socket: give one to each stream. */
   createAgent(): http.Agent {
     const options = { keepAlive: true, maxSockets: 1, maxTotalSockets: 1, maxFreeSockets: 1 };
-    return this.endpoint.server.protocol === 'https:' ? new https.Agent({ ...options, ...this.endpoint.tls }) : new http.Agent(options);
+    return this.endpoint.server.protocol === 'https:'
+      ? new https.Agent({ ...options, ...this.endpoint.tls })
+      : new http.Agent(options);
   }
 
   /** GET returning parsed JSON; a non-2xx answer throws KubeApiError with the Status reason. */
@@ -61,7 +67,11 @@ export class KubeApiClient {
   }
 
   /** POST of a JSON body returning parsed JSON. */
-  async postJson(path: string, body: unknown, options: { agent?: http.Agent; signal?: AbortSignal } = {}): Promise<unknown> {
+  async postJson(
+    path: string,
+    body: unknown,
+    options: { agent?: http.Agent; signal?: AbortSignal } = {},
+  ): Promise<unknown> {
     const res = await this.request('POST', path, { ...options, body: JSON.stringify(body) });
     return readJson(res, path);
   }
@@ -80,7 +90,11 @@ export class KubeApiClient {
     };
   }
 
-  private async request(method: string, path: string, options: { agent?: http.Agent; signal?: AbortSignal; body?: string }): Promise<http.IncomingMessage> {
+  private async request(
+    method: string,
+    path: string,
+    options: { agent?: http.Agent; signal?: AbortSignal; body?: string },
+  ): Promise<http.IncomingMessage> {
     const url = new URL(path, this.endpoint.server);
     const headers: Record<string, string> = { accept: 'application/json', ...(await this.endpoint.headers()) };
     if (options.body !== undefined) headers['content-type'] = 'application/json';
@@ -89,11 +103,17 @@ export class KubeApiClient {
       const req = transport.request(url, {
         method,
         headers,
-        ...(options.agent === undefined ? (url.protocol === 'https:' ? this.endpoint.tls : {}) : { agent: options.agent }),
+        ...(options.agent === undefined
+          ? url.protocol === 'https:'
+            ? this.endpoint.tls
+            : {}
+          : { agent: options.agent }),
         ...(options.signal === undefined ? {} : { signal: options.signal }),
       });
       req.once('response', resolve);
-      req.once('error', (cause) => reject(new KubeApiError(0, 'TransportError', `${method} ${url.pathname}: ${cause.message}`, { cause })));
+      req.once('error', (cause) =>
+        reject(new KubeApiError(0, 'TransportError', `${method} ${url.pathname}: ${cause.message}`, { cause })),
+      );
       req.end(options.body);
     });
   }
@@ -107,18 +127,29 @@ async function readJson(res: http.IncomingMessage, path: string): Promise<unknow
   try {
     for await (const c of res as AsyncIterable<string>) text += c;
   } catch (cause) {
-    throw new KubeApiError(0, 'TransportError', `reading ${path.split('?')[0]}: ${(cause as Error).message}`, { cause });
+    throw new KubeApiError(0, 'TransportError', `reading ${path.split('?')[0]}: ${(cause as Error).message}`, {
+      cause,
+    });
   }
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch (cause) {
-    throw new KubeApiError(res.statusCode ?? 0, 'BadResponse', `${path.split('?')[0]}: answer is not JSON (HTTP ${res.statusCode})`, { cause });
+    throw new KubeApiError(
+      res.statusCode ?? 0,
+      'BadResponse',
+      `${path.split('?')[0]}: answer is not JSON (HTTP ${res.statusCode})`,
+      { cause },
+    );
   }
   const status = res.statusCode ?? 0;
   if (status < 200 || status > 299) {
     const s = (typeof body === 'object' && body !== null ? body : {}) as { reason?: unknown; message?: unknown };
-    throw new KubeApiError(status, String(s.reason ?? 'Unknown'), `${path.split('?')[0]}: HTTP ${status} ${String(s.message ?? '')}`.trim());
+    throw new KubeApiError(
+      status,
+      String(s.reason ?? 'Unknown'),
+      `${path.split('?')[0]}: HTTP ${status} ${String(s.message ?? '')}`.trim(),
+    );
   }
   return body;
 }

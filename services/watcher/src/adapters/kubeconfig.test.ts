@@ -48,7 +48,10 @@ test('a kubeconfig gives the server, the CA (file relative to the kubeconfig, or
 
 test('exec plugins, unknown contexts and a missing in-cluster environment are clear errors', async () => {
   await withKubeconfig(config('{ exec: { command: aws } }'), async (file) => {
-    await assert.rejects(loadKubeEndpoint({ kubeconfig: file, env: {} }), (e: unknown) => e instanceof KubeconfigError && /exec or auth-provider plugin/.test(e.message));
+    await assert.rejects(
+      loadKubeEndpoint({ kubeconfig: file, env: {} }),
+      (e: unknown) => e instanceof KubeconfigError && /exec or auth-provider plugin/.test(e.message),
+    );
     await assert.rejects(loadKubeEndpoint({ kubeconfig: file, context: 'nope', env: {} }), /no context "nope"/);
   });
   await assert.rejects(loadKubeEndpoint({ env: {} }), /not running in a cluster/);

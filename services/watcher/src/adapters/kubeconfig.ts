@@ -24,7 +24,11 @@ interface Kubeconfig {
  * in-cluster service account. A small reader instead of @kubernetes/client-node keeps ~90 MiB of generated API
  * models out of the watcher's memory. Exec and auth-provider plugins are refused with a clear error.
  */
-export async function loadKubeEndpoint(options: { kubeconfig?: string; context?: string; env: Readonly<Record<string, string | undefined>> }): Promise<KubeEndpoint> {
+export async function loadKubeEndpoint(options: {
+  kubeconfig?: string;
+  context?: string;
+  env: Readonly<Record<string, string | undefined>>;
+}): Promise<KubeEndpoint> {
   if (options.kubeconfig === undefined) return inCluster(options.env);
   const file = options.kubeconfig;
   const base = path.dirname(path.resolve(file));
@@ -38,9 +42,13 @@ export async function loadKubeEndpoint(options: { kubeconfig?: string; context?:
   const context = doc.contexts?.find((c) => c.name === contextName)?.context;
   if (context === undefined) throw new KubeconfigError(`kubeconfig ${file} has no context "${String(contextName)}"`);
   const cluster = doc.clusters?.find((c) => c.name === context.cluster)?.cluster;
-  if (cluster === undefined || typeof cluster['server'] !== 'string') throw new KubeconfigError(`kubeconfig ${file}: cluster "${String(context.cluster)}" has no server`);
+  if (cluster === undefined || typeof cluster['server'] !== 'string')
+    throw new KubeconfigError(`kubeconfig ${file}: cluster "${String(context.cluster)}" has no server`);
   const user = doc.users?.find((u) => u.name === context.user)?.user ?? {};
-  if (user['exec'] !== undefined || user['auth-provider'] !== undefined) throw new KubeconfigError(`kubeconfig ${file}: user "${String(context.user)}" needs an exec or auth-provider plugin, which the watcher does not run; use a token or client certificate`);
+  if (user['exec'] !== undefined || user['auth-provider'] !== undefined)
+    throw new KubeconfigError(
+      `kubeconfig ${file}: user "${String(context.user)}" needs an exec or auth-provider plugin, which the watcher does not run; use a token or client certificate`,
+    );
   const tls: https.AgentOptions = {};
   const ca = await material(cluster, 'certificate-authority', base);
   if (ca !== undefined) tls.ca = ca;
@@ -52,16 +60,24 @@ export async function loadKubeEndpoint(options: { kubeconfig?: string; context?:
   if (key !== undefined) tls.key = key;
   const token = typeof user['token'] === 'string' ? user['token'] : undefined;
   const tokenFile = typeof user['tokenFile'] === 'string' ? path.resolve(base, user['tokenFile']) : undefined;
-  const basic = typeof user['username'] === 'string' ? `Basic ${Buffer.from(`${user['username']}:${String(user['password'] ?? '')}`).toString('base64')}` : undefined;
+  const basic =
+    typeof user['username'] === 'string'
+      ? `Basic ${Buffer.from(`${user['username']}:${String(user['password'] ?? '')}`).toString('base64')}`
+      : undefined;
   return { server: new URL(cluster['server']), tls, headers: authHeaders(token, tokenFile, basic) };
 }
 
 function inCluster(env: Readonly<Record<string, string | undefined>>): Promise<KubeEndpoint> {
   const host = env['KUBERNETES_SERVICE_HOST'];
   const port = env['KUBERNETES_SERVICE_PORT'];
-  if (host === undefined || port === undefined) throw new KubeconfigError('no kubeconfig given and not running in a cluster (KUBERNETES_SERVICE_HOST unset)');
+  if (host === undefined || port === undefined)
+    throw new KubeconfigError('no kubeconfig given and not running in a cluster (KUBERNETES_SERVICE_HOST unset)');
   return readFile(path.join(SERVICE_ACCOUNT_DIR, 'ca.crt')).then(
-    (ca) => ({ server: new URL(`https://${host.includes(':') ? `[${host}]` : host}:${port}`), tls: { ca }, headers: authHeaders(undefined, path.join(SERVICE_ACCOUNT_DIR, 'token'), undefined) }),
+    (ca) => ({
+      server: new URL(`https://${host.includes(':') ? `[${host}]` : host}:${port}`),
+      tls: { ca },
+      headers: authHeaders(undefined, path.join(SERVICE_ACCOUNT_DIR, 'token'), undefined),
+    }),
     (cause: unknown) => {
       throw new KubeconfigError(`cannot read the service account CA: ${(cause as Error).message}`, { cause });
     },
@@ -69,12 +85,17 @@ function inCluster(env: Readonly<Record<string, string | undefined>>): Promise<K
 }
 
 /** Bearer token (a token file is re-read at most once a minute: projected tokens rotate), or basic auth. */
-function authHeaders(token: string | undefined, tokenFile: string | undefined, basic: string | undefined): () => Promise<Record<string, string>> {
+function authHeaders(
+  token: string | undefined,
+  tokenFile: string | undefined,
+  basic: string | undefined,
+): () => Promise<Record<string, string>> {
   let cached: { value: string; at: number } | null = null;
   return async (): Promise<Record<string, string>> => {
     if (token !== undefined) return { authorization: `Bearer ${token}` };
     if (tokenFile !== undefined) {
-      if (cached === null || Date.now() - cached.at > 60_000) cached = { value: (await readFile(tokenFile, 'utf8')).trim(), at: Date.now() };
+      if (cached === null || Date.now() - cached.at > 60_000)
+        cached = { value: (await readFile(tokenFile, 'utf8')).trim(), at: Date.now() };
       return { authorization: `Bearer ${cached.value}` };
     }
     return basic === undefined ? {} : { authorization: basic };

@@ -24,39 +24,88 @@ export interface WatcherGaugeSources {
 export function createWatcherMetrics(registry: Registry, sources: WatcherGaugeSources): WatcherMetrics {
   const registers = [registry];
   new Gauge({
-    name: 'watch_last_event_age_seconds', help: 'Seconds since the last event, bookmark or list page per kind (the stall detector input).', labelNames: ['kind'], registers,
+    name: 'watch_last_event_age_seconds',
+    help: 'Seconds since the last event, bookmark or list page per kind (the stall detector input).',
+    labelNames: ['kind'],
+    registers,
     collect() {
       for (const k of sources.freshness()) this.set({ kind: k.kind.kind }, k.ageMs / 1000);
     },
   });
   new Gauge({
-    name: 'watch_synced', help: '1 when every stream of the kind has completed a list and is not stale.', labelNames: ['kind'], registers,
+    name: 'watch_synced',
+    help: '1 when every stream of the kind has completed a list and is not stale.',
+    labelNames: ['kind'],
+    registers,
     collect() {
       for (const k of sources.freshness()) this.set({ kind: k.kind.kind }, k.stale ? 0 : 1);
     },
   });
   new Gauge({
-    name: 'watch_objects', help: 'Objects currently known per kind.', labelNames: ['kind'], registers,
+    name: 'watch_objects',
+    help: 'Objects currently known per kind.',
+    labelNames: ['kind'],
+    registers,
     collect() {
       for (const [kind, n] of sources.objectCounts()) this.set({ kind }, n);
     },
   });
   new Gauge({
-    name: 'watch_publish_pending_messages', help: 'Messages held for NATS (queued or awaiting ack).', registers,
+    name: 'watch_publish_pending_messages',
+    help: 'Messages held for NATS (queued or awaiting ack).',
+    registers,
     collect() {
       this.set(sources.pendingMessages());
     },
   });
   return {
-    relists: new Counter({ name: 'watch_relists_total', help: 'Lists per kind, by reason (initial, gone, garbled, stalled, relist-due).', labelNames: ['kind', 'reason'], registers }),
-    restarts: new Counter({ name: 'watch_restarts_total', help: 'Watch requests abandoned or retried, by reason.', labelNames: ['kind', 'reason'], registers }),
-    decodeErrors: new Counter({ name: 'watch_decode_errors_total', help: 'Watch lines or objects that could not be decoded (each schedules a relist).', labelNames: ['kind'], registers }),
-    requestErrors: new Counter({ name: 'watch_request_errors_total', help: 'Failed API requests by HTTP status (0 = transport).', labelNames: ['kind', 'status'], registers }),
-    tooLarge: new Counter({ name: 'watch_objects_too_large_total', help: 'Objects too large for the bus, published without their body.', labelNames: ['kind'], registers }),
-    published: new Counter({ name: 'watch_published_total', help: 'Messages acked by JetStream.', labelNames: ['kind', 'type'], registers }),
-    publishRetries: new Counter({ name: 'watch_publish_retries_total', help: 'Publish attempts that failed and were retried.', labelNames: ['kind'], registers }),
+    relists: new Counter({
+      name: 'watch_relists_total',
+      help: 'Lists per kind, by reason (initial, gone, garbled, stalled, relist-due).',
+      labelNames: ['kind', 'reason'],
+      registers,
+    }),
+    restarts: new Counter({
+      name: 'watch_restarts_total',
+      help: 'Watch requests abandoned or retried, by reason.',
+      labelNames: ['kind', 'reason'],
+      registers,
+    }),
+    decodeErrors: new Counter({
+      name: 'watch_decode_errors_total',
+      help: 'Watch lines or objects that could not be decoded (each schedules a relist).',
+      labelNames: ['kind'],
+      registers,
+    }),
+    requestErrors: new Counter({
+      name: 'watch_request_errors_total',
+      help: 'Failed API requests by HTTP status (0 = transport).',
+      labelNames: ['kind', 'status'],
+      registers,
+    }),
+    tooLarge: new Counter({
+      name: 'watch_objects_too_large_total',
+      help: 'Objects too large for the bus, published without their body.',
+      labelNames: ['kind'],
+      registers,
+    }),
+    published: new Counter({
+      name: 'watch_published_total',
+      help: 'Messages acked by JetStream.',
+      labelNames: ['kind', 'type'],
+      registers,
+    }),
+    publishRetries: new Counter({
+      name: 'watch_publish_retries_total',
+      help: 'Publish attempts that failed and were retried.',
+      labelNames: ['kind'],
+      registers,
+    }),
     publishLatency: new Histogram({
-      name: 'watch_publish_latency_seconds', help: 'From observation to JetStream ack.', labelNames: ['kind'], registers,
+      name: 'watch_publish_latency_seconds',
+      help: 'From observation to JetStream ack.',
+      labelNames: ['kind'],
+      registers,
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     }),
   };

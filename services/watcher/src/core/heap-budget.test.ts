@@ -10,5 +10,9 @@ test('the governor collects only once the heap grew by more than the slack above
   assert.deepEqual(heapBudgetStep(s0, 43 * MiB, 12 * MiB), { collect: true });
   const lower = heapBudgetStep(s0, 25 * MiB, 12 * MiB);
   assert.deepEqual(lower, { collect: false, state: { floorBytes: 25 * MiB } }, 'a lower reading is the new floor');
-  assert.deepEqual(heapBudgetStep({ floorBytes: 25 * MiB }, 38 * MiB, 12 * MiB), { collect: true }, 'measured from the new floor');
+  assert.deepEqual(
+    heapBudgetStep({ floorBytes: 25 * MiB }, 38 * MiB, 12 * MiB),
+    { collect: true },
+    'measured from the new floor',
+  );
 });

@@ -2,7 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ObjectLedger } from './object-ledger.ts';
 
-const obj = (namespace: string, name: string, uid: string, resourceVersion: string) => ({ namespace, name, uid, resourceVersion });
+const obj = (namespace: string, name: string, uid: string, resourceVersion: string) => ({
+  namespace,
+  name,
+  uid,
+  resourceVersion,
+});
 
 test('a relist with no change asks for nothing; a changed or recreated object is MODIFIED; a new one ADDED', () => {
   const l = new ObjectLedger();
@@ -26,9 +31,22 @@ test('watch events repeating what was published are skipped; deletes of unknown 
 
 test('removeUnlisted returns the deletes nobody watched, only within the listed scope', () => {
   const l = new ObjectLedger();
-  for (const [ns, n] of [['a', 'x'], ['a', 'y'], ['b', 'z']] as const) l.observeListItem(obj(ns, n, `${ns}${n}`, '1'));
-  assert.deepEqual(l.removeUnlisted('a', new Set(['a/y'])).map((e) => e.name), ['x'], 'b/z is another stream\'s');
+  for (const [ns, n] of [
+    ['a', 'x'],
+    ['a', 'y'],
+    ['b', 'z'],
+  ] as const)
+    l.observeListItem(obj(ns, n, `${ns}${n}`, '1'));
+  assert.deepEqual(
+    l.removeUnlisted('a', new Set(['a/y'])).map((e) => e.name),
+    ['x'],
+    "b/z is another stream's",
+  );
   assert.deepEqual(l.keys(), ['a/y', 'b/z']);
-  assert.deepEqual(l.removeUnlisted(undefined, new Set(['a/y'])).map((e) => e.name), ['z'], 'a cluster-wide list covers every namespace');
+  assert.deepEqual(
+    l.removeUnlisted(undefined, new Set(['a/y'])).map((e) => e.name),
+    ['z'],
+    'a cluster-wide list covers every namespace',
+  );
   assert.deepEqual(l.keys(), ['a/y']);
 });

@@ -58,7 +58,15 @@ export type StreamInput =
 
 /** A new stream: it lists first. */
 export function initialStreamState(now: number): StreamState {
-  return { phase: 'listing', resourceVersion: null, synced: false, lastFreshAt: now, lastListAt: now, requestStartedAt: now, failures: 0 };
+  return {
+    phase: 'listing',
+    resourceVersion: null,
+    synced: false,
+    lastFreshAt: now,
+    lastListAt: now,
+    requestStartedAt: now,
+    failures: 0,
+  };
 }
 
 /**
@@ -67,10 +75,23 @@ export function initialStreamState(now: number): StreamState {
  * the last resourceVersion with no list; anything else backs off (≤ 30 s, jittered) and resumes where it was —
  * the watch from its resourceVersion, or the list. `random` is in [0, 1).
  */
-export function advanceStream(state: StreamState, input: StreamInput, timing: StreamTiming, now: number, random: number): { state: StreamState; step: StreamStep | null } {
+export function advanceStream(
+  state: StreamState,
+  input: StreamInput,
+  timing: StreamTiming,
+  now: number,
+  random: number,
+): { state: StreamState; step: StreamStep | null } {
   switch (input.type) {
     case 'listed': {
-      const next: StreamState = { ...state, resourceVersion: input.resourceVersion, synced: true, lastFreshAt: now, lastListAt: now, failures: 0 };
+      const next: StreamState = {
+        ...state,
+        resourceVersion: input.resourceVersion,
+        synced: true,
+        lastFreshAt: now,
+        lastListAt: now,
+        failures: 0,
+      };
       return watchFrom(next, input.resourceVersion, timing, now, random);
     }
     case 'alive':
@@ -87,7 +108,10 @@ export function advanceStream(state: StreamState, input: StreamInput, timing: St
     case 'failed':
       if (input.failure === 'transient') {
         const failures = state.failures + 1;
-        return { state: { ...state, phase: 'waiting', failures }, step: { type: 'wait', ms: backoffDelayMs(failures, random) } };
+        return {
+          state: { ...state, phase: 'waiting', failures },
+          step: { type: 'wait', ms: backoffDelayMs(failures, random) },
+        };
       }
       return list({ ...state, resourceVersion: null }, now);
     case 'waited':
@@ -100,15 +124,28 @@ function list(state: StreamState, now: number): { state: StreamState; step: Stre
   return { state: { ...state, phase: 'listing', requestStartedAt: now }, step: { type: 'list' } };
 }
 
-function watchFrom(state: StreamState, resourceVersion: string, timing: StreamTiming, now: number, random: number): { state: StreamState; step: StreamStep } {
-  return { state: { ...state, phase: 'watching', requestStartedAt: now }, step: { type: 'watch', resourceVersion, timeoutSeconds: watchTimeoutSeconds(timing.watchTimeoutSeconds, random) } };
+function watchFrom(
+  state: StreamState,
+  resourceVersion: string,
+  timing: StreamTiming,
+  now: number,
+  random: number,
+): { state: StreamState; step: StreamStep } {
+  return {
+    state: { ...state, phase: 'watching', requestStartedAt: now },
+    step: { type: 'watch', resourceVersion, timeoutSeconds: watchTimeoutSeconds(timing.watchTimeoutSeconds, random) },
+  };
 }
 
 /**
  * What the supervisor's clock says about a stream at `now`: a request that has shown no sign of life within the
  * stall bound is abandoned; a watch past the relist period is ended for a relist. A waiting stream is left alone.
  */
-export function checkStreamClock(state: StreamState, timing: StreamTiming, now: number): 'ok' | 'stalled' | 'relist-due' {
+export function checkStreamClock(
+  state: StreamState,
+  timing: StreamTiming,
+  now: number,
+): 'ok' | 'stalled' | 'relist-due' {
   if (state.phase === 'waiting') return 'ok';
   if (now - Math.max(state.lastFreshAt, state.requestStartedAt) > timing.stallMs) return 'stalled';
   if (state.phase === 'watching' && now - state.lastListAt >= timing.relistMs) return 'relist-due';

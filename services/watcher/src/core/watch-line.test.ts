@@ -4,10 +4,28 @@ import { decodeListPage, decodeWatchLine, LineSplitter } from './watch-line.ts';
 
 test('watch lines decode to events, bookmarks and in-stream errors; anything else is garbled, never dropped', () => {
   const obj = { metadata: { name: 'x', namespace: 'a', uid: 'u', resourceVersion: '7' } };
-  assert.deepEqual(decodeWatchLine(JSON.stringify({ type: 'MODIFIED', object: obj })), { type: 'MODIFIED', object: obj, resourceVersion: '7' });
-  assert.deepEqual(decodeWatchLine('{"type":"BOOKMARK","object":{"kind":"Ingress","metadata":{"resourceVersion":"12"}}}'), { type: 'BOOKMARK', resourceVersion: '12' });
-  assert.deepEqual(decodeWatchLine('{"type":"ERROR","object":{"kind":"Status","code":410,"reason":"Expired","message":"too old resource version: 1 (5)"}}'), { type: 'ERROR', code: 410, reason: 'Expired', message: 'too old resource version: 1 (5)' });
-  for (const bad of ['{"type":"MODIFIED","object":{"kind":"Garbled","metadata":{"name":', '[]', '{"type":"ADDED"}', '{"type":"ADDED","object":{"metadata":{}}}', '{"type":"RENAMED","object":{"metadata":{"resourceVersion":"1"}}}']) {
+  assert.deepEqual(decodeWatchLine(JSON.stringify({ type: 'MODIFIED', object: obj })), {
+    type: 'MODIFIED',
+    object: obj,
+    resourceVersion: '7',
+  });
+  assert.deepEqual(
+    decodeWatchLine('{"type":"BOOKMARK","object":{"kind":"Ingress","metadata":{"resourceVersion":"12"}}}'),
+    { type: 'BOOKMARK', resourceVersion: '12' },
+  );
+  assert.deepEqual(
+    decodeWatchLine(
+      '{"type":"ERROR","object":{"kind":"Status","code":410,"reason":"Expired","message":"too old resource version: 1 (5)"}}',
+    ),
+    { type: 'ERROR', code: 410, reason: 'Expired', message: 'too old resource version: 1 (5)' },
+  );
+  for (const bad of [
+    '{"type":"MODIFIED","object":{"kind":"Garbled","metadata":{"name":',
+    '[]',
+    '{"type":"ADDED"}',
+    '{"type":"ADDED","object":{"metadata":{}}}',
+    '{"type":"RENAMED","object":{"metadata":{"resourceVersion":"1"}}}',
+  ]) {
     assert.equal(decodeWatchLine(bad).type, 'garbled', bad);
   }
 });
@@ -21,7 +39,17 @@ test('the line splitter joins chunks split anywhere and reports a truncated tail
 });
 
 test('list pages carry items, the list resourceVersion and the continue token', () => {
-  assert.deepEqual(decodeListPage({ items: [1], metadata: { resourceVersion: '9', continue: 'tok' } }), { ok: true, items: [1], resourceVersion: '9', continueToken: 'tok' });
-  assert.deepEqual(decodeListPage({ items: null, metadata: { resourceVersion: '9', continue: '' } }), { ok: true, items: [], resourceVersion: '9', continueToken: undefined });
+  assert.deepEqual(decodeListPage({ items: [1], metadata: { resourceVersion: '9', continue: 'tok' } }), {
+    ok: true,
+    items: [1],
+    resourceVersion: '9',
+    continueToken: 'tok',
+  });
+  assert.deepEqual(decodeListPage({ items: null, metadata: { resourceVersion: '9', continue: '' } }), {
+    ok: true,
+    items: [],
+    resourceVersion: '9',
+    continueToken: undefined,
+  });
   assert.equal(decodeListPage({ items: [] }).ok, false);
 });

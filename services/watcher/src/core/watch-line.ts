@@ -24,8 +24,10 @@ export function decodeWatchLine(line: string): WatchLine {
     return { type: 'ERROR', code, reason: String(obj['reason'] ?? ''), message: String(obj['message'] ?? '') };
   }
   const meta = obj['metadata'];
-  const rv = typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>)['resourceVersion'] : undefined;
-  if (typeof rv !== 'string' || rv === '') return { type: 'garbled', detail: `event ${String(type)} without metadata.resourceVersion` };
+  const rv =
+    typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>)['resourceVersion'] : undefined;
+  if (typeof rv !== 'string' || rv === '')
+    return { type: 'garbled', detail: `event ${String(type)} without metadata.resourceVersion` };
   if (type === 'BOOKMARK') return { type: 'BOOKMARK', resourceVersion: rv };
   if (type === 'ADDED' || type === 'MODIFIED' || type === 'DELETED') return { type, object: obj, resourceVersion: rv };
   return { type: 'garbled', detail: `unknown event type ${JSON.stringify(type)}` };
@@ -53,7 +55,12 @@ export class LineSplitter {
 
 /** One page of a list answer. */
 export type ListPage =
-  | { readonly ok: true; readonly items: readonly unknown[]; readonly resourceVersion: string; readonly continueToken: string | undefined }
+  | {
+      readonly ok: true;
+      readonly items: readonly unknown[];
+      readonly resourceVersion: string;
+      readonly continueToken: string | undefined;
+    }
   | { readonly ok: false; readonly detail: string };
 
 /** Decodes a list answer (`items`, `metadata.resourceVersion`, `metadata.continue`). */
@@ -61,8 +68,14 @@ export function decodeListPage(body: unknown): ListPage {
   if (typeof body !== 'object' || body === null) return { ok: false, detail: 'list answer is not an object' };
   const { items, metadata } = body as { items?: unknown; metadata?: { resourceVersion?: unknown; continue?: unknown } };
   const rv = metadata?.resourceVersion;
-  if (!Array.isArray(items) && items !== null && items !== undefined) return { ok: false, detail: 'list answer has no items array' };
+  if (!Array.isArray(items) && items !== null && items !== undefined)
+    return { ok: false, detail: 'list answer has no items array' };
   if (typeof rv !== 'string' || rv === '') return { ok: false, detail: 'list answer has no metadata.resourceVersion' };
   const cont = metadata?.continue;
-  return { ok: true, items: Array.isArray(items) ? items : [], resourceVersion: rv, continueToken: typeof cont === 'string' && cont !== '' ? cont : undefined };
+  return {
+    ok: true,
+    items: Array.isArray(items) ? items : [],
+    resourceVersion: rv,
+    continueToken: typeof cont === 'string' && cont !== '' ? cont : undefined,
+  };
 }

@@ -24,19 +24,31 @@ export type StreamRequest =
  * cluster-wide Secret access); "all except kube-system" is one cluster-wide stream per kind
  * with a server-side field selector.
  */
-export function planWatchStreams(kinds: readonly WatchedKind[], scope: NamespaceScope, secretLabelSelector: string): WatchStream[] {
-  const namespaces: readonly (string | undefined)[] = scope === 'all-except-kube-system' ? [undefined] : typeof scope === 'string' ? [scope] : [...new Set(scope)].sort();
+export function planWatchStreams(
+  kinds: readonly WatchedKind[],
+  scope: NamespaceScope,
+  secretLabelSelector: string,
+): WatchStream[] {
+  const namespaces: readonly (string | undefined)[] =
+    scope === 'all-except-kube-system' ? [undefined] : typeof scope === 'string' ? [scope] : [...new Set(scope)].sort();
   return kinds.flatMap((kind) => {
     const labelSelector = kind.kind === 'Secret' && secretLabelSelector !== '' ? secretLabelSelector : undefined;
     if (!kind.namespaced) return [stream(kind, undefined, kind.fieldSelector, labelSelector)];
     return namespaces.map((ns) => {
-      const fields = [kind.fieldSelector, ns === undefined ? 'metadata.namespace!=kube-system' : undefined].filter((f) => f !== undefined);
+      const fields = [kind.fieldSelector, ns === undefined ? 'metadata.namespace!=kube-system' : undefined].filter(
+        (f) => f !== undefined,
+      );
       return stream(kind, ns, fields.length === 0 ? undefined : fields.join(','), labelSelector);
     });
   });
 }
 
-function stream(kind: WatchedKind, namespace: string | undefined, fieldSelector: string | undefined, labelSelector: string | undefined): WatchStream {
+function stream(
+  kind: WatchedKind,
+  namespace: string | undefined,
+  fieldSelector: string | undefined,
+  labelSelector: string | undefined,
+): WatchStream {
   return {
     id: namespace === undefined ? kind.kind : `${kind.kind}@${namespace}`,
     kind,
@@ -51,7 +63,10 @@ function stream(kind: WatchedKind, namespace: string | undefined, fieldSelector:
  * read, so a lagging cache can never send the watcher back in time. Watches always ask for bookmarks.
  */
 export function streamRequestPath(s: WatchStream, request: StreamRequest): string {
-  const base = s.namespace === undefined ? `${s.kind.apiPrefix}/${s.kind.resource}` : `${s.kind.apiPrefix}/namespaces/${encodeURIComponent(s.namespace)}/${s.kind.resource}`;
+  const base =
+    s.namespace === undefined
+      ? `${s.kind.apiPrefix}/${s.kind.resource}`
+      : `${s.kind.apiPrefix}/namespaces/${encodeURIComponent(s.namespace)}/${s.kind.resource}`;
   const q = new URLSearchParams();
   if (s.fieldSelector !== undefined) q.set('fieldSelector', s.fieldSelector);
   if (s.labelSelector !== undefined) q.set('labelSelector', s.labelSelector);

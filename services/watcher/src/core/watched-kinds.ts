@@ -19,12 +19,55 @@ export interface WatchedKind {
 
 /** The kinds the watcher follows, in a fixed order. Secrets only of type kubernetes.io/tls. */
 export const WATCHED_KINDS: readonly WatchedKind[] = [
-  { kind: 'Ingress', token: 'ingress', protoKind: ProtoKind.INGRESS, apiPrefix: '/apis/networking.k8s.io/v1', resource: 'ingresses', namespaced: true },
-  { kind: 'IngressClass', token: 'ingressclass', protoKind: ProtoKind.INGRESS_CLASS, apiPrefix: '/apis/networking.k8s.io/v1', resource: 'ingressclasses', namespaced: false },
-  { kind: 'Service', token: 'service', protoKind: ProtoKind.SERVICE, apiPrefix: '/api/v1', resource: 'services', namespaced: true },
-  { kind: 'EndpointSlice', token: 'endpointslice', protoKind: ProtoKind.ENDPOINT_SLICE, apiPrefix: '/apis/discovery.k8s.io/v1', resource: 'endpointslices', namespaced: true },
-  { kind: 'Secret', token: 'secret', protoKind: ProtoKind.SECRET, apiPrefix: '/api/v1', resource: 'secrets', namespaced: true, fieldSelector: 'type=kubernetes.io/tls' },
-  { kind: 'Node', token: 'node', protoKind: ProtoKind.NODE, apiPrefix: '/api/v1', resource: 'nodes', namespaced: false },
+  {
+    kind: 'Ingress',
+    token: 'ingress',
+    protoKind: ProtoKind.INGRESS,
+    apiPrefix: '/apis/networking.k8s.io/v1',
+    resource: 'ingresses',
+    namespaced: true,
+  },
+  {
+    kind: 'IngressClass',
+    token: 'ingressclass',
+    protoKind: ProtoKind.INGRESS_CLASS,
+    apiPrefix: '/apis/networking.k8s.io/v1',
+    resource: 'ingressclasses',
+    namespaced: false,
+  },
+  {
+    kind: 'Service',
+    token: 'service',
+    protoKind: ProtoKind.SERVICE,
+    apiPrefix: '/api/v1',
+    resource: 'services',
+    namespaced: true,
+  },
+  {
+    kind: 'EndpointSlice',
+    token: 'endpointslice',
+    protoKind: ProtoKind.ENDPOINT_SLICE,
+    apiPrefix: '/apis/discovery.k8s.io/v1',
+    resource: 'endpointslices',
+    namespaced: true,
+  },
+  {
+    kind: 'Secret',
+    token: 'secret',
+    protoKind: ProtoKind.SECRET,
+    apiPrefix: '/api/v1',
+    resource: 'secrets',
+    namespaced: true,
+    fieldSelector: 'type=kubernetes.io/tls',
+  },
+  {
+    kind: 'Node',
+    token: 'node',
+    protoKind: ProtoKind.NODE,
+    apiPrefix: '/api/v1',
+    resource: 'nodes',
+    namespaced: false,
+  },
 ];
 
 /** The watched kind entry of `kind`. */

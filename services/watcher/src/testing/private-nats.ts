@@ -23,7 +23,9 @@ export async function startPrivateNats(): Promise<PrivateNats> {
   const port = await freePort();
   let child: ChildProcess | null = null;
   const start = async (): Promise<void> => {
-    child = spawn('/usr/sbin/nats-server', ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir], { stdio: 'ignore' });
+    child = spawn('/usr/sbin/nats-server', ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir], {
+      stdio: 'ignore',
+    });
     const deadline = Date.now() + 10_000;
     while (!(await reachable(port))) {
       if (Date.now() > deadline) throw new Error(`nats-server did not start on port ${port}`);

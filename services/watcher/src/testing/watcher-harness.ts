@@ -6,7 +6,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { busDeclaration, NatsEventBus, type BusDeclaration } from '@portolan/bus';
 import { startFaultProxy, startKubeSim, type FaultProxy, type KubeSim, type KubeSimOptions } from '@portolan/kube-sim';
-import { fromBinary, KubeEventSchema, KubeListMarkerSchema, WatcherHeartbeatSchema, KubeEventType, type MessageShape } from '@portolan/proto';
+import {
+  fromBinary,
+  KubeEventSchema,
+  KubeListMarkerSchema,
+  WatcherHeartbeatSchema,
+  KubeEventType,
+  type MessageShape,
+} from '@portolan/proto';
 import { fleetKeyFromBytes } from '@portolan/secret-envelope';
 import { createLogger, createMetricsRegistry, startTracing, type Registry } from '@portolan/telemetry';
 import { KubeApiClient } from '../adapters/kube-api-client.ts';
@@ -17,14 +24,28 @@ import { WATCHED_KINDS, type StreamTiming, type WatchedKind } from '../core/inde
 
 /** One message read back from the stream, decoded. */
 export type StreamRecord =
-  | { readonly seq: number; readonly kind: 'event'; readonly event: MessageShape<typeof KubeEventSchema>; readonly headers: Record<string, string> }
+  | {
+      readonly seq: number;
+      readonly kind: 'event';
+      readonly event: MessageShape<typeof KubeEventSchema>;
+      readonly headers: Record<string, string>;
+    }
   | { readonly seq: number; readonly kind: 'marker'; readonly marker: MessageShape<typeof KubeListMarkerSchema> }
-  | { readonly seq: number; readonly kind: 'heartbeat'; readonly heartbeat: MessageShape<typeof WatcherHeartbeatSchema> };
+  | {
+      readonly seq: number;
+      readonly kind: 'heartbeat';
+      readonly heartbeat: MessageShape<typeof WatcherHeartbeatSchema>;
+    };
 
 /** A declaration whose streams only hold this test cluster's subjects, so tests can run in parallel. */
 export function scopedDeclaration(cluster: string, maxPayloadBytes = 1 << 20): BusDeclaration {
   const d = busDeclaration({ stream: `T_${cluster}`, replicas: 1, maxPayloadBytes });
-  return { ...d, kube: { ...d.kube, subjects: [`kube.${cluster}.>`] }, pipeline: { ...d.pipeline, subjects: [`plan.${cluster}`, `apply.${cluster}`] }, consumers: {} };
+  return {
+    ...d,
+    kube: { ...d.kube, subjects: [`kube.${cluster}.>`] },
+    pipeline: { ...d.pipeline, subjects: [`plan.${cluster}`, `apply.${cluster}`] },
+    consumers: {},
+  };
 }
 
 /** Reads every message of the kube stream so far, in order. */
@@ -39,8 +60,10 @@ export async function readStream(bus: NatsEventBus): Promise<StreamRecord[]> {
   try {
     for await (const m of messages) {
       const kindToken = m.subject.split('.')[2];
-      if (kindToken === 'heartbeat') out.push({ seq: m.seq, kind: 'heartbeat', heartbeat: fromBinary(WatcherHeartbeatSchema, m.data) });
-      else if (m.subject.endsWith('.list')) out.push({ seq: m.seq, kind: 'marker', marker: fromBinary(KubeListMarkerSchema, m.data) });
+      if (kindToken === 'heartbeat')
+        out.push({ seq: m.seq, kind: 'heartbeat', heartbeat: fromBinary(WatcherHeartbeatSchema, m.data) });
+      else if (m.subject.endsWith('.list'))
+        out.push({ seq: m.seq, kind: 'marker', marker: fromBinary(KubeListMarkerSchema, m.data) });
       else {
         const headers: Record<string, string> = {};
         for (const k of m.headers?.keys() ?? []) headers[k] = m.headers!.get(k);
@@ -56,11 +79,20 @@ export async function readStream(bus: NatsEventBus): Promise<StreamRecord[]> {
 
 /** The events of a read, as `TYPE ns/name@rv` strings (readable assertion failures). */
 export function eventLines(records: readonly StreamRecord[]): string[] {
-  return records.flatMap((r) => (r.kind === 'event' ? [`${KubeEventType[r.event.type]} ${r.event.namespace}/${r.event.name}@${r.event.resourceVersion}`] : []));
+  return records.flatMap((r) =>
+    r.kind === 'event'
+      ? [`${KubeEventType[r.event.type]} ${r.event.namespace}/${r.event.name}@${r.event.resourceVersion}`]
+      : [],
+  );
 }
 
 /** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs` with `what`. */
-export async function waitFor<T>(what: string, check: () => Promise<T | undefined> | T | undefined, timeoutMs = 10_000, everyMs = 100): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 10_000,
+  everyMs = 100,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -70,7 +102,10 @@ export async function waitFor<T>(what: string, check: () => Promise<T | undefine
     } catch (e) {
       last = e;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last === undefined ? '' : `: ${String(last)}`}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${last === undefined ? '' : `: ${String(last)}`}`,
+      );
     await new Promise((r) => setTimeout(r, everyMs));
   }
 }
@@ -113,23 +148,48 @@ export async function startHarness(options: HarnessOptions): Promise<WatcherHarn
   const sim = await startKubeSim({ bookmarkIntervalMs: 500, compactIntervalMs: 0, ...options.sim });
   const kubeconfig = path.join(dir, 'kubeconfig');
   const proxy = options.countConnections === true ? await startFaultProxy(sim.port) : null;
-  await writeFile(kubeconfig, proxy === null ? sim.kubeconfigYaml() : sim.kubeconfigYaml().replace(sim.url, `https://127.0.0.1:${proxy.port}`), { mode: 0o600 });
+  await writeFile(
+    kubeconfig,
+    proxy === null ? sim.kubeconfigYaml() : sim.kubeconfigYaml().replace(sim.url, `https://127.0.0.1:${proxy.port}`),
+    { mode: 0o600 },
+  );
   const client = await KubeApiClient.fromKubeconfig({ kubeconfig });
-  const bus = await NatsEventBus.open(options.natsUrl, scopedDeclaration(cluster, options.maxPayloadBytes), { name: `test-${cluster}` });
+  const bus = await NatsEventBus.open(options.natsUrl, scopedDeclaration(cluster, options.maxPayloadBytes), {
+    name: `test-${cluster}`,
+  });
   const acks = new JetStreamAckTarget(bus);
   const link = natsConnectivity(bus);
   const registry = createMetricsRegistry('watcher-test');
   const tracing = startTracing('watcher-test');
-  const logger = createLogger('watcher-test', { verbose: process.env['PORTOLAN_TEST_VERBOSE'] === '1', destination: process.env['PORTOLAN_TEST_VERBOSE'] === '1' ? process.stderr : devNull() });
+  const logger = createLogger('watcher-test', {
+    verbose: process.env['PORTOLAN_TEST_VERBOSE'] === '1',
+    destination: process.env['PORTOLAN_TEST_VERBOSE'] === '1' ? process.stderr : devNull(),
+  });
   const base: ClusterWatcherOptions = {
-    cluster, namespaces: 'all-except-kube-system', secretLabelSelector: '',
+    cluster,
+    namespaces: 'all-except-kube-system',
+    secretLabelSelector: '',
     timing: { stallMs: 3_000, relistMs: 600_000, watchTimeoutSeconds: 300, ...options.timing },
-    heartbeatMs: 1_000, client, bus: acks, busConnected: link.connected, maxMessageBytes: options.maxPayloadBytes ?? 1 << 20,
-    fleetKey: fleetKeyFromBytes(new Uint8Array(32).fill(7), 'test'), registry, logger, tracer: tracing.tracer, watcherId: `test-${cluster}`,
-    kinds: options.kinds ?? WATCHED_KINDS, ...options.watcher,
+    heartbeatMs: 1_000,
+    client,
+    bus: acks,
+    busConnected: link.connected,
+    maxMessageBytes: options.maxPayloadBytes ?? 1 << 20,
+    fleetKey: fleetKeyFromBytes(new Uint8Array(32).fill(7), 'test'),
+    registry,
+    logger,
+    tracer: tracing.tracer,
+    watcherId: `test-${cluster}`,
+    kinds: options.kinds ?? WATCHED_KINDS,
+    ...options.watcher,
   };
   const harness: WatcherHarness = {
-    cluster, sim, bus, client, registry, proxy,
+    cluster,
+    sim,
+    bus,
+    client,
+    registry,
+    proxy,
     watcher: undefined as unknown as ClusterWatcher,
     startWatcher(overrides = {}) {
       harness.registry = createMetricsRegistry('watcher-test');
@@ -186,7 +246,11 @@ export function stateLines(state: ReadonlyMap<string, string>): string[] {
 }
 
 /** Current value of a counter or gauge in the registry (summed over label sets matching `labels`). */
-export async function metricValue(registry: Registry, name: string, labels: Record<string, string> = {}): Promise<number> {
+export async function metricValue(
+  registry: Registry,
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<number> {
   const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === name);
   if (metric === undefined) return 0;
   return (metric.values as { value: number; labels: Record<string, string | number> }[])

@@ -30,7 +30,9 @@ export function addCert(ctx: CommandContext, params: LmParams): LmResult {
 export function listCert(ctx: CommandContext): LmResult {
   return okData({
     cert: ctx.store.state.certificates.map((c): LmOutObject =>
-      c.type === 'RSA' ? { name: c.name, type: c.type, modulus: c.publicValue } : { name: c.name, type: c.type, publickey: c.publicValue },
+      c.type === 'RSA'
+        ? { name: c.name, type: c.type, modulus: c.publicValue }
+        : { name: c.name, type: c.type, publickey: c.publicValue },
     ),
   });
 }

@@ -37,7 +37,17 @@ export function addRs(ctx: CommandContext, params: LmParams): LmResult {
   if (!isIpAddress(addr)) return fail(422, 'Invalid Real Server address');
   if (vs.realServers.some((rs) => rs.addr === addr && rs.port === port)) return fail(422, 'Duplicate Real Server');
   const rs: LmRealServer = {
-    rsIndex: 0, addr, port, subVs: 0, weight: 1000, forward: 'nat', enable: true, limit: 0, critical: false, follow: 0, rules: [],
+    rsIndex: 0,
+    addr,
+    port,
+    subVs: 0,
+    weight: 1000,
+    forward: 'nat',
+    enable: true,
+    limit: 0,
+    critical: false,
+    follow: 0,
+    rules: [],
   };
   const error = applyRsParams(vs, rs, params);
   if (error !== null) return fail(422, error);

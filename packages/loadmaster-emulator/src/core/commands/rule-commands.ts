@@ -10,7 +10,14 @@ import { compileRulePattern } from '../rule-match.ts';
 
 const MAX_RULES = 1024;
 const RULE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-const TYPE_TAGS = ['MatchContentRule', 'AddHeaderRule', 'DeleteHeaderRule', 'ReplaceHeaderRule', 'ModifyURLRule', 'ReplaceBodyRule'];
+const TYPE_TAGS = [
+  'MatchContentRule',
+  'AddHeaderRule',
+  'DeleteHeaderRule',
+  'ReplaceHeaderRule',
+  'ModifyURLRule',
+  'ReplaceBodyRule',
+];
 
 /** `addrule`: creates a rule; type 0 (match content) by default; `pattern` mandatory except for type 1. */
 export function addRule(ctx: CommandContext, params: LmParams): LmResult {
@@ -22,8 +29,20 @@ export function addRule(ctx: CommandContext, params: LmParams): LmResult {
   const type = parseLmInt(params.get('type') ?? '0', 0, 5);
   if (type === null) return fail(422, 'Invalid rule type');
   const rule: LmRule = {
-    name, type: type as LmRule['type'], matchType: 'regex', pattern: '', header: '', replacement: '',
-    incHost: false, incQuery: false, noCase: false, negate: false, mustFail: false, setOnMatch: 0, onlyOnFlag: 0, onlyOnNoFlag: 0,
+    name,
+    type: type as LmRule['type'],
+    matchType: 'regex',
+    pattern: '',
+    header: '',
+    replacement: '',
+    incHost: false,
+    incQuery: false,
+    noCase: false,
+    negate: false,
+    mustFail: false,
+    setOnMatch: 0,
+    onlyOnFlag: 0,
+    onlyOnNoFlag: 0,
   };
   const error = applyRuleParams(rule, params);
   if (error !== null) return error;
@@ -125,7 +144,14 @@ export function assignVsRule(ctx: CommandContext, params: LmParams, list: keyof 
 
 function viewRule(rule: LmRule): LmOutObject {
   const base = { Name: rule.name, Pattern: rule.pattern };
-  if (rule.type !== 0) return { ...base, Header: rule.header, Replacement: rule.replacement, OnlyOnFlag: rule.onlyOnFlag, OnlyOnNoFlag: rule.onlyOnNoFlag };
+  if (rule.type !== 0)
+    return {
+      ...base,
+      Header: rule.header,
+      Replacement: rule.replacement,
+      OnlyOnFlag: rule.onlyOnFlag,
+      OnlyOnNoFlag: rule.onlyOnNoFlag,
+    };
   return {
     ...base,
     MatchType: rule.matchType === 'regex' ? 'Regex' : rule.matchType === 'prefix' ? 'Prefix' : 'Postfix',
@@ -141,13 +167,21 @@ function viewRule(rule: LmRule): LmOutObject {
   };
 }
 
-const BOOLS = { inchost: 'incHost', incquery: 'incQuery', nocase: 'noCase', negate: 'negate', mustfail: 'mustFail', caseindependent: 'noCase' } as const;
+const BOOLS = {
+  inchost: 'incHost',
+  incquery: 'incQuery',
+  nocase: 'noCase',
+  negate: 'negate',
+  mustfail: 'mustFail',
+  caseindependent: 'noCase',
+} as const;
 const FLAGS = { setonmatch: 'setOnMatch', onlyonflag: 'onlyOnFlag', onlyonnoflag: 'onlyOnNoFlag' } as const;
 
 function applyRuleParams(rule: LmRule, params: LmParams): LmResult | null {
   const matchType = params.get('matchtype')?.toLowerCase();
   if (matchType !== undefined) {
-    if (matchType !== 'regex' && matchType !== 'prefix' && matchType !== 'postfix') return fail(422, 'Invalid matchtype');
+    if (matchType !== 'regex' && matchType !== 'prefix' && matchType !== 'postfix')
+      return fail(422, 'Invalid matchtype');
     rule.matchType = matchType;
   }
   for (const [p, field] of Object.entries(BOOLS)) {

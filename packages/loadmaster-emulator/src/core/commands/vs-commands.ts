@@ -35,7 +35,8 @@ export function addVs(ctx: CommandContext, params: LmParams): LmResult {
   if (!isIpAddress(address)) return fail(422, 'Invalid VS address');
   const prot = (params.get('prot') ?? 'tcp').toLowerCase();
   if (prot !== 'tcp' && prot !== 'udp') return fail(422, 'Invalid protocol');
-  if (ctx.store.vsByAddress(address, String(port), prot) !== undefined) return fail(422, 'Virtual Service already exists');
+  if (ctx.store.vsByAddress(address, String(port), prot) !== undefined)
+    return fail(422, 'Virtual Service already exists');
   const props = defaultVsProperties(port, prot);
   const changes = parseVsChanges(ctx, params, props);
   if ('error' in changes) return fail(422, changes.error);
@@ -71,7 +72,8 @@ export function modVs(ctx: CommandContext, params: LmParams): LmResult {
   }
   const subVs = params.has('createsubvs');
   if (subVs && vs.parent !== 0) return fail(422, 'Cannot create a SubVS within a SubVS');
-  if (subVs && vs.realServers.some((rs) => rs.subVs === 0)) return fail(422, 'Cannot create a SubVS on a VS with Real Servers');
+  if (subVs && vs.realServers.some((rs) => rs.subVs === 0))
+    return fail(422, 'Cannot create a SubVS on a VS with Real Servers');
   vs.port = port;
   if (subVs) createSubVs(ctx, vs);
   Object.assign(vs.props, changes.props);
@@ -131,7 +133,10 @@ function parseVsChanges(
   }
   const merged = { ...current, ...props };
   if (props['CertFile'] !== undefined) {
-    const names = String(props['CertFile']).replace(/^"|"$/g, '').split(/\s+/).filter((n) => n !== '');
+    const names = String(props['CertFile'])
+      .replace(/^"|"$/g, '')
+      .split(/\s+/)
+      .filter((n) => n !== '');
     const unknown = names.find((n) => ctx.store.certificate(n) === undefined);
     if (unknown !== undefined) return { error: `Certificate ${unknown} not found` };
     props['CertFile'] = names.join(' ');

@@ -9,7 +9,12 @@ export type FieldSpec =
   | { readonly kind: 'bool'; readonly default: boolean }
   | { readonly kind: 'int'; readonly default: number; readonly min: number; readonly max: number }
   | { readonly kind: 'enum'; readonly default: string; readonly values: readonly string[] }
-  | { readonly kind: 'list'; readonly default: readonly string[]; readonly ref?: string; readonly alwaysCheckRef?: boolean }
+  | {
+      readonly kind: 'list';
+      readonly default: readonly string[];
+      readonly ref?: string;
+      readonly alwaysCheckRef?: boolean;
+    }
   | { readonly kind: 'table'; readonly key: string; readonly columns: Readonly<Record<string, FieldSpec>> };
 
 /** The sections of one resource type, each a map of key → spec. */

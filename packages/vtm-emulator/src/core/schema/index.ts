@@ -1,7 +1,11 @@
 import type { ResourceSchema } from './field-spec.ts';
 import { poolsSchema } from './pools.ts';
 import {
-  monitorsSchema, persistenceSchema, serverKeysSchema, trafficIpGroupsSchema, trafficManagersSchema,
+  monitorsSchema,
+  persistenceSchema,
+  serverKeysSchema,
+  trafficIpGroupsSchema,
+  trafficManagersSchema,
 } from './small-types.ts';
 import { virtualServersSchema } from './virtual-servers.ts';
 

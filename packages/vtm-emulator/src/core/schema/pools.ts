@@ -36,8 +36,13 @@ export const poolsSchema: ResourceSchema = {
     http: { keepalive: bool(true), keepalive_non_idempotent: bool(false) },
     load_balancing: {
       algorithm: oneOf('round_robin', [
-        'fastest_response_time', 'least_connections', 'perceptive', 'random', 'round_robin',
-        'weighted_least_connections', 'weighted_round_robin',
+        'fastest_response_time',
+        'least_connections',
+        'perceptive',
+        'random',
+        'round_robin',
+        'weighted_least_connections',
+        'weighted_round_robin',
       ]),
       priority_enabled: bool(false),
       priority_nodes: int(1),

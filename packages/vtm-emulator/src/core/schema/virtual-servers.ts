@@ -1,8 +1,30 @@
 import { bool, int, list, oneOf, str, table, useDefault, type ResourceSchema } from './field-spec.ts';
 
 const protocols = [
-  'client_first', 'dns', 'dns_tcp', 'ftp', 'http', 'https', 'imaps', 'imapv2', 'imapv3', 'imapv4', 'ldap', 'ldaps',
-  'pop3', 'pop3s', 'rtsp', 'server_first', 'siptcp', 'sipudp', 'smtp', 'ssl', 'stream', 'telnet', 'udp', 'udpstreaming',
+  'client_first',
+  'dns',
+  'dns_tcp',
+  'ftp',
+  'http',
+  'https',
+  'imaps',
+  'imapv2',
+  'imapv3',
+  'imapv4',
+  'ldap',
+  'ldaps',
+  'pop3',
+  'pop3s',
+  'rtsp',
+  'server_first',
+  'siptcp',
+  'sipudp',
+  'smtp',
+  'ssl',
+  'stream',
+  'telnet',
+  'udp',
+  'udpstreaming',
 ];
 
 /** `virtual_servers` (API 8.3): a create must name `basic.pool` and `basic.port`; `enabled` defaults to false. */
