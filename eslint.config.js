@@ -89,6 +89,21 @@ export default tseslint.config(
     },
   },
   {
+    // Errors are typed: a PortolanError subclass with a stable code and the cause (packages/errors).
+    files: ['**/*.ts'],
+    ignores: ['**/*.test.ts', '**/testing/**', 'tests/**', '**/bench/**', '**/scripts/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'TSEnumDeclaration', message: 'Use a union of string literals (enums are not erasable syntax).' },
+        {
+          selector: "ThrowStatement > NewExpression[callee.name='Error']",
+          message: 'Throw a PortolanError subclass (@portolan/errors) with a code and the cause.',
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.js'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
