@@ -7,7 +7,7 @@ import { LeaderElector, PgEpochStore, RedisLeaseClient, leaseTimings, type Leade
 import { create, KubeEventSchema, KubeEventType, KubeKind, toBinary } from '@portolan/proto';
 import { fleetKeyFromBytes, sealSecretData } from '@portolan/secret-envelope';
 import { createTestDatabase, sql, type TestDatabase } from '@portolan/store';
-import { canonicalizeDesiredState } from '@portolan/planner';
+import { canonicalizeDesiredState } from '@portolan/snapshot';
 import type { DriftPolicy } from './core/drift-report.ts';
 import { Applier } from './applier.ts';
 import { ArchivedSecretResolver } from './adapters/archived-secret-resolver.ts';

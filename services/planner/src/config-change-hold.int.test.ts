@@ -30,7 +30,7 @@ import {
 import { createTestDatabase } from '@portolan/store';
 import { createLogger } from '@portolan/telemetry';
 import { PgPlannerStore } from './adapters/pg-planner-store.ts';
-import { joinSnapshot } from './core/snapshot-codec.ts';
+import { joinSnapshot } from '@portolan/snapshot';
 import { PlannerService } from './planner-service.ts';
 import { replayVerify } from './replay-verify.ts';
 

@@ -10,24 +10,9 @@ export {
   type ApplianceProfile,
   type ClusterProfile,
 } from './core/appliance-profile.ts';
-export {
-  splitSnapshot,
-  joinSnapshot,
-  pieceReferences,
-  type SplitSnapshot,
-  type PieceLookup,
-} from './core/snapshot-codec.ts';
-export { SnapshotReader } from './core/snapshot-reader.ts';
-export { SnapshotEncoder, encodeSnapshot, SNAPSHOT_LAYOUT, type EncodedSnapshot } from './core/snapshot-encoder.ts';
-export { CURRENT_LAYOUT, LAYOUT_1, LAYOUT_2, layoutOf, type SnapshotLayout } from './core/snapshot-layout.ts';
-export { SnapshotPieceMissingError, SnapshotCorruptError } from './core/errors.ts';
 export { applyFailStatic, staleClusters, type StalenessPolicy } from './core/fail-static.ts';
-export { matchRequest, type RequestOutcome } from './core/route-matcher.ts';
-export { canonicalizeHost, hostMatches } from './core/host-name.ts';
-export { normalizePath, pathMatches } from './core/path-match.ts';
 export { parseStrictJson, ANNOTATION_JSON_LIMITS, type JsonLimits } from './core/strict-json.ts';
 export { VTM_ANNOTATIONS, NEUTRAL_ANNOTATIONS, LOADMASTER_ANNOTATIONS } from './core/ingress-options.ts';
-export { canonicalizeDesiredState } from './core/canonical-order.ts';
 // Shell pieces (additive, for the audit's rollback and the integrator's wiring).
 export {
   PgPlannerStore,

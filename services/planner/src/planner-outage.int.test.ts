@@ -15,7 +15,7 @@ import { createLogger } from '@portolan/telemetry';
 import { PgPlannerStore, type CommittedSnapshot } from './adapters/pg-planner-store.ts';
 import { PlannerService } from './planner-service.ts';
 import { replayVerify } from './replay-verify.ts';
-import { joinSnapshot } from './core/snapshot-codec.ts';
+import { joinSnapshot } from '@portolan/snapshot';
 import { startPrivatePostgres, type PrivatePostgres } from './testing/private-postgres.ts';
 import { KubeTraffic, headMembers, outageFleet, seededRandom, storedPieces } from './testing/outage-world.ts';
 

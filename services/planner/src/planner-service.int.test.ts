@@ -27,8 +27,8 @@ import { Writable } from 'node:stream';
 import { PgPlannerStore } from './adapters/pg-planner-store.ts';
 import { PlannerService } from './planner-service.ts';
 import { replayVerify } from './replay-verify.ts';
-import { joinSnapshot } from './core/snapshot-codec.ts';
-import { CURRENT_LAYOUT, LAYOUT_1 } from './core/snapshot-layout.ts';
+import { joinSnapshot } from '@portolan/snapshot';
+import { CURRENT_LAYOUT, LAYOUT_1 } from '@portolan/snapshot';
 
 const { config, hash } = parseFleetConfig(`
 version: 1

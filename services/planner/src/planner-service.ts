@@ -6,9 +6,9 @@ import { selectionDrops } from './core/config-change-hold.ts';
 import type { Logger } from '@portolan/telemetry';
 import { decodeBusMessage, type PlannerInput } from './core/decode-bus-message.ts';
 import { Planner, PLANNER_VERSION, type PlannerConfig } from './core/planner.ts';
-import { encodeSnapshot } from './core/snapshot-encoder.ts';
+import { encodeSnapshot } from '@portolan/snapshot';
 import { SyncTracker } from './core/sync-tracker.ts';
-import type { SnapshotLayout } from './core/snapshot-layout.ts';
+import type { SnapshotLayout } from '@portolan/snapshot';
 import {
   HeadMovedError,
   type ArchivedEvent,

@@ -1,6 +1,6 @@
 import { decodeBusMessage } from './core/decode-bus-message.ts';
 import { Planner, PLANNER_VERSION, type PlannerConfig } from './core/planner.ts';
-import { layoutOf, type SnapshotLayout } from './core/snapshot-layout.ts';
+import { layoutOf, type SnapshotLayout } from '@portolan/snapshot';
 import { foldInput } from './planner-service.ts';
 import type { PgPlannerStore } from './adapters/pg-planner-store.ts';
 

@@ -1,5 +1,5 @@
 import type { Route, VirtualService } from '@portolan/desired-state';
-import { matchRequest } from '@portolan/planner';
+import { matchRequest } from '@portolan/routing';
 
 /** Which route of a virtual service serves a request, as the audit reports it. */
 export interface RequestMatch {

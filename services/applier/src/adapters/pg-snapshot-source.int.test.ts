@@ -1,6 +1,6 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { canonicalizeDesiredState } from '@portolan/planner';
+import { canonicalizeDesiredState } from '@portolan/snapshot';
 import { testStack } from '@portolan/infra';
 import { createTestDatabase, type TestDatabase } from '@portolan/store';
 import { PgSnapshotSource } from './pg-snapshot-source.ts';

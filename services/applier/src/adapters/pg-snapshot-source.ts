@@ -1,7 +1,7 @@
 import type { DesiredState } from '@portolan/desired-state';
 import { sql, type Database, type Kysely } from '@portolan/store';
 import type { SnapshotHeader } from '../core/apply-target.ts';
-import { SnapshotPieceMissingError, SnapshotReader, type PieceLookup } from '@portolan/planner';
+import { SnapshotPieceMissingError, SnapshotReader, type PieceLookup } from '@portolan/snapshot';
 import { SnapshotLoadError } from '../errors.ts';
 import type { AnnouncedSnapshot } from './bus-adapter.ts';
 

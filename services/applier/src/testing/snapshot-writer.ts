@@ -1,5 +1,5 @@
 import type { DesiredState } from '@portolan/desired-state';
-import { splitSnapshot } from '@portolan/planner';
+import { splitSnapshot } from '@portolan/snapshot';
 import type { Database, Kysely } from '@portolan/store';
 
 /**

@@ -15,7 +15,7 @@ import {
   ingressConditions,
   poolMembers,
 } from './assemble-parts.ts';
-import { routeSortKey } from './canonical-order.ts';
+import { routeSortKey } from '@portolan/snapshot';
 import { ClaimIndex } from './claim-index.ts';
 import { serviceKey, type DirtySet } from './dirty-set.ts';
 import type { IngressIntent, PoolSpec } from './ingress-intent.ts';
@@ -36,8 +36,8 @@ import {
   type RouteClaim,
   type TlsClaim,
 } from './route-claims.ts';
-import { SnapshotEncoder, type EncodedSnapshot } from './snapshot-encoder.ts';
-import { CURRENT_LAYOUT, type SnapshotLayout } from './snapshot-layout.ts';
+import { SnapshotEncoder, type EncodedSnapshot } from '@portolan/snapshot';
+import { CURRENT_LAYOUT, type SnapshotLayout } from '@portolan/snapshot';
 import type { WorldView } from './world-view.ts';
 
 interface Group {

@@ -10,7 +10,7 @@ import type {
 import { compareCodeUnits } from '@portolan/desired-state';
 import type { MemberOutcome, ListenerSpec } from './allocate-listeners.ts';
 import type { ApplianceProfile } from './appliance-profile.ts';
-import { orderCertificates, sortMembers, sortRefs } from './canonical-order.ts';
+import { orderCertificates, sortMembers, sortRefs } from '@portolan/snapshot';
 import type { IngressIntent, PoolSpec } from './ingress-intent.ts';
 import type { Issue } from './issue.ts';
 import type { Resolution } from './resolve-members.ts';

@@ -1,13 +1,13 @@
 import { isNamespaceInScope, servesCluster, type ApplianceProfile, type ClusterProfile } from './appliance-profile.ts';
-import { sortMembers } from './canonical-order.ts';
+import { sortMembers } from '@portolan/snapshot';
 import { serviceKey, type DirtySet } from './dirty-set.ts';
 import type { Issue } from './issue.ts';
 import { pickOldest } from './oldest-wins.ts';
 import { bindingConditions } from './plan-appliance.ts';
 import { resolveMembers, type Resolution } from './resolve-members.ts';
 import { bindingConflict, buildBindingIntent, isBindingService, type BindingIntent } from './service-binding.ts';
-import { SnapshotEncoder, type EncodedSnapshot } from './snapshot-encoder.ts';
-import { CURRENT_LAYOUT, type SnapshotLayout } from './snapshot-layout.ts';
+import { SnapshotEncoder, type EncodedSnapshot } from '@portolan/snapshot';
+import { CURRENT_LAYOUT, type SnapshotLayout } from '@portolan/snapshot';
 import type { WorldView } from './world-view.ts';
 
 /**

@@ -1,5 +1,5 @@
 import type { DesiredState, PoolMember } from '@portolan/desired-state';
-import { sortMembers } from './canonical-order.ts';
+import { sortMembers } from '@portolan/snapshot';
 
 /** A cluster's staleness setting (fleet config `staleAfterSeconds`). */
 export interface StalenessPolicy {

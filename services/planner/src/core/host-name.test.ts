@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as f from '../testing/fixtures.ts';
 import { planEvents } from '../testing/summary.ts';
-import { canonicalizeHost, hostMatches } from './host-name.ts';
-import { matchRequest } from './route-matcher.ts';
+import { canonicalizeHost, hostMatches } from '@portolan/routing';
+import { matchRequest } from '@portolan/routing';
 
 /** Look-alike and malformed hosts: canonical form, or the reason a host is refused. */
 const HOSTS: { raw: string; want: string | { reason: string } }[] = [

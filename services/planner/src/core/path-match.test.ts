@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as f from '../testing/fixtures.ts';
 import { planEvents } from '../testing/summary.ts';
-import { matchRequest } from './route-matcher.ts';
-import { normalizePath } from './path-match.ts';
+import { matchRequest } from '@portolan/routing';
+import { normalizePath } from '@portolan/routing';
 
 /**
  * Every row of the path-matching examples table in the Kubernetes Ingress documentation

@@ -11,7 +11,7 @@ import {
   defaultCertificateOf,
   ingressConditions,
 } from './assemble-parts.ts';
-import { canonicalizeDesiredState, sortMembers } from './canonical-order.ts';
+import { canonicalizeDesiredState, sortMembers } from '@portolan/snapshot';
 import { buildIntent, type IngressIntent, type PoolSpec } from './ingress-intent.ts';
 import { issue, type Issue } from './issue.ts';
 import { pickOldest } from './oldest-wins.ts';

@@ -2,7 +2,7 @@ import type { DesiredState } from '@portolan/desired-state';
 import { profileFromConfig, type ClusterProfile } from './appliance-profile.ts';
 import { planAppliance } from './plan-appliance.ts';
 import type { PlannerConfig } from './planner.ts';
-import { splitSnapshot } from './snapshot-codec.ts';
+import { splitSnapshot } from '@portolan/snapshot';
 import type { WorldView } from './world-view.ts';
 
 /** A from-scratch plan of one appliance: its desired state and snapshot root. */

@@ -7,7 +7,7 @@ import { profileFromConfig, type ClusterProfile } from './appliance-profile.ts';
 import { BindingEngine } from './binding-engine.ts';
 import { serviceKey, type DirtyIngress } from './dirty-set.ts';
 import { classRequestOf, isDefaultClass } from './select-ingress.ts';
-import { CURRENT_LAYOUT, type SnapshotLayout } from './snapshot-layout.ts';
+import { CURRENT_LAYOUT, type SnapshotLayout } from '@portolan/snapshot';
 import { World, type WorldChange } from './world.ts';
 import {
   removalPolicyOf,

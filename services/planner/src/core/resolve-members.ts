@@ -1,6 +1,6 @@
 import type { MemberState, PoolMember } from '@portolan/desired-state';
 import type { ServicePort, TrimmedEndpointSlice, TrimmedService } from '@portolan/kube-model';
-import { memberSortKey } from './canonical-order.ts';
+import { memberSortKey } from '@portolan/snapshot';
 import { issue, type Issue } from './issue.ts';
 import type { WorldView } from './world-view.ts';
 

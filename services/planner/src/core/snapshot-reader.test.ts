@@ -5,11 +5,11 @@ import { canonicalJson } from '@portolan/desired-state';
 import * as f from '../testing/fixtures.ts';
 import { bigWorld } from '../testing/big-world.ts';
 import { eventsOf, historyArb, PROPERTY_FLEET } from '../testing/world-arbitrary.ts';
-import { joinSnapshot, splitSnapshot } from './snapshot-codec.ts';
-import { SnapshotCorruptError, SnapshotPieceMissingError } from './errors.ts';
+import { joinSnapshot, splitSnapshot } from '@portolan/snapshot';
+import { SnapshotCorruptError, SnapshotPieceMissingError } from '@portolan/snapshot';
 import { Planner } from './planner.ts';
-import { SnapshotReader } from './snapshot-reader.ts';
-import { LAYOUT_1, LAYOUT_2 } from './snapshot-layout.ts';
+import { SnapshotReader } from '@portolan/snapshot';
+import { LAYOUT_1, LAYOUT_2 } from '@portolan/snapshot';
 
 /** Fetches like a store: `missing` answers are fetched in rounds; returns the rounds and pieces fetched. */
 function readInRounds(

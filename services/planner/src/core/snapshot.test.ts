@@ -14,12 +14,12 @@ import {
   upsertOwned,
   upsertTrie,
   type TrieNode,
-} from './hash-trie.ts';
-import { LAYOUT_1, LAYOUT_2 } from './snapshot-layout.ts';
-import { joinSnapshot, pieceReferences, splitSnapshot } from './snapshot-codec.ts';
-import { SnapshotCorruptError, SnapshotPieceMissingError } from './errors.ts';
+} from '@portolan/snapshot';
+import { LAYOUT_1, LAYOUT_2 } from '@portolan/snapshot';
+import { joinSnapshot, pieceReferences, splitSnapshot } from '@portolan/snapshot';
+import { SnapshotCorruptError, SnapshotPieceMissingError } from '@portolan/snapshot';
 import { Planner } from './planner.ts';
-import { PieceSink, pieceIdOf } from './piece.ts';
+import { PieceSink, pieceIdOf } from '@portolan/snapshot';
 
 const UPDATES = {
   persistent: { upsert: upsertTrie, remove: removeFromTrie },

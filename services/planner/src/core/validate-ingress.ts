@@ -1,8 +1,8 @@
 import type { PathMatch } from '@portolan/desired-state';
 import type { IngressBackend, TrimmedIngress } from '@portolan/kube-model';
-import { canonicalizeHost } from './host-name.ts';
+import { canonicalizeHost } from '@portolan/routing';
 import { issue, type Issue } from './issue.ts';
-import { normalizePath } from './path-match.ts';
+import { normalizePath } from '@portolan/routing';
 
 /** A Service backend: the Service name and its port by number or by name. */
 export interface BackendRef {

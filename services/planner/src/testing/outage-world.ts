@@ -20,7 +20,7 @@ import {
 } from '@portolan/proto';
 import { parseFleetConfig } from '@portolan/fleet-config';
 import type { DesiredState } from '@portolan/desired-state';
-import { joinSnapshot } from '../core/snapshot-codec.ts';
+import { joinSnapshot } from '@portolan/snapshot';
 import type { PgPlannerStore } from '../adapters/pg-planner-store.ts';
 
 /** Two clusters; `edge` serves dev only, `both` serves dev and prod (its pools merge the clusters' endpoints). */

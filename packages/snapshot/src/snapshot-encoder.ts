@@ -1,3 +1,4 @@
+import { SnapshotEncoderMisuseError } from './errors.ts';
 import type {
   Certificate,
   DesiredState,
@@ -229,7 +230,9 @@ export class SnapshotEncoder {
   setPoolMembers(name: string, members: readonly PoolMember[]): void {
     const state = this.pools.get(name);
     if (state === undefined)
-      throw new Error(`SnapshotEncoder: pool ${name} does not exist (bug: set the whole pool first)`);
+      throw new SnapshotEncoderMisuseError(
+        `SnapshotEncoder: pool ${name} does not exist (bug: set the whole pool first)`,
+      );
     this.syncPoolMembers(state, members);
     this.dirtyPools.add(name);
   }
@@ -423,7 +426,9 @@ export class SnapshotEncoder {
   private mustVs(name: string): VsState {
     const s = this.vs.get(name);
     if (s === undefined)
-      throw new Error(`SnapshotEncoder: virtual service ${name} has no header yet (bug: set the header first)`);
+      throw new SnapshotEncoderMisuseError(
+        `SnapshotEncoder: virtual service ${name} has no header yet (bug: set the header first)`,
+      );
     return s;
   }
 }
