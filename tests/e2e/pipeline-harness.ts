@@ -20,7 +20,7 @@ import {
   type LaunchedPipeline,
   type StackService,
 } from '@portolan/infra';
-import { PgEpochStore, RedisLeaseClient, groupStatuses } from '@portolan/leader';
+import { PgEpochStore, RedisLeaseClient, groupStatuses } from '@portolan/leadership';
 import { createTestDatabase, type Database, type Kysely, type TestDatabase } from '@portolan/store';
 import { LoadMasterClient, VtmClient } from './appliance-clients.ts';
 import { sendRequest, type Reply, type RequestOptions } from './http-client.ts';

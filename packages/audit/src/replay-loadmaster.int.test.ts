@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { PgApplyLog } from '@portolan/applier';
-import { PgEpochStore } from '@portolan/leader';
+import { PgEpochStore } from '@portolan/leadership';
 import type { DesiredState } from '@portolan/desired-state';
 import { loadFleetConfig } from '@portolan/fleet-config';
 import { testStack } from '@portolan/infra';

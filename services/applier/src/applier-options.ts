@@ -1,6 +1,6 @@
 // What an Applier is wired with and what its cycles return.
 import type { ApplianceDriver, SecretResolver } from '@portolan/appliance-driver';
-import type { Leadership } from '@portolan/leader';
+import type { Leadership } from '@portolan/leadership';
 import type { ApplierBus } from './adapters/bus-adapter.ts';
 import type { KubeWriteback } from './adapters/kube-writeback.ts';
 import type { PgApplyLog } from './adapters/pg-apply-log.ts';

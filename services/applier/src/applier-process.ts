@@ -1,7 +1,7 @@
 // The applier process once tuned (main.ts execs into it): `node services/applier/src/main.ts --config <fleet.yaml> --appliance <name> --id <replica-id> [--health-port p]`.
 import { busDeclaration, NatsEventBus } from '@portolan/bus';
 import { FleetConfigError, loadFleetConfig, type ApplianceConfig, type FleetConfig } from '@portolan/fleet-config';
-import { LeaderElector, PgEpochStore, RedisLeaseClient, leaseTimings, type LeaderEvent } from '@portolan/leader';
+import { LeaderElector, PgEpochStore, RedisLeaseClient, leaseTimings, type LeaderEvent } from '@portolan/leadership';
 import { loadFleetKey } from '@portolan/secret-envelope';
 import { migrateToLatest, openDatabase, readOpenHolds } from '@portolan/store';
 import { createLogger, createMetricsRegistry, startHealthServer, type Logger } from '@portolan/telemetry';

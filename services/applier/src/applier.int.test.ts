@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { testStack } from '@portolan/infra';
-import { LeaderElector, PgEpochStore, RedisLeaseClient, leaseTimings, type Leadership } from '@portolan/leader';
+import { LeaderElector, PgEpochStore, RedisLeaseClient, leaseTimings, type Leadership } from '@portolan/leadership';
 import { create, KubeEventSchema, KubeEventType, KubeKind, toBinary } from '@portolan/proto';
 import { fleetKeyFromBytes, sealSecretData } from '@portolan/secret-envelope';
 import { createTestDatabase, sql, type TestDatabase } from '@portolan/store';

@@ -1,6 +1,6 @@
 import type { DesiredState } from '@portolan/desired-state';
 import type { Operation, OperationOutcome } from '@portolan/appliance-driver';
-import { StaleEpochError, type Leadership } from '@portolan/leader';
+import { StaleEpochError, type Leadership } from '@portolan/leadership';
 import type { RecordedApply } from './adapters/pg-apply-log.ts';
 import type { LoadedSnapshot } from './adapters/pg-snapshot-source.ts';
 import type { ApplierLogger, ApplierOptions, CycleResult, DriftCheckResult } from './applier-options.ts';

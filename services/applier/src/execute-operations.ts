@@ -6,7 +6,7 @@ import type {
   OperationResult,
   SecretResolver,
 } from '@portolan/appliance-driver';
-import type { Leadership } from '@portolan/leader';
+import type { Leadership } from '@portolan/leadership';
 
 /**
  * Sends operations in order under a leadership term: in one batch where the driver offers `executeAll`, else one

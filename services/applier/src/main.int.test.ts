@@ -11,7 +11,7 @@ import { startEchoBackends, type EchoBackends } from '@portolan/echo-backend';
 import { startHaproxy, type RunningHaproxy } from '@portolan/haproxy-driver';
 import { testStack } from '@portolan/infra';
 import { startKubeSim, type KubeSim } from '@portolan/kube-sim';
-import { PgEpochStore, RedisLeaseClient, groupStatuses } from '@portolan/leader';
+import { PgEpochStore, RedisLeaseClient, groupStatuses } from '@portolan/leadership';
 import { createTestDatabase, type TestDatabase } from '@portolan/store';
 import { writeSnapshot } from './testing/snapshot-writer.ts';
 import { desiredState, httpService, pool } from './testing/desired-fixtures.ts';

@@ -1,22 +1,4 @@
-// Leadership per appliance group: Redis lease with monotonic validity and Postgres fencing epochs.
-export {
-  LeaderElector,
-  type Leadership,
-  type LeaderEvent,
-  type LeaderElectorOptions,
-  type LossReason,
-} from './leader-elector.ts';
-export { RedisLeaseClient, type LeaseInspection } from './adapters/redis-lease-client.ts';
-export { PgEpochStore, epochRowForShare, type EpochGrant, type CurrentEpoch } from './adapters/pg-epoch-store.ts';
-export {
-  leaseTimings,
-  leaseDeadline,
-  actingDelayMs,
-  defaultDriftMarginMs,
-  type LeaseTimings,
-  type LeaseTimingsInput,
-  type LeaseTimingsProblem,
-} from './core/lease-timings.ts';
-export { formatLeaseValue, parseLeaseValue, leaseKey, type LeaseValue } from './core/lease-value.ts';
-export { StaleEpochError, LeaseStoreError, EpochStoreError } from './errors.ts';
-export { groupStatuses, type GroupStatus } from './group-status.ts';
+// Leader monitor: reads every appliance group's lease and fencing epoch and serves them as metrics (main.ts).
+export { createLeaderMetrics, type LeaderMetrics } from './leader-metrics.ts';
+export { LeaderMonitor, type LeaderMonitorOptions } from './leader-monitor.ts';
+export { parseRunConfig, LeaderUsageError, leaderUsage, type LeaderRunConfig } from './run-config.ts';

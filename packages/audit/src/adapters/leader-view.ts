@@ -1,4 +1,4 @@
-import { groupStatuses, PgEpochStore, RedisLeaseClient, type GroupStatus } from '@portolan/leader';
+import { groupStatuses, PgEpochStore, RedisLeaseClient, type GroupStatus } from '@portolan/leadership';
 import type { Database, Kysely } from '@portolan/store';
 
 /** Leader state per group, or why Redis could not be asked (epochs still come from Postgres). */

@@ -8,7 +8,7 @@ import { Applier, ArchivedSecretResolver, PgApplyLog, PgSnapshotSource } from '@
 import { busDeclaration, NatsEventBus } from '@portolan/bus';
 import { loadFleetConfig, type ApplianceConfig, type LoadedFleetConfig } from '@portolan/fleet-config';
 import { testStack } from '@portolan/infra';
-import { LeaderElector, PgEpochStore, RedisLeaseClient, leaseTimings } from '@portolan/leader';
+import { LeaderElector, PgEpochStore, RedisLeaseClient, leaseTimings } from '@portolan/leadership';
 import { PgPlannerStore, PlannerService } from '@portolan/planner';
 import { loadFleetKey, type FleetKey } from '@portolan/secret-envelope';
 import { createTestDatabase, type TestDatabase } from '@portolan/store';

@@ -30,7 +30,7 @@ export const leaderStatus: CliCommand = {
     const file = values.config ?? process.env.PORTOLAN_CONFIG ?? '.portolan/fleet.yaml';
     const [{ loadFleetConfig }, leader, { openDatabase }] = await Promise.all([
       import('@portolan/fleet-config'),
-      import('@portolan/leader'),
+      import('@portolan/leadership'),
       import('@portolan/store'),
     ]);
     const { config } = await loadFleetConfig(file);

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { busDeclaration, NatsEventBus, planSubject } from '@portolan/bus';
 import { testStack } from '@portolan/infra';
-import { LeaderElector, PgEpochStore, RedisLeaseClient, leaseTimings } from '@portolan/leader';
+import { LeaderElector, PgEpochStore, RedisLeaseClient, leaseTimings } from '@portolan/leadership';
 import {
   ApplyRecordedSchema,
   ApplyStatus,

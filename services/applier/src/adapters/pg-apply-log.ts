@@ -1,7 +1,7 @@
 import type { Operation, OperationOutcome } from '@portolan/appliance-driver';
 import { ValueTreeEncoder } from '@portolan/desired-state';
 import { readApplyOperations, readValueTree } from '@portolan/store';
-import { epochRowForShare, StaleEpochError } from '@portolan/leader';
+import { epochRowForShare, StaleEpochError } from '@portolan/leadership';
 import { sql, type AppliesTable, type Database, type Insertable, type Kysely } from '@portolan/store';
 import type { ApplyStatus } from '../core/apply-outcome.ts';
 import type { DriftReport } from '../core/drift-report.ts';

@@ -32,8 +32,10 @@ export function startChildCandidate(args: Record<string, string>): ChildCandidat
   createInterface({ input: child.stdout! }).on('line', (text) => {
     try {
       lines.push(JSON.parse(text) as CandidateLine);
-    } catch {
-      return;
+    } catch (e) {
+      // A line that is not JSON (a stray runtime warning) is not an event of the candidate.
+      if (e instanceof SyntaxError) return;
+      throw e;
     }
     for (const l of listeners) l();
   });

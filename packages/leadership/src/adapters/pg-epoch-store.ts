@@ -1,3 +1,4 @@
+import { errorMessage } from '@portolan/errors';
 import { sql, type Kysely, type RawBuilder } from '@portolan/store';
 import type { Database } from '@portolan/store';
 import { EpochStoreError, StaleEpochError } from '../errors.ts';
@@ -17,11 +18,6 @@ export interface CurrentEpoch {
 }
 
 /**
- * Fencing epochs in Postgres (docs/architecture.md, "Leadership and fencing"). `grant` increments the group's epoch and appends to the history;
- * `assertCurrent` inside the caller's transaction takes a share lock on the group's row (alone, it is a plain read), so a record
- * either commits before the next epoch is granted or is refused.
- */
-/**
  * The query a record's own statement embeds to hold its term's fence: the group's epoch row, locked FOR SHARE, so a
  * concurrent grant waits until the record is committed (the statement compares the epoch it returns with its own).
  */
@@ -29,6 +25,11 @@ export function epochRowForShare(group: string): RawBuilder<{ epoch: string }> {
   return sql<{ epoch: string }>`SELECT epoch FROM leader_epochs WHERE group_name = ${group} FOR SHARE`;
 }
 
+/**
+ * Fencing epochs in Postgres (docs/architecture.md, "Leadership and fencing"). `grant` increments the group's epoch and appends to the history;
+ * `assertCurrent` inside the caller's transaction takes a share lock on the group's row (alone, it is a plain read), so a record
+ * either commits before the next epoch is granted or is refused.
+ */
 export class PgEpochStore {
   readonly db: Kysely<Database>;
 
@@ -82,7 +83,7 @@ export class PgEpochStore {
         return { epoch: Number(row.epoch), previous, actingDelayMs };
       });
     } catch (cause) {
-      throw new EpochStoreError(`cannot grant an epoch for group "${group}": ${(cause as Error).message}`, { cause });
+      throw new EpochStoreError(`cannot grant an epoch for group "${group}": ${errorMessage(cause)}`, { cause });
     }
   }
 
@@ -101,18 +102,19 @@ export class PgEpochStore {
           : (await epochRowForShare(group).execute(executor)).rows[0];
       latest = row === undefined ? null : Number(row.epoch);
     } catch (cause) {
-      throw new EpochStoreError(`cannot check the epoch of group "${group}": ${(cause as Error).message}`, { cause });
+      throw new EpochStoreError(`cannot check the epoch of group "${group}": ${errorMessage(cause)}`, { cause });
     }
     if (latest !== epoch) throw new StaleEpochError(group, epoch, latest);
   }
 
   /** The latest epoch of a group, or null when it never had a leader. */
   async current(group: string): Promise<CurrentEpoch | null> {
-    const row = await this.db
-      .selectFrom('leader_epochs')
-      .selectAll()
-      .where('group_name', '=', group)
-      .executeTakeFirst();
+    let row;
+    try {
+      row = await this.db.selectFrom('leader_epochs').selectAll().where('group_name', '=', group).executeTakeFirst();
+    } catch (cause) {
+      throw new EpochStoreError(`cannot read the epoch of group "${group}": ${errorMessage(cause)}`, { cause });
+    }
     return row === undefined
       ? null
       : {

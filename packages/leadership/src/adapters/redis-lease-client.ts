@@ -1,3 +1,4 @@
+import { errorMessage } from '@portolan/errors';
 import { Redis } from 'ioredis';
 import { LeaseStoreError } from '../errors.ts';
 
@@ -61,10 +62,13 @@ export class RedisLeaseClient {
   /** The current holder's value and remaining TTL, or null when nobody holds the lease. */
   async inspect(key: string): Promise<LeaseInspection | null> {
     const replies = await this.call('inspect', () => this.redis.multi().get(key).pttl(key).exec());
-    const value = replies?.[0]?.[1];
-    const pttl = Number(replies?.[1]?.[1]);
+    // Fails closed: an aborted transaction or a failed reply is an error, never "nobody holds the lease".
+    if (replies === null) throw new LeaseStoreError('inspect: transaction aborted');
+    const [get, pttl] = replies;
+    if (get?.[0] || pttl?.[0]) throw new LeaseStoreError('inspect failed', { cause: get?.[0] ?? pttl?.[0] });
+    const value = get?.[1];
     if (typeof value !== 'string') return null;
-    return { value, remainingMs: pttl };
+    return { value, remainingMs: Number(pttl?.[1]) };
   }
 
   /** Resolves once connected (commands before that fail at once, the offline queue being off). */
@@ -94,7 +98,7 @@ export class RedisLeaseClient {
     } catch (cause) {
       throw cause instanceof LeaseStoreError
         ? cause
-        : new LeaseStoreError(`redis ${what}: ${(cause as Error).message}`, { cause });
+        : new LeaseStoreError(`redis ${what}: ${errorMessage(cause)}`, { cause });
     }
   }
 }

@@ -5,6 +5,7 @@ import type { PgEpochStore } from './adapters/pg-epoch-store.ts';
 import type { RedisLeaseClient } from './adapters/redis-lease-client.ts';
 import { actingDelayMs, leaseDeadline, type LeaseTimings } from './core/lease-timings.ts';
 import { formatLeaseValue, leaseKey } from './core/lease-value.ts';
+import { LeaderListenerError } from './errors.ts';
 
 /** Why a leadership ended. */
 export type LossReason = 'renew-refused' | 'validity-expired' | 'stopped';
@@ -103,10 +104,16 @@ export class LeaderElector {
     const term = this.term;
     if (term !== null) this.endTerm(term, 'stopped');
     await this.loop;
-    if (term !== null)
-      await this.options.lease
-        .release(this.key, term.value)
-        .catch((error: unknown) => this.emit({ type: 'error', stage: 'release', error }));
+    if (term !== null) await this.release(term.value);
+  }
+
+  /** Gives the lease back; a failure is reported, and the key then simply expires after its TTL. */
+  private async release(value: string): Promise<void> {
+    try {
+      await this.options.lease.release(this.key, value);
+    } catch (error) {
+      this.emit({ type: 'error', stage: 'release', error });
+    }
   }
 
   private async run(): Promise<void> {
@@ -117,7 +124,7 @@ export class LeaderElector {
       await this.hold(term);
       if (!stop.aborted && term.controller.signal.reason !== 'renew-refused') {
         // Our key may outlive the term (validity ran out locally while Redis still held it): give it back.
-        await this.options.lease.release(this.key, term.value).catch(() => undefined);
+        await this.release(term.value);
       }
     }
   }
@@ -140,7 +147,7 @@ export class LeaderElector {
         const term = await this.openTerm(value, leaseDeadline(startedAt, timings), runId);
         if (term !== null) return term;
       }
-      await sleep(timings.retryEveryMs, undefined, { signal: stop }).catch(() => undefined);
+      await pause(timings.retryEveryMs, stop);
     }
     return null;
   }
@@ -153,7 +160,7 @@ export class LeaderElector {
       );
       const term: Term = { value, epoch: grant.epoch, controller: new AbortController(), deadline, timer: null };
       if (this.now() >= deadline || this.stopController.signal.aborted) {
-        await this.options.lease.release(this.key, value).catch(() => undefined);
+        await this.release(value);
         return null;
       }
       this.term = term;
@@ -161,7 +168,7 @@ export class LeaderElector {
       return term;
     } catch (error) {
       this.emit({ type: 'error', stage: 'grant', error });
-      await this.options.lease.release(this.key, value).catch(() => undefined);
+      await this.release(value);
       return null;
     }
   }
@@ -190,7 +197,7 @@ export class LeaderElector {
     const signal = term.controller.signal;
     this.armExpiry(term);
     while (!signal.aborted) {
-      await sleep(timings.renewEveryMs, undefined, { signal }).catch(() => undefined);
+      await pause(timings.renewEveryMs, signal);
       if (signal.aborted || !this.checkValidity(term)) break;
       const startedAt = this.now();
       try {
@@ -263,8 +270,18 @@ export class LeaderElector {
   private emit(event: LeaderEvent): void {
     try {
       this.options.onEvent?.(event);
-    } catch {
-      // A listener's bug must not break the lease loop.
+    } catch (error) {
+      // A listener's bug must not break the lease loop: it is reported as a process warning instead.
+      process.emitWarning(new LeaderListenerError(this.group, event.type, { cause: error }));
     }
+  }
+}
+
+/** Waits `ms`, returning early (without throwing) when `signal` aborts; any other failure propagates. */
+async function pause(ms: number, signal: AbortSignal): Promise<void> {
+  try {
+    await sleep(ms, undefined, { signal });
+  } catch (error) {
+    if (!signal.aborted) throw error;
   }
 }
