@@ -4,6 +4,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { isSystemError } from '@portolan/errors';
+import { SignalError, SpawnError } from './errors.ts';
 
 /** Last `lines` lines of a log file, or a note that it is empty — shown in every start error. */
 export function logTail(file: string, lines = 15): string {
@@ -63,7 +65,7 @@ export function spawnDaemon(
       ...(options.gid === undefined ? {} : { gid: options.gid }),
     });
     child.unref();
-    if (child.pid === undefined) throw new Error(`could not spawn ${command}`);
+    if (child.pid === undefined) throw new SpawnError(`could not spawn ${command}`);
     return child.pid;
   } finally {
     closeSync(fd);
@@ -84,20 +86,26 @@ export async function waitFor(
   }
 }
 
+/**
+ * Sends `signal` to `pid`; false when the process is already gone (ESRCH). Any other failure (EPERM: the pid
+ * now belongs to someone else's process) is an error the caller must see, not a process to forget.
+ */
+export function signalUnlessGone(pid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(pid, signal);
+    return true;
+  } catch (error) {
+    if (isSystemError(error, 'ESRCH')) return false;
+    throw new SignalError(`cannot send ${signal} to process ${pid}`, { cause: error });
+  }
+}
+
 /** Sends SIGTERM, waits up to `graceMs`, then SIGKILL. */
 export async function stopPid(pid: number, graceMs = 10_000): Promise<void> {
   if (!isAlive(pid)) return;
-  try {
-    process.kill(pid, 'SIGTERM');
-  } catch {
-    return;
-  }
+  if (!signalUnlessGone(pid, 'SIGTERM')) return;
   if (await waitFor(() => !isAlive(pid), graceMs)) return;
-  try {
-    process.kill(pid, 'SIGKILL');
-  } catch {
-    // already gone
-  }
+  signalUnlessGone(pid, 'SIGKILL');
   await waitFor(() => !isAlive(pid), 2000);
 }
 
@@ -156,8 +164,9 @@ function ephemeralPorts(): [number, number] {
   try {
     const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
     if (Number.isInteger(low) && Number.isInteger(high)) return [low!, high!];
-  } catch {
-    // not Linux
+  } catch (error) {
+    // Not Linux (no /proc): fall back to Linux's default range below.
+    if (!isSystemError(error, 'ENOENT', 'EACCES')) throw error;
   }
   return [32_768, 60_999];
 }

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { StackSettingError } from './errors.ts';
 
 /** Where the local stack keeps its state, and its private ports. The only module in infra/ that reads env. */
 export interface StackConfig {
@@ -22,7 +23,7 @@ export function stackConfig(overrides: Partial<StackConfig> = {}, env: NodeJS.Pr
     const v = env[name];
     if (v === undefined || v === '') return fallback;
     const n = Number(v);
-    if (!Number.isInteger(n) || n < 1 || n > 65535) throw new Error(`${name}=${v} is not a port number`);
+    if (!Number.isInteger(n) || n < 1 || n > 65535) throw new StackSettingError(`${name}=${v} is not a port number`);
     return n;
   };
   return {

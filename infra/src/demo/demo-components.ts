@@ -28,128 +28,83 @@ export function demoComponents(
   layout: DemoLayout,
   selection: DemoSelection,
 ): { readonly inputs: StackService[]; readonly services: StackService[] } {
-  const node = process.execPath;
-  const p = layout.ports;
-  const health = (port: number) => async (): Promise<boolean> => {
+  const daemon = daemonFactory(layout);
+  return { inputs: inputComponents(layout, selection, daemon), services: serviceComponents(layout, selection, daemon) };
+}
+
+type Daemon = (name: string, port: number, args: string[], healthy: () => Promise<boolean>) => StackService;
+
+/** Builds a node daemon from its entry point (checked to exist, so a broken checkout fails with the name). */
+function daemonFactory(layout: DemoLayout): Daemon {
+  return (name, port, args, healthy) => {
+    const entry = args[0]!;
+    if (!existsSync(entry)) {
+      const where = path.relative(repoRoot, entry);
+      throw new StackServiceError('STACK_START_FAILED', name, `entry point ${where} does not exist`);
+    }
+    const command = process.execPath;
+    return daemonService({ name, port, dir: layout.runDir, command, args, healthy, startTimeoutMs: 60_000 });
+  };
+}
+
+/** True once the service's health endpoint answers 200; false while it cannot be reached or is not ready. */
+function healthOf(port: number): () => Promise<boolean> {
+  return async () => {
     try {
       return (await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(1000) })).ok;
     } catch {
+      // Not listening yet, or not answering within the second: the starter polls again.
       return false;
     }
   };
-  const daemon = (name: string, port: number, args: string[], healthy: () => Promise<boolean>): StackService => {
-    const entry = args[0]!;
-    if (!existsSync(entry))
-      throw new StackServiceError(
-        'STACK_START_FAILED',
-        name,
-        `entry point ${path.relative(repoRoot, entry)} does not exist`,
-      );
-    return daemonService({ name, port, dir: layout.runDir, command: node, args, healthy, startTimeoutMs: 60_000 });
-  };
-  const cfg = ['--config', layout.fleetConfig];
+}
+
+function inputComponents(layout: DemoLayout, selection: DemoSelection, daemon: Daemon): StackService[] {
+  const p = layout.ports;
   const uses = (driver: DemoAppliance['driver']): boolean => selection.appliances.some((a) => a.driver === driver);
-  const inputs = [
+  const emulator = (kind: 'vtm' | 'loadmaster', port: number, user: string, passwordFile: string): StackService =>
     daemon(
-      'kube-sim',
-      p.kubeSim,
-      [
-        cliBin,
-        'kube-sim',
-        '--port',
-        String(p.kubeSim),
-        '--kubeconfig',
-        layout.kubeconfig,
+      `${kind}-emulator`,
+      port,
+      [cliBin, 'emulate', kind, '--port', String(port), '--user', user, '--password-file', passwordFile].concat([
         '--state',
-        layout.kubeSimState,
-      ],
-      async () => existsSync(layout.kubeconfig) && isPortOpen(p.kubeSim),
-    ),
+        path.join(layout.root, `${kind}-emulator.json`),
+      ]),
+      () => isPortOpen(port),
+    );
+  const kubeSimArgs = ['--port', String(p.kubeSim), '--kubeconfig', layout.kubeconfig, '--state', layout.kubeSimState];
+  const echoListen = selection.echoAddresses.map((a) => `${a}:${p.echo}`).join(',');
+  return [
+    daemon('kube-sim', p.kubeSim, [cliBin, 'kube-sim', ...kubeSimArgs], async () => {
+      return existsSync(layout.kubeconfig) && isPortOpen(p.kubeSim);
+    }),
     ...(selection.echoAddresses.length === 0
       ? []
       : [
-          daemon(
-            'echo-backends',
-            p.echo,
-            [cliBin, 'echo-backends', '--listen', selection.echoAddresses.map((a) => `${a}:${p.echo}`).join(',')],
-            () => isPortOpen(p.echo, selection.echoAddresses[0]),
+          daemon('echo-backends', p.echo, [cliBin, 'echo-backends', '--listen', echoListen], () =>
+            isPortOpen(p.echo, selection.echoAddresses[0]),
           ),
         ]),
-    ...(uses('vtm')
-      ? [
-          daemon(
-            'vtm-emulator',
-            p.vtm,
-            [
-              cliBin,
-              'emulate',
-              'vtm',
-              '--port',
-              String(p.vtm),
-              '--user',
-              'admin',
-              '--password-file',
-              layout.vtmPasswordFile,
-              '--state',
-              path.join(layout.root, 'vtm-emulator.json'),
-            ],
-            () => isPortOpen(p.vtm),
-          ),
-        ]
-      : []),
-    ...(uses('loadmaster')
-      ? [
-          daemon(
-            'loadmaster-emulator',
-            p.loadmaster,
-            [
-              cliBin,
-              'emulate',
-              'loadmaster',
-              '--port',
-              String(p.loadmaster),
-              '--user',
-              'bal',
-              '--password-file',
-              layout.loadmasterPasswordFile,
-              '--state',
-              path.join(layout.root, 'loadmaster-emulator.json'),
-            ],
-            () => isPortOpen(p.loadmaster),
-          ),
-        ]
-      : []),
+    ...(uses('vtm') ? [emulator('vtm', p.vtm, 'admin', layout.vtmPasswordFile)] : []),
+    ...(uses('loadmaster') ? [emulator('loadmaster', p.loadmaster, 'bal', layout.loadmasterPasswordFile)] : []),
   ];
-  const services = [
+}
+
+function serviceComponents(layout: DemoLayout, selection: DemoSelection, daemon: Daemon): StackService[] {
+  const p = layout.ports;
+  const cfg = ['--config', layout.fleetConfig];
+  const service = (name: string, port: number, args: string[]): StackService =>
     daemon(
-      'watcher',
-      p.watcherHealth,
-      [serviceMain('watcher'), ...cfg, '--cluster', demoCluster, '--health-port', String(p.watcherHealth)],
-      health(p.watcherHealth),
-    ),
-    daemon(
-      'planner',
-      p.plannerHealth,
-      [serviceMain('planner'), ...cfg, '--health-port', String(p.plannerHealth)],
-      health(p.plannerHealth),
-    ),
+      name,
+      port,
+      [serviceMain(name.replace(/-.*/, '')), ...cfg, ...args, '--health-port', String(port)],
+      healthOf(port),
+    );
+  return [
+    service('watcher', p.watcherHealth, ['--cluster', demoCluster]),
+    service('planner', p.plannerHealth, []),
     ...selection.appliers.map((r) =>
-      daemon(
-        `applier-${r.id}`,
-        r.healthPort,
-        [
-          serviceMain('applier'),
-          ...cfg,
-          '--appliance',
-          r.appliance,
-          '--id',
-          r.id,
-          '--health-port',
-          String(r.healthPort),
-        ],
-        health(r.healthPort),
-      ),
+      service(`applier-${r.id}`, r.healthPort, ['--appliance', r.appliance, '--id', r.id]),
     ),
   ];
-  return { inputs, services };
 }

@@ -1,7 +1,16 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { StackServiceError } from '../errors.ts';
-import { isAlive, isPortOpen, logTail, readPid, spawnDaemon, stopPid, waitFor } from '../process-control.ts';
+import {
+  isAlive,
+  isPortOpen,
+  logTail,
+  readPid,
+  signalUnlessGone,
+  spawnDaemon,
+  stopPid,
+  waitFor,
+} from '../process-control.ts';
 
 /** What `status` reports for one service. */
 export interface ServiceStatus {
@@ -87,11 +96,7 @@ export function daemonService(spec: DaemonSpec): StackService {
       const pid = ownPid();
       if (pid !== null) {
         if (spec.stopSignal !== undefined) {
-          try {
-            process.kill(pid, spec.stopSignal);
-          } catch {
-            // already gone
-          }
+          signalUnlessGone(pid, spec.stopSignal);
         }
         await stopPid(pid);
       }

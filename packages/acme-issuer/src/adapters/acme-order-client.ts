@@ -3,6 +3,7 @@ import { axios as acmeAxios, Client, crypto as acmeCrypto, type Authorization, t
 import type { PendingChallenge } from '../core/challenge-set.ts';
 import type { IssuedCertificate } from '../core/managed-secret.ts';
 import { readCertificate } from './read-certificate.ts';
+import { PortolanError } from '@portolan/errors';
 
 /** How to reach one ACME server (fleet config `vtm.acme`). */
 export interface AcmeOrderClientOptions {
@@ -26,12 +27,8 @@ export interface ChallengePresenter {
 }
 
 /** Obtaining a certificate failed: the ACME server refused, validation failed, or it could not be reached. */
-export class AcmeOrderError extends Error {
+export class AcmeOrderError extends PortolanError {
   readonly code = 'ACME_ORDER_FAILED';
-  constructor(message: string, options: { cause: unknown }) {
-    super(message, options);
-    this.name = 'AcmeOrderError';
-  }
 }
 
 /** The one certificate authority operation the issuer needs. */
@@ -106,7 +103,7 @@ export class AcmeOrderClient implements CertificateAuthority {
     const finalized = await client.finalizeOrder(order, csr);
     const certificatePem = await client.getCertificate(finalized);
     const summary = readCertificate(certificatePem);
-    if (summary === null) throw new Error('the ACME server returned something that is not a certificate');
+    if (summary === null) throw new AcmeOrderError('the ACME server returned something that is not a certificate');
     return { certificatePem, privateKeyPem: key.toString('utf8'), notAfterMs: summary.notAfterMs };
   }
 
@@ -155,7 +152,7 @@ async function selectHttpChallenges(
     if (authorization.status === 'valid') continue;
     const challenge = authorization.challenges.find((c) => c.type === 'http-01');
     if (challenge === undefined)
-      throw new Error(`the ACME server offers no http-01 challenge for ${authorization.identifier.value}`);
+      throw new AcmeOrderError(`the ACME server offers no http-01 challenge for ${authorization.identifier.value}`);
     const keyAuthorization = await client.getChallengeKeyAuthorization(challenge);
     selected.push({
       authorization,

@@ -1,27 +1,25 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { LmState } from '../core/lm-state.ts';
 import { createLmState } from '../core/lm-state.ts';
+import { PortolanError } from '@portolan/errors';
 
 /** Raised when the state file exists but cannot be read as emulator state. */
-export class StateFileError extends Error {
+export class StateFileError extends PortolanError {
   readonly code = 'LM_EMULATOR_STATE_FILE';
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'StateFileError';
-  }
 }
 
 /** Loads the emulator state from a JSON file; a missing file means an empty appliance. */
 export function loadStateFile(path: string): LmState {
   if (!existsSync(path)) return createLmState();
+  let parsed: Partial<LmState>;
   try {
-    const parsed = JSON.parse(readFileSync(path, 'utf8')) as Partial<LmState>;
-    if (!Array.isArray(parsed.virtualServices) || typeof parsed.nextVsIndex !== 'number')
-      throw new Error('not emulator state');
-    return { ...createLmState(), ...parsed };
+    parsed = JSON.parse(readFileSync(path, 'utf8')) as Partial<LmState>;
   } catch (error) {
-    throw new StateFileError(`state file ${path} is not LoadMaster emulator state`, { cause: error });
+    throw new StateFileError(`state file ${path} cannot be read as JSON`, { cause: error });
   }
+  if (!Array.isArray(parsed.virtualServices) || typeof parsed.nextVsIndex !== 'number')
+    throw new StateFileError(`state file ${path} is not LoadMaster emulator state`);
+  return { ...createLmState(), ...parsed };
 }
 
 /** Saves the state atomically (write then rename), readable by the owner only: it holds uploaded private keys. */

@@ -1,13 +1,10 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { StoreSnapshot } from '../core/vtm-config-store.ts';
+import { isSystemError, PortolanError } from '@portolan/errors';
 
 /** Raised when a state file exists but cannot be read as a store snapshot. */
-export class StateFileError extends Error {
+export class StateFileError extends PortolanError {
   readonly code = 'VTM_EMULATOR_STATE_FILE';
-  constructor(message: string, options: { cause: unknown }) {
-    super(message, options);
-    this.name = 'StateFileError';
-  }
 }
 
 /** Reads a state file; null when it does not exist yet. */
@@ -16,16 +13,18 @@ export function readStateFile(path: string): StoreSnapshot | null {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    if (isSystemError(error, 'ENOENT')) return null;
     throw new StateFileError(`cannot read state file ${path}`, { cause: error });
   }
+  let parsed: StoreSnapshot;
   try {
-    const parsed = JSON.parse(text) as StoreSnapshot;
-    if (parsed.version !== 1 || typeof parsed.objects !== 'object') throw new Error('not a version 1 snapshot');
-    return parsed;
+    parsed = JSON.parse(text) as StoreSnapshot;
   } catch (cause) {
-    throw new StateFileError(`state file ${path} is not a vTM emulator snapshot`, { cause });
+    throw new StateFileError(`state file ${path} cannot be read as JSON`, { cause });
   }
+  if (parsed.version !== 1 || typeof parsed.objects !== 'object')
+    throw new StateFileError(`state file ${path} is not a version 1 vTM emulator snapshot`);
+  return parsed;
 }
 
 /** Writes the snapshot atomically (temp file + rename), readable by the owner only: it holds private keys. */

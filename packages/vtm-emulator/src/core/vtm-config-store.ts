@@ -4,6 +4,7 @@ import { factoryObjects } from './factory-objects.ts';
 import { mergeProperties } from './merge-properties.ts';
 import { jsonSchemas, textTypes } from './schema/index.ts';
 import { isObject, validateProperties, type Properties } from './validate-properties.ts';
+import { PortolanError } from '@portolan/errors';
 
 /** One stored configuration object: JSON properties, or raw text (TrafficScript rules, CA files). */
 export type StoredObject =
@@ -41,7 +42,7 @@ export class VtmConfigStore {
 
   #seed(type: string, name: string, properties: Properties, factory: boolean): void {
     const schema = jsonSchemas[type];
-    if (schema === undefined) throw new Error(`unknown type ${type}`);
+    if (schema === undefined) throw new UnknownTypeError(`vTM emulator: unknown configuration type ${type}`);
     this.#objects.get(type)?.set(name, { kind: 'json', properties: mergeProperties(schema, null, properties) });
     if (factory) this.#factory.add(`${type}/${name}`);
   }
@@ -74,7 +75,7 @@ export class VtmConfigStore {
   /** PUT of a JSON object: validates, merges over the existing object (or defaults) and checks references. */
   putJson(type: string, name: string, body: unknown, strict: boolean): PutOutcome {
     const schema = jsonSchemas[type];
-    if (schema === undefined) throw new Error(`putJson on non-JSON type ${type}`);
+    if (schema === undefined) throw new UnknownTypeError(`vTM emulator: putJson on ${type}, which is not a JSON type`);
     if (!isObject(body) || !isObject(body['properties'])) {
       return invalid({
         properties: leaf('json.missing_property', "The body must be an object with a 'properties' object"),
@@ -172,4 +173,9 @@ export class VtmConfigStore {
 
 function invalid(info: Parameters<typeof validationError>[0]): PutOutcome {
   return { ok: false, status: 400, body: validationError(info) };
+}
+
+/** The emulator was asked about a configuration type it does not serve as JSON (a caller bug, not bad input). */
+export class UnknownTypeError extends PortolanError {
+  readonly code = 'VTM_EMULATOR_UNKNOWN_TYPE';
 }
