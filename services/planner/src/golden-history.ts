@@ -1,7 +1,7 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { Kysely } from 'kysely';
 import type { Database } from '@portolan/store';
-import { decodeBusMessage } from './core/decode-bus-message.ts';
+import { decodeBusMessage } from './core/world/decode-bus-message.ts';
 import { Planner, PLANNER_VERSION, type PlannerConfig } from './core/planner.ts';
 import { foldInput } from './planner-service.ts';
 

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from '@portolan/telemetry';
-import type { HeldRemoval } from './core/removal-hold.ts';
+import type { HeldRemoval } from './core/world/removal-hold.ts';
 
 /** The planner's Prometheus metrics. */
 export interface PlannerMetrics {

@@ -2,12 +2,12 @@ import type { BusMessage, NatsEventBus } from '@portolan/bus';
 import { planSubject, selectionHeldSubject } from '@portolan/bus';
 import { create, toBinary, timestampFromMs, SelectionHeldSchema, SnapshotCommittedSchema } from '@portolan/proto';
 import { fleetConfigSchema } from '@portolan/fleet-config';
-import { selectionDrops } from './core/config-change-hold.ts';
+import { selectionDrops } from './core/holds/config-change-hold.ts';
 import type { Logger } from '@portolan/telemetry';
-import { decodeBusMessage, type PlannerInput } from './core/decode-bus-message.ts';
+import { decodeBusMessage, type PlannerInput } from './core/world/decode-bus-message.ts';
 import { Planner, PLANNER_VERSION, type PlannerConfig } from './core/planner.ts';
 import { encodeSnapshot } from '@portolan/snapshot';
-import { SyncTracker } from './core/sync-tracker.ts';
+import { SyncTracker } from './core/world/sync-tracker.ts';
 import type { SnapshotLayout } from '@portolan/snapshot';
 import {
   HeadMovedError,

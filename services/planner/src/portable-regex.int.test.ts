@@ -10,7 +10,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { findBinary, stackBinaries } from '@portolan/infra';
-import { portableRegexProblem } from './core/portable-regex.ts';
+import { portableRegexProblem } from './core/translate/portable-regex.ts';
 
 const run = promisify(execFile);
 

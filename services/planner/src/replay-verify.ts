@@ -1,4 +1,4 @@
-import { decodeBusMessage } from './core/decode-bus-message.ts';
+import { decodeBusMessage } from './core/world/decode-bus-message.ts';
 import { Planner, PLANNER_VERSION, type PlannerConfig } from './core/planner.ts';
 import { layoutOf, type SnapshotLayout } from '@portolan/snapshot';
 import { foldInput } from './planner-service.ts';

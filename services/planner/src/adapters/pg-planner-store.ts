@@ -1,6 +1,6 @@
 import { pinHoldReason, sql, type Kysely, type Transaction } from '@portolan/store';
 import type { Database } from '@portolan/store';
-import type { HoldTransition } from '../core/removal-hold.ts';
+import type { HoldTransition } from '../core/world/removal-hold.ts';
 
 /** One bus message as archived: the replayable input of the planner. */
 export interface ArchivedEvent {

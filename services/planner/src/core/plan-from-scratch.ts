@@ -1,9 +1,9 @@
 import type { DesiredState } from '@portolan/desired-state';
-import { profileFromConfig, type ClusterProfile } from './appliance-profile.ts';
-import { planAppliance } from './plan-appliance.ts';
+import { profileFromConfig, type ClusterProfile } from './translate/appliance-profile.ts';
+import { planAppliance } from './stages/plan-appliance.ts';
 import type { PlannerConfig } from './planner.ts';
 import { splitSnapshot } from '@portolan/snapshot';
-import type { WorldView } from './world-view.ts';
+import type { WorldView } from './world/world-view.ts';
 
 /** A from-scratch plan of one appliance: its desired state and snapshot root. */
 export interface ScratchPlan {

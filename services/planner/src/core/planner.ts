@@ -2,21 +2,21 @@ import type { DesiredState } from '@portolan/desired-state';
 import type { ApplianceConfig, ClusterConfig } from '@portolan/fleet-config';
 import type { KubeListMarker, KubeWatchEvent, TrimmedIngress, TrimmedIngressClass } from '@portolan/kube-model';
 import { worldKeyString, SERVICE_NAME_LABEL } from '@portolan/kube-model';
-import { ApplianceEngine } from './appliance-engine.ts';
-import { profileFromConfig, type ClusterProfile } from './appliance-profile.ts';
-import { BindingEngine } from './binding-engine.ts';
-import { serviceKey, type DirtyIngress } from './dirty-set.ts';
-import { classRequestOf, isDefaultClass } from './select-ingress.ts';
+import { ApplianceEngine } from './stages/appliance-engine.ts';
+import { profileFromConfig, type ClusterProfile } from './translate/appliance-profile.ts';
+import { BindingEngine } from './stages/binding-engine.ts';
+import { serviceKey, type DirtyIngress } from './incremental/dirty-set.ts';
+import { classRequestOf, isDefaultClass } from './translate/select-ingress.ts';
 import { CURRENT_LAYOUT, type SnapshotLayout } from '@portolan/snapshot';
-import { World, type WorldChange } from './world.ts';
+import { World, type WorldChange } from './world/world.ts';
 import {
   removalPolicyOf,
   strictestPolicy,
   type HeldRemoval,
   type HoldTransition,
   type RemovalPolicy,
-} from './removal-hold.ts';
-import type { ApplianceRefusal, HoldApproval, SelectionHold } from './decode-bus-message.ts';
+} from './world/removal-hold.ts';
+import type { ApplianceRefusal, HoldApproval, SelectionHold } from './world/decode-bus-message.ts';
 
 /** Version of the planning rules; recorded with every snapshot (a change here explains hash differences on replay). */
 export const PLANNER_VERSION = '0.3.0';

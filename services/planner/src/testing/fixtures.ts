@@ -1,6 +1,6 @@
 import { fleetConfigSchema, type ApplianceConfig, type ClusterConfig } from '@portolan/fleet-config';
 import type { KubeKind, KubeWatchEvent } from '@portolan/kube-model';
-import { profileFromConfig, type ApplianceProfile, type ClusterProfile } from '../core/appliance-profile.ts';
+import { profileFromConfig, type ApplianceProfile, type ClusterProfile } from '../core/translate/appliance-profile.ts';
 
 /** Test builders for Kubernetes objects (API shape, before trimming) and fleet profiles. */
 

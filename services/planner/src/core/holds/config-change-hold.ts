@@ -1,8 +1,8 @@
 import type { ApplianceConfig, ClusterConfig } from '@portolan/fleet-config';
-import { isNamespaceInScope, profileFromConfig, servesCluster } from './appliance-profile.ts';
-import { removalPolicyOf, removalWeight } from './removal-hold.ts';
-import { selectIngress } from './select-ingress.ts';
-import type { WorldView } from './world-view.ts';
+import { isNamespaceInScope, profileFromConfig, servesCluster } from '../translate/appliance-profile.ts';
+import { removalPolicyOf, removalWeight } from '../world/removal-hold.ts';
+import { selectIngress } from '../translate/select-ingress.ts';
+import type { WorldView } from '../world/world-view.ts';
 
 /** The fleet-config parts that decide what an appliance serves. */
 export interface ServingConfig {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import * as f from '../testing/fixtures.ts';
-import { planEvents, summarize } from '../testing/summary.ts';
+import * as f from '../../testing/fixtures.ts';
+import { planEvents, summarize } from '../../testing/summary.ts';
 import { allowedNamespaces, applyHostOwnership, type HostOwnership } from './host-ownership.ts';
 
 const claim = (namespace: string, order: string, host = 'demo.local') => ({

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import * as f from '../testing/fixtures.ts';
-import { planEvents } from '../testing/summary.ts';
+import * as f from '../../testing/fixtures.ts';
+import { planEvents } from '../../testing/summary.ts';
 import { matchRequest } from '@portolan/routing';
 import { normalizePath } from '@portolan/routing';
 

@@ -2,7 +2,12 @@ import type { DesiredState, ObjectCondition, Route, ServiceBinding, VirtualServi
 import { compareCodeUnits } from '@portolan/desired-state';
 import { worldKeyString, type TrimmedSecret } from '@portolan/kube-model';
 import { allocateGroup, type ListenerSpec, type MemberOutcome } from './allocate-listeners.ts';
-import { isNamespaceInScope, servesCluster, type ApplianceProfile, type ClusterProfile } from './appliance-profile.ts';
+import {
+  isNamespaceInScope,
+  servesCluster,
+  type ApplianceProfile,
+  type ClusterProfile,
+} from '../translate/appliance-profile.ts';
 import {
   asksAffinity,
   buildCertificate,
@@ -12,8 +17,8 @@ import {
   ingressConditions,
 } from './assemble-parts.ts';
 import { canonicalizeDesiredState, sortMembers } from '@portolan/snapshot';
-import { buildIntent, type IngressIntent, type PoolSpec } from './ingress-intent.ts';
-import { issue, type Issue } from './issue.ts';
+import { buildIntent, type IngressIntent, type PoolSpec } from '../translate/ingress-intent.ts';
+import { issue, type Issue } from '../translate/issue.ts';
 import { pickOldest } from './oldest-wins.ts';
 import { resolveMembers, type Resolution } from './resolve-members.ts';
 import {
@@ -23,13 +28,18 @@ import {
   resolveTlsBucket,
   routeBucketKey,
   type DefaultClaim,
-  type PoolUse,
   type RouteClaim,
   type TlsClaim,
 } from './route-claims.ts';
-import { selectIngress } from './select-ingress.ts';
-import { bindingConflict, buildBindingIntent, isBindingService, type BindingIntent } from './service-binding.ts';
-import type { WorldView } from './world-view.ts';
+import type { PoolUse } from '../incremental/claim-index.ts';
+import { selectIngress } from '../translate/select-ingress.ts';
+import {
+  bindingConflict,
+  buildBindingIntent,
+  isBindingService,
+  type BindingIntent,
+} from '../translate/service-binding.ts';
+import type { WorldView } from '../world/world-view.ts';
 
 /** The clusters an appliance plans for, with their fleet-config profile, in name order. */
 export function servedClusters(

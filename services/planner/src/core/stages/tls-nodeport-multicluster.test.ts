@@ -1,11 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ApplianceConfig, ClusterConfig } from '@portolan/fleet-config';
-import * as f from '../testing/fixtures.ts';
-import { planEvents, summarize } from '../testing/summary.ts';
-import { Planner } from './planner.ts';
-import { poolNameOf } from './ingress-intent.ts';
-import { vtmPersistence } from './annotation-schemas.ts';
+import * as f from '../../testing/fixtures.ts';
+import { planEvents, summarize } from '../../testing/summary.ts';
+import { Planner } from '../planner.ts';
+import { poolNameOf } from '../translate/ingress-intent.ts';
+import { vtmPersistence } from '../translate/annotation-schemas.ts';
 
 const CLASS = f.ingressClass('portolan', 'portolan.dev/ingress-controller');
 const haproxy = f.fleet([{ name: 'c1' }], [f.appliance('lb', 'haproxy')]);

@@ -1,5 +1,17 @@
-import type { Issue } from './issue.ts';
-import type { Loss, PoolUse } from './route-claims.ts';
+import type { Issue } from '../translate/issue.ts';
+
+/** A pool used by an Ingress in a cluster (so the pool takes that cluster's members). */
+export interface PoolUse {
+  readonly pool: string;
+  readonly cluster: string;
+  readonly ingressKey: string;
+}
+
+/** A claim an Ingress lost, reported as a Warning on it. */
+export interface Loss {
+  readonly ingressKey: string;
+  readonly issue: Issue;
+}
 
 /** What one contest (a route bucket, a default backend, a TLS bucket) decided for one Ingress. */
 interface Decision {

@@ -1,8 +1,8 @@
 import type { MemberState, PoolMember } from '@portolan/desired-state';
 import type { ServicePort, TrimmedEndpointSlice, TrimmedService } from '@portolan/kube-model';
 import { memberSortKey } from '@portolan/snapshot';
-import { issue, type Issue } from './issue.ts';
-import type { WorldView } from './world-view.ts';
+import { issue, type Issue } from '../translate/issue.ts';
+import type { WorldView } from '../world/world-view.ts';
 
 /** Members of one Service port in one cluster, and what stopped some or all of them from being planned. */
 export interface Resolution {

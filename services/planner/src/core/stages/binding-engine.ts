@@ -1,14 +1,24 @@
-import { isNamespaceInScope, servesCluster, type ApplianceProfile, type ClusterProfile } from './appliance-profile.ts';
+import {
+  isNamespaceInScope,
+  servesCluster,
+  type ApplianceProfile,
+  type ClusterProfile,
+} from '../translate/appliance-profile.ts';
 import { sortMembers } from '@portolan/snapshot';
-import { serviceKey, type DirtySet } from './dirty-set.ts';
-import type { Issue } from './issue.ts';
+import { serviceKey, type DirtySet } from '../incremental/dirty-set.ts';
+import type { Issue } from '../translate/issue.ts';
 import { pickOldest } from './oldest-wins.ts';
 import { bindingConditions } from './plan-appliance.ts';
 import { resolveMembers, type Resolution } from './resolve-members.ts';
-import { bindingConflict, buildBindingIntent, isBindingService, type BindingIntent } from './service-binding.ts';
+import {
+  bindingConflict,
+  buildBindingIntent,
+  isBindingService,
+  type BindingIntent,
+} from '../translate/service-binding.ts';
 import { SnapshotEncoder, type EncodedSnapshot } from '@portolan/snapshot';
 import { CURRENT_LAYOUT, type SnapshotLayout } from '@portolan/snapshot';
-import type { WorldView } from './world-view.ts';
+import type { WorldView } from '../world/world-view.ts';
 
 /**
  * Incremental planning of a LoadMaster in Service mode (as LoadMaster documents it): opted-in Services feed pre-existing Virtual

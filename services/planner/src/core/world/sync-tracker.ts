@@ -1,6 +1,12 @@
 import type { KubeKind, KubeListMarker } from '@portolan/kube-model';
 import { KUBE_KINDS } from '@portolan/kube-model';
-import type { PlannerConfig } from './planner.ts';
+import type { ApplianceConfig, ClusterConfig } from '@portolan/fleet-config';
+
+/** The fleet-config parts the sync gate reads: which clusters each appliance serves. */
+export interface SyncScope {
+  readonly clusters: readonly Pick<ClusterConfig, 'name'>[];
+  readonly appliances: readonly Pick<ApplianceConfig, 'name' | 'clusters'>[];
+}
 
 /**
  * Which clusters have completed a full list of every kind (never plan from a partial world). A kind is
@@ -12,7 +18,7 @@ export class SyncTracker {
   private readonly chunks = new Map<string, Set<number>>();
   private readonly servedBy: ReadonlyMap<string, readonly string[]>;
 
-  constructor(config: PlannerConfig) {
+  constructor(config: SyncScope) {
     const all = config.clusters.map((c) => c.name);
     this.servedBy = new Map(config.appliances.map((a) => [a.name, a.clusters ?? all] as const));
   }

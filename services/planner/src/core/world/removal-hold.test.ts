@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeKind, KubeListMarker, KubeWatchEvent } from '@portolan/kube-model';
-import * as f from '../testing/fixtures.ts';
-import { Planner } from './planner.ts';
+import * as f from '../../testing/fixtures.ts';
+import { Planner } from '../planner.ts';
 import {
   DEFAULT_REMOVAL_POLICY,
   judgeUnexplainedRemovals,

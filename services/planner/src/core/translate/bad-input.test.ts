@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import * as f from '../testing/fixtures.ts';
-import { planEvents, summarize } from '../testing/summary.ts';
+import * as f from '../../testing/fixtures.ts';
+import { planEvents, summarize } from '../../testing/summary.ts';
 
 /** One bad Ingress never blocks the others: each class of malformed or oversized Ingress is rejected alone, with a machine-readable reason. */
 const CLASS = f.ingressClass('portolan', 'portolan.dev/ingress-controller');

@@ -2,7 +2,7 @@
 // depends on it is not revisited.
 import { worldKeyString } from '@portolan/kube-model';
 import type { ListenerSpec, MemberOutcome } from './allocate-listeners.ts';
-import type { IngressIntent } from './ingress-intent.ts';
+import type { IngressIntent } from '../translate/ingress-intent.ts';
 import type { Resolution } from './resolve-members.ts';
 import type { TlsClaim } from './route-claims.ts';
 

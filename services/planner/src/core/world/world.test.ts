@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeListMarker } from '@portolan/kube-model';
-import * as f from '../testing/fixtures.ts';
+import * as f from '../../testing/fixtures.ts';
 import { World } from './world.ts';
 import { compareResourceVersions } from './resource-version.ts';
 

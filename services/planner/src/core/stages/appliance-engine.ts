@@ -5,7 +5,7 @@
 import type { ObjectRef, Route } from '@portolan/desired-state';
 import { worldKeyString } from '@portolan/kube-model';
 import { allocateGroup, type ListenerSpec, type MemberOutcome } from './allocate-listeners.ts';
-import { servesCluster, type ApplianceProfile, type ClusterProfile } from './appliance-profile.ts';
+import { servesCluster, type ApplianceProfile, type ClusterProfile } from '../translate/appliance-profile.ts';
 import {
   asksAffinity,
   buildCertificate,
@@ -16,12 +16,12 @@ import {
   poolMembers,
 } from './assemble-parts.ts';
 import { routeSortKey } from '@portolan/snapshot';
-import { ClaimIndex } from './claim-index.ts';
-import { serviceKey, type DirtySet } from './dirty-set.ts';
-import type { IngressIntent, PoolSpec } from './ingress-intent.ts';
+import { ClaimIndex } from '../incremental/claim-index.ts';
+import { serviceKey, type DirtySet } from '../incremental/dirty-set.ts';
+import type { IngressIntent, PoolSpec } from '../translate/ingress-intent.ts';
 import { intentFor } from './plan-appliance.ts';
 import { allocationKey, sameIssues, sameListener, sameOutcome, tlsKey } from './engine-equality.ts';
-import { bucketOf, bucketOfSet, dropFrom } from './keyed-buckets.ts';
+import { bucketOf, bucketOfSet, dropFrom } from '../incremental/keyed-buckets.ts';
 import { PlanWork } from './plan-work.ts';
 import { resolveMembers, type Resolution } from './resolve-members.ts';
 import {
@@ -38,7 +38,7 @@ import {
 } from './route-claims.ts';
 import { SnapshotEncoder, type EncodedSnapshot } from '@portolan/snapshot';
 import { CURRENT_LAYOUT, type SnapshotLayout } from '@portolan/snapshot';
-import type { WorldView } from './world-view.ts';
+import type { WorldView } from '../world/world-view.ts';
 
 interface Group {
   members: IngressIntent[];

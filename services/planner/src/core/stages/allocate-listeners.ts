@@ -1,7 +1,7 @@
 import type { JsonObject, ListenAddress, ListenProtocol, ObjectRef } from '@portolan/desired-state';
-import type { ApplianceProfile } from './appliance-profile.ts';
-import { listenerNameOf, type IngressIntent, type ListenerRequest } from './ingress-intent.ts';
-import { issue, type Issue } from './issue.ts';
+import type { ApplianceProfile } from '../translate/appliance-profile.ts';
+import { listenerNameOf, type IngressIntent, type ListenerRequest } from '../translate/ingress-intent.ts';
+import { issue, type Issue } from '../translate/issue.ts';
 
 /** Where an accepted Ingress is served, or why it is refused by the address rules. */
 export type MemberOutcome =

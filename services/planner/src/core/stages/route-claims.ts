@@ -1,8 +1,9 @@
 import type { Certificate, ObjectRef, PathMatch, Route } from '@portolan/desired-state';
 import type { MemberOutcome } from './allocate-listeners.ts';
-import { isTlsHost, type IngressIntent } from './ingress-intent.ts';
-import { issue, type Issue } from './issue.ts';
-import { applyHostOwnership, SHARED_HOSTS, type HostOwnership } from './host-ownership.ts';
+import { isTlsHost, type IngressIntent } from '../translate/ingress-intent.ts';
+import { issue } from '../translate/issue.ts';
+import type { Loss, PoolUse } from '../incremental/claim-index.ts';
+import { applyHostOwnership, SHARED_HOSTS, type HostOwnership } from '../translate/host-ownership.ts';
 import { pickOldest, type Claim } from './oldest-wins.ts';
 
 /** An Ingress's claim on one (listener, host, path, match). */
@@ -45,19 +46,6 @@ export interface Claims {
   readonly routes: readonly RouteClaim[];
   readonly defaults: readonly DefaultClaim[];
   readonly tls: readonly TlsClaim[];
-}
-
-/** A pool used by an Ingress in a cluster (so the pool takes that cluster's members). */
-export interface PoolUse {
-  readonly pool: string;
-  readonly cluster: string;
-  readonly ingressKey: string;
-}
-
-/** A claim an Ingress lost, reported as a Warning on it. */
-export interface Loss {
-  readonly ingressKey: string;
-  readonly issue: Issue;
 }
 
 export const NO_CLAIMS: Claims = { routes: [], defaults: [], tls: [] };

@@ -9,10 +9,10 @@ import type {
 } from '@portolan/desired-state';
 import { compareCodeUnits } from '@portolan/desired-state';
 import type { MemberOutcome, ListenerSpec } from './allocate-listeners.ts';
-import type { ApplianceProfile } from './appliance-profile.ts';
+import type { ApplianceProfile } from '../translate/appliance-profile.ts';
 import { orderCertificates, sortMembers, sortRefs } from '@portolan/snapshot';
-import type { IngressIntent, PoolSpec } from './ingress-intent.ts';
-import type { Issue } from './issue.ts';
+import type { IngressIntent, PoolSpec } from '../translate/ingress-intent.ts';
+import type { Issue } from '../translate/issue.ts';
 import type { Resolution } from './resolve-members.ts';
 import type { TlsClaim } from './route-claims.ts';
 

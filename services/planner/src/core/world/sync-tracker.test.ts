@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeKind } from '@portolan/kube-model';
 import { SyncTracker } from './sync-tracker.ts';
-import type { PlannerConfig } from './planner.ts';
+import type { PlannerConfig } from '../planner.ts';
 
 const config = {
   clusters: [{ name: 'a' }, { name: 'b' }],

@@ -2,9 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { KubeWatchEvent } from '@portolan/kube-model';
-import * as f from '../testing/fixtures.ts';
-import { planEvents, summarize } from '../testing/summary.ts';
-import { Planner } from './planner.ts';
+import * as f from '../../testing/fixtures.ts';
+import { planEvents, summarize } from '../../testing/summary.ts';
+import { Planner } from '../planner.ts';
 
 /** Conflicts for the same host and path across Ingresses and namespaces. */
 const CLASS = f.ingressClass('portolan', 'portolan.dev/ingress-controller');

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ApplianceConfig } from '@portolan/fleet-config';
-import * as f from '../testing/fixtures.ts';
-import { planEvents, summarize } from '../testing/summary.ts';
+import * as f from '../../testing/fixtures.ts';
+import { planEvents, summarize } from '../../testing/summary.ts';
 import { poolNameOf } from './ingress-intent.ts';
 import { neutralMonitor } from './annotation-schemas.ts';
 
