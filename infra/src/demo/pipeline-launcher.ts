@@ -7,6 +7,7 @@ import { ensureBinaries, findBinary, stackBinaries } from '../system-packages.ts
 import { haproxyPaths, haproxyService } from '../services/haproxy.ts';
 import type { StackService } from '../services/daemon-service.ts';
 import { StackServiceError } from '../errors.ts';
+import { errorMessage } from '@portolan/errors';
 import { demoComponents } from './demo-components.ts';
 import { demoAppliances, type DemoAppliance, type DemoFleetInputs, type DemoHaproxy } from './demo-fleet-config.ts';
 import {
@@ -80,18 +81,7 @@ export function demoAppliers(
  */
 export async function launchPipeline(options: PipelineLaunchOptions): Promise<LaunchedPipeline> {
   const log = options.log ?? (() => {});
-  const root = path.resolve(options.root);
-  const layout = demoLayout(root, {
-    ...(options.kubeconfig === undefined ? {} : { kubeconfig: path.resolve(options.kubeconfig) }),
-    ...(options.ports ? { ports: options.ports } : {}),
-  });
-  const hp = options.haproxyPorts ?? {};
-  const stack = stackConfig({
-    stateDir: path.join(root, 'stack'),
-    ...(hp.http ? { haproxyHttpPort: hp.http } : {}),
-    ...(hp.https ? { haproxyHttpsPort: hp.https } : {}),
-    ...(hp.stats ? { haproxyStatsPort: hp.stats } : {}),
-  });
+  const { layout, stack } = launchLayout(options);
   const appliances = options.appliances ?? demoAppliances;
   const appliers = demoAppliers(appliances, options.applierHealthPorts);
   const started: StackService[] = [];
@@ -108,24 +98,7 @@ export async function launchPipeline(options: PipelineLaunchOptions): Promise<La
     for (const s of [...started].reverse()) await s.stop();
   };
   try {
-    let endpoints: StackEndpoints;
-    let haproxy: StackService;
-    if (options.endpoints === undefined) {
-      const local = localStack({ config: stack, log });
-      await local.up();
-      endpoints = local.endpoints;
-      haproxy = haproxyService(stack, 'haproxy'); // a handle on the stack's HAProxy (stopped with the stack)
-    } else {
-      endpoints = options.endpoints;
-      // HAProxy is started only when an appliance uses it (a vTM-only test pipeline needs none).
-      const wanted = appliances.some((a) => a.driver === 'haproxy');
-      haproxy = haproxyService(
-        stack,
-        wanted ? ensureBinaries([stackBinaries.haproxy], stack.install, log).get('haproxy')! : 'haproxy',
-      );
-      mkdirSync(stack.stateDir, { recursive: true });
-      if (wanted) await startAll([haproxy]);
-    }
+    const { endpoints, haproxy } = await startStackPhase(options, stack, appliances, startAll, log);
     const paths = haproxyPaths(stack);
     const haproxyInfo = {
       dir: paths.dir,
@@ -158,9 +131,51 @@ export async function launchPipeline(options: PipelineLaunchOptions): Promise<La
     );
     return { layout, stack, endpoints, haproxy: haproxyInfo, appliers, components, stop };
   } catch (e) {
-    await stop().catch(() => {});
+    // The start failure is the error to report; a failure while cleaning up after it is logged beside it.
+    await stop().catch((cleanup: unknown) => log(`stopping after a failed start: ${errorMessage(cleanup)}`));
     throw e;
   }
+}
+
+/** Where the pipeline's files live and which ports its stack uses. */
+function launchLayout(options: PipelineLaunchOptions): { readonly layout: DemoLayout; readonly stack: StackConfig } {
+  const root = path.resolve(options.root);
+  const layout = demoLayout(root, {
+    ...(options.kubeconfig === undefined ? {} : { kubeconfig: path.resolve(options.kubeconfig) }),
+    ...(options.ports ? { ports: options.ports } : {}),
+  });
+  const hp = options.haproxyPorts ?? {};
+  const stack = stackConfig({
+    stateDir: path.join(root, 'stack'),
+    ...(hp.http ? { haproxyHttpPort: hp.http } : {}),
+    ...(hp.https ? { haproxyHttpsPort: hp.https } : {}),
+    ...(hp.stats ? { haproxyStatsPort: hp.stats } : {}),
+  });
+  return { layout, stack };
+}
+
+/**
+ * The stack, or only HAProxy when the caller brings its own endpoints. HAProxy is started only when an appliance
+ * uses it (a vTM-only test pipeline needs none); the handle is returned either way so `down` can stop it.
+ */
+async function startStackPhase(
+  options: PipelineLaunchOptions,
+  stack: StackConfig,
+  appliances: readonly DemoAppliance[],
+  startAll: (services: readonly StackService[]) => Promise<void>,
+  log: (line: string) => void,
+): Promise<{ readonly endpoints: StackEndpoints; readonly haproxy: StackService }> {
+  if (options.endpoints === undefined) {
+    const local = localStack({ config: stack, log });
+    await local.up();
+    return { endpoints: local.endpoints, haproxy: haproxyService(stack, 'haproxy') };
+  }
+  const wanted = appliances.some((a) => a.driver === 'haproxy');
+  const binary = wanted ? ensureBinaries([stackBinaries.haproxy], stack.install, log).get('haproxy')! : 'haproxy';
+  const haproxy = haproxyService(stack, binary);
+  mkdirSync(stack.stateDir, { recursive: true });
+  if (wanted) await startAll([haproxy]);
+  return { endpoints: options.endpoints, haproxy };
 }
 
 /** Stops the processes of a pipeline launched under `root` with these appliances (by pid file; ports not needed). */

@@ -57,41 +57,10 @@ export function daemonService(spec: DaemonSpec): StackService {
     const pid = readPid(pidFile);
     return pid !== null && isAlive(pid) ? pid : null;
   };
-  const fail = (code: StackServiceError['code'], message: string): StackServiceError =>
-    new StackServiceError(code, spec.name, `${message}\n  last lines of ${logFile}:\n${logTail(logFile)}`);
-
   return {
     name: spec.name,
     port: spec.port,
-    async start() {
-      mkdirSync(spec.dir, { recursive: true });
-      const running = ownPid();
-      if (running !== null && (await spec.healthy())) {
-        await spec.afterStart?.();
-        return;
-      }
-      if (running === null && (await isPortOpen(spec.port))) {
-        throw new StackServiceError(
-          'STACK_PORT_TAKEN',
-          spec.name,
-          `port ${spec.port} on 127.0.0.1 is already taken by another process; stop it or choose another port (see PORTOLAN_*_PORT)`,
-        );
-      }
-      if (running === null) {
-        await spec.prepare?.();
-        const pid = spawnDaemon(spec.command, spec.args, logFile, spec.runAs ?? {});
-        writeFileSync(pidFile, `${pid}\n`);
-      }
-      const ok = await waitFor(
-        async () => ownPid() === null || (await spec.healthy()),
-        spec.startTimeoutMs ?? 30_000,
-        100,
-      );
-      if (ownPid() === null) throw fail('STACK_START_FAILED', `${spec.command} exited during start`);
-      if (!ok || !(await spec.healthy()))
-        throw fail('STACK_START_FAILED', `not healthy after ${(spec.startTimeoutMs ?? 30_000) / 1000}s`);
-      await spec.afterStart?.();
-    },
+    start: () => startDaemon(spec, pidFile, logFile, ownPid),
     async stop() {
       const pid = ownPid();
       if (pid !== null) {
@@ -115,4 +84,33 @@ export function daemonService(spec: DaemonSpec): StackService {
       };
     },
   };
+}
+
+/** Starts the daemon unless our own copy already runs healthy; waits for health, then runs `afterStart`. */
+async function startDaemon(spec: DaemonSpec, pidFile: string, logFile: string, ownPid: () => number | null) {
+  const fail = (code: StackServiceError['code'], message: string): StackServiceError =>
+    new StackServiceError(code, spec.name, `${message}\n  last lines of ${logFile}:\n${logTail(logFile)}`);
+  mkdirSync(spec.dir, { recursive: true });
+  const running = ownPid();
+  if (running !== null && (await spec.healthy())) {
+    await spec.afterStart?.();
+    return;
+  }
+  if (running === null && (await isPortOpen(spec.port))) {
+    throw new StackServiceError(
+      'STACK_PORT_TAKEN',
+      spec.name,
+      `port ${spec.port} on 127.0.0.1 is already taken by another process; stop it or choose another port (see PORTOLAN_*_PORT)`,
+    );
+  }
+  if (running === null) {
+    await spec.prepare?.();
+    const pid = spawnDaemon(spec.command, spec.args, logFile, spec.runAs ?? {});
+    writeFileSync(pidFile, `${pid}\n`);
+  }
+  const timeoutMs = spec.startTimeoutMs ?? 30_000;
+  const ok = await waitFor(async () => ownPid() === null || (await spec.healthy()), timeoutMs, 100);
+  if (ownPid() === null) throw fail('STACK_START_FAILED', `${spec.command} exited during start`);
+  if (!ok || !(await spec.healthy())) throw fail('STACK_START_FAILED', `not healthy after ${timeoutMs / 1000}s`);
+  await spec.afterStart?.();
 }

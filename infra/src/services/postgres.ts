@@ -39,57 +39,68 @@ export function postgresService(config: StackConfig, postgresBinary: string): St
     ...(runAs === undefined ? {} : { runAs }),
     // SIGINT is Postgres's "fast" shutdown: SIGTERM would wait for every client to leave.
     stopSignal: 'SIGINT',
-    prepare: () => {
-      mkdirSync(dir, { recursive: true });
-      if (runAs !== undefined) {
-        // The postgres user must be able to traverse the state folder (mktemp -d makes it 0700).
-        chmodSync(config.stateDir, statSync(config.stateDir).mode | 0o011);
-        chownSync(dir, runAs.uid, runAs.gid);
-      }
-      if (existsSync(path.join(dataDir, 'PG_VERSION'))) return;
-      try {
-        execFileSync(
-          path.join(bin, 'initdb'),
-          ['-D', dataDir, '-U', 'portolan', '--auth=trust', '--encoding=UTF8', '--locale=C'],
-          {
-            stdio: ['ignore', 'pipe', 'pipe'],
-            ...(runAs ?? {}),
-          },
-        );
-      } catch (cause) {
-        const stderr = String((cause as { stderr?: Buffer }).stderr ?? '');
-        throw new StackServiceError('STACK_START_FAILED', 'postgres', `initdb failed: ${stderr.trim()}`, { cause });
-      }
-    },
-    healthy: async () => {
-      const client = new pg.Client({ connectionString: url('postgres'), connectionTimeoutMillis: 1000 });
-      try {
-        await client.connect();
-        await client.query('SELECT 1');
-        return true;
-      } catch {
-        return false;
-      } finally {
-        await client.end().catch(() => {});
-      }
-    },
-    afterStart: async () => {
-      const client = new pg.Client({ connectionString: url('postgres') });
-      await client.connect();
-      try {
-        const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', ['portolan']);
-        if (found.rowCount === 0) await client.query('CREATE DATABASE portolan');
-      } finally {
-        await client.end();
-      }
-      const db = openDatabase(url('portolan'), { max: 1 });
-      try {
-        await migrateToLatest(db);
-      } finally {
-        await db.destroy();
-      }
-    },
+    prepare: () => preparePostgres(config.stateDir, dir, dataDir, bin, runAs),
+    healthy: () => postgresAnswers(url('postgres')),
+    afterStart: () => createAndMigrate(url),
   });
+}
+
+/** Creates the data directory once (initdb), owned by the postgres user when we run as root. */
+function preparePostgres(
+  stateDir: string,
+  dir: string,
+  dataDir: string,
+  bin: string,
+  runAs: { uid: number; gid: number } | undefined,
+): void {
+  mkdirSync(dir, { recursive: true });
+  if (runAs !== undefined) {
+    // The postgres user must be able to traverse the state folder (mktemp -d makes it 0700).
+    chmodSync(stateDir, statSync(stateDir).mode | 0o011);
+    chownSync(dir, runAs.uid, runAs.gid);
+  }
+  if (existsSync(path.join(dataDir, 'PG_VERSION'))) return;
+  try {
+    const args = ['-D', dataDir, '-U', 'portolan', '--auth=trust', '--encoding=UTF8', '--locale=C'];
+    execFileSync(path.join(bin, 'initdb'), args, { stdio: ['ignore', 'pipe', 'pipe'], ...(runAs ?? {}) });
+  } catch (cause) {
+    const stderr = String((cause as { stderr?: Buffer }).stderr ?? '');
+    throw new StackServiceError('STACK_START_FAILED', 'postgres', `initdb failed: ${stderr.trim()}`, { cause });
+  }
+}
+
+/** True when Postgres accepts a connection and answers a query; false while it is starting or down. */
+async function postgresAnswers(connectionString: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString, connectionTimeoutMillis: 1000 });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return true;
+  } catch {
+    // Refused, timed out or still in recovery: not healthy yet, the starter polls again.
+    return false;
+  } finally {
+    // A client that never connected has nothing to close; its end() failing changes nothing.
+    await client.end().catch(() => undefined);
+  }
+}
+
+/** Creates the portolan database when missing, then applies every migration. */
+async function createAndMigrate(url: (db: string) => string): Promise<void> {
+  const client = new pg.Client({ connectionString: url('postgres') });
+  await client.connect();
+  try {
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', ['portolan']);
+    if (found.rowCount === 0) await client.query('CREATE DATABASE portolan');
+  } finally {
+    await client.end();
+  }
+  const db = openDatabase(url('portolan'), { max: 1 });
+  try {
+    await migrateToLatest(db);
+  } finally {
+    await db.destroy();
+  }
 }
 
 function postgresUser(): { uid: number; gid: number } {
