@@ -23,5 +23,7 @@ export type { ExplainReport } from './core/explain-report.ts';
 export type { DiffReport, ShowReport } from './core/snapshot-views.ts';
 export type { RollbackReport } from './core/rollback-report.ts';
 export type { ReplayReport } from './core/replay-report.ts';
+export { comparableState } from './core/replay-state.ts';
+export type { OperationsReport } from './core/operations-report.ts';
 export type { StatusReport } from './core/status-report.ts';
 export type { ResumeReport } from './commands/resume.ts';

@@ -1,3 +1,4 @@
+import { PortolanError } from '@portolan/errors';
 import { Kysely, Migrator, PostgresDialect, type MigrationProvider } from 'kysely';
 import pg from 'pg';
 import { migrations } from './migrations/index.ts';
@@ -6,12 +7,8 @@ import type { Database } from './schema.ts';
 // int8 columns come back as strings by default; keep them as strings (callers convert where they know the range).
 
 /** A failed migration: names the migration and carries the database error. */
-export class MigrationError extends Error {
+export class MigrationError extends PortolanError {
   readonly code = 'STORE_MIGRATION_FAILED';
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'MigrationError';
-  }
 }
 
 /** Opens a kysely handle on a Postgres URL. `max` bounds the pool. */

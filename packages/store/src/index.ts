@@ -4,4 +4,13 @@ export { createTestDatabase, type TestDatabase } from './test-database.ts';
 export { sql, type Insertable, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 export { isPinned, readPin, readPins, pinHoldReason, type SnapshotPin } from './snapshot-pins.ts';
 export { readApplyOperations, readValueTree } from './value-tree-store.ts';
+export { StoredDataMissingError } from './errors.ts';
 export { readOpenHolds, readHoldsBetween, readHoldsReleasedAt, type RecordedHold } from './removal-holds.ts';
+export {
+  PgSnapshotHeads,
+  HeadMovedError,
+  appendSnapshotIn,
+  type SnapshotHeads,
+  type NewSnapshot,
+} from './snapshot-heads.ts';
+export { PgApprovalProgress, type ApprovalProgress, type ApprovalApply } from './approval-progress.ts';

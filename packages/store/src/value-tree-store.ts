@@ -1,6 +1,7 @@
 import { decodeValueTree, treeReferences } from '@portolan/desired-state';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from './schema.ts';
+import { StoredDataMissingError } from './errors.ts';
 
 /**
  * Reads a value stored as a value tree (`ValueTreeEncoder`: apply read-backs) from `snapshot_pieces`, fetching
@@ -38,7 +39,7 @@ export async function readApplyOperations(
   if (row.operations_hash === null) return Array.isArray(row.operations) ? row.operations : [];
   const operations = await readValueTree(db, row.operations_hash);
   if (operations === null)
-    throw new Error(
+    throw new StoredDataMissingError(
       `apply ${String(row.id)}: its operations (value tree ${row.operations_hash}) are missing from snapshot_pieces`,
     );
   return Array.isArray(operations) ? operations : [];

@@ -1,4 +1,5 @@
-import { groupStatuses, PgEpochStore, RedisLeaseClient, type GroupStatus } from '@portolan/leadership';
+import { errorMessage } from '@portolan/errors';
+import { groupStatuses, LeaseStoreError, PgEpochStore, RedisLeaseClient, type GroupStatus } from '@portolan/leadership';
 import type { Database, Kysely } from '@portolan/store';
 
 /** Leader state per group, or why Redis could not be asked (epochs still come from Postgres). */
@@ -10,7 +11,7 @@ export type LeaderView =
       readonly epochs: ReadonlyMap<string, { epoch: number; holder: string }>;
     };
 
-/** The lease holder (Redis) and fencing epoch (Postgres) of each group, through @portolan/leader's status helper. */
+/** The lease holder (Redis) and fencing epoch (Postgres) of each group, through @portolan/leadership's status helper. */
 export async function readLeaders(
   redisUrl: string,
   db: Kysely<Database>,
@@ -22,12 +23,14 @@ export async function readLeaders(
     const rows = await groupStatuses(groups, lease, new PgEpochStore(db));
     return { ok: true, groups: new Map(rows.map((r) => [r.group, r])) };
   } catch (e) {
+    // Redis down is reported beside the epochs Postgres still has; a Postgres failure propagates.
+    if (!(e instanceof LeaseStoreError)) throw e;
     const epochs = new Map<string, { epoch: number; holder: string }>();
     for (const g of groups) {
       const c = await new PgEpochStore(db).current(g);
       if (c !== null) epochs.set(g, { epoch: c.epoch, holder: c.holder });
     }
-    return { ok: false, message: `Redis at ${redisUrl}: ${(e as Error).message}`, epochs };
+    return { ok: false, message: `Redis at ${redisUrl}: ${errorMessage(e)}`, epochs };
   } finally {
     lease.close();
   }

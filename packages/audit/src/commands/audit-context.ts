@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { isSystemError, PortolanError } from '@portolan/errors';
 import { PgSnapshotSource, type SnapshotSource } from '@portolan/applier';
 import type { DesiredState } from '@portolan/desired-state';
 import {
@@ -7,7 +8,7 @@ import {
   type ApplianceConfig,
   type LoadedFleetConfig,
 } from '@portolan/fleet-config';
-import { openDatabase, type Database, type Kysely } from '@portolan/store';
+import { openDatabase, PgSnapshotHeads, type Database, type Kysely, type SnapshotHeads } from '@portolan/store';
 import { PgAuditStore } from '../adapters/pg-audit-store.ts';
 import type { CommandIo } from '../adapters/command-io.ts';
 import type { SnapshotRecord } from '../core/history-report.ts';
@@ -22,12 +23,8 @@ export const commonOptions = {
 } as const satisfies ParseArgsConfig['options'];
 
 /** A user-facing failure (unknown appliance or snapshot, unreadable config): printed, exit 1. */
-export class CommandFailed extends Error {
+export class CommandFailed extends PortolanError {
   readonly code = 'AUDIT_COMMAND_FAILED';
-  constructor(message: string) {
-    super(message);
-    this.name = 'CommandFailed';
-  }
 }
 
 /** Parses argv with node's parseArgs; mistakes become AuditUsageError. */
@@ -40,7 +37,9 @@ export function parseCommand<O extends NonNullable<ParseArgsConfig['options']>>(
   try {
     parsed = parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
   } catch (e) {
-    throw new AuditUsageError((e as Error).message);
+    // parseArgs reports unknown or malformed flags as TypeErrors with ERR_PARSE_ARGS_* codes.
+    if (!(e instanceof TypeError)) throw e;
+    throw new AuditUsageError(e.message, { cause: e });
   }
   if (parsed.positionals.length < positionals.min) throw new AuditUsageError(`missing ${positionals.names}`);
   if (parsed.positionals.length > positionals.max)
@@ -63,12 +62,14 @@ export function timeOption(io: CommandIo, name: string, value: unknown): Date | 
   return r.at;
 }
 
-/** What every command works with: the fleet config, the database, the audit store and the snapshot decoder. */
+/** What every command works with: the fleet config, the database, the audit store, the snapshot decoder and the heads. */
 export interface AuditContext {
   readonly fleet: LoadedFleetConfig;
   readonly db: Kysely<Database>;
   readonly store: PgAuditStore;
   readonly snapshots: SnapshotSource;
+  /** Where rollback and resume append snapshots, under the same compare-and-set as the planner's commits. */
+  readonly heads: SnapshotHeads;
   close(): Promise<void>;
 }
 
@@ -79,17 +80,24 @@ export async function openAuditContext(io: CommandIo, configOption: unknown): Pr
   try {
     fleet = await loadFleetConfig(file);
   } catch (e) {
-    if (e instanceof FleetConfigError) throw new CommandFailed(e.message);
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT')
+    if (e instanceof FleetConfigError) throw new CommandFailed(e.message, { cause: e });
+    if (isSystemError(e, 'ENOENT'))
       throw new CommandFailed(
         `fleet config ${file} not found (pass --config, or run \`portolan up\` which writes .portolan/fleet.yaml)`,
+        { cause: e },
       );
     throw e;
   }
   const db = openDatabase(fleet.config.store.url, { max: 4 });
   const snapshots = new PgSnapshotSource(db);
-  return { fleet, db, store: new PgAuditStore(db), snapshots, close: () => db.destroy() };
+  return {
+    fleet,
+    db,
+    store: new PgAuditStore(db),
+    snapshots,
+    heads: new PgSnapshotHeads(db),
+    close: () => db.destroy(),
+  };
 }
 
 /** The fleet-config entry of an appliance; an unknown name is an error that lists the known ones. */

@@ -61,7 +61,7 @@ export async function runReplayApply(args: readonly string[], io: CommandIo): Pr
         force: values.force === true,
       });
     } catch (e) {
-      if (e instanceof ReplayTargetError) throw new CommandFailed(e.message);
+      if (e instanceof ReplayTargetError) throw new CommandFailed(e.message, { cause: e });
       throw e;
     }
     try {

@@ -1,5 +1,4 @@
-import { HeadMovedError, PgPlannerStore } from '@portolan/planner';
-import { pinHoldReason } from '@portolan/store';
+import { HeadMovedError, pinHoldReason } from '@portolan/store';
 import type { CommandIo } from '../adapters/command-io.ts';
 import { renderReport } from '../core/output-format.ts';
 import { commonOptions, outputFormat, parseCommand, requireAppliance, withContext } from './audit-context.ts';
@@ -34,7 +33,7 @@ export async function runResume(args: readonly string[], io: CommandIo): Promise
       (head.holdReason === pinHoldReason(pin) || (head.holdReason ?? '').startsWith('pinned by rollback'))
     ) {
       try {
-        released = await new PgPlannerStore(ctx.db).appendOne({
+        released = await ctx.heads.append({
           appliance,
           contentHash: head.contentHash,
           rootHash: head.rootHash,

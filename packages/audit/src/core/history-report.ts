@@ -171,8 +171,8 @@ export function snapshotCause(
   };
 }
 
-/** Merges snapshots, applies and drift into one time-ordered list (ties: snapshot, then apply, then drift, by id). */
-export function buildHistory(input: {
+/** What `buildHistory` merges: the appliance's snapshots, applies, drift and holds in a time window. */
+export interface HistoryInput {
   readonly appliance: string;
   readonly since: Date | null;
   readonly until: Date | null;
@@ -183,40 +183,14 @@ export function buildHistory(input: {
   readonly rollbackReasons?: ReadonlyMap<string, string | null>;
   /** The safety rule's holds in the appliance's clusters (each gives a hold entry and, once ended, a release entry). */
   readonly holds?: readonly HoldRecord[];
-}): HistoryReport {
+}
+
+/** Merges snapshots, applies and drift into one time-ordered list (ties: snapshot, then apply, then drift, by id). */
+export function buildHistory(input: HistoryInput): HistoryReport {
   const rank = { hold: 0, release: 0, snapshot: 1, apply: 2, drift: 3 } as const;
-  const inWindow = (at: Date): boolean =>
-    (input.since === null || at >= input.since) && (input.until === null || at <= input.until);
   const entries: HistoryEntry[] = [
-    ...input.snapshots.map(({ record: s, cause }): HistoryEntry => ({
-      type: 'snapshot',
-      at: s.createdAt.toISOString(),
-      id: s.id,
-      parent: s.parentId,
-      origin: s.origin,
-      held: s.held,
-      holdReason: s.holdReason,
-      reason: s.reason,
-      contentHash: s.contentHash,
-      traceId: s.traceId,
-      cause,
-    })),
-    ...input.applies.map((a): HistoryEntry => ({
-      type: 'apply',
-      at: a.finishedAt.toISOString(),
-      id: a.id,
-      snapshot: a.snapshotId,
-      epoch: a.epoch,
-      leader: a.leaderId,
-      trigger: a.trigger,
-      status: a.status,
-      operations: a.operations,
-      failed: a.failed,
-      reason: a.reason,
-      traceId: a.traceId,
-      startedAt: a.startedAt.toISOString(),
-      rollbackReason: input.rollbackReasons?.get(a.snapshotId) ?? null,
-    })),
+    ...input.snapshots.map(({ record, cause }) => snapshotEntry(record, cause)),
+    ...input.applies.map((a) => applyEntry(a, input.rollbackReasons?.get(a.snapshotId) ?? null)),
     ...input.drift.map((d): HistoryEntry => ({
       type: 'drift',
       at: d.observedAt.toISOString(),
@@ -225,25 +199,7 @@ export function buildHistory(input: {
       objects: d.objects,
       action: d.action,
     })),
-    ...(input.holds ?? []).flatMap((h): HistoryEntry[] => {
-      const object = `${h.cluster}/${h.kind}/${h.objectKey}`;
-      const out: HistoryEntry[] = [];
-      if (inWindow(h.heldAt))
-        out.push({ type: 'hold', at: h.heldAt.toISOString(), id: h.id, seq: h.heldSeq, object, reason: h.reason });
-      if (h.releasedAt !== null && inWindow(h.releasedAt)) {
-        out.push({
-          type: 'release',
-          at: h.releasedAt.toISOString(),
-          id: h.id,
-          seq: h.releasedSeq ?? 0,
-          object,
-          by: h.releasedBy,
-          reason: h.releaseReason ?? '',
-          removed: h.removed,
-        });
-      }
-      return out;
-    }),
+    ...(input.holds ?? []).flatMap((h) => holdEntries(h, input.since, input.until)),
   ];
   entries.sort((a, b) =>
     a.at < b.at ? -1 : a.at > b.at ? 1 : rank[a.type] - rank[b.type] || Number(a.id) - Number(b.id),
@@ -256,66 +212,113 @@ export function buildHistory(input: {
   };
 }
 
+function snapshotEntry(s: SnapshotRecord, cause: SnapshotCause): HistoryEntry {
+  return {
+    type: 'snapshot',
+    at: s.createdAt.toISOString(),
+    id: s.id,
+    parent: s.parentId,
+    origin: s.origin,
+    held: s.held,
+    holdReason: s.holdReason,
+    reason: s.reason,
+    contentHash: s.contentHash,
+    traceId: s.traceId,
+    cause,
+  };
+}
+
+function applyEntry(a: ApplyRecord, rollbackReason: string | null): HistoryEntry {
+  return {
+    type: 'apply',
+    at: a.finishedAt.toISOString(),
+    id: a.id,
+    snapshot: a.snapshotId,
+    epoch: a.epoch,
+    leader: a.leaderId,
+    trigger: a.trigger,
+    status: a.status,
+    operations: a.operations,
+    failed: a.failed,
+    reason: a.reason,
+    traceId: a.traceId,
+    startedAt: a.startedAt.toISOString(),
+    rollbackReason,
+  };
+}
+
+/** A hold's entry and, once it ended, its release entry: each only when it falls inside the window. */
+function holdEntries(h: HoldRecord, since: Date | null, until: Date | null): HistoryEntry[] {
+  const inWindow = (at: Date): boolean => (since === null || at >= since) && (until === null || at <= until);
+  const object = `${h.cluster}/${h.kind}/${h.objectKey}`;
+  const out: HistoryEntry[] = [];
+  if (inWindow(h.heldAt))
+    out.push({ type: 'hold', at: h.heldAt.toISOString(), id: h.id, seq: h.heldSeq, object, reason: h.reason });
+  if (h.releasedAt !== null && inWindow(h.releasedAt)) {
+    out.push({
+      type: 'release',
+      at: h.releasedAt.toISOString(),
+      id: h.id,
+      seq: h.releasedSeq ?? 0,
+      object,
+      by: h.releasedBy,
+      reason: h.releaseReason ?? '',
+      removed: h.removed,
+    });
+  }
+  return out;
+}
+
 /** The history as a table: TIME, WHAT, ID, SNAPSHOT, EPOCH, RESULT, CAUSE / DETAIL, TRACE. */
 export function formatHistoryTable(report: HistoryReport): string {
   if (report.entries.length === 0)
     return `No snapshots or applies for ${report.appliance}${report.since || report.until ? ' in that window' : ''}.\n`;
-  const rows = report.entries.map((e) => {
-    if (e.type === 'snapshot') {
-      const what = e.origin === 'rollback' ? 'rollback' : 'snapshot';
-      const result = e.held
-        ? `held: ${e.holdReason ?? ''}`
-        : e.origin === 'rollback'
-          ? `reason: ${e.reason ?? '-'}`
-          : 'planned';
-      const objs = e.cause.objects.map((o) => `${o.event.toLowerCase()} ${o.object}@${o.resourceVersion}`);
-      const cause =
-        e.origin === 'rollback'
-          ? `operator rollback${e.reason ? `: ${e.reason}` : ''}`
-          : e.cause.events === 0
-            ? '(no events)'
-            : `seq ${e.cause.fromSeq + 1}-${e.cause.toSeq}: ${listCell(objs, 2)}`;
-      return [e.at, what, e.id, e.id, '-', truncateCell(result, 40), truncateCell(cause, 110), e.traceId ?? '-'];
-    }
-    if (e.type === 'apply') {
-      const result = `${e.status}${e.failed > 0 ? ` (${e.failed} failed)` : ''}`;
-      const why = e.reason ?? (e.rollbackReason === null ? null : `rollback: ${e.rollbackReason}`);
-      return [
-        e.at,
-        'apply',
-        e.id,
-        e.snapshot,
-        String(e.epoch),
-        result,
-        truncateCell(`${e.trigger}, ${e.operations} op(s) by ${e.leader}${why ? `: ${why}` : ''}`, 110),
-        e.traceId ?? '-',
-      ];
-    }
-    if (e.type === 'hold')
-      return [
-        e.at,
-        'hold',
-        e.id,
-        '-',
-        '-',
-        'removal held',
-        truncateCell(`seq ${e.seq}: ${e.object}: ${e.reason}`, 110),
-        '-',
-      ];
-    if (e.type === 'release') {
-      const result = e.removed === true ? 'removed' : 'kept';
-      return [
-        e.at,
-        'release',
-        e.id,
-        '-',
-        '-',
-        `${result} (${e.by ?? '-'})`,
-        truncateCell(`seq ${e.seq}: ${e.object}: ${e.reason}`, 110),
-        '-',
-      ];
-    }
-    return [e.at, 'drift', e.id, e.snapshot ?? '-', '-', e.action, truncateCell(listCell(e.objects, 3), 110), '-'];
-  });
-  return formatTable(['TIME', 'WHAT', 'ID', 'SNAPSHOT', 'EPOCH', 'RESULT', 'CAUSE / DETAIL', 'TRACE'], rows);
+  return formatTable(
+    ['TIME', 'WHAT', 'ID', 'SNAPSHOT', 'EPOCH', 'RESULT', 'CAUSE / DETAIL', 'TRACE'],
+    report.entries.map(historyRow),
+  );
+}
+
+/** One entry as a table row. */
+function historyRow(e: HistoryEntry): string[] {
+  if (e.type === 'snapshot') return snapshotRow(e);
+  if (e.type === 'apply') {
+    const result = `${e.status}${e.failed > 0 ? ` (${e.failed} failed)` : ''}`;
+    const why = e.reason ?? (e.rollbackReason === null ? null : `rollback: ${e.rollbackReason}`);
+    const detail = `${e.trigger}, ${e.operations} op(s) by ${e.leader}${why ? `: ${why}` : ''}`;
+    return [e.at, 'apply', e.id, e.snapshot, String(e.epoch), result, truncateCell(detail, 110), e.traceId ?? '-'];
+  }
+  if (e.type === 'hold')
+    return [
+      e.at,
+      'hold',
+      e.id,
+      '-',
+      '-',
+      'removal held',
+      truncateCell(`seq ${e.seq}: ${e.object}: ${e.reason}`, 110),
+      '-',
+    ];
+  if (e.type === 'release') {
+    const result = `${e.removed === true ? 'removed' : 'kept'} (${e.by ?? '-'})`;
+    return [e.at, 'release', e.id, '-', '-', result, truncateCell(`seq ${e.seq}: ${e.object}: ${e.reason}`, 110), '-'];
+  }
+  return [e.at, 'drift', e.id, e.snapshot ?? '-', '-', e.action, truncateCell(listCell(e.objects, 3), 110), '-'];
+}
+
+function snapshotRow(e: Extract<HistoryEntry, { type: 'snapshot' }>): string[] {
+  const what = e.origin === 'rollback' ? 'rollback' : 'snapshot';
+  const result = e.held
+    ? `held: ${e.holdReason ?? ''}`
+    : e.origin === 'rollback'
+      ? `reason: ${e.reason ?? '-'}`
+      : 'planned';
+  const objs = e.cause.objects.map((o) => `${o.event.toLowerCase()} ${o.object}@${o.resourceVersion}`);
+  const cause =
+    e.origin === 'rollback'
+      ? `operator rollback${e.reason ? `: ${e.reason}` : ''}`
+      : e.cause.events === 0
+        ? '(no events)'
+        : `seq ${e.cause.fromSeq + 1}-${e.cause.toSeq}: ${listCell(objs, 2)}`;
+  return [e.at, what, e.id, e.id, '-', truncateCell(result, 40), truncateCell(cause, 110), e.traceId ?? '-'];
 }

@@ -19,7 +19,7 @@ export function auditCommand(path: readonly string[], name: AuditName, summary: 
       try {
         return await audit.auditCommands[name](args, audit.processIo());
       } catch (e) {
-        if (e instanceof audit.AuditUsageError) throw new UsageError(e.message);
+        if (e instanceof audit.AuditUsageError) throw new UsageError(e.message, { cause: e });
         throw e;
       }
     },

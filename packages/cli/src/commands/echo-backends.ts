@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { CliCommand } from '../command.ts';
-import { UsageError } from '../command.ts';
+import { UsageError, usageErrorFrom } from '../command.ts';
 
 /** `portolan echo-backends --listen a:p,b:p`: HTTP servers standing in for pods in the local demo. */
 export const echoBackends: CliCommand = {
@@ -14,7 +14,7 @@ export const echoBackends: CliCommand = {
         parseArgs({ args: [...args], options: { listen: { type: 'string' } }, strict: true }).values.listen ?? '',
       );
     } catch (e) {
-      throw new UsageError((e as Error).message);
+      usageErrorFrom(e);
     }
     const specs = listen
       .split(',')

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { CliCommand } from '../command.ts';
-import { UsageError } from '../command.ts';
+import { usageErrorFrom } from '../command.ts';
 import { passwordFrom, requiredPort } from './emulator-options.ts';
 
 const usage = `Usage: portolan emulate vtm --port <p> [--host 127.0.0.1] [--user admin] (--password-file <f> | --password <p>)
@@ -43,7 +43,7 @@ async function parse(args: readonly string[]): Promise<Parsed> {
       strict: true,
     }));
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    usageErrorFrom(error);
   }
   const port = requiredPort(values.port);
   const password = await passwordFrom(values.password, values['password-file']);

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { CliCommand } from '../command.ts';
-import { UsageError } from '../command.ts';
+import { UsageError, usageErrorFrom } from '../command.ts';
 
 const usage = `Usage: portolan kube-sim --port <port> --kubeconfig <file> [--state <file>] [--version 1.31] [--host 127.0.0.1] [--log-requests]
 
@@ -22,7 +22,7 @@ function parse(args: readonly string[]) {
       },
     }).values;
   } catch (e) {
-    throw new UsageError((e as Error).message);
+    usageErrorFrom(e);
   }
 }
 

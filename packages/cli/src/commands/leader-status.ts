@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { CliCommand } from '../command.ts';
-import { UsageError } from '../command.ts';
+import { UsageError, usageErrorFrom } from '../command.ts';
 
 const usage = `Usage: portolan leader status [--config fleet.yaml] [--watch <seconds>]
 
@@ -23,7 +23,7 @@ export const leaderStatus: CliCommand = {
         allowPositionals: false,
       }));
     } catch (e) {
-      throw new UsageError((e as Error).message);
+      usageErrorFrom(e);
     }
     const every = values.watch === undefined ? null : Number(values.watch);
     if (every !== null && !(every > 0)) throw new UsageError('--watch takes a number of seconds');

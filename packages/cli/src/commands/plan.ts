@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { CliCommand } from '../command.ts';
-import { UsageError } from '../command.ts';
+import { UsageError, usageErrorFrom } from '../command.ts';
 
 const usage = `Usage: portolan plan -f <manifest|dir> [-f ...] [--appliance-profile <fleet.yaml> [--appliance <name>]]
                      [--driver haproxy|vtm|loadmaster] [--cluster <name>] [-o json|summary]
@@ -24,7 +24,7 @@ export const planCommand: CliCommand = {
     try {
       values = parse(args).values;
     } catch (e) {
-      throw new UsageError((e as Error).message);
+      usageErrorFrom(e);
     }
     const files = values.file ?? [];
     if (files.length === 0) throw new UsageError('at least one -f <manifest> is required');

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
+import type { ReplayReport as ReplayVerifyReport } from '@portolan/planner';
 import type { CliCommand } from '../command.ts';
-import { UsageError } from '../command.ts';
+import { UsageError, usageErrorFrom } from '../command.ts';
 
 const usage = `Usage: portolan replay --verify [--from N] [--to M] [--config .portolan/fleet.yaml] [-o json]
 
@@ -28,7 +29,7 @@ export const replayVerifyCommand: CliCommand = {
         strict: true,
       }).values;
     } catch (e) {
-      throw new UsageError((e as Error).message);
+      usageErrorFrom(e);
     }
     if (values.verify !== true)
       throw new UsageError('only --verify is supported here (see `portolan replay apply` for rebuilding an appliance)');
@@ -56,22 +57,27 @@ export const replayVerifyCommand: CliCommand = {
         },
       });
       if (process.stderr.isTTY) process.stderr.write('\n');
-      if (values.output === 'json') {
-        process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-      } else {
-        const rate = report.seconds > 0 ? Math.round(report.events / report.seconds) : report.events;
-        process.stdout.write(
-          `replayed ${report.events} events in ${report.seconds.toFixed(2)} s (${rate} events/s); verified ${report.verified} snapshots; ${report.mismatches.length} differ\n`,
-        );
-        for (const m of report.mismatches) {
-          process.stdout.write(
-            `  snapshot ${m.snapshotId} (${m.appliance}, seq ${m.lastEventSeq}): stored ${m.stored.slice(0, 12)} replayed ${m.replayed?.slice(0, 12) ?? '(none)'}${m.explainedByVersion ? ` — made by planner ${m.plannerVersion}` : ''}\n`,
-          );
-        }
-      }
+      printReplayReport(report, values.output === 'json');
       return report.mismatches.length === 0 ? 0 : 1;
     } finally {
       await db.destroy();
     }
   },
 };
+
+/** Prints the replay's outcome: JSON, or one summary line and one line per snapshot whose hash differs. */
+function printReplayReport(report: ReplayVerifyReport, json: boolean): void {
+  if (json) {
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    return;
+  }
+  const rate = report.seconds > 0 ? Math.round(report.events / report.seconds) : report.events;
+  process.stdout.write(
+    `replayed ${report.events} events in ${report.seconds.toFixed(2)} s (${rate} events/s); verified ${report.verified} snapshots; ${report.mismatches.length} differ\n`,
+  );
+  for (const m of report.mismatches) {
+    process.stdout.write(
+      `  snapshot ${m.snapshotId} (${m.appliance}, seq ${m.lastEventSeq}): stored ${m.stored.slice(0, 12)} replayed ${m.replayed?.slice(0, 12) ?? '(none)'}${m.explainedByVersion ? ` — made by planner ${m.plannerVersion}` : ''}\n`,
+    );
+  }
+}

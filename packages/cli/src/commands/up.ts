@@ -1,6 +1,6 @@
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import type { CliCommand } from '../command.ts';
-import { UsageError } from '../command.ts';
+import { UsageError, usageErrorFrom } from '../command.ts';
 
 const usage = `Usage: portolan up [--kubeconfig <file>] [--http-port 8080] [--https-port 8443] [--state-dir .portolan]
 
@@ -85,6 +85,6 @@ function parse(args: readonly string[], options: ParseArgsOptionsConfig): { valu
   try {
     return parseArgs({ args: [...args], options, allowPositionals: false, strict: true });
   } catch (e) {
-    throw new UsageError((e as Error).message);
+    usageErrorFrom(e);
   }
 }

@@ -20,7 +20,7 @@ export const watch: CliCommand = {
     try {
       parsed = parseWatcherArgs(args);
     } catch (e) {
-      if (e instanceof WatcherArgsError) throw new UsageError(e.message);
+      if (e instanceof WatcherArgsError) throw new UsageError(e.message, { cause: e });
       throw e;
     }
     // Becomes the watcher process itself (same pid, memory-tuned runtime) where the platform allows it; otherwise

@@ -1,6 +1,18 @@
-import { pinHoldReason, sql, type Kysely, type Transaction } from '@portolan/store';
+import {
+  appendSnapshotIn,
+  HeadMovedError,
+  PgSnapshotHeads,
+  pinHoldReason,
+  sql,
+  type Kysely,
+  type NewSnapshot,
+  type Transaction,
+} from '@portolan/store';
 import type { Database } from '@portolan/store';
 import type { HoldTransition } from '../core/world/removal-hold.ts';
+
+// The head move itself (and its error) lives in @portolan/store, shared with the operator's rollback and resume.
+export { HeadMovedError, type NewSnapshot } from '@portolan/store';
 
 /** One bus message as archived: the replayable input of the planner. */
 export interface ArchivedEvent {
@@ -13,25 +25,6 @@ export interface ArchivedEvent {
   readonly eventType: string;
   readonly payload: Uint8Array;
   readonly receivedAt: Date;
-  readonly traceId: string | null;
-}
-
-/** A snapshot to append to an appliance's chain: its pieces are content-addressed and shared. */
-export interface NewSnapshot {
-  readonly appliance: string;
-  readonly contentHash: string;
-  readonly rootHash: string;
-  /** Pieces (root included) by hash; those already stored are not written again. */
-  readonly pieces: ReadonlyMap<string, Uint8Array>;
-  /** The head this snapshot extends (null for an appliance's first snapshot): the compare-and-set expectation. */
-  readonly parentId: string | null;
-  readonly lastEventSeq: number;
-  readonly fleetConfigHash: string;
-  readonly plannerVersion: string;
-  readonly held: boolean;
-  readonly holdReason: string | null;
-  readonly origin?: 'plan' | 'rollback';
-  readonly reason?: string | null;
   readonly traceId: string | null;
 }
 
@@ -50,15 +43,6 @@ export interface SnapshotHead {
   readonly appliance: string;
   readonly snapshotId: string;
   readonly contentHash: string;
-}
-
-/** Another writer moved a head or the consumer position first: nothing of the batch was written. */
-export class HeadMovedError extends Error {
-  readonly code = 'PLANNER_HEAD_MOVED';
-  constructor(message: string) {
-    super(message);
-    this.name = 'HeadMovedError';
-  }
 }
 
 /**
@@ -174,7 +158,7 @@ export class PgPlannerStore {
           pin === undefined
             ? { held: s.held, holdReason: s.holdReason }
             : { held: true, holdReason: pinHoldReason({ snapshotId: String(pin.snapshot_id) }) };
-        out.push({ id: await this.appendSnapshot(tx, { ...s, ...held }), ...held });
+        out.push({ id: await appendSnapshotIn(tx, { ...s, ...held }), ...held });
       }
       return out;
     });
@@ -211,14 +195,15 @@ export class PgPlannerStore {
       const row = rows[0]!;
       return { id: String(row.new_id), held: row.is_held, holdReason: row.held_because };
     } catch (e) {
-      if ((e as { code?: unknown }).code === HEAD_MOVED_SQLSTATE) throw new HeadMovedError((e as Error).message);
+      if ((e as { code?: unknown }).code === HEAD_MOVED_SQLSTATE)
+        throw new HeadMovedError((e as Error).message, { cause: e });
       throw e;
     }
   }
 
   /** Appends a snapshot outside event processing (operator rollback): same chain rules, no position change. */
   async appendOne(snapshot: NewSnapshot): Promise<string> {
-    return this.db.transaction().execute((tx) => this.appendSnapshot(tx, snapshot));
+    return new PgSnapshotHeads(this.db).append(snapshot);
   }
 
   private async movePosition(tx: Transaction<Database>, from: number, to: number): Promise<void> {
@@ -238,44 +223,6 @@ export class PgPlannerStore {
       .where('stream_seq', '=', String(from))
       .executeTakeFirst();
     if (moved.numUpdatedRows !== 1n) throw new HeadMovedError(`consumer ${this.consumer} is no longer at ${from}`);
-  }
-
-  private async appendSnapshot(tx: Transaction<Database>, s: NewSnapshot): Promise<string> {
-    const pieces = [...s.pieces].map(([hash, body]) => ({ hash, body: asBuffer(body) }));
-    for (let i = 0; i < pieces.length; i += 500) {
-      await tx
-        .insertInto('snapshot_pieces')
-        .values(pieces.slice(i, i + 500))
-        .onConflict((c) => c.column('hash').doNothing())
-        .execute();
-    }
-    const inserted = await tx
-      .insertInto('snapshots')
-      .values(snapshotRow(s))
-      .onConflict((c) => c.doNothing())
-      .returning('id')
-      .executeTakeFirst();
-    // The unique (appliance, parent_id) index turns a racing append into "no row": the chain stays linear.
-    if (inserted === undefined)
-      throw new HeadMovedError(`${s.appliance}: snapshot ${s.parentId ?? '(root)'} already has a child`);
-    const id = inserted.id;
-    if (s.parentId === null) {
-      const r = await tx
-        .insertInto('snapshot_heads')
-        .values({ appliance: s.appliance, snapshot_id: id, content_hash: s.contentHash })
-        .onConflict((c) => c.column('appliance').doNothing())
-        .executeTakeFirst();
-      if (r.numInsertedOrUpdatedRows !== 1n) throw new HeadMovedError(`${s.appliance}: head already exists`);
-    } else {
-      const r = await tx
-        .updateTable('snapshot_heads')
-        .set({ snapshot_id: id, content_hash: s.contentHash, updated_at: sql`now()` })
-        .where('appliance', '=', s.appliance)
-        .where('snapshot_id', '=', s.parentId)
-        .executeTakeFirst();
-      if (r.numUpdatedRows !== 1n) throw new HeadMovedError(`${s.appliance}: head moved away from ${s.parentId}`);
-    }
-    return id;
   }
 
   /** Reads archived events with from < seq ≤ to, in order, a page at a time. */
@@ -329,24 +276,6 @@ function eventRow(e: ArchivedEvent) {
     payload: asBuffer(e.payload),
     received_at: e.receivedAt,
     trace_id: e.traceId,
-  };
-}
-
-/** A new snapshot as its row (id and creation time are the database's). */
-function snapshotRow(s: NewSnapshot) {
-  return {
-    appliance: s.appliance,
-    content_hash: s.contentHash,
-    root_hash: s.rootHash,
-    parent_id: s.parentId,
-    last_event_seq: s.lastEventSeq,
-    fleet_config_hash: s.fleetConfigHash,
-    planner_version: s.plannerVersion,
-    held: s.held,
-    hold_reason: s.holdReason,
-    origin: s.origin ?? 'plan',
-    reason: s.reason ?? null,
-    trace_id: s.traceId,
   };
 }
 

@@ -1,20 +1,26 @@
+// The audit commands read back a recorded scenario (create, scale, TLS rotation, delete, drift, failover) that
+// the real planner and appliers wrote: history, show, diff, operations, explain, at, replay, status, and errors.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import {
+  AuditUsageError,
+  type AtReport,
+  type AuditCommandName,
+  type DiffReport,
+  type ExplainReport,
+  type HistoryReport,
+  type OperationsReport,
+  type ReplayReport,
+  type ShowReport,
+  type StatusReport,
+} from '@portolan/audit';
 import { VtmDriver, type VtmObjects } from '@portolan/vtm-driver';
-import { startVtmEmulator, type VtmEmulator } from '@portolan/vtm-emulator';
-import type { AtReport } from './core/at-report.ts';
-import type { ExplainReport } from './core/explain-report.ts';
-import type { HistoryEntry, HistoryReport } from './core/history-report.ts';
-import type { OperationsReport } from './core/operations-report.ts';
-import type { ReplayReport } from './core/replay-report.ts';
-import type { RollbackReport } from './core/rollback-report.ts';
-import type { DiffReport, ShowReport } from './core/snapshot-views.ts';
-import type { StatusReport } from './core/status-report.ts';
-import { AuditUsageError } from './errors.ts';
-import { AuditScenario, CERT_V1, CERT_V2, type StepName } from './testing/audit-scenario.ts';
+import { startVtmEmulator } from '@portolan/vtm-emulator';
+import { appliedAt, appliesEpoch, appliesOf, jsonOf, snapshotsOf, webNodes } from './audit-checks.ts';
+import { AuditScenario, CERT_V1, CERT_V2, type StepName } from './audit-scenario.ts';
 
 let s: AuditScenario;
 before(async () => {
@@ -24,24 +30,8 @@ after(async () => {
   await s?.close();
 });
 
-const json = async <T>(command: Parameters<AuditScenario['run']>[0], args: readonly string[]): Promise<T> => {
-  const r = await s.run(command, [...args, '-o', 'json']);
-  assert.equal(r.code, 0, `${command} ${args.join(' ')} failed: ${r.stderr}${r.stdout}`);
-  return JSON.parse(r.stdout) as T;
-};
+const json = <T>(command: AuditCommandName, args: readonly string[]): Promise<T> => jsonOf<T>(s, command, args);
 const step = (name: StepName) => s.step_(name);
-const snapshotsOf = (h: HistoryReport): Extract<HistoryEntry, { type: 'snapshot' }>[] =>
-  h.entries.filter((e): e is Extract<HistoryEntry, { type: 'snapshot' }> => e.type === 'snapshot');
-const appliesOf = (h: HistoryReport): Extract<HistoryEntry, { type: 'apply' }>[] =>
-  h.entries.filter((e): e is Extract<HistoryEntry, { type: 'apply' }> => e.type === 'apply');
-/** Nodes of the web pool as a vTM (emulator) holds them. */
-const webNodes = (emulator: VtmEmulator): string[] => {
-  const name = emulator.state.list('pools').find((n) => n.includes('shop_web_80'));
-  const stored = name === undefined ? undefined : emulator.state.get('pools', name);
-  const basic =
-    stored?.kind === 'json' ? (stored.properties['basic'] as { nodes_table?: { node: string }[] }) : undefined;
-  return (basic?.nodes_table ?? []).map((n) => n.node).sort();
-};
 
 test('history: every snapshot, apply and drift in time order, each snapshot with the archived events that caused it', async () => {
   const h = await json<HistoryReport>('history', [s.appliance]);
@@ -235,7 +225,7 @@ test('explain vendor object: a certificate key comes from its Secret and last ch
 });
 
 test('at: the configuration the apply log recorded after the apply in effect, for a time between two applies', async () => {
-  const between = new Date((step('create').after.getTime() + (await appliedAt(step('scale').apply))) / 2);
+  const between = new Date((step('create').after.getTime() + (await appliedAt(s, step('scale').apply))) / 2);
   const r = await json<AtReport>('at', [s.appliance, '--time', between.toISOString()]);
   assert.equal(r.apply.id, step('create').apply);
   const row = await s.db
@@ -329,109 +319,6 @@ test('status: watch freshness, leader and epoch, apply lag, stream and consumer 
   );
 });
 
-test('rollback refuses without --yes when stdin is not a terminal, and changes nothing when the operator declines', async () => {
-  const before = await snapshotCount();
-  const refused = await s.run('rollback', [s.appliance, '--to', step('create').snapshot]);
-  assert.equal(refused.code, 1);
-  assert.match(refused.stdout, /Vendor operations a push would make/);
-  assert.match(refused.stderr, /refusing to roll back without --yes: stdin is not a terminal/);
-  const declined = await s.run('rollback', [s.appliance, '--to', step('create').snapshot], {
-    stdinIsTty: true,
-    answer: 'n',
-  });
-  assert.equal(declined.code, 1);
-  assert.match(declined.stderr, /Roll .* back to snapshot \d+ and pin its planning\? \[y\/N\]/);
-  assert.match(declined.stdout, /Rollback aborted: nothing was changed/);
-  assert.equal(await snapshotCount(), before);
-  assert.equal(await s.db.selectFrom('snapshot_pins').selectAll().executeTakeFirst(), undefined);
-});
-
-test('rollback restores the earlier routing through the leader, records the reason, and pins planning until resume', async () => {
-  assert.deepEqual(webNodes(s.emulator), ['10.1.0.1:8080', '10.1.0.2:8080', '10.1.0.3:8080']);
-  const r = await json<RollbackReport>('rollback', [
-    s.appliance,
-    '--to',
-    step('create').snapshot,
-    '--yes',
-    '--reason',
-    'bad deploy',
-  ]);
-  assert.ok(r.rollbackSnapshot !== null);
-  const row = await s.db
-    .selectFrom('snapshots')
-    .selectAll()
-    .where('id', '=', r.rollbackSnapshot)
-    .executeTakeFirstOrThrow();
-  assert.deepEqual(
-    [row.origin, row.reason, String(row.parent_id), row.content_hash],
-    ['rollback', 'bad deploy', step('failover').snapshot, r.to.contentHash],
-  );
-  // The leader applies it like any snapshot.
-  const applied = await s.leaderApplier().reconcile('snapshot');
-  assert.ok(applied.kind === 'applied' && applied.snapshotId === r.rollbackSnapshot && applied.status === 'succeeded');
-  assert.deepEqual(
-    webNodes(s.emulator),
-    ['10.1.0.1:8080', '10.1.0.2:8080'],
-    'the earlier members serve web.example.com again',
-  );
-  assert.ok(
-    s.emulator.state.list('pools').some((n) => n.includes('shop_docs_80')),
-    "the deleted Ingress's pool is back",
-  );
-  const h = await json<HistoryReport>('history', [s.appliance, '--since', step('failover').after.toISOString()]);
-  assert.deepEqual(
-    h.entries.map((e) =>
-      e.type === 'apply' ? `apply:${e.trigger}` : e.type === 'snapshot' ? `${e.origin}:${e.reason ?? ''}` : e.type,
-    ),
-    ['rollback:bad deploy', 'apply:rollback'],
-  );
-  const applyRow = appliesOf(h)[0]!;
-  assert.equal(applyRow.rollbackReason, 'bad deploy', "the apply shows the operator's reason");
-
-  // While pinned, a new plan is recorded but held, and the appliance keeps the rollback.
-  await s.publishAndPlan([
-    [
-      'EndpointSlice',
-      'MODIFIED',
-      s.objects.slice('shop', 'web-1', 'web', ['10.1.0.1', '10.1.0.2', '10.1.0.3', '10.1.0.5', '10.1.0.6']),
-    ],
-  ]);
-  const head = await s.db
-    .selectFrom('snapshot_heads as h')
-    .innerJoin('snapshots as x', 'x.id', 'h.snapshot_id')
-    .select(['x.id', 'x.held', 'x.hold_reason'])
-    .where('h.appliance', '=', s.appliance)
-    .executeTakeFirstOrThrow();
-  assert.deepEqual([head.held, head.hold_reason], [true, `pinned by rollback to snapshot ${step('create').snapshot}`]);
-  await s.leaderApplier().reconcile('snapshot');
-  assert.deepEqual(webNodes(s.emulator), ['10.1.0.1:8080', '10.1.0.2:8080']);
-  const status = await s.run('status', ['-o', 'json']);
-  assert.equal(status.code, 1);
-  const st = JSON.parse(status.stdout) as StatusReport;
-  assert.equal(st.appliances[0]?.pinnedTo, step('create').snapshot);
-  assert.ok(st.problems.some((p) => p.includes('held (pinned by rollback')));
-
-  // resume: the pin goes, the plan held meanwhile is released and applied.
-  const resumed = await s.run('resume', [s.appliance]);
-  assert.equal(resumed.code, 0);
-  assert.match(
-    resumed.stdout,
-    /Removed the pin .* to snapshot \d+ \(bad deploy.*\)\.\nReleased the plan held meanwhile as snapshot \d+/,
-  );
-  const after = await s.leaderApplier().reconcile('snapshot');
-  assert.ok(after.kind === 'applied' && after.status === 'succeeded');
-  assert.deepEqual(webNodes(s.emulator), [
-    '10.1.0.1:8080',
-    '10.1.0.2:8080',
-    '10.1.0.3:8080',
-    '10.1.0.5:8080',
-    '10.1.0.6:8080',
-  ]);
-  assert.equal(await s.db.selectFrom('snapshot_pins').selectAll().executeTakeFirst(), undefined);
-  const again = await s.run('resume', [s.appliance]);
-  assert.match(again.stdout, /was not pinned/);
-});
-
 test('unknown appliances and snapshots are clear errors that name them; bad flags are usage errors', async () => {
   const a = await s.run('history', ['lb-9']);
   assert.deepEqual(
@@ -452,7 +339,7 @@ test('unknown appliances and snapshots are clear errors that name them; bad flag
 
 test('the portolan binary runs the commands (JSON history; rollback refused without a terminal)', async () => {
   const exec = promisify(execFile);
-  const root = path.resolve(import.meta.dirname, '../../..');
+  const root = path.resolve(import.meta.dirname, '../..');
   const bin = path.join(root, 'packages/cli/bin/portolan.js');
   const node = path.join(root, 'node_modules/.bin/node');
   const { stdout } = await exec(node, [bin, 'history', s.appliance, '--config', s.configFile, '-o', 'json'], {
@@ -472,24 +359,3 @@ test('the portolan binary runs the commands (JSON history; rollback refused with
   assert.equal((usage as { code: number }).code, 2);
   assert.match((usage as { stderr: string }).stderr, /--time is required[\s\S]*Usage: portolan at/);
 });
-
-async function appliedAt(applyId: string): Promise<number> {
-  const row = await s.db
-    .selectFrom('applies')
-    .select('finished_at')
-    .where('id', '=', applyId)
-    .executeTakeFirstOrThrow();
-  return new Date(row.finished_at).getTime();
-}
-
-async function snapshotCount(): Promise<number> {
-  const row = await s.db
-    .selectFrom('snapshots')
-    .select((eb) => eb.fn.countAll<string>().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
-}
-
-function appliesEpoch(h: HistoryReport): number {
-  return appliesOf(h).at(-1)!.epoch;
-}

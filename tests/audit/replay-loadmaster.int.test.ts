@@ -14,11 +14,8 @@ import { startLoadMasterEmulator, type LoadMasterEmulator } from '@portolan/load
 import { PgPlannerStore } from '@portolan/planner';
 import { splitSnapshot } from '@portolan/snapshot';
 import { createTestDatabase, readValueTree, type TestDatabase } from '@portolan/store';
-import type { CommandIo } from './adapters/command-io.ts';
-import { auditCommands } from './commands/index.ts';
-import type { ReplayReport } from './core/replay-report.ts';
-import { comparableState } from './core/replay-state.ts';
-import { desired, pool, route, vs } from './testing/desired-fixture.ts';
+import { auditCommands, comparableState, type CommandIo, type ReplayReport } from '@portolan/audit';
+import { desired, pool, route, vs } from '@portolan/audit/testing';
 
 let tdb: TestDatabase;
 let live: LoadMasterEmulator;

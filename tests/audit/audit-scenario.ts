@@ -4,22 +4,23 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Applier, ArchivedSecretResolver, PgApplyLog, PgSnapshotSource } from '@portolan/applier';
+import type { Applier } from '@portolan/applier';
 import { busDeclaration, NatsEventBus } from '@portolan/bus';
 import { loadFleetConfig, type ApplianceConfig, type LoadedFleetConfig } from '@portolan/fleet-config';
 import { testStack } from '@portolan/infra';
-import { LeaderElector, PgEpochStore, RedisLeaseClient, leaseTimings } from '@portolan/leadership';
 import { PgPlannerStore, PlannerService } from '@portolan/planner';
 import { loadFleetKey, type FleetKey } from '@portolan/secret-envelope';
 import { createTestDatabase, type TestDatabase } from '@portolan/store';
 import { createLogger } from '@portolan/telemetry';
-import { createVtmDriver, type VtmDriver } from '@portolan/vtm-driver';
 import { startVtmEmulator, type VtmEmulator } from '@portolan/vtm-emulator';
-import type { WatchEventType } from '@portolan/watcher';
-import type { KubeKind } from '@portolan/kube-model';
-import type { CommandIo } from '../adapters/command-io.ts';
-import { auditCommands, type AuditCommandName } from '../commands/index.ts';
+import type { AuditCommandName } from '@portolan/audit';
+import { runAuditCommand, type CommandRun, type RunOptions } from './audit-runner.ts';
+import { fleetYaml, keysByKind, type Change } from './scenario-fleet.ts';
+import { startReplica, type Replica } from './scenario-replica.ts';
 import { heartbeat, KubeObjects, kubeMessage, listMarkers, type OutboundKubeMessage } from './kube-messages.ts';
+
+export type { Change } from './scenario-fleet.ts';
+export type { CommandRun } from './audit-runner.ts';
 
 /** The web certificate before the rotation (the emulator stores PEM text; it does not parse it). */
 export const CERT_V1 = '-----BEGIN CERTIFICATE-----\nd2ViIHYx\n-----END CERTIFICATE-----\n';
@@ -37,22 +38,6 @@ export interface StepRecord {
 
 /** The steps of the recorded scenario, in order. */
 export type StepName = 'create' | 'scale' | 'tls' | 'delete' | 'drift' | 'failover';
-
-/** A command's captured output. */
-export interface CommandRun {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/** One applier replica with its own elector (a process in production). */
-interface Replica {
-  readonly id: string;
-  readonly elector: LeaderElector;
-  readonly lease: RedisLeaseClient;
-  readonly driver: VtmDriver;
-  applier: Applier | null;
-}
 
 const silent = createLogger('audit-scenario', { destination: new Writable({ write: (_c, _e, done) => done() }) });
 
@@ -318,37 +303,17 @@ export class AuditScenario {
   }
 
   private async startReplica(id: string, lead = true): Promise<Replica> {
-    // A long TTL: a loaded test machine must not lose the lease between steps (failover releases it explicitly).
-    const t = leaseTimings({ ttlMs: 8000, renewEveryMs: 1000, retryEveryMs: 100 });
-    if (!t.ok) throw new Error('bad lease timings');
-    const lease = new RedisLeaseClient(this.fleet.config.leases.redisUrl, {
-      commandTimeoutMs: t.timings.commandTimeoutMs,
-    });
-    const elector = new LeaderElector({
-      group: this.appliance,
-      holder: id,
-      timings: t.timings,
-      lease,
-      epochs: new PgEpochStore(this.db),
-    });
-    const driver = await createVtmDriver(this.applianceConfig, this.fleet.baseDir);
-    const replica: Replica = { id, elector, lease, driver, applier: null };
-    replica.applier = new Applier({
+    const replica = await startReplica({
       appliance: this.appliance,
-      replicaId: id,
-      driver,
-      snapshots: new PgSnapshotSource(this.db),
-      log: new PgApplyLog(this.db),
-      leadership: () => elector.current(),
-      secrets: new ArchivedSecretResolver(this.db, this.fleetKey),
-      drift: { intervalMs: 3_600_000, policy: 'correct' },
-      retry: { baseMs: 20, capMs: 200 },
-      random: () => 0.5,
+      id,
+      fleet: this.fleet,
+      db: this.db,
+      fleetKey: this.fleetKey,
     });
     this.replicas.push(replica);
-    elector.start();
+    replica.elector.start();
     if (lead) {
-      await elector.waitForLeadership();
+      await replica.elector.waitForLeadership();
       this.leader = replica;
     }
     await replica.applier.init();
@@ -358,7 +323,7 @@ export class AuditScenario {
   /** The applier of the replica that holds the lease. */
   leaderApplier(): Applier {
     const a = this.leader?.applier;
-    if (a === null || a === undefined) throw new Error('no leader');
+    if (a === undefined) throw new Error('no leader');
     return a;
   }
 
@@ -383,34 +348,14 @@ export class AuditScenario {
   }
 
   /** Runs an audit command against the scenario's fleet config with captured output, as a non-terminal caller. */
-  async run(
-    command: AuditCommandName,
-    args: readonly string[],
-    options: { stdinIsTty?: boolean; answer?: string } = {},
-  ): Promise<CommandRun> {
-    let stdout = '';
-    let stderr = '';
-    const io: CommandIo = {
-      stdout: { write: (t: string) => (stdout += t) },
-      stderr: { write: (t: string) => (stderr += t) },
-      stdinIsTty: options.stdinIsTty ?? false,
-      stderrIsTty: false,
-      ask: async (q) => {
-        stderr += q;
-        return options.answer ?? '';
-      },
-      now: () => new Date(),
-      env: {},
-      cwd: this.dir,
-    };
-    const code = await auditCommands[command](['--config', this.configFile, ...args], io);
-    return { code, stdout, stderr };
+  run(command: AuditCommandName, args: readonly string[], options: RunOptions = {}): Promise<CommandRun> {
+    return runAuditCommand(this.configFile, this.dir, command, args, options);
   }
 
   /** Stops every replica, the emulator and the bus, and drops the database. */
   async close(): Promise<void> {
     for (const r of this.replicas) {
-      await r.applier?.stop().catch(() => undefined);
+      await r.applier.stop().catch(() => undefined);
       await r.elector.stop().catch(() => undefined);
       r.lease.close();
       await r.driver.close().catch(() => undefined);
@@ -422,41 +367,4 @@ export class AuditScenario {
     await this.tdb.drop().catch(() => undefined);
     await fs.rm(this.dir, { recursive: true, force: true });
   }
-}
-
-/** One Kubernetes change: kind, watch event type, API object. */
-export type Change = readonly [KubeKind, WatchEventType, Record<string, unknown>];
-
-/** The keys (`namespace/name`, or `name` when cluster-scoped) a full list would carry, per kind. */
-function keysByKind(changes: readonly Change[]): Partial<Record<KubeKind, string[]>> {
-  const out: Partial<Record<KubeKind, string[]>> = {};
-  for (const [kind, , object] of changes) {
-    const m = object['metadata'] as { namespace?: string; name: string };
-    (out[kind] ??= []).push(m.namespace ? `${m.namespace}/${m.name}` : m.name);
-  }
-  return out;
-}
-
-function fleetYaml(o: {
-  appliance: string;
-  emulatorUrl: string;
-  natsUrl: string;
-  stream: string;
-  postgresUrl: string;
-  redisUrl: string;
-}): string {
-  return `version: 1
-clusters:
-  - name: c1
-    staleAfterSeconds: 60
-appliances:
-  - name: ${o.appliance}
-    driver: vtm
-    vtm: { url: "${o.emulatorUrl}", username: admin, passwordFile: vtm-password, defaultTrafficIpGroup: tip-default }
-    drift: { intervalSeconds: 3600, policy: correct }
-bus: { url: "${o.natsUrl}", stream: ${o.stream}, subjectPrefix: ${o.stream} }
-store: { url: "${o.postgresUrl}" }
-leases: { redisUrl: "${o.redisUrl}" }
-secrets: { keyFile: fleet.key }
-`;
 }

@@ -14,10 +14,8 @@ import { freePort, testStack } from '@portolan/infra';
 import { PgPlannerStore, PlannerService } from '@portolan/planner';
 import { createTestDatabase, sql, type TestDatabase } from '@portolan/store';
 import { createLogger } from '@portolan/telemetry';
-import type { CommandIo } from './adapters/command-io.ts';
-import { auditCommands } from './commands/index.ts';
-import type { StatusReport } from './core/status-report.ts';
-import { heartbeat, listMarkers, type OutboundKubeMessage } from './testing/kube-messages.ts';
+import { auditCommands, type CommandIo, type StatusReport } from '@portolan/audit';
+import { heartbeat, listMarkers, type OutboundKubeMessage } from './kube-messages.ts';
 
 let dir: string;
 let tdb: TestDatabase;

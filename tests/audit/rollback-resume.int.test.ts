@@ -1,0 +1,121 @@
+// Rollback and resume on a recorded scenario: the operator's rollback goes through the leader, pins planning,
+// and is refused without a terminal or a yes; resume releases the plan held meanwhile.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { AuditCommandName, HistoryReport, RollbackReport, StatusReport } from '@portolan/audit';
+import { appliesOf, jsonOf, snapshotCount, webNodes } from './audit-checks.ts';
+import { AuditScenario, type StepName } from './audit-scenario.ts';
+
+let s: AuditScenario;
+before(async () => {
+  s = await AuditScenario.record();
+});
+after(async () => {
+  await s?.close();
+});
+
+const json = <T>(command: AuditCommandName, args: readonly string[]): Promise<T> => jsonOf<T>(s, command, args);
+const step = (name: StepName) => s.step_(name);
+
+test('rollback refuses without --yes when stdin is not a terminal, and changes nothing when the operator declines', async () => {
+  const before = await snapshotCount(s);
+  const refused = await s.run('rollback', [s.appliance, '--to', step('create').snapshot]);
+  assert.equal(refused.code, 1);
+  assert.match(refused.stdout, /Vendor operations a push would make/);
+  assert.match(refused.stderr, /refusing to roll back without --yes: stdin is not a terminal/);
+  const declined = await s.run('rollback', [s.appliance, '--to', step('create').snapshot], {
+    stdinIsTty: true,
+    answer: 'n',
+  });
+  assert.equal(declined.code, 1);
+  assert.match(declined.stderr, /Roll .* back to snapshot \d+ and pin its planning\? \[y\/N\]/);
+  assert.match(declined.stdout, /Rollback aborted: nothing was changed/);
+  assert.equal(await snapshotCount(s), before);
+  assert.equal(await s.db.selectFrom('snapshot_pins').selectAll().executeTakeFirst(), undefined);
+});
+
+test('rollback restores the earlier routing through the leader, records the reason, and pins planning until resume', async () => {
+  assert.deepEqual(webNodes(s.emulator), ['10.1.0.1:8080', '10.1.0.2:8080', '10.1.0.3:8080']);
+  const r = await json<RollbackReport>('rollback', [
+    s.appliance,
+    '--to',
+    step('create').snapshot,
+    '--yes',
+    '--reason',
+    'bad deploy',
+  ]);
+  assert.ok(r.rollbackSnapshot !== null);
+  const row = await s.db
+    .selectFrom('snapshots')
+    .selectAll()
+    .where('id', '=', r.rollbackSnapshot)
+    .executeTakeFirstOrThrow();
+  assert.deepEqual(
+    [row.origin, row.reason, String(row.parent_id), row.content_hash],
+    ['rollback', 'bad deploy', step('failover').snapshot, r.to.contentHash],
+  );
+  // The leader applies it like any snapshot.
+  const applied = await s.leaderApplier().reconcile('snapshot');
+  assert.ok(applied.kind === 'applied' && applied.snapshotId === r.rollbackSnapshot && applied.status === 'succeeded');
+  assert.deepEqual(
+    webNodes(s.emulator),
+    ['10.1.0.1:8080', '10.1.0.2:8080'],
+    'the earlier members serve web.example.com again',
+  );
+  assert.ok(
+    s.emulator.state.list('pools').some((n) => n.includes('shop_docs_80')),
+    "the deleted Ingress's pool is back",
+  );
+  const h = await json<HistoryReport>('history', [s.appliance, '--since', step('failover').after.toISOString()]);
+  assert.deepEqual(
+    h.entries.map((e) =>
+      e.type === 'apply' ? `apply:${e.trigger}` : e.type === 'snapshot' ? `${e.origin}:${e.reason ?? ''}` : e.type,
+    ),
+    ['rollback:bad deploy', 'apply:rollback'],
+  );
+  const applyRow = appliesOf(h)[0]!;
+  assert.equal(applyRow.rollbackReason, 'bad deploy', "the apply shows the operator's reason");
+
+  // While pinned, a new plan is recorded but held, and the appliance keeps the rollback.
+  await s.publishAndPlan([
+    [
+      'EndpointSlice',
+      'MODIFIED',
+      s.objects.slice('shop', 'web-1', 'web', ['10.1.0.1', '10.1.0.2', '10.1.0.3', '10.1.0.5', '10.1.0.6']),
+    ],
+  ]);
+  const head = await s.db
+    .selectFrom('snapshot_heads as h')
+    .innerJoin('snapshots as x', 'x.id', 'h.snapshot_id')
+    .select(['x.id', 'x.held', 'x.hold_reason'])
+    .where('h.appliance', '=', s.appliance)
+    .executeTakeFirstOrThrow();
+  assert.deepEqual([head.held, head.hold_reason], [true, `pinned by rollback to snapshot ${step('create').snapshot}`]);
+  await s.leaderApplier().reconcile('snapshot');
+  assert.deepEqual(webNodes(s.emulator), ['10.1.0.1:8080', '10.1.0.2:8080']);
+  const status = await s.run('status', ['-o', 'json']);
+  assert.equal(status.code, 1);
+  const st = JSON.parse(status.stdout) as StatusReport;
+  assert.equal(st.appliances[0]?.pinnedTo, step('create').snapshot);
+  assert.ok(st.problems.some((p) => p.includes('held (pinned by rollback')));
+
+  // resume: the pin goes, the plan held meanwhile is released and applied.
+  const resumed = await s.run('resume', [s.appliance]);
+  assert.equal(resumed.code, 0);
+  assert.match(
+    resumed.stdout,
+    /Removed the pin .* to snapshot \d+ \(bad deploy.*\)\.\nReleased the plan held meanwhile as snapshot \d+/,
+  );
+  const after = await s.leaderApplier().reconcile('snapshot');
+  assert.ok(after.kind === 'applied' && after.status === 'succeeded');
+  assert.deepEqual(webNodes(s.emulator), [
+    '10.1.0.1:8080',
+    '10.1.0.2:8080',
+    '10.1.0.3:8080',
+    '10.1.0.5:8080',
+    '10.1.0.6:8080',
+  ]);
+  assert.equal(await s.db.selectFrom('snapshot_pins').selectAll().executeTakeFirst(), undefined);
+  const again = await s.run('resume', [s.appliance]);
+  assert.match(again.stdout, /was not pinned/);
+});
