@@ -83,30 +83,7 @@ export class ClusterWatcher {
       pendingMessages: () => this.publisher.pending,
     });
     this.recorder = new KubeEventRecorder(options.client);
-    this.publisher = new BusPublisher({
-      target: options.bus,
-      maxPendingMessages: options.maxPendingMessages ?? 128,
-      maxPendingBytes: options.maxPendingBytes ?? 4 * 1024 * 1024,
-      maxInFlight: options.maxInFlight ?? 64,
-      publishTimeoutMs: options.publishTimeoutMs ?? 5_000,
-      tracer: options.tracer,
-      random,
-      connected: options.busConnected,
-      onPublished: (m, seconds) => {
-        const kind = kindOfSubject(m.subject);
-        this.metrics.published.inc({ kind, type: m.type });
-        this.metrics.publishLatency.observe({ kind }, seconds);
-      },
-      onRetry: (m, e, attempt) => {
-        this.metrics.publishRetries.inc({ kind: kindOfSubject(m.subject) });
-        if (attempt === 1 || attempt % 20 === 0)
-          options.logger.warn(
-            { subject: m.subject, msgId: m.msgId, attempt, err: (e as Error).message },
-            'publish failed: holding and retrying',
-          );
-      },
-      onTooLarge: (m) => this.stubFor(m),
-    });
+    this.publisher = this.createPublisher(options, random);
     const streams = planWatchStreams(
       this.trackers.map((t) => t.kind),
       options.namespaces,
@@ -133,6 +110,34 @@ export class ClusterWatcher {
           onTooLarge: (kind, o, reason) => this.reportTooLarge(kind, o, reason),
         }),
     );
+  }
+
+  /** The publisher in front of JetStream: bounded queue, retries, metrics for every ack and retry. */
+  private createPublisher(options: ClusterWatcherOptions, random: () => number): BusPublisher {
+    return new BusPublisher({
+      target: options.bus,
+      maxPendingMessages: options.maxPendingMessages ?? 128,
+      maxPendingBytes: options.maxPendingBytes ?? 4 * 1024 * 1024,
+      maxInFlight: options.maxInFlight ?? 64,
+      publishTimeoutMs: options.publishTimeoutMs ?? 5_000,
+      tracer: options.tracer,
+      random,
+      connected: options.busConnected,
+      onPublished: (m, seconds) => {
+        const kind = kindOfSubject(m.subject);
+        this.metrics.published.inc({ kind, type: m.type });
+        this.metrics.publishLatency.observe({ kind }, seconds);
+      },
+      onRetry: (m, e, attempt) => {
+        this.metrics.publishRetries.inc({ kind: kindOfSubject(m.subject) });
+        if (attempt === 1 || attempt % 20 === 0)
+          options.logger.warn(
+            { subject: m.subject, msgId: m.msgId, attempt, err: (e as Error).message },
+            'publish failed: holding and retrying',
+          );
+      },
+      onTooLarge: (m) => this.stubFor(m),
+    });
   }
 
   /** Starts every stream, the supervisor clock and the heartbeat. */

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { busDeclaration, NatsEventBus } from '@portolan/bus';
-import { loadFleetConfig } from '@portolan/fleet-config';
+import { loadFleetConfig, type FleetConfig } from '@portolan/fleet-config';
 import { loadFleetKey } from '@portolan/secret-envelope';
 import {
   Counter,
@@ -10,6 +10,7 @@ import {
   startHealthServer,
   startTracing,
   type Logger,
+  type Registry,
 } from '@portolan/telemetry';
 import { startHeapGovernor } from './adapters/heap-governor.ts';
 import { KubeApiClient } from './adapters/kube-api-client.ts';
@@ -90,24 +91,7 @@ export async function runWatcher(
     ...(cluster.context === undefined ? {} : { context: cluster.context }),
     env: process.env,
   });
-  const bus = await NatsEventBus.open(
-    config.bus.url,
-    busDeclaration({
-      stream: config.bus.stream,
-      replicas: config.bus.replicas,
-      maxPayloadBytes: config.bus.maxPayloadBytes,
-      subjectPrefix: config.bus.subjectPrefix,
-    }),
-    { name: `watcher-${cluster.name}`, noAsyncTraces: true },
-  );
-  const link = natsConnectivity(bus, (up) =>
-    logger[up ? 'info' : 'warn'](
-      { bus: config.bus.url },
-      up ? 'NATS connection restored' : 'NATS connection lost: holding events',
-    ),
-  );
-  const acks = new JetStreamAckTarget(bus);
-  const serverMax = bus.connection.info?.max_payload ?? config.bus.maxPayloadBytes;
+  const { bus, link, acks, serverMax } = await connectBus(config, cluster.name, logger);
   const watcher = ClusterWatcher.start({
     cluster: cluster.name,
     namespaces: cluster.namespaces,
@@ -131,8 +115,57 @@ export async function runWatcher(
   await watcher
     .checkServerVersion()
     .catch((e: unknown) => logger.error({ err: (e as Error).message }, 'cannot read the API server version'));
+  const { health, governor } = await serveHealth(args.healthPort, registry, watcher, link);
+  logger.info(
+    { cluster: cluster.name, healthPort: health.port, namespaces: cluster.namespaces, heapGovernor: governor !== null },
+    'watcher started',
+  );
+  return {
+    healthPort: health.port,
+    watcher,
+    stop: async () => {
+      governor?.stop();
+      await watcher.stop({ flush: false });
+      await health.close();
+      acks.close();
+      await bus.close();
+      await tracing.shutdown();
+    },
+  };
+}
+
+/** Opens the bus (declaring the stream) and follows the connection, logging when it drops and returns. */
+async function connectBus(config: FleetConfig, clusterName: string, logger: Logger) {
+  const bus = await NatsEventBus.open(
+    config.bus.url,
+    busDeclaration({
+      stream: config.bus.stream,
+      replicas: config.bus.replicas,
+      maxPayloadBytes: config.bus.maxPayloadBytes,
+      subjectPrefix: config.bus.subjectPrefix,
+    }),
+    { name: `watcher-${clusterName}`, noAsyncTraces: true },
+  );
+  const link = natsConnectivity(bus, (up) =>
+    logger[up ? 'info' : 'warn'](
+      { bus: config.bus.url },
+      up ? 'NATS connection restored' : 'NATS connection lost: holding events',
+    ),
+  );
+  const acks = new JetStreamAckTarget(bus);
+  const serverMax = bus.connection.info?.max_payload ?? config.bus.maxPayloadBytes;
+  return { bus, link, acks, serverMax };
+}
+
+/** The health server (liveness of the watches, readiness of kinds and bus, /metrics) and the heap governor. */
+async function serveHealth(
+  port: number,
+  registry: Registry,
+  watcher: ClusterWatcher,
+  link: { connected: () => boolean },
+) {
   const health = await startHealthServer({
-    port: args.healthPort,
+    port,
     registry,
     live: { watches: () => watcher.liveness() },
     ready: {
@@ -150,20 +183,5 @@ export async function runWatcher(
     intervalMs: 100,
     onCollect: () => collections.inc(),
   });
-  logger.info(
-    { cluster: cluster.name, healthPort: health.port, namespaces: cluster.namespaces, heapGovernor: governor !== null },
-    'watcher started',
-  );
-  return {
-    healthPort: health.port,
-    watcher,
-    stop: async () => {
-      governor?.stop();
-      await watcher.stop({ flush: false });
-      await health.close();
-      acks.close();
-      await bus.close();
-      await tracing.shutdown();
-    },
-  };
+  return { health, governor };
 }

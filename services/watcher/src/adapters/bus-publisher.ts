@@ -196,6 +196,8 @@ export class BusPublisher {
   private async reprovision(): Promise<void> {
     this.provisioning ??= this.options.target
       .provision()
+      // A failed re-declare is not lost: the retried publish fails again on the missing stream, which onRetry
+      // counts and logs, and the next attempt provisions again.
       .catch(() => undefined)
       .finally(() => {
         this.provisioning = null;

@@ -13,6 +13,10 @@ export function natsConnectivity(bus: NatsEventBus, onChange?: (up: boolean) => 
       else continue;
       onChange?.(up);
     }
-  })().catch(() => undefined);
+  })().catch(() => {
+    // The status stream only fails with the connection itself: report the link down for good.
+    up = false;
+    onChange?.(false);
+  });
   return { connected: () => up && !bus.connection.isClosed() };
 }

@@ -22,6 +22,12 @@ export interface WatcherGaugeSources {
 
 /** Registers the watcher metrics on `registry`. */
 export function createWatcherMetrics(registry: Registry, sources: WatcherGaugeSources): WatcherMetrics {
+  registerGauges(registry, sources);
+  return createCounters(registry);
+}
+
+/** Gauges read at scrape time from the watcher's own state. */
+function registerGauges(registry: Registry, sources: WatcherGaugeSources): void {
   const registers = [registry];
   new Gauge({
     name: 'watch_last_event_age_seconds',
@@ -58,6 +64,11 @@ export function createWatcherMetrics(registry: Registry, sources: WatcherGaugeSo
       this.set(sources.pendingMessages());
     },
   });
+}
+
+/** Counters and the publish latency histogram, updated as events flow. */
+function createCounters(registry: Registry): WatcherMetrics {
+  const registers = [registry];
   return {
     relists: new Counter({
       name: 'watch_relists_total',

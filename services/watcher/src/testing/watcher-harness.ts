@@ -5,7 +5,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { busDeclaration, NatsEventBus, type BusDeclaration } from '@portolan/bus';
-import { startFaultProxy, startKubeSim, type FaultProxy, type KubeSim, type KubeSimOptions } from '@portolan/kube-sim';
+import { startKubeSim, type KubeSim, type KubeSimOptions } from '@portolan/kube-sim';
+import { startFaultProxy, type FaultProxy } from '@portolan/kube-sim/testing';
 import {
   fromBinary,
   KubeEventSchema,
