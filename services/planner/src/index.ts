@@ -1,7 +1,6 @@
 // @portolan/planner — the planner's pure core (the JetStream/Postgres shell is wired by the integrator).
 export { Planner, PLANNER_VERSION, StalePlanError, type PlannerConfig, type PlannedAppliance } from './core/planner.ts';
 export { planFromScratch, type ScratchPlan } from './core/plan-from-scratch.ts';
-export { planAppliance } from './core/stages/plan-appliance.ts';
 export { World, type WorldChange } from './core/world/world.ts';
 export type { WorldView } from './core/world/world-view.ts';
 export {

@@ -2,9 +2,8 @@ import type { DesiredState } from '@portolan/desired-state';
 import type { ApplianceConfig, ClusterConfig } from '@portolan/fleet-config';
 import type { KubeListMarker, KubeWatchEvent, TrimmedIngress, TrimmedIngressClass } from '@portolan/kube-model';
 import { worldKeyString, SERVICE_NAME_LABEL } from '@portolan/kube-model';
-import { ApplianceEngine } from './stages/appliance-engine.ts';
-import { profileFromConfig, type ClusterProfile } from './translate/appliance-profile.ts';
-import { BindingEngine } from './stages/binding-engine.ts';
+import { clusterProfilesOf, profileFromConfig } from './translate/appliance-profile.ts';
+import { createEngine, type PlanEngine } from './stages/plan-engine.ts';
 import { serviceKey, type DirtyIngress } from './incremental/dirty-set.ts';
 import { classRequestOf, isDefaultClass } from './translate/select-ingress.ts';
 import { CURRENT_LAYOUT, type SnapshotLayout } from '@portolan/snapshot';
@@ -61,7 +60,7 @@ interface Deps {
  */
 export class Planner {
   readonly world = new World();
-  private readonly engines: readonly (ApplianceEngine | BindingEngine)[];
+  private readonly engines: readonly PlanEngine[];
   private readonly deps = new Map<string, Deps>();
   private readonly byClass = new Map<string, Set<string>>();
   private readonly classless = new Map<string, Set<string>>();
@@ -78,9 +77,7 @@ export class Planner {
   /** `layout`: the snapshot layout to encode in (replay passes the one a stored snapshot was made with). */
   constructor(config: PlannerConfig, options: { readonly layout?: SnapshotLayout } = {}) {
     const layout = options.layout ?? CURRENT_LAYOUT;
-    const clusters = new Map<string, ClusterProfile>(
-      config.clusters.map((c) => [c.name, { name: c.name, weight: c.weight, namespaces: c.namespaces }]),
-    );
+    const clusters = clusterProfilesOf(config.clusters);
     for (const a of config.appliances)
       this.servedClusters.set(a.name, new Set(a.clusters ?? config.clusters.map((c) => c.name)));
     for (const c of config.clusters) {
@@ -89,12 +86,7 @@ export class Planner {
     }
     this.engines = [...config.appliances]
       .sort((a, b) => (a.name < b.name ? -1 : 1))
-      .map((a) => {
-        const profile = profileFromConfig(a);
-        return profile.mode === 'service'
-          ? new BindingEngine(profile, clusters, layout)
-          : new ApplianceEngine(profile, clusters, layout);
-      });
+      .map((a) => createEngine(profileFromConfig(a), clusters, layout));
   }
 
   /** Folds one watch event; true when it changed the world. */
@@ -207,7 +199,7 @@ export class Planner {
   }
 
   /** The desired state of a plan made at `version` (the plan's `desired`): only while no event came since. */
-  readPlanned(engine: ApplianceEngine | BindingEngine, version: number): DesiredState {
+  readPlanned(engine: PlanEngine, version: number): DesiredState {
     if (version !== this.version) throw new StalePlanError(engine.profile.name);
     return engine.encoder.toDesiredState();
   }
@@ -300,12 +292,12 @@ class Plan implements PlannedAppliance {
   readonly root: string;
   readonly pieces: ReadonlyMap<string, Uint8Array>;
   private readonly planner: Planner;
-  private readonly engine: ApplianceEngine | BindingEngine;
+  private readonly engine: PlanEngine;
   private readonly version: number;
 
   constructor(
     planner: Planner,
-    engine: ApplianceEngine | BindingEngine,
+    engine: PlanEngine,
     version: number,
     root: string,
     pieces: ReadonlyMap<string, Uint8Array>,

@@ -6,9 +6,9 @@ import {
 } from '../translate/appliance-profile.ts';
 import { sortMembers } from '@portolan/snapshot';
 import { serviceKey, type DirtySet } from '../incremental/dirty-set.ts';
+import type { ObjectCondition } from '@portolan/desired-state';
 import type { Issue } from '../translate/issue.ts';
 import { pickOldest } from './oldest-wins.ts';
-import { bindingConditions } from './plan-appliance.ts';
 import { resolveMembers, type Resolution } from './resolve-members.ts';
 import {
   bindingConflict,
@@ -22,7 +22,9 @@ import type { WorldView } from '../world/world-view.ts';
 
 /**
  * Incremental planning of a LoadMaster in Service mode (as LoadMaster documents it): opted-in Services feed pre-existing Virtual
- * Services. A Service or endpoint change revisits only the Virtual Service (target) that Service binds.
+ * Services. A Service or endpoint change revisits only the Virtual Service (target) that Service binds: the intents,
+ * claims per target, resolutions and outcomes it keeps are an incremental engine's cache. A new engine fed every
+ * Service at once is the from-scratch plan.
  */
 export class BindingEngine {
   readonly profile: ApplianceProfile;
@@ -140,4 +142,25 @@ export class BindingEngine {
       });
     this.encoder.setBinding({ target, service: r.winner.ref, members: sortMembers(members) });
   }
+}
+
+/** Conditions of an opted-in Service in Service mode. */
+export function bindingConditions(
+  i: BindingIntent,
+  o: { ok: boolean; issues: readonly Issue[] } | null,
+): ObjectCondition[] {
+  const c = (type: ObjectCondition['type'], x: Issue): ObjectCondition => ({
+    object: i.ref,
+    type,
+    reason: x.reason,
+    message: x.message,
+  });
+  const head =
+    i.errors.length > 0
+      ? i.errors.map((e) => c('Rejected', e))
+      : o !== null && !o.ok
+        ? o.issues.map((e) => c('Rejected', e))
+        : [c('Accepted', { reason: 'Bound', message: `feeds Virtual Service ${i.target}` })];
+  const tail = [...i.warnings, ...(o?.ok === true ? o.issues : [])].map((w) => c('Warning', w));
+  return [...head, ...tail];
 }

@@ -1,7 +1,30 @@
-/** Per-plan work lists: what each phase must revisit. */
+import type { IngressIntent } from '../translate/ingress-intent.ts';
+import type { Claims } from './route-claims.ts';
+
+/** An Ingress whose intent changed in this plan (null: the appliance does not serve it, before or after). */
+export interface IntentChange {
+  readonly key: string;
+  readonly prev: IngressIntent | null;
+  readonly next: IngressIntent | null;
+}
+
+/** An Ingress whose claims were taken again in this plan. */
+export interface ClaimChange {
+  readonly key: string;
+  readonly prev: Claims;
+  readonly next: Claims;
+}
+
+/**
+ * Per-plan work lists, the one thing the stages share while a plan runs: each stage reads what the stages before it
+ * marked and marks what the stages after it must revisit. Mutable on purpose: one PlanWork serves every plan of an
+ * engine, so an endpoint change allocates none of these collections.
+ */
 export class PlanWork {
+  readonly intentChanges: IntentChange[] = [];
   readonly groups = new Set<string>();
   readonly reclaim = new Set<string>();
+  readonly claimChanges: ClaimChange[] = [];
   readonly routeBuckets = new Set<string>();
   readonly defaults = new Set<string>();
   readonly tls = new Set<string>();
@@ -13,10 +36,12 @@ export class PlanWork {
   readonly reresolve = new Map<string, string | Set<string>>();
   readonly conditions = new Set<string>();
 
-  /** Empties every list, so one Work serves every plan (no per-event allocation of a dozen collections). */
+  /** Empties every list (an empty collection is not cleared again: clearing is not free on the hot path). */
   clear(): void {
+    if (this.intentChanges.length > 0) this.intentChanges.length = 0;
     if (this.groups.size > 0) this.groups.clear();
     if (this.reclaim.size > 0) this.reclaim.clear();
+    if (this.claimChanges.length > 0) this.claimChanges.length = 0;
     if (this.routeBuckets.size > 0) this.routeBuckets.clear();
     if (this.defaults.size > 0) this.defaults.clear();
     if (this.tls.size > 0) this.tls.clear();
@@ -26,6 +51,12 @@ export class PlanWork {
     if (this.pools.size > 0) this.pools.clear();
     if (this.conditions.size > 0) this.conditions.clear();
     if (this.reresolve.size > 0) this.reresolve.clear();
+  }
+
+  /** Marks what a contest's new result touches: the Ingresses whose conditions and the pools whose clusters changed. */
+  noteDecided(changed: { readonly ingresses: Iterable<string>; readonly pools: Iterable<string> }): void {
+    for (const k of changed.ingresses) this.conditions.add(k);
+    for (const p of changed.pools) this.pools.add(p);
   }
 
   /** Notes that a pool's members in one cluster must be resolved again. */

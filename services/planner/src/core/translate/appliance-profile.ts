@@ -85,6 +85,11 @@ export interface ClusterProfile {
   readonly namespaces: ClusterConfig['namespaces'];
 }
 
+/** The planning profiles of the fleet's clusters, by name. */
+export function clusterProfilesOf(clusters: readonly ClusterConfig[]): Map<string, ClusterProfile> {
+  return new Map(clusters.map((c) => [c.name, { name: c.name, weight: c.weight, namespaces: c.namespaces }]));
+}
+
 /** Whether a namespace is watched under a cluster's scope (one namespace, a list, or all but kube-system). */
 export function isNamespaceInScope(namespace: string, scope: ClusterConfig['namespaces']): boolean {
   if (scope === 'all-except-kube-system') return namespace !== 'kube-system';
