@@ -63,16 +63,13 @@ async function cycle(
   };
   const before = calls();
   const t0 = performance.now();
-  const next = driver.render(desired);
-  const hot = applied !== undefined && driver.renderMatchesReadBack === true;
-  const observed = !hot
-    ? await driver.readBack(context.signal)
-    : driver.readBackChanged !== undefined
-      ? await driver.readBackChanged(applied, next, context.signal)
-      : applied;
+  const next = driver.render(desired, applied ?? null);
+  const hot = applied !== undefined && driver.capabilities.renderMatchesReadBack;
+  const observed = hot ? applied : await driver.readBack(context.signal);
   const ops = driver.diff(next, observed);
-  const results =
-    driver.executeAll !== undefined ? await driver.executeAll(ops, context) : await executeEach(driver, ops, context);
+  const results = driver.capabilities.batchExecution
+    ? await driver.executeAll(ops, context)
+    : await executeEach(driver, ops, context);
   const failed = results.filter((r) => !r.ok);
   if (failed.length > 0)
     throw new Error(`${failed.length} of ${ops.length} operations failed: ${JSON.stringify(failed[0])}`);

@@ -321,10 +321,10 @@ export async function reloadBaseline(p: Pipeline, rounds: number): Promise<numbe
     const head = await source.head(appliance.name);
     if (head === null) throw new Error('no snapshot to take the baseline from');
     const desired = (await source.get(head.id)).desired;
-    await driver.readBack(AbortSignal.timeout(60_000));
+    let seen = await driver.readBack(AbortSignal.timeout(60_000));
     const ms: number[] = [];
     for (let r = 0; r < rounds; r++) {
-      const bundle = driver.render(moveOneMember(desired, `10.250.${r % 250}.1`));
+      const bundle = driver.render(moveOneMember(desired, `10.250.${r % 250}.1`), seen);
       const op = toOperation({
         kind: 'reload',
         reasons: ['benchmark baseline: an endpoint change applied by a reload'],
@@ -333,9 +333,10 @@ export async function reloadBaseline(p: Pipeline, rounds: number): Promise<numbe
         backends: bundle.backends,
       });
       const t0 = performance.now();
-      const [result] = await driver.executeAll([op], context);
+      const [result] = await driver.executeAll([op], { ...context, target: bundle });
       ms.push(performance.now() - t0);
       if (result?.ok !== true) throw new Error(`baseline reload failed: ${JSON.stringify(result)}`);
+      seen = bundle;
     }
     return ms;
   } finally {

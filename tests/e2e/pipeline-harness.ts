@@ -355,7 +355,7 @@ async function pendingOperations(
   try {
     // A reload nobody waited for (a paused or killed leader's) may still be running: the driver rides through it.
     const observed = await driver.readBack(AbortSignal.timeout(10_000));
-    return driver.diff(driver.render(snapshot.desired), observed);
+    return driver.diff(driver.render(snapshot.desired, observed), observed);
   } finally {
     await driver.close();
   }

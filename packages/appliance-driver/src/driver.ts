@@ -16,7 +16,7 @@ export interface SecretResolver {
 export type ConfigCheck = { readonly ok: true } | { readonly ok: false; readonly message: string };
 
 /** Context the applier hands to every write. */
-export interface ExecutionContext {
+export interface ExecutionContext<Vendor = unknown> {
   /** The fencing token of the leader issuing the write; drivers stamp it where the appliance can hold it. */
   readonly epoch: number;
   readonly secrets: SecretResolver;
@@ -25,63 +25,83 @@ export interface ExecutionContext {
   /** Called as a step of sending ends (e.g. "fence", "runtime", "files"), for the caller's phase timings; optional. */
   readonly phase?: (name: string) => void;
   /**
-   * Given only to drivers that set `acceptsWriteGate`: resolves true when the leader's epoch is confirmed current,
-   * false when it is not. Such a driver may read meanwhile but awaits the gate before its first write, and writes
-   * nothing when it says false.
+   * Given only to drivers whose capabilities say `acceptsWriteGate`: resolves true when the leader's epoch is
+   * confirmed current, false when it is not. Such a driver may read meanwhile but awaits the gate before its first
+   * write, and writes nothing when it says false.
    */
   readonly writeGate?: Promise<boolean>;
+  /**
+   * The render the operations were diffed from, when the caller has it: a runner may write from it rather than
+   * from the operations alone (HAProxy writes haproxy.cfg from the render's sections). Absent: the operations say all.
+   */
+  readonly target?: Vendor;
+}
+
+/** What a driver can do beyond the port's minimum; the applier branches on these, never on the driver's kind. */
+export interface DriverCapabilities {
+  /**
+   * After every operation of an apply succeeded, the appliance holds exactly the render, so the next change may be
+   * diffed against the render without reading back. False for drivers that manage objects they do not own
+   * (LoadMaster Service mode binds to a virtual service someone else created): they are read back every time.
+   */
+  readonly renderMatchesReadBack: boolean;
+  /** `executeAll` honours `ExecutionContext.writeGate`: the caller may start it before the epoch check has answered. */
+  readonly acceptsWriteGate: boolean;
+  /** `executeAll` sends a batch at once (HAProxy: one pipelined runtime batch, one reload); otherwise it runs in turn. */
+  readonly batchExecution: boolean;
+  /** `checkConfiguration` runs the appliance's own check offline; without it, it must not be called. */
+  readonly configurationCheck: boolean;
 }
 
 /**
- * A vendor driver. `render` and `diff` are pure (no I/O, no clock); only `readBack` and `execute` touch the
- * appliance. `Vendor` is the driver's own model of the objects it owns on the appliance.
+ * The pure half of a driver: no I/O, no clock, no memory of the appliance between calls. Whatever the appliance
+ * holds reaches it as `observed`, so the same arguments always give the same result. `Vendor` is the driver's own
+ * model of the objects it owns on the appliance.
  */
-export interface ApplianceDriver<Vendor> {
+export interface DriverCore<Vendor> {
   readonly kind: DesiredState['driver'];
-  /** Renders the neutral desired state into the vendor objects this driver would own. */
-  render(desired: DesiredState): Vendor;
   /**
-   * Reads back the objects this driver owns (and the ownership marks that prove it). With `remember: false` the
-   * driver does not update what it remembers of the appliance (a drift check reading beside an apply).
+   * Renders the neutral desired state into the vendor objects this driver would own. `observed` is what the
+   * appliance is known to hold (a read-back, or the render an apply fully succeeded with), or null when nothing is
+   * known; drivers that place objects by what is there (HAProxy members into server slots) read it.
    */
-  readBack(signal: AbortSignal, options?: { readonly remember?: boolean }): Promise<Vendor>;
-  /**
-   * Optional targeted read-back for incremental applies: reads only the objects that differ between two renders
-   * and returns `previous` with those objects replaced by what the appliance holds (absent ones removed). The
-   * applier uses it when the last full read-back matched `previous`; start-up and the drift timer read everything.
-   * It keeps a one-endpoint change at a couple of calls whatever the appliance's size.
-   */
-  readBackChanged?(previous: Vendor, next: Vendor, signal: AbortSignal): Promise<Vendor>;
-  /**
-   * True when, after every operation of an apply succeeded, the appliance holds exactly the render (so the next
-   * change may be diffed against it without reading back). Drivers that manage objects they do not own (LoadMaster
-   * Service mode binds to a virtual service someone else created) leave it unset and are read back every time.
-   */
-  readonly renderMatchesReadBack?: boolean;
+  render(desired: DesiredState, observed: Vendor | null): Vendor;
   /** Ordered, minimal operations turning `observed` into `desired`: children first on write, parents first on delete. */
   diff(desired: Vendor, observed: Vendor): readonly Operation[];
+}
+
+/** The runner half of a driver: every call that reaches the appliance. Its state is connections and fences only. */
+export interface DriverRunner<Vendor> {
+  readonly capabilities: DriverCapabilities;
+  /** Reads back the objects this driver owns (and the ownership marks that prove it). */
+  readBack(signal: AbortSignal): Promise<Vendor>;
   /** Executes one operation; never throws for an appliance-side refusal (that is a result), only for bugs. */
-  execute(operation: Operation, context: ExecutionContext): Promise<OperationResult>;
-  /** Optional batch execution for drivers that can apply many operations at once (HAProxy runtime, reload). */
-  executeAll?(operations: readonly Operation[], context: ExecutionContext): Promise<readonly OperationResult[]>;
-  /** The driver honours `ExecutionContext.writeGate`: the caller may start it before the epoch check has answered. */
-  readonly acceptsWriteGate?: boolean;
+  execute(operation: Operation, context: ExecutionContext<Vendor>): Promise<OperationResult>;
   /**
-   * Optional: writes what the driver deferred after operations that reported success (HAProxy: haproxy.cfg's
-   * server lines), fenced as those operations were. The applier calls it when it stops, before it gives up the lease.
+   * Executes operations in order, results in input order: as one batch where `capabilities.batchExecution` says so,
+   * else one after the other. Never throws for an appliance-side refusal.
    */
-  settle?(): Promise<void>;
+  executeAll(operations: readonly Operation[], context: ExecutionContext<Vendor>): Promise<readonly OperationResult[]>;
   /**
-   * Optional: the addresses of the appliance's default listen address as the driver last read them back (vTM: the
-   * default traffic IP group's `ipaddresses`), for Ingress status; null before any read-back or when it has none.
+   * Writes what the driver deferred after operations that reported success (HAProxy: haproxy.cfg's server lines),
+   * fenced as those operations were; resolves at once when nothing is deferred. The applier calls it when it stops,
+   * before it gives up the lease.
    */
-  defaultAddresses?(): readonly string[] | null;
+  settle(): Promise<void>;
   /**
-   * Optional: runs the appliance's own check of the configuration `desired` renders to, without changing the
-   * appliance (HAProxy: `haproxy -c` on a scratch copy). The applier uses it to find which objects make the appliance
-   * refuse a configuration, so those alone are refused and everything else is applied.
+   * The addresses of the appliance's default listen address as the driver last read them back (vTM: the default
+   * traffic IP group's `ipaddresses`), for Ingress status; null before any read-back, or when the driver has none.
    */
-  checkConfiguration?(desired: DesiredState, secrets: SecretResolver): Promise<ConfigCheck>;
+  defaultAddresses(): readonly string[] | null;
+  /**
+   * Runs the appliance's own check of the configuration `desired` renders to, without changing the appliance
+   * (HAProxy: `haproxy -c` on a scratch copy). Only when `capabilities.configurationCheck`; otherwise it throws
+   * CapabilityMissingError. The applier uses it to find which objects make the appliance refuse a configuration.
+   */
+  checkConfiguration(desired: DesiredState, secrets: SecretResolver): Promise<ConfigCheck>;
   /** Releases sockets and timers. */
   close(): Promise<void>;
 }
+
+/** A vendor driver: its pure half and its runner half, on one object. */
+export interface ApplianceDriver<Vendor> extends DriverCore<Vendor>, DriverRunner<Vendor> {}

@@ -1,5 +1,15 @@
 export type { Operation, OperationResult, OperationOutcome } from './operation.ts';
-export type { ApplianceDriver, ExecutionContext, SecretResolver, TlsMaterial } from './driver.ts';
+export type {
+  ApplianceDriver,
+  ConfigCheck,
+  DriverCapabilities,
+  DriverCore,
+  DriverRunner,
+  ExecutionContext,
+  SecretResolver,
+  TlsMaterial,
+} from './driver.ts';
 export { ownerNote, parseOwnerNote } from './ownership.ts';
-export type { ConfigCheck } from './driver.ts';
 export { findRefusedSources, type RefusedSource } from './find-refused-sources.ts';
+export { executeInTurn } from './execute-in-turn.ts';
+export { CapabilityMissingError } from './errors.ts';

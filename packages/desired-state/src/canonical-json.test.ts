@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { canonicalJson } from './canonical-json.ts';
+import { JoinedText, isSameText } from './joined-text.ts';
 import { contentHash } from './content-hash.ts';
 
 test('key order does not change the encoding or the hash', () => {
@@ -48,4 +49,15 @@ test('property: the encoding is the plainly written specification, for objects o
 
 test('undefined object values are left out, as JSON.stringify leaves them', () => {
   assert.equal(canonicalJson({ b: undefined, a: 1 }), '{"a":1}');
+});
+
+test('a text carried as its parts serialises as the string it joins to', () => {
+  const text = new JoinedText(['global', 'defaults', 'backend b'], '\n');
+  assert.equal(
+    canonicalJson({ content: text, path: 'haproxy.cfg' }),
+    canonicalJson({ path: 'haproxy.cfg', content: 'global\ndefaults\nbackend b' }),
+  );
+  assert.equal(JSON.stringify({ content: text }), JSON.stringify({ content: 'global\ndefaults\nbackend b' }));
+  assert.ok(isSameText(text, 'global\ndefaults\nbackend b'));
+  assert.ok(!isSameText(text, new JoinedText(['global', 'defaults', 'backend c'], '\n')));
 });

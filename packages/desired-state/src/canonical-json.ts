@@ -1,4 +1,5 @@
 import type { JsonValue } from './model.ts';
+import { JoinedText } from './joined-text.ts';
 
 /**
  * Serialises JSON canonically (RFC 8785 style for the values plans use): object keys sorted by
@@ -46,6 +47,8 @@ function encode(value: JsonValue | undefined): string {
         }
         return `${s}]`;
       }
+      // A text carried as its parts is the string it joins to.
+      if ((value as unknown) instanceof JoinedText) return JSON.stringify(String(value));
       const keys = Object.keys(value);
       sortCodeUnits(keys);
       let s = '{';

@@ -1,6 +1,7 @@
 export type * from './model.ts';
 export { canonicalJson, compareCodeUnits } from './canonical-json.ts';
 export { contentHash, sha256Text } from './content-hash.ts';
-export { ValueTreeEncoder, textParts, type TreeSink } from './value-tree.ts';
+export { ValueTreeEncoder, type TreeSink } from './value-tree.ts';
+export { JoinedText, isSameText, textOf, type Text } from './joined-text.ts';
 export { decodeValueTree, treeReferences, type TreeLookup } from './value-tree-decode.ts';
 export { objectRefKey, sourcesOf, withoutSources } from './without-sources.ts';

@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { canonicalJson } from './canonical-json.ts';
-import { ValueTreeEncoder, textParts } from './value-tree.ts';
+import { ValueTreeEncoder } from './value-tree.ts';
+import { JoinedText } from './joined-text.ts';
 import { decodeValueTree, treeReferences } from './value-tree-decode.ts';
 
 function store(): { pieces: Map<string, string>; put(e: { pieces: Map<string, string> }): number } {
@@ -119,8 +120,7 @@ test('a plain JSON piece (records written before trees) decodes as itself', () =
 
 test('a string registered as parts and a separator is stored part by part and decodes to the joined text', () => {
   const sections = Array.from({ length: 3000 }, (_, i) => `backend b${i}\n    server s1 10.0.0.${i % 250}:80\n`);
-  const file = { path: 'haproxy.cfg', content: sections.join('\n') };
-  textParts.set(file, { key: 'content', parts: sections, separator: '\n' });
+  const file = { path: 'haproxy.cfg', content: new JoinedText(sections, '\n') };
   const enc = new ValueTreeEncoder();
   const s = store();
   const first = enc.encode({ files: [file] });
@@ -131,11 +131,10 @@ test('a string registered as parts and a separator is stored part by part and de
     canonicalJson({ files: [file] }),
   );
   const changed = sections.map((x, i) => (i === 7 ? 'backend b7\n    server s1 10.9.9.9:80\n' : x));
-  const next = { path: 'haproxy.cfg', content: changed.join('\n') };
-  textParts.set(next, { key: 'content', parts: changed, separator: '\n' });
+  const next = { path: 'haproxy.cfg', content: new JoinedText(changed, '\n') };
   const second = enc.encode({ files: [next] });
   const delta = s.put(second);
-  assert.ok(delta < 10_000, `one section and the lists above it (${delta} bytes of ${file.content.length})`);
+  assert.ok(delta < 10_000, `one section and the lists above it (${delta} bytes of ${String(file.content).length})`);
   assert.equal(
     (decodeValueTree(s.pieces.get(second.root)!, (id) => s.pieces.get(id)) as { files: { content: string }[] })
       .files[0]!.content,
@@ -143,12 +142,13 @@ test('a string registered as parts and a separator is stored part by part and de
   );
 });
 
-test('a text given as parts is never read through its property (a lazy getter that joins the text stays unjoined)', () => {
+test('a text given as parts is encoded without being joined', () => {
   const sections = Array.from({ length: 200 }, (_, i) => `backend b${i}\n    server s1 10.0.0.${i % 250}:80\n`);
   let joins = 0;
-  const file = { path: 'haproxy.cfg' } as { path: string; content: string };
-  Object.defineProperty(file, 'content', { enumerable: true, get: () => (joins++, sections.join('\n')) });
-  textParts.set(file, { key: 'content', parts: sections, separator: '\n' });
+  const counted = Object.assign([...sections], {
+    join: (separator?: string) => (joins++, sections.join(separator)),
+  });
+  const file = { path: 'haproxy.cfg', content: new JoinedText(counted, '\n') };
   const s = store();
   const e = new ValueTreeEncoder().encode({ files: [file] });
   s.put(e);
@@ -183,12 +183,10 @@ test('property: part lists encoded by difference from the previous version give 
         for (const e of st.edits) parts[e.at % parts.length] = e.text;
         if (st.resize === 1) parts.splice(7, 0, 'inserted');
         if (st.resize === -1) parts.splice(7, 1);
-        const file = { path: 'haproxy.cfg', content: parts.join(separator) };
-        textParts.set(file, { key: 'content', parts, separator });
+        const file = { path: 'haproxy.cfg', content: new JoinedText(parts, separator) };
         const e = enc.encode({ files: [file] });
         const freshParts = new ValueTreeEncoder();
-        const again = { path: 'haproxy.cfg', content: file.content };
-        textParts.set(again, { key: 'content', parts, separator });
+        const again = { path: 'haproxy.cfg', content: new JoinedText(parts, separator) };
         assert.equal(
           e.root,
           freshParts.encode({ files: [again] }).root,
@@ -273,8 +271,7 @@ test('an array that changed in one element re-encodes one chunk, not every eleme
 
 test('encodeAll: values encoded together share their pieces, and each root is the one a lone encode gives', () => {
   const sections = Array.from({ length: 300 }, (_, i) => `backend b${i}\n    server s1 10.0.${i >> 8}.${i & 255}:80`);
-  const file = { path: 'haproxy.cfg', content: sections.join('\n') };
-  textParts.set(file, { key: 'content', parts: sections, separator: '\n' });
+  const file = { path: 'haproxy.cfg', content: new JoinedText(sections, '\n') };
   const backends = Array.from({ length: 300 }, (_, i) => ({
     name: `b${i}`,
     slots: [{ name: 's1', address: `10.0.${i >> 8}.${i & 255}`, port: 80 }],

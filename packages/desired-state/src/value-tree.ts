@@ -1,6 +1,8 @@
 import { canonicalJson, compareCodeUnits } from './canonical-json.ts';
 import { sha256Text } from './content-hash.ts';
 import { fnv, groups, splitLines } from './value-tree-chunks.ts';
+import { JoinedText } from './joined-text.ts';
+import { unchangedChunks, type ChunkedArray } from './value-tree-array-diff.ts';
 
 /**
  * A JSON value stored as a tree of content-addressed pieces, so that storing a value that differs a little from
@@ -23,16 +25,6 @@ const REMEMBER_MIN = 128;
 const ARRAY_CHUNKING_MIN = 64;
 const STRING_CHUNKING_MIN = 8192;
 
-/**
- * Long strings a producer already holds as parts (haproxy.cfg as its sections): `textParts.set(object, {key, parts,
- * separator})` says `object[key]` is `parts.join(separator)`. The encoder then stores one piece per distinct part, found by reference
- * in later encodes, instead of scanning and hashing the whole text again.
- */
-export const textParts = new WeakMap<
-  object,
-  { readonly key: string; readonly parts: readonly string[]; readonly separator?: string }
->();
-
 /** A concatenation's first grouping level: where each group of ids ends (exclusive), and the group's piece id. */
 interface FirstLevel {
   readonly ends: readonly number[];
@@ -50,14 +42,6 @@ interface EncodedParts extends FirstLevel {
 
 /** Part lists remembered for encoding by difference (haproxy.cfg of a render, of a read-back, ...). */
 const PART_LISTS_KEPT = 3;
-
-/** A long array as encoded: its elements, where each chunk ends (exclusive), the chunks' ids, and the generation. */
-interface ChunkedArray {
-  readonly values: readonly unknown[];
-  readonly ends: readonly number[];
-  readonly ids: readonly string[];
-  readonly gen: number;
-}
 
 /** Long arrays remembered for encoding by difference (a render's backends, its map entries, ...): each keeps its elements alive. */
 const ARRAYS_KEPT = 4;
@@ -142,6 +126,9 @@ export class ValueTreeEncoder {
       if (typeof value === 'string' && value.length >= STRING_CHUNKING_MIN) return this.#longString(value, gen, sink);
       return canonicalJson(value);
     }
+    // A text given as parts (haproxy.cfg as its sections) is stored as one piece per distinct part, found by
+    // reference in later encodes, instead of being joined, scanned and hashed again; it decodes as the joined string.
+    if (value instanceof JoinedText) return this.#partsOf(value.parts, value.separator, gen, sink);
     const held = this.#objects.get(value);
     if (this.#usable(held, gen)) return held.text;
     let text: string;
@@ -152,16 +139,10 @@ export class ValueTreeEncoder {
           : `[${value.map((v) => this.#fragment(v, gen, sink)).join(',')}]`;
     } else {
       const o = value as Record<string, unknown>;
-      const split = textParts.get(o);
-      // The parts' key is not read: its value may be a getter that joins a multi-megabyte text on first read.
       const keys = Object.keys(o)
-        .filter((k) => k === split?.key || o[k] !== undefined)
+        .filter((k) => o[k] !== undefined)
         .sort(compareCodeUnits);
-      const field = (k: string): string =>
-        split?.key === k
-          ? this.#partsOf(split.parts, split.separator ?? '', gen, sink)
-          : this.#fragment(o[k], gen, sink);
-      text = `{${keys.map((k) => `${JSON.stringify(k)}:${field(k)}`).join(',')}}`;
+      text = `{${keys.map((k) => `${JSON.stringify(k)}:${this.#fragment(o[k], gen, sink)}`).join(',')}}`;
       if (keys.length === 1 && keys[0]!.startsWith('$')) text = `{"$obj":${text}}`;
     }
     const large = text.length > INLINE_MAX;
@@ -383,40 +364,4 @@ function emit(text: string, sink: TreeSink): string {
   const id = sha256Text(text, 'base64url');
   sink.set(id, text);
   return id;
-}
-
-/**
- * Which chunks of `base` an array `values` still has, by element identity (elements are never mutated after
- * encoding): the head chunks lie wholly before the first element that differs, and end at a content boundary (not
- * at base's last element, which always ends a chunk) unless the arrays are the same; the tail chunks start after an
- * element of the unchanged suffix, so the boundary before them is that element's own. The elements from `from` to
- * `to` are chunked again.
- */
-function unchangedChunks(
-  base: ChunkedArray,
-  values: readonly unknown[],
-): { headIds: string[]; headEnds: number[]; from: number; to: number; tailIds: string[]; tailEnds: number[] } {
-  const old = base.values;
-  const shortest = Math.min(old.length, values.length);
-  let p = 0;
-  while (p < shortest && old[p] === values[p]) p++;
-  let q = 0;
-  while (q < shortest - p && old[old.length - 1 - q] === values[values.length - 1 - q]) q++;
-  const same = p === old.length && p === values.length;
-  let h = 0;
-  while (h < base.ends.length && base.ends[h]! <= p && (base.ends[h]! < old.length || same)) h++;
-  const from = h === 0 ? 0 : base.ends[h - 1]!;
-  // The first chunk (after the head) whose start follows an element of the unchanged suffix.
-  let t = Math.max(h, 1);
-  while (t < base.ends.length && base.ends[t - 1]! - 1 < old.length - q) t++;
-  const shift = values.length - old.length;
-  const tail = t < base.ends.length && !same;
-  return {
-    headIds: base.ids.slice(0, h),
-    headEnds: base.ends.slice(0, h),
-    from,
-    to: tail ? base.ends[t - 1]! + shift : values.length,
-    tailIds: tail ? base.ids.slice(t) : [],
-    tailEnds: tail ? base.ends.slice(t).map((e) => e + shift) : [],
-  };
 }

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseFleetConfig } from '@portolan/fleet-config';
+import { textOf } from '@portolan/desired-state';
 import { createHaproxyDriver } from './create-haproxy-driver.ts';
 
 const fleet = `
@@ -23,28 +24,31 @@ test('the factory builds the driver from a fleet-config entry: paths under the c
     assert.equal(driver.kind, 'haproxy');
     assert.equal(driver.master.socketPath, '/etc/portolan/state/haproxy/master.sock');
     assert.equal(driver.runtime.socketPath, '/etc/portolan/state/haproxy/runtime.sock');
-    const bundle = driver.render({
-      appliance: 'edge',
-      driver: 'haproxy',
-      bindings: [],
-      conditions: [],
-      certificates: [],
-      virtualServices: [],
-      pools: [
-        {
-          name: 'p',
-          members: [],
-          monitor: null,
-          persistence: null,
-          tlsToBackend: false,
-          customization: null,
-          services: [],
-        },
-      ],
-    });
+    const bundle = driver.render(
+      {
+        appliance: 'edge',
+        driver: 'haproxy',
+        bindings: [],
+        conditions: [],
+        certificates: [],
+        virtualServices: [],
+        pools: [
+          {
+            name: 'p',
+            members: [],
+            monitor: null,
+            persistence: null,
+            tlsToBackend: false,
+            customization: null,
+            services: [],
+          },
+        ],
+      },
+      null,
+    );
     assert.equal(bundle.backends[0]?.slots.length, 2, 'minFreeSlots 1 rounded up to slotIncrement 2');
     assert.match(
-      bundle.files.find((f) => f.path === 'haproxy.cfg')?.content ?? '',
+      textOf(bundle.files.find((f) => f.path === 'haproxy.cfg')?.content ?? ''),
       /server-state-file \/etc\/portolan\/state\/haproxy\/server-state/,
     );
   } finally {

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { ApplianceConfig } from '@portolan/fleet-config';
 import { HaproxyDriver } from './haproxy-driver.ts';
+import { HaproxyDriverConfigError } from './errors.ts';
 
 /**
  * Builds the driver for a fleet-config appliance entry, resolving its relative `configDir` and `masterSocket`
@@ -8,7 +9,7 @@ import { HaproxyDriver } from './haproxy-driver.ts';
  */
 export function createHaproxyDriver(appliance: ApplianceConfig, baseDir: string): HaproxyDriver {
   const section = appliance.haproxy;
-  if (section === undefined) throw new TypeError(`appliance ${appliance.name} has no "haproxy" section`);
+  if (section === undefined) throw new HaproxyDriverConfigError(`appliance ${appliance.name} has no "haproxy" section`);
   return new HaproxyDriver({
     appliance: appliance.name,
     config: {

@@ -2,27 +2,44 @@
  * Infrastructure failures of the HAProxy driver (one class per failure, stable `code`, `cause` kept).
  * Appliance-side refusals are not errors: they come back as failed `OperationResult`s.
  */
+import { PortolanError } from '@portolan/errors';
 
 /** A Runtime API or master CLI socket could not be reached, closed early, or did not answer in time. */
-export class HaproxySocketError extends Error {
+export class HaproxySocketError extends PortolanError {
   readonly code = 'HAPROXY_SOCKET';
-  override readonly name = 'HaproxySocketError';
   readonly socketPath: string;
 
-  constructor(message: string, socketPath: string, options?: { cause?: unknown }) {
+  constructor(message: string, socketPath: string, options?: ErrorOptions) {
     super(`${message} (${socketPath})`, options);
     this.socketPath = socketPath;
   }
 }
 
 /** The HAProxy process did not start, or did not become ready in time. */
-export class HaproxyStartError extends Error {
+export class HaproxyStartError extends PortolanError {
   readonly code = 'HAPROXY_START';
-  override readonly name = 'HaproxyStartError';
 }
 
 /** HAProxy answered something the driver cannot parse (a bug or an unsupported HAProxy version). */
-export class HaproxyProtocolError extends Error {
+export class HaproxyProtocolError extends PortolanError {
   readonly code = 'HAPROXY_PROTOCOL';
-  override readonly name = 'HaproxyProtocolError';
+}
+
+/** A file path that would leave the config directory: a bug in whoever built the operation. */
+export class HaproxyPathError extends PortolanError {
+  readonly code = 'HAPROXY_PATH_OUTSIDE_CONFIG_DIR';
+
+  constructor(rel: string) {
+    super(`refusing to write outside the config directory: ${rel}`);
+  }
+}
+
+/** haproxy.cfg could not be brought in step with the Runtime API (a queued server-line write failed). */
+export class HaproxyConfigWriteError extends PortolanError {
+  readonly code = 'HAPROXY_CONFIG_WRITE';
+}
+
+/** The appliance entry cannot configure a HAProxy driver (it has no `haproxy` section). */
+export class HaproxyDriverConfigError extends PortolanError {
+  readonly code = 'HAPROXY_DRIVER_CONFIG';
 }

@@ -1,36 +1,35 @@
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type {
   ApplianceDriver,
   ConfigCheck,
+  DriverCapabilities,
   ExecutionContext,
   Operation,
   OperationResult,
   SecretResolver,
 } from '@portolan/appliance-driver';
-import type { DesiredState } from '@portolan/desired-state';
+import { textOf, type DesiredState } from '@portolan/desired-state';
 import type { ApplianceConfig } from '@portolan/fleet-config';
-import type { BackendSlots, HaproxyBundle } from './core/haproxy-bundle.ts';
+import type { HaproxyBundle } from './core/haproxy-bundle.ts';
 import {
   CONFIG_FILE,
-  HaproxyRenderer,
   RUNTIME_SOCKET,
   defaultRenderTuning,
   type HaproxyRenderOptions,
 } from './core/render-haproxy-bundle.ts';
+import { HaproxyCore } from './core/haproxy-core.ts';
 import { checkHaproxyConfiguration } from './check-configuration.ts';
-import { diffHaproxy } from './core/diff-haproxy.ts';
-import { withSlotChanges } from './core/diff-slots.ts';
 import { type HaproxyOperation, fromOperation } from './core/haproxy-operations.ts';
 import type { ProcStatus } from './core/parse-show-proc.ts';
 import { HaproxyMasterClient } from './adapters/haproxy-master-client.ts';
 import { HaproxyRuntimeClient } from './adapters/haproxy-runtime-client.ts';
 import { EPOCH_FILE, writeFileAtomic } from './adapters/haproxy-config-files.ts';
-import { ServerLinesFile, sameSlots } from './server-lines-file.ts';
+import { ServerLinesFile } from './server-lines-file.ts';
 import { readBackHaproxy } from './read-back.ts';
 import { type IndexedRuntimeOperation, runRuntimeOperations } from './runtime-batch.ts';
 import { runReload } from './reload-runner.ts';
-import { HaproxySocketError } from './errors.ts';
+import { HaproxyPathError, HaproxySocketError } from './errors.ts';
+import { aborted, readEpochFile, staleEpoch } from './epoch-file.ts';
 
 /** How long haproxy.cfg's server lines may lag the Runtime API by default (see ServerLinesFile). */
 export const DEFAULT_SERVER_LINES_WRITE_DELAY_MS = 1000;
@@ -50,34 +49,33 @@ export interface HaproxyDriverOptions {
   readonly reloadTimeoutMs?: number;
 }
 
+/** What the HAProxy driver can do (see DriverCapabilities). */
+const HAPROXY_CAPABILITIES: DriverCapabilities = {
+  // An apply whose operations all succeeded leaves exactly the rendered bundle (files and runtime state).
+  renderMatchesReadBack: true,
+  // The epoch-file read and the worker check run while the applier's epoch check is still in flight.
+  acceptsWriteGate: true,
+  batchExecution: true,
+  configurationCheck: true,
+};
+
 /**
- * The HAProxy driver: renders a desired state into a full HAProxy configuration, reads HAProxy back (files +
- * Runtime API), diffs, and applies endpoint/map/certificate changes through the Runtime API with zero reloads,
- * structural changes with one validated, verified reload.
- *
- * `render` places members into the slots they held as last seen — by `readBack`, or as changed since by this
- * driver's own successful operations — so members keep their slots even when a caller skips the read-back
- * between applies. After an apply whose results are all ok, the rendered bundle is what a read-back would
- * return (the integration tests check exactly that), so a caller may diff the next desired state against it
- * and keep the full `readBack` (≈17 ms at 1k backends) for start-up, failures and drift checks.
+ * The HAProxy driver: renders a desired state into a full HAProxy configuration (its pure half, HaproxyCore), reads
+ * HAProxy back (files + Runtime API), and applies endpoint/map/certificate changes through the Runtime API with zero
+ * reloads, structural changes with one validated, verified reload. The runner's state is connections, which worker
+ * runs, and the server lines it deferred; what the appliance holds reaches `render` only as `observed`.
  */
 export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
   readonly kind = 'haproxy' as const;
-  /** An apply whose operations all succeeded leaves exactly the rendered bundle (files and runtime state). */
-  readonly renderMatchesReadBack = true;
-  /** The epoch-file read and the worker check run while the applier's epoch check is still in flight. */
-  readonly acceptsWriteGate = true;
+  readonly capabilities = HAPROXY_CAPABILITIES;
+  readonly core: HaproxyCore;
   readonly runtime: HaproxyRuntimeClient;
   readonly master: HaproxyMasterClient;
   readonly #configDir: string;
   readonly #binary: string;
-  readonly #renderer: HaproxyRenderer;
   readonly #renderOptions: HaproxyRenderOptions;
   readonly #reloadTimeoutMs: number;
-  #observedSlots: readonly BackendSlots[] = [];
   #workerPid: number | null = null;
-  /** The last bundle `render` returned (its objects are what the next render can reuse). */
-  #lastRender: HaproxyBundle | null = null;
   /** haproxy.cfg's server lines, written after the Runtime API changes (queued for up to `serverLinesWriteDelayMs`). */
   readonly #serverLines: ServerLinesFile;
   #reloads = 0;
@@ -96,7 +94,7 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
       serverHeader: options.serverHeader ?? defaultRenderTuning.serverHeader,
       hardStopAfter: options.hardStopAfter ?? defaultRenderTuning.hardStopAfter,
     };
-    this.#renderer = new HaproxyRenderer(this.#renderOptions);
+    this.core = new HaproxyCore(this.#renderOptions);
     const delay = config.serverLinesWriteDelayMs ?? DEFAULT_SERVER_LINES_WRITE_DELAY_MS;
     this.#serverLines = new ServerLinesFile(path.join(this.#configDir, CONFIG_FILE), delay, (epoch) =>
       this.#checkEpoch(epoch),
@@ -113,27 +111,28 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
     return checkHaproxyConfiguration(desired, this.#renderOptions, this.#binary, secrets);
   }
 
-  render(desired: DesiredState): HaproxyBundle {
-    const bundle = this.#renderer.render(desired, this.#observedSlots);
-    this.#lastRender = bundle;
-    return bundle;
+  render(desired: DesiredState, observed: HaproxyBundle | null): HaproxyBundle {
+    return this.core.render(desired, observed);
   }
 
-  async readBack(signal: AbortSignal, options: { readonly remember?: boolean } = {}): Promise<HaproxyBundle> {
+  diff(desired: HaproxyBundle, observed: HaproxyBundle): readonly Operation[] {
+    return this.core.diff(desired, observed);
+  }
+
+  async readBack(signal: AbortSignal): Promise<HaproxyBundle> {
     signal.throwIfAborted();
     // The files on disk are what is read back: queued server lines go there first.
     await this.#serverLines.flush();
     await this.#followCurrentWorker();
-    const observed = await readBackHaproxy(this.#configDir, this.runtime);
-    if (options.remember !== false) this.#observedSlots = observed.backends;
-    return observed;
+    return readBackHaproxy(this.#configDir, this.runtime);
   }
 
-  diff(desired: HaproxyBundle, observed: HaproxyBundle): readonly Operation[] {
-    return diffHaproxy(desired, observed);
+  /** The default listen address is the fleet config's, not something read back. */
+  defaultAddresses(): null {
+    return null;
   }
 
-  async execute(operation: Operation, context: ExecutionContext): Promise<OperationResult> {
+  async execute(operation: Operation, context: ExecutionContext<HaproxyBundle>): Promise<OperationResult> {
     const [result] = await this.executeAll([operation], context);
     return result ?? { ok: false, code: 'NotExecuted', message: 'no result', retryable: true };
   }
@@ -142,7 +141,10 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
    * Runs operations in three groups, results in input order: runtime operations as one pipelined batch, then
    * file rewrites, then reloads. Refuses everything when a newer leader's epoch has already written here.
    */
-  async executeAll(operations: readonly Operation[], context: ExecutionContext): Promise<readonly OperationResult[]> {
+  async executeAll(
+    operations: readonly Operation[],
+    context: ExecutionContext<HaproxyBundle>,
+  ): Promise<readonly OperationResult[]> {
     // Not `new Array(n)`: map() skips the holes of a sparse array.
     const results: (OperationResult | undefined)[] = operations.map(() => undefined);
     const decoded = operations.map((op) => fromOperation(op));
@@ -198,10 +200,6 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
         done = await runRuntimeOperations(this.#configDir, this.runtime, runtimeOps, context.secrets);
       }
       for (const [index, result] of done) results[index] = result;
-      const applied = runtimeOps.flatMap(({ index, op }) =>
-        op.kind === 'server' && results[index]?.ok === true ? [op] : [],
-      );
-      this.#observedSlots = withSlotChanges(this.#observedSlots, applied);
       context.phase?.('runtime');
     }
     for (const [index, op] of decoded.entries()) {
@@ -228,18 +226,24 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
     return this.#serverLines.pending;
   }
 
+  /**
+   * Releases the sockets. Queued server lines are written first; a write that fails is dropped with them (the
+   * Runtime API already serves those slots, and the next leader's read-back finds the file behind and corrects it),
+   * so closing never fails on it.
+   */
   async close(): Promise<void> {
     await this.#serverLines.flush().catch(() => undefined);
     this.#serverLines.discard();
     await this.runtime.close();
   }
 
-  async #runOne(op: HaproxyOperation, context: ExecutionContext): Promise<OperationResult> {
-    if (op.kind === 'config-slots') return this.#serverLines.patch(op.backends, this.#lastRender, context);
+  async #runOne(op: HaproxyOperation, context: ExecutionContext<HaproxyBundle>): Promise<OperationResult> {
+    const target = context.target ?? null;
+    if (op.kind === 'config-slots') return this.#serverLines.patch(op.backends, target, context);
     // A file write or a reload starts from the files on disk (a failed reload restores them): queued lines first.
     await this.#serverLines.flush();
     if (op.kind === 'file') {
-      await writeBundleFilesOne(this.#configDir, op.file.path, op.file.content);
+      await writeBundleFilesOne(this.#configDir, op.file.path, textOf(op.file.content));
       return { ok: true, detail: `wrote ${op.file.path}` };
     }
     if (op.kind !== 'reload')
@@ -259,12 +263,7 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
     if (run.reloaded) {
       this.#reloads += 1;
       this.#workerPid = run.workerPid;
-      // Keep the render's own slot objects when the reload carried exactly them: the next render then reuses every
-      // backend (and the apply log every stored piece) instead of re-rendering 10k backends once after each reload.
-      this.#observedSlots = sameSlots(this.#lastRender?.backends, op.backends)
-        ? this.#lastRender!.backends
-        : op.backends;
-      await this.#serverLines.adopt(op.files.find((f) => f.path === CONFIG_FILE)?.content, this.#lastRender);
+      await this.#serverLines.adopt(op.files.find((f) => f.path === CONFIG_FILE)?.content, target);
     }
     return run.result;
   }
@@ -279,7 +278,7 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
   }
 
   /** Refuses a write once leadership is lost or a newer epoch has written here; checked before every side effect. */
-  async #fence(context: ExecutionContext): Promise<OperationResult | null> {
+  async #fence(context: ExecutionContext<HaproxyBundle>): Promise<OperationResult | null> {
     if (context.signal.aborted) return aborted();
     return this.#checkEpoch(context.epoch);
   }
@@ -290,8 +289,6 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
    */
   async #checkEpoch(epoch: number, gate?: Promise<boolean>): Promise<OperationResult | null> {
     const file = path.join(this.#configDir, EPOCH_FILE);
-    // A few bytes from the local config directory, read synchronously: four thread-pool hops of an async read cost
-    // more than the read, and this runs before every write.
     const read = readEpochFile(file);
     if (!read.ok) return { ok: false, code: 'EpochUnreadable', message: read.message, retryable: true };
     const recorded = read.epoch;
@@ -312,7 +309,7 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
 }
 
 async function writeBundleFilesOne(configDir: string, rel: string, content: string): Promise<void> {
-  if (rel.includes('..')) throw new Error(`refusing to write outside the config directory: ${rel}`);
+  if (rel.includes('..')) throw new HaproxyPathError(rel);
   await writeFileAtomic(path.join(configDir, rel), content);
 }
 
@@ -320,44 +317,4 @@ async function writeBundleFilesOne(configDir: string, rel: string, content: stri
 function unavailable(error: unknown): OperationResult {
   if (!(error instanceof HaproxySocketError)) throw error;
   return { ok: false, code: 'HaproxyUnavailable', message: error.message, retryable: true };
-}
-
-/** A small file's text, or '0' when it does not exist or cannot be read (an epoch file never written). */
-/**
- * The epoch that last wrote here. Fails closed: only a file that does not exist yet reads as epoch 0 (a fresh
- * appliance); an unreadable file or one that does not hold an epoch refuses the write, since taking it for 0 would
- * let any stale leader write.
- */
-function readEpochFile(file: string): { ok: true; epoch: number } | { ok: false; message: string } {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { ok: true, epoch: 0 };
-    return {
-      ok: false,
-      message: `the fencing epoch file cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'}); nothing is written until it can`,
-    };
-  }
-  const trimmed = text.trim();
-  if (!/^\d{1,15}$/.test(trimmed))
-    return {
-      ok: false,
-      message: `the fencing epoch file holds "${trimmed.slice(0, 20)}", not an epoch; nothing is written until it is repaired`,
-    };
-  return { ok: true, epoch: Number(trimmed) };
-}
-
-/** Refused because the caller's epoch is not current (its write gate said no). */
-function staleEpoch(epoch: number): OperationResult {
-  return {
-    ok: false,
-    code: 'StaleEpoch',
-    message: `epoch ${epoch} is no longer the current epoch of this appliance group`,
-    retryable: false,
-  };
-}
-
-function aborted(): OperationResult {
-  return { ok: false, code: 'Aborted', message: 'leadership lost before this operation ran', retryable: true };
 }

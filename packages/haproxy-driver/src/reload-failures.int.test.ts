@@ -136,11 +136,16 @@ test('a write stamped with an older epoch than one already applied here is refus
 test('with HAProxy gone, operations come back as retryable failures (no throw) and the files stay as they were', async () => {
   const b = echo.backends[0]!;
   const configBefore = fs.readFileSync(path.join(h.dir, 'haproxy.cfg'), 'utf8');
-  const bundle = h.driver.render(good);
+  const observed = await h.driver.readBack(AbortSignal.timeout(10_000));
+  const bundle = h.driver.render(good, observed);
   const scaled = h.driver.render(
     desired({ ...good, pools: [pool('web', [member(b.address, b.port), member('127.0.24.8', 8)])] }),
+    observed,
   );
-  const grown = h.driver.render(desired({ ...good, pools: [...good.pools, pool('more', [member('127.0.24.7', 7)])] }));
+  const grown = h.driver.render(
+    desired({ ...good, pools: [...good.pools, pool('more', [member('127.0.24.7', 7)])] }),
+    observed,
+  );
   await h.haproxy.stop();
   const context = { epoch: 7, secrets: h.secrets, signal: new AbortController().signal };
   for (const ops of [h.driver.diff(scaled, bundle), h.driver.diff(grown, bundle)]) {

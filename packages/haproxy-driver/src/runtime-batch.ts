@@ -139,7 +139,8 @@ export async function resolvePem(
     const material = await secrets.resolve(secret);
     return `${material.certificatePem.trim()}\n${material.privateKeyPem.trim()}\n`;
   } catch {
-    // The resolver's error may quote the Secret; report only which Secret failed (see secretUnavailable).
+    // Any rejection of a SecretResolver means the material is unavailable. Its error may quote the Secret, so only
+    // which Secret failed is reported (see secretUnavailable).
     return null;
   }
 }

@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import assert from 'node:assert/strict';
 import { type EchoBackends, startEchoBackends } from '@portolan/echo-backend';
-import type { DesiredState, Pool } from '@portolan/desired-state';
+import { textOf, type DesiredState, type Pool } from '@portolan/desired-state';
+import type { HaproxyBundle } from './core/haproxy-bundle.ts';
 import { type Harness, freePort, request, startHarness } from './testing/haproxy-harness.ts';
 import { desired, member, pool, route, service } from './testing/desired-fixtures.ts';
 import { parseServersState } from './core/parse-servers-state.ts';
@@ -56,6 +57,10 @@ async function answering(host: string, n = 12): Promise<Set<string>> {
   }
   return seen;
 }
+
+/** What the appliance holds now (the caller's memory of it, for renders between applies). */
+const readBack = (): Promise<HaproxyBundle> => h.driver.readBack(AbortSignal.timeout(10_000));
+const cfgText = (b: HaproxyBundle): string => textOf(b.files.find((f) => f.path === 'haproxy.cfg')!.content);
 
 async function applyOk(state: DesiredState): Promise<string[]> {
   const round = await h.apply(state);
@@ -181,17 +186,18 @@ test('members keep their slots when the caller diffs against the last applied bu
   const hosts = [{ host: 'web.test', pool: 'web' }];
   const context = { epoch: 1, secrets: h.secrets, signal: new AbortController().signal };
   await applyOk(web([pool('web', members(1))], hosts));
-  const first = h.driver.render(web([pool('web', members(1))], hosts));
-  const second = h.driver.render(web([pool('web', members(2))], hosts));
-  assert.ok((await h.driver.executeAll(h.driver.diff(second, first), context)).every((r) => r.ok));
+  const first = h.driver.render(web([pool('web', members(1))], hosts), await readBack());
+  const second = h.driver.render(web([pool('web', members(2))], hosts), first);
+  const sent = await h.driver.executeAll(h.driver.diff(second, first), { ...context, target: second });
+  assert.ok(sent.every((r) => r.ok));
   // No read-back: member 2 must stay in s2 when member 1 leaves, so only s1 is written.
-  const third = h.driver.render(web([pool('web', members(1, 1))], hosts));
+  const third = h.driver.render(web([pool('web', members(1, 1))], hosts), second);
   const ops = h.driver.diff(third, second);
   assert.deepEqual(
     ops.map((o) => o.objectName),
     ['http:web/s1', 'haproxy.cfg'],
   );
-  assert.ok((await h.driver.executeAll(ops, context)).every((r) => r.ok));
+  assert.ok((await h.driver.executeAll(ops, { ...context, target: third })).every((r) => r.ok));
   assert.deepEqual(await h.pending(web([pool('web', members(1, 1))], hosts)), []);
   assert.deepEqual(await answering('web.test', 4), new Set(['127.0.22.2']));
 });
@@ -201,46 +207,46 @@ test('endpoint changes keep haproxy.cfg equal to the render byte for byte, and a
   const context = { epoch: 1, secrets: h.secrets, signal: new AbortController().signal };
   const cfg = path.join(h.dir, 'haproxy.cfg');
   await applyOk(web([pool('web', members(1))], hosts));
-  let previous = h.driver.render(web([pool('web', members(1))], hosts));
+  let previous = h.driver.render(web([pool('web', members(1))], hosts), await readBack());
   for (const next of [members(2), members(3), members(2, 1), members(1, 2)]) {
-    const rendered = h.driver.render(web([pool('web', next)], hosts));
+    const rendered = h.driver.render(web([pool('web', next)], hosts), previous);
     const ops = h.driver.diff(rendered, previous);
     assert.ok(
       ops.some((o) => o.objectType === 'config-slots'),
       'an endpoint-only change',
     );
-    assert.ok((await h.driver.executeAll(ops, context)).every((r) => r.ok));
+    assert.ok((await h.driver.executeAll(ops, { ...context, target: rendered })).every((r) => r.ok));
     await h.driver.settle(); // the server lines are queued for up to a second; settle writes them now
-    assert.equal(
-      fs.readFileSync(cfg, 'utf8'),
-      rendered.files.find((f) => f.path === 'haproxy.cfg')!.content,
-      'the file is the render',
-    );
+    assert.equal(fs.readFileSync(cfg, 'utf8'), cfgText(rendered), 'the file is the render');
     previous = rendered;
   }
   // A structural change (one more pool: a reload), then an endpoint change: the file is written from the render again.
   const grown = h.driver.render(
     web([pool('web', members(1, 2)), pool('api', members(1))], [...hosts, { host: 'api.test', pool: 'api' }]),
+    previous,
   );
-  assert.ok((await h.driver.executeAll(h.driver.diff(grown, previous), context)).every((r) => r.ok));
+  const grownResults = await h.driver.executeAll(h.driver.diff(grown, previous), { ...context, target: grown });
+  assert.ok(grownResults.every((r) => r.ok));
   const moved = h.driver.render(
     web([pool('web', members(1, 3)), pool('api', members(1))], [...hosts, { host: 'api.test', pool: 'api' }]),
+    grown,
   );
   const movedOps = h.driver.diff(moved, grown);
-  const movedResults = await h.driver.executeAll(movedOps, context);
+  const movedResults = await h.driver.executeAll(movedOps, { ...context, target: moved });
   const slotsResult = movedResults[movedOps.findIndex((o) => o.objectType === 'config-slots')];
   assert.ok(
     slotsResult?.ok === true && slotsResult.detail?.includes('written from the render'),
     `after a reload: ${JSON.stringify(slotsResult)}`,
   );
   await h.driver.settle();
-  assert.equal(fs.readFileSync(cfg, 'utf8'), moved.files.find((f) => f.path === 'haproxy.cfg')!.content);
+  assert.equal(fs.readFileSync(cfg, 'utf8'), cfgText(moved));
   previous = moved;
   fs.appendFileSync(cfg, '# an operator was here\n');
   const rendered = h.driver.render(
     web([pool('web', members(2)), pool('api', members(1))], [...hosts, { host: 'api.test', pool: 'api' }]),
+    previous,
   );
-  const foreign = await h.driver.executeAll(h.driver.diff(rendered, previous), context);
+  const foreign = await h.driver.executeAll(h.driver.diff(rendered, previous), { ...context, target: rendered });
   assert.ok(foreign.every((r) => r.ok));
   assert.ok(
     foreign.some((r) => r.ok && r.detail?.endsWith('patched in the text')),
@@ -248,11 +254,7 @@ test('endpoint changes keep haproxy.cfg equal to the render byte for byte, and a
   );
   const text = fs.readFileSync(cfg, 'utf8');
   assert.ok(text.endsWith('# an operator was here\n'), 'the foreign line is kept (drift detection reports it)');
-  assert.equal(
-    text.replace('# an operator was here\n', ''),
-    rendered.files.find((f) => f.path === 'haproxy.cfg')!.content,
-    'the server lines are patched',
-  );
+  assert.equal(text.replace('# an operator was here\n', ''), cfgText(rendered), 'the server lines are patched');
 });
 
 test('health checks from the pool monitor keep traffic off a member that does not answer', async () => {
@@ -301,19 +303,20 @@ test('after someone else reloads HAProxy, the next endpoint change (diffed witho
   const hosts = [{ host: 'web.test', pool: 'web' }];
   const context = { epoch: 1, secrets: h.secrets, signal: new AbortController().signal };
   await applyOk(web([pool('web', members(1))], hosts)); // its read-back tells the driver which worker runs
-  const applied = h.driver.render(web([pool('web', members(1))], hosts));
+  const applied = h.driver.render(web([pool('web', members(1))], hosts), await readBack());
   const before = (await h.driver.showProc()).workers[0]?.pid;
   await h.driver.master.reload();
   for (let i = 0; i < 100 && (await h.driver.showProc()).workers[0]?.pid === before; i++)
     await new Promise((r) => setTimeout(r, 50));
   assert.notEqual((await h.driver.showProc()).workers[0]?.pid, before, 'a new worker serves');
   // As the applier's hot path does: diff against what it applied, no read-back in between.
-  const ops = h.driver.diff(h.driver.render(web([pool('web', members(1, 2))], hosts)), applied);
+  const next = h.driver.render(web([pool('web', members(1, 2))], hosts), applied);
+  const ops = h.driver.diff(next, applied);
   assert.ok(
     ops.some((o) => o.objectType === 'server'),
     'an endpoint-only change',
   );
-  assert.ok((await h.driver.executeAll(ops, context)).every((r) => r.ok));
+  assert.ok((await h.driver.executeAll(ops, { ...context, target: next })).every((r) => r.ok));
   assert.deepEqual(await answering('web.test', 6), new Set(['127.0.22.3']), 'the serving worker has the new endpoint');
 });
 

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { type EchoBackends, startEchoBackends } from '@portolan/echo-backend';
 import type { ExecutionContext } from '@portolan/appliance-driver';
-import type { DesiredState } from '@portolan/desired-state';
+import { textOf, type DesiredState } from '@portolan/desired-state';
 import { type Harness, freePort, startHarness } from './testing/haproxy-harness.ts';
 import { desired, member, pool, route, service } from './testing/desired-fixtures.ts';
 import type { HaproxyBundle } from './core/haproxy-bundle.ts';
@@ -31,11 +31,11 @@ function web(n: number, from = 0): DesiredState {
   return desired({ pools: [pool('web', members)], virtualServices: [service('http', port, hosts)] });
 }
 
-function context(epoch: number, signal = new AbortController().signal): ExecutionContext {
+function context(epoch: number, signal = new AbortController().signal): ExecutionContext<HaproxyBundle> {
   return { epoch, secrets: { resolve: () => Promise.reject(new Error('no secrets here')) }, signal };
 }
 
-const cfgOf = (bundle: HaproxyBundle): string => bundle.files.find((f) => f.path === 'haproxy.cfg')!.content;
+const cfgOf = (bundle: HaproxyBundle): string => textOf(bundle.files.find((f) => f.path === 'haproxy.cfg')!.content);
 
 /** A harness holding web(1) applied, and that render (the applier's hot baseline). */
 async function started(delayMs: number): Promise<{ h: Harness; cfg: string; applied: HaproxyBundle }> {
@@ -45,7 +45,7 @@ async function started(delayMs: number): Promise<{ h: Harness; cfg: string; appl
     round.results.every((r) => r.ok),
     JSON.stringify(round.results),
   );
-  return { h, cfg: path.join(h.dir, 'haproxy.cfg'), applied: h.driver.render(web(1)) };
+  return { h, cfg: path.join(h.dir, 'haproxy.cfg'), applied: round.rendered };
 }
 
 /** One endpoint change as the applier's hot path makes it: render, diff against the last render, execute. */
@@ -53,12 +53,12 @@ async function change(
   h: Harness,
   previous: HaproxyBundle,
   state: DesiredState,
-  ctx: ExecutionContext,
+  ctx: ExecutionContext<HaproxyBundle>,
 ): Promise<HaproxyBundle> {
-  const rendered = h.driver.render(state);
+  const rendered = h.driver.render(state, previous);
   const ops = h.driver.diff(rendered, previous);
   assert.deepEqual([...new Set(ops.map((o) => o.objectType))], ['server', 'config-slots'], 'an endpoint-only change');
-  const results = await h.driver.executeAll(ops, ctx);
+  const results = await h.driver.executeAll(ops, { ...ctx, target: rendered });
   assert.ok(
     results.every((r) => r.ok),
     JSON.stringify(results),
@@ -166,12 +166,13 @@ test('a reload writes queued lines first, so a refused configuration restores a 
     ],
     virtualServices: [service('http', port, [...hosts, route('new.test', '/', 'Prefix', 'broken')])],
   });
-  const ops = h.driver.diff(h.driver.render(bad), next);
+  const badRender = h.driver.render(bad, next);
+  const ops = h.driver.diff(badRender, next);
   assert.deepEqual(
     ops.map((o) => o.objectType),
     ['reload'],
   );
-  const [result] = await h.driver.executeAll(ops, context(1));
+  const [result] = await h.driver.executeAll(ops, { ...context(1), target: badRender });
   assert.equal(result?.ok === false && result.code, 'ConfigInvalid');
   assert.equal(
     fs.readFileSync(cfg, 'utf8'),

@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
 import type { OperationResult } from '@portolan/appliance-driver';
+import { isSameText, type Text } from '@portolan/desired-state';
 import type { BackendSlots, HaproxyBundle } from './core/haproxy-bundle.ts';
 import { CONFIG_FILE, configSections } from './core/render-haproxy-bundle.ts';
 import { patchServerLines } from './core/patch-server-lines.ts';
@@ -101,14 +102,11 @@ export class ServerLinesFile {
   }
 
   /** After a reload that wrote the last render's haproxy.cfg: remember the file as that render's sections. */
-  async adopt(written: string | undefined, render: HaproxyBundle | null): Promise<void> {
+  async adopt(written: Text | undefined, render: HaproxyBundle | null): Promise<void> {
     this.#image = null;
     const sections = render === null ? undefined : configSections(render);
-    if (
-      render === null ||
-      sections === undefined ||
-      written !== render.files.find((f) => f.path === CONFIG_FILE)?.content
-    )
+    const rendered = render?.files.find((f) => f.path === CONFIG_FILE)?.content;
+    if (sections === undefined || written === undefined || rendered === undefined || !isSameText(written, rendered))
       return;
     const stat = await fs.stat(this.#file).catch(() => null);
     if (stat !== null) this.#image = ConfigImage.adopt(sections, stat);

@@ -1,5 +1,15 @@
-import type { ApplianceDriver, ExecutionContext, Operation, OperationResult } from '@portolan/appliance-driver';
+import {
+  CapabilityMissingError,
+  executeInTurn,
+  type ApplianceDriver,
+  type ConfigCheck,
+  type DriverCapabilities,
+  type ExecutionContext,
+  type Operation,
+  type OperationResult,
+} from '@portolan/appliance-driver';
 import type { DesiredState } from '@portolan/desired-state';
+import { PortolanError } from '@portolan/errors';
 import type { LmVendorState } from './core/lm-vendor-state.ts';
 import type { LmIndexMap } from './core/parse-read-back.ts';
 import { parseReadBack } from './core/parse-read-back.ts';
@@ -26,13 +36,18 @@ export interface LoadMasterDriverOptions {
 }
 
 /** Raised when the LoadMaster cannot be read back (the applier retries; nothing was written). */
-export class LoadMasterReadBackError extends Error {
+export class LoadMasterReadBackError extends PortolanError {
   readonly code = 'LOADMASTER_READ_BACK';
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'LoadMasterReadBackError';
-  }
 }
+
+/** What the LoadMaster driver can do (see DriverCapabilities). */
+const LOADMASTER_CAPABILITIES: DriverCapabilities = {
+  // Service mode binds to virtual services someone else created: the render is not all the appliance holds.
+  renderMatchesReadBack: false,
+  acceptsWriteGate: false,
+  batchExecution: false,
+  configurationCheck: false,
+};
 
 /**
  * The Kemp LoadMaster driver (its Ingress controller's documented behaviour): Service mode (DesiredState.bindings → real servers of existing VSs)
@@ -40,6 +55,7 @@ export class LoadMasterReadBackError extends Error {
  */
 export class LoadMasterDriver implements ApplianceDriver<LmVendorState> {
   readonly kind = 'loadmaster' as const;
+  readonly capabilities = LOADMASTER_CAPABILITIES;
   readonly #options: LoadMasterDriverOptions;
   readonly #client: LoadMasterClient;
   readonly #runner: OperationRunner;
@@ -61,7 +77,8 @@ export class LoadMasterDriver implements ApplianceDriver<LmVendorState> {
     return this.#client.callCount;
   }
 
-  render(desired: DesiredState): LmVendorState {
+  /** Pure; `observed` is not needed (appliance indexes are looked up by the runner when an operation runs). */
+  render(desired: DesiredState, _observed: LmVendorState | null = null): LmVendorState {
     return renderVendorState(desired, {
       appliance: this.#options.appliance,
       defaultAddress: this.#options.defaultAddress,
@@ -80,6 +97,24 @@ export class LoadMasterDriver implements ApplianceDriver<LmVendorState> {
 
   execute(operation: Operation, context: ExecutionContext): Promise<OperationResult> {
     return this.#runner.run(operation, context);
+  }
+
+  /** One call per operation, in order, under the appliance's call budget. */
+  executeAll(operations: readonly Operation[], context: ExecutionContext): Promise<readonly OperationResult[]> {
+    return executeInTurn((op, ctx) => this.execute(op, ctx), operations, context);
+  }
+
+  /** Nothing is deferred: every operation is complete when it returns. */
+  async settle(): Promise<void> {}
+
+  /** The Ingress status address comes from the fleet config, not from a read-back. */
+  defaultAddresses(): null {
+    return null;
+  }
+
+  /** LoadMaster has no offline check of a whole configuration. */
+  checkConfiguration(): Promise<ConfigCheck> {
+    return Promise.reject(new CapabilityMissingError('loadmaster', 'configuration check'));
   }
 
   async close(): Promise<void> {

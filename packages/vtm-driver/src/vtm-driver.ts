@@ -1,7 +1,17 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { ApplianceDriver, ExecutionContext, Operation, OperationResult } from '@portolan/appliance-driver';
+import {
+  CapabilityMissingError,
+  executeInTurn,
+  type ApplianceDriver,
+  type ConfigCheck,
+  type DriverCapabilities,
+  type ExecutionContext,
+  type Operation,
+  type OperationResult,
+} from '@portolan/appliance-driver';
 import type { DesiredState, JsonObject } from '@portolan/desired-state';
+import { PortolanError } from '@portolan/errors';
 import type { ApplianceConfig } from '@portolan/fleet-config';
 import { executeOperation } from './adapters/execute-operation.ts';
 import { readOwnedObjects } from './adapters/read-owned-objects.ts';
@@ -31,19 +41,28 @@ export interface VtmDriverOptions {
 }
 
 /** Raised when an appliance entry cannot configure a vTM driver (wrong driver, unreadable password file). */
-export class VtmDriverConfigError extends Error {
+export class VtmDriverConfigError extends PortolanError {
   readonly code = 'VTM_DRIVER_CONFIG';
-  constructor(message: string, options?: { cause: unknown }) {
-    super(message, options);
-    this.name = 'VtmDriverConfigError';
-  }
 }
 
-/** The vTM ApplianceDriver: pure render and diff (the vTM integration's documented behaviour), REST read-back of owned objects, one call per operation. */
+/** What the vTM driver can do (see DriverCapabilities). */
+const VTM_CAPABILITIES: DriverCapabilities = {
+  // Every object is ours and written whole, so after a fully successful apply the appliance holds the render.
+  renderMatchesReadBack: true,
+  acceptsWriteGate: false,
+  batchExecution: false,
+  configurationCheck: false,
+};
+
+/**
+ * The vTM ApplianceDriver: pure render and diff (the vTM integration's documented behaviour), REST read-back of
+ * owned objects, one call per operation. The runner remembers the cluster's traffic managers and the default traffic
+ * IP group's addresses; nothing of the appliance reaches `render`, whose output depends on the desired state alone
+ * (and the pending ACME challenges it is configured with).
+ */
 export class VtmDriver implements ApplianceDriver<VtmObjects> {
   readonly kind = 'vtm' as const;
-  /** Every object is ours and written whole, so after a fully successful apply the appliance holds the render. */
-  readonly renderMatchesReadBack = true;
+  readonly capabilities = VTM_CAPABILITIES;
   readonly client: VtmRestClient;
   readonly #options: VtmDriverOptions;
   /** Traffic managers of the cluster, learned on the first traffic IP group write when none are configured. */
@@ -65,9 +84,10 @@ export class VtmDriver implements ApplianceDriver<VtmObjects> {
 
   /**
    * Renders the neutral desired state into the vTM objects this driver owns: pure over (desired state, pending
-   * ACME challenges), so the same inputs give the same output.
+   * ACME challenges), so the same inputs give the same output. `observed` is not needed: vTM objects are named
+   * by what they render from, not placed by what the appliance holds.
    */
-  render(desired: DesiredState): VtmObjects {
+  render(desired: DesiredState, _observed: VtmObjects | null = null): VtmObjects {
     return renderVtm(
       desired,
       {
@@ -120,6 +140,19 @@ export class VtmDriver implements ApplianceDriver<VtmObjects> {
       return executeOperation(this.client, withMachines(operation, this.#machines), context);
     }
     return executeOperation(this.client, operation, context);
+  }
+
+  /** One call per operation, in order (vTM has no batch endpoint). */
+  executeAll(operations: readonly Operation[], context: ExecutionContext): Promise<readonly OperationResult[]> {
+    return executeInTurn((op, ctx) => this.execute(op, ctx), operations, context);
+  }
+
+  /** Nothing is deferred: every operation is one complete call. */
+  async settle(): Promise<void> {}
+
+  /** vTM has no offline check of a whole configuration. */
+  checkConfiguration(): Promise<ConfigCheck> {
+    return Promise.reject(new CapabilityMissingError('vtm', 'configuration check'));
   }
 
   /** Closes keep-alive connections. */

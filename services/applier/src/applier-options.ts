@@ -3,10 +3,10 @@ import type { ApplianceDriver, SecretResolver } from '@portolan/appliance-driver
 import type { Leadership } from '@portolan/leadership';
 import type { ApplierBus } from './adapters/bus-adapter.ts';
 import type { KubeWriteback } from './adapters/kube-writeback.ts';
-import type { PgApplyLog } from './adapters/pg-apply-log.ts';
-import type { SnapshotSource } from './adapters/pg-snapshot-source.ts';
 import type { ApplierMetrics } from './applier-metrics.ts';
+import type { ApplyLog } from './core/apply-log.ts';
 import type { ApplyStatus } from './core/apply-outcome.ts';
+import type { SnapshotStore } from './core/snapshot-store.ts';
 import type { DriftPolicy, DriftReport } from './core/drift-report.ts';
 import type { RetryPolicy } from './core/retry-schedule.ts';
 
@@ -22,8 +22,8 @@ export interface ApplierOptions {
   readonly appliance: string;
   readonly replicaId: string;
   readonly driver: ApplianceDriver<unknown>;
-  readonly snapshots: SnapshotSource;
-  readonly log: PgApplyLog;
+  readonly snapshots: SnapshotStore;
+  readonly log: ApplyLog;
   /** The current leadership term that may act, or null (LeaderElector.current). */
   readonly leadership: () => Leadership | null;
   readonly secrets: SecretResolver;

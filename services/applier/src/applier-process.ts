@@ -9,7 +9,7 @@ import { ArchivedSecretResolver } from './adapters/archived-secret-resolver.ts';
 import { ApplierBus } from './adapters/bus-adapter.ts';
 import { ChallengeStore } from '@portolan/acme-issuer';
 import { startAcme } from './adapters/acme-wiring.ts';
-import { DriverRegistry } from './adapters/driver-registry.ts';
+import { DriverRegistry } from '@portolan/drivers';
 import { ClientNodeKubeApi, type KubeApi } from './adapters/kube-api.ts';
 import { KubeWriteback } from './adapters/kube-writeback.ts';
 import { PgApplyLog } from './adapters/pg-apply-log.ts';
@@ -109,7 +109,7 @@ async function main(): Promise<void> {
     reportingInstance: run.replicaId,
     onError: (e) => log.warn({ err: e }, 'Kubernetes write-back failed'),
     // vTM: Ingresses on the default traffic IP group show the group's addresses as the driver read them back.
-    defaultAddresses: () => driver.defaultAddresses?.() ?? null,
+    defaultAddresses: () => driver.defaultAddresses(),
   });
   applier = new Applier({
     appliance: appliance.name,

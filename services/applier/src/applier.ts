@@ -1,27 +1,41 @@
 import type { DesiredState } from '@portolan/desired-state';
-import type { Operation, OperationOutcome } from '@portolan/appliance-driver';
-import { StaleEpochError, type Leadership } from '@portolan/leadership';
-import type { RecordedApply } from './adapters/pg-apply-log.ts';
-import type { LoadedSnapshot } from './adapters/pg-snapshot-source.ts';
+import type { Operation } from '@portolan/appliance-driver';
+import type { Leadership } from '@portolan/leadership';
 import type { ApplierLogger, ApplierOptions, CycleResult, DriftCheckResult } from './applier-options.ts';
 import { RefusedObjectsReporter } from './report-refused-objects.ts';
-import { executeOperations } from './execute-operations.ts';
+import { announceApply, isEpochStale, sendUnderEpoch } from './apply-step.ts';
+import type { RecordedApply } from './core/apply-log.ts';
 import { isAppliedStatus, summarizeApply } from './core/apply-outcome.ts';
+import type { ApplyTrigger, SnapshotHeader } from './core/apply-target.ts';
+import {
+  decideAfterDiff,
+  decideAfterHead,
+  observationFor,
+  observedAfterSource,
+  recordedReason,
+  recordedTrigger,
+  type CycleMemory,
+} from './core/cycle-decisions.ts';
 import { CyclePhases } from './core/cycle-phases.ts';
-import { decideApplyTarget, mayConverge, type ApplyTrigger, type SnapshotHeader } from './core/apply-target.ts';
 import { describeDrift, driftAction } from './core/drift-report.ts';
+import type { LoadedSnapshot } from './core/snapshot-store.ts';
 import { RetryTimer } from './retry-timer.ts';
+import { ApplierTimers } from './applier-timers.ts';
 
 export type { ApplierLogger, ApplierOptions, CycleResult, DriftCheckResult } from './applier-options.ts';
 
 const silent: ApplierLogger = { info: () => {}, warn: () => {}, error: () => {} };
 
-/** Whether a newer epoch exists than this term's (true), it is current (false); store failures reject. */
-function isEpochStale(term: Leadership): Promise<boolean> {
-  return term.assertEpochCurrent().then(
-    () => false,
-    (e: unknown) => (e instanceof StaleEpochError ? true : Promise.reject(e)),
-  );
+/** One cycle's render and what it was diffed against, as the apply step needs them. */
+interface Converging {
+  readonly leadership: Leadership;
+  readonly snapshot: LoadedSnapshot;
+  readonly operations: readonly Operation[];
+  readonly observed: unknown;
+  readonly rendered: unknown;
+  readonly trigger: ApplyTrigger;
+  readonly phases: CyclePhases;
+  readonly staleEpoch: Promise<boolean> | null;
 }
 
 /**
@@ -29,34 +43,40 @@ function isEpochStale(term: Leadership): Promise<boolean> {
  * render, diff, send only the difference, record every outcome under the fencing epoch, retry failures with
  * capped jittered backoff, check drift periodically, then write Ingress status and Events. Cycles run one at a
  * time; followers decode and render every snapshot (their view stays warm) but never read back, write or record.
+ *
+ * This is the shell: it does the I/O in the order the decisions of core/cycle-decisions.ts ask for, and keeps what
+ * they need between cycles. Everything it remembers of the appliance is plain data passed to the driver's pure half.
  */
 export class Applier {
   private readonly o: ApplierOptions;
   private readonly logger: ApplierLogger;
   private readonly stopController = new AbortController();
+  /** Cycles and drift comparisons run one at a time, in the order asked (see `serial`). */
   private chain: Promise<unknown> = Promise.resolve();
   private queued: Promise<CycleResult> | null = null;
+  /** When the queued cycle was first asked for (its phases start there: time spent queued counts). */
+  private queuedAt = 0;
   private last: RecordedApply | null = null;
-  private baseline: unknown = undefined;
-  /** The render of the last fully successful apply: what the appliance holds, so the next change diffs against it without a full read-back. */
-  private hotBaseline: unknown = undefined;
   private holds = new Set<string>();
+  /** The read-back recorded with the last apply: the drift check's baseline. */
+  private baseline: unknown = undefined;
+  /** The render of the last fully successful apply: what the appliance holds, so the next change diffs against it. */
+  private cleanRender: unknown = undefined;
+  /**
+   * What the appliance is known to hold, for the next render (a driver places objects by it, HAProxy members into
+   * their slots): the last read-back of a cycle, or the render an apply fully succeeded with. Null until then.
+   */
+  private known: unknown = null;
   private snapshot: LoadedSnapshot | null = null;
   /** Decoded snapshots by id: the current one and the last applied one (decoding is O(world), the check needs both). */
   private readonly loaded = new Map<string, LoadedSnapshot>();
   private readonly retry: RetryTimer;
   private readonly refusals: RefusedObjectsReporter;
-  private followerTimer: NodeJS.Timeout | null = null;
-  /** When the follower's pending catch-up was first asked for (the debounce gives up waiting for quiet after 40 delays). */
-  private followerSince = 0;
-  private timers: NodeJS.Timeout[] = [];
+  private readonly timers: ApplierTimers;
   private lastHeadId: string | null = null;
   private termEpoch: number | null = null;
-  private lastPollOkAt: number | null = null;
   /** Applies started so far: a drift read-back taken across one is stale and is not compared. */
   private appliesStarted = 0;
-  /** When the queued cycle was first asked for (its phases start there: time spent queued counts). */
-  private queuedAt = 0;
 
   constructor(options: ApplierOptions) {
     this.o = options;
@@ -67,6 +87,11 @@ export class Applier {
       secrets: options.secrets,
       bus: options.bus ?? null,
       logger: this.logger,
+    });
+    this.timers = new ApplierTimers(options, this.logger, {
+      trigger: (reason) => this.trigger(reason),
+      checkDrift: () => this.checkDrift(),
+      pollHead: () => this.pollHead(),
     });
   }
 
@@ -81,20 +106,13 @@ export class Applier {
   /** Starts following: a first cycle, the bus subscription, the head poll and the drift timer. */
   async start(): Promise<void> {
     await this.init();
-    await this.pollHead();
-    const signal = this.stopController.signal;
+    await this.timers.pollNow();
     this.o.bus?.followSnapshots((_id, pieces, header) => {
       if (pieces !== undefined && pieces.size > 0) this.o.snapshots.offer?.(pieces);
       if (header !== undefined) this.o.snapshots.offerHead?.(header);
-      this.onSnapshot();
-    }, signal);
-    this.timers.push(setInterval(() => void this.pollHead(), this.o.pollMs ?? 2000));
-    this.timers.push(
-      setInterval(
-        () => void this.checkDrift().catch((e: unknown) => this.logger.error({ err: e }, 'drift check failed')),
-        this.o.drift.intervalMs,
-      ),
-    );
+      this.timers.onSnapshot();
+    }, this.stopController.signal);
+    this.timers.start();
     this.trigger('start');
   }
 
@@ -103,46 +121,20 @@ export class Applier {
     void this.reconcile(reason).catch(() => undefined);
   }
 
-  /**
-   * A snapshot notification: the leader's cycle starts now. A follower's waits for a quiet spell of followerDelayMs
-   * (each notification restarts the wait, up to forty delays in all), so its catch-up runs between the leader's
-   * applies rather than beside one.
-   */
-  private onSnapshot(): void {
-    if (this.o.leadership() !== null) {
-      this.trigger('snapshot');
-      return;
-    }
-    const delay = this.o.followerDelayMs ?? 250;
-    const now = performance.now();
-    if (this.followerTimer === null) this.followerSince = now;
-    else if (now - this.followerSince < 39 * delay) clearTimeout(this.followerTimer);
-    else return;
-    this.followerTimer = setTimeout(() => {
-      this.followerTimer = null;
-      this.trigger('snapshot');
-    }, delay);
-  }
-
-  /** Stops timers and waits for the running cycle. */
+  /** Stops timers, waits for the running cycle, then writes what the driver deferred. */
   async stop(): Promise<void> {
     this.stopController.abort();
-    for (const t of this.timers) clearInterval(t);
+    this.timers.stop();
     this.retry.cancel();
-    if (this.followerTimer !== null) clearTimeout(this.followerTimer);
     await this.chain.catch(() => undefined);
     await this.o.driver
-      .settle?.()
+      .settle()
       .catch((e: unknown) => this.logger.error({ err: e }, 'deferred appliance writes failed at stop'));
   }
 
   /** Readiness: the snapshot store answered a head poll recently (inputs are not stale). */
   readiness(now = performance.now()): { ok: true } | { ok: false; reason: string } {
-    const limit = 3 * (this.o.pollMs ?? 2000);
-    if (this.lastPollOkAt === null) return { ok: false, reason: 'no successful head poll yet' };
-    if (now - this.lastPollOkAt > limit)
-      return { ok: false, reason: `no successful head poll for ${Math.round((now - this.lastPollOkAt) / 1000)} s` };
-    return { ok: true };
+    return this.timers.readiness(now);
   }
 
   /** The desired state of the snapshot this replica last converged to (or examined), for the ACME issuer's requests. */
@@ -166,6 +158,7 @@ export class Applier {
       try {
         return await this.cycle(trigger, phases);
       } catch (e) {
+        // Logged and rethrown to whoever awaits the cycle; the retry timer tries again.
         this.logger.error({ err: e, trigger }, 'apply cycle failed');
         this.retry.schedule(1, 1, this.stopController.signal.aborted);
         throw e;
@@ -185,7 +178,7 @@ export class Applier {
     if (leadership === null) return { kind: 'follower' };
     const generation = this.appliesStarted;
     const started = performance.now();
-    const observed = await this.o.driver.readBack(leadership.signal, { remember: false });
+    const observed = await this.o.driver.readBack(leadership.signal);
     const readMs = performance.now() - started;
     const result = await this.serial(() =>
       this.appliesStarted === generation ? this.driftOnce(observed) : Promise.resolve({ kind: 'superseded' as const }),
@@ -204,28 +197,27 @@ export class Applier {
     return next;
   }
 
+  /** One head poll: the age metric, and a cycle when the head moved (the backstop for a missed notification). */
   private async pollHead(): Promise<void> {
-    try {
-      const head = await this.o.snapshots.head(this.o.appliance, { fresh: true });
-      // Followers learn what the leader applied from the log (for the age metric, not for acting).
-      if (this.o.leadership() === null) this.last = await this.o.log.lastApplied(this.o.appliance);
-      const lastId = this.last?.snapshotId ?? null;
-      const oldest = await this.o.snapshots.oldestUnappliedAt(this.o.appliance, lastId);
-      this.o.metrics?.oldestUnappliedAge.set(oldest === null ? 0 : Math.max(0, (Date.now() - oldest.getTime()) / 1000));
-      this.lastPollOkAt = performance.now();
-      if (head !== null && head.id !== this.lastHeadId) this.trigger('poll');
-    } catch (e) {
-      this.logger.warn({ err: e }, 'head poll failed');
-    }
+    const head = await this.o.snapshots.head(this.o.appliance, { fresh: true });
+    // Followers learn what the leader applied from the log (for the age metric, not for acting).
+    if (this.o.leadership() === null) this.last = await this.o.log.lastApplied(this.o.appliance);
+    const oldest = await this.o.snapshots.oldestUnappliedAt(this.o.appliance, this.last?.snapshotId ?? null);
+    this.o.metrics?.oldestUnappliedAge.set(oldest === null ? 0 : Math.max(0, (Date.now() - oldest.getTime()) / 1000));
+    if (head !== null && head.id !== this.lastHeadId) this.trigger('poll');
   }
 
   /** A new term starts from what the log says (another replica may have applied since this one last looked). */
   private async syncTerm(leadership: Leadership | null): Promise<void> {
     if (leadership === null || leadership.epoch === this.termEpoch) return;
     // Another leader may have written since this replica's last apply: the term's first cycle reads everything back.
-    this.hotBaseline = undefined;
+    this.cleanRender = undefined;
     await this.init();
     this.termEpoch = leadership.epoch;
+  }
+
+  private memory(): CycleMemory {
+    return { last: this.last, holds: this.holds, hasCleanRender: this.cleanRender !== undefined };
   }
 
   private async cycle(trigger: ApplyTrigger, phases = new CyclePhases(() => performance.now())): Promise<CycleResult> {
@@ -234,127 +226,65 @@ export class Applier {
     // The epoch check every write needs is one store round trip: start it now, beside the head read, load, render
     // and diff, and wait for it just before the first write.
     const epochCheck = term === null ? null : { epoch: term.epoch, stale: isEpochStale(term) };
+    // Awaited (or dropped with its term) in the apply step; until then a rejection must not be unhandled.
     epochCheck?.stale.catch(() => undefined);
     const head = await this.o.snapshots.head(this.o.appliance);
     this.lastHeadId = head?.id ?? null;
-    // The safety rule is part of the plan (the planner keeps suspicious removals planned): every head is applied
-    // unless an operator's rollback pin holds it.
-    const target = decideApplyTarget(head, this.last?.snapshotId ?? null, this.holds);
+    const next = decideAfterHead(this.memory(), head, trigger, term !== null);
     phases.mark('head');
-    if (target.holdToRecord !== null) await this.recordHold(target.holdToRecord);
-    if (target.snapshotId === null) return { kind: 'idle' };
-    // A head poll or notification for the snapshot the last fully successful apply already applied (the poll raced
-    // the notification's cycle): nothing to do. Reading a large appliance back here (a second of CPU at 10k
-    // backends) would hold up the next change; finding drift is the drift timer's job.
-    if (term !== null && this.followsCleanApply(trigger) && this.last?.snapshotId === target.snapshotId) {
-      return { kind: 'in-sync', snapshotId: target.snapshotId, pending: 0 };
-    }
-    const snapshot = await this.load(target.snapshotId);
+    if (next.holdToRecord !== null) await this.recordHold(next.holdToRecord);
+    if (next.kind === 'idle') return { kind: 'idle' };
+    if (next.kind === 'in-sync') return { kind: 'in-sync', snapshotId: next.snapshotId, pending: 0 };
+    const snapshot = await this.load(next.snapshotId);
     phases.mark('load');
     const leadership = this.o.leadership();
-    const signal = leadership?.signal ?? this.stopController.signal;
-    const rendered = this.o.driver.render(snapshot.desired);
+    const rendered = this.o.driver.render(snapshot.desired, this.known);
     phases.mark('render');
     // A follower keeps its decoded snapshot and its render warm for a quick takeover, and nothing more: reading the
-    // appliance back on every snapshot would cost a large appliance's read-back (about a second of CPU at 10k
-    // backends) on the cores the leader needs. Its first cycle as leader reads everything back.
+    // appliance back on every snapshot would cost a large appliance's read-back on the cores the leader needs.
     if (leadership === null || !leadership.isValid()) return { kind: 'follower', snapshotId: snapshot.id };
-    // Hot path: a new snapshot after a fully successful apply diffs against what that apply left (targeted read-back
-    // where the driver offers it). Start-up, retries, failures and the drift timer read everything back.
-    const hot =
-      this.o.driver.renderMatchesReadBack === true &&
-      this.followsCleanApply(trigger) &&
-      this.last?.snapshotId !== snapshot.id;
-    const observed = hot
-      ? this.o.driver.readBackChanged !== undefined
-        ? await this.o.driver.readBackChanged(this.hotBaseline, rendered, signal)
-        : this.hotBaseline
-      : await this.o.driver.readBack(signal);
+    const how = observationFor(this.memory(), trigger, snapshot.id, this.o.driver.capabilities);
+    const observed = how === 'clean-render' ? this.cleanRender : await this.o.driver.readBack(leadership.signal);
+    if (how === 'read-back') this.known = observed;
     phases.mark('read-back');
     const operations = this.o.driver.diff(rendered, observed);
     phases.mark('diff');
-    if (operations.length === 0) this.hotBaseline = rendered;
+    if (operations.length === 0) this.cleanRender = rendered;
     this.o.metrics?.pendingOperations.set(operations.length);
-    const fresh = this.last === null || this.last.snapshotId !== snapshot.id;
-    if (operations.length === 0 && !fresh && this.last?.status !== 'partial' && this.last?.status !== 'failed') {
-      this.retry.clear();
-      return { kind: 'in-sync', snapshotId: snapshot.id, pending: 0 };
-    }
-    if (
-      operations.length > 0 &&
-      !mayConverge({ trigger, targetId: snapshot.id, last: this.last, driftPolicy: this.o.drift.policy })
-    ) {
-      return { kind: 'in-sync', snapshotId: snapshot.id, pending: operations.length };
-    }
-    return this.apply(
-      leadership,
-      snapshot,
-      operations,
-      observed,
-      rendered,
+    const verdict = decideAfterDiff(this.memory(), {
+      operations: operations.length,
+      snapshotId: snapshot.id,
       trigger,
-      phases,
-      epochCheck?.epoch === leadership.epoch ? epochCheck.stale : null,
-    );
+      driftPolicy: this.o.drift.policy,
+    });
+    if (verdict.kind === 'in-sync') {
+      if (verdict.clearRetries) this.retry.clear();
+      return { kind: 'in-sync', snapshotId: snapshot.id, pending: verdict.pending };
+    }
+    const staleEpoch = epochCheck?.epoch === leadership.epoch ? epochCheck.stale : null;
+    return this.apply({ leadership, snapshot, operations, observed, rendered, trigger, phases, staleEpoch });
   }
 
-  /** A snapshot or poll trigger after a fully successful apply whose render is kept: the appliance holds that render. */
-  private followsCleanApply(trigger: ApplyTrigger): boolean {
-    return (
-      (trigger === 'snapshot' || trigger === 'poll') &&
-      this.hotBaseline !== undefined &&
-      this.last?.status === 'succeeded'
-    );
-  }
-
-  private async apply(
-    leadership: Leadership,
-    snapshot: LoadedSnapshot,
-    operations: readonly Operation[],
-    observed: unknown,
-    rendered: unknown,
-    trigger: ApplyTrigger,
-    phases: CyclePhases,
-    staleEpoch: Promise<boolean> | null = null,
-  ): Promise<CycleResult> {
+  /** Sends, records under the fence, announces, and follows up (status, refusals, retries). */
+  private async apply(c: Converging): Promise<CycleResult> {
+    const { leadership, snapshot, operations, phases } = c;
     const startedAt = new Date();
     this.appliesStarted++;
-    let fenced = false;
-    let outcomes: OperationOutcome[] = [];
-    if (operations.length > 0) {
-      const stale = staleEpoch ?? isEpochStale(leadership);
-      const phase = (name: string): void => phases.mark(`send:${name}`);
-      if (this.o.driver.acceptsWriteGate === true) {
-        // The driver reads (its own fence, which worker runs) while the epoch check is in flight and writes only after it.
-        phases.mark('epoch');
-        outcomes = await executeOperations(
-          this.o.driver,
-          leadership,
-          this.o.secrets,
-          operations,
-          phase,
-          stale.then((s) => !s),
-        );
-        fenced = await stale;
-        if (fenced) outcomes = [];
-      } else {
-        fenced = await stale;
-        phases.mark('epoch');
-        if (!fenced) outcomes = await executeOperations(this.o.driver, leadership, this.o.secrets, operations, phase);
-      }
-    }
+    const sent = await sendUnderEpoch(this.o, leadership, operations, c.rendered, phases, c.staleEpoch);
     phases.mark('send');
-    fenced ||= outcomes.length < operations.length;
-    const summary = summarizeApply(operations.length, outcomes, fenced);
-    // After a fully successful apply the appliance holds the render (every write was acknowledged); otherwise read it back.
+    const fenced = sent.fenced || sent.outcomes.length < operations.length;
+    const summary = summarizeApply(operations.length, sent.outcomes, fenced);
     const allOk = !fenced && summary.failed === 0;
+    const source = observedAfterSource(operations.length, allOk);
     const observedAfter =
-      operations.length === 0
-        ? observed
-        : allOk
-          ? rendered
-          : await this.o.driver.readBack(leadership.signal).catch(() => null);
-    this.hotBaseline = allOk ? rendered : undefined;
+      source === 'observed'
+        ? c.observed
+        : source === 'rendered'
+          ? c.rendered
+          : // A failed read-back records the apply without one; the next cycle reads everything back anyway.
+            await this.o.driver.readBack(leadership.signal).catch(() => null);
+    this.cleanRender = allOk ? c.rendered : undefined;
+    if (observedAfter !== null) this.known = observedAfter;
     phases.mark('read-back');
     const recorded = await this.o.log.recordApply(
       {
@@ -362,23 +292,12 @@ export class Applier {
         snapshotId: snapshot.id,
         epoch: leadership.epoch,
         leaderId: this.o.replicaId,
-        trigger:
-          trigger === 'drift-correction'
-            ? 'drift-correction'
-            : trigger === 'retry'
-              ? 'retry'
-              : snapshot.origin === 'rollback'
-                ? 'rollback'
-                : 'snapshot',
+        trigger: recordedTrigger(c.trigger, snapshot.origin),
         status: summary.status,
         operations,
-        outcomes,
+        outcomes: sent.outcomes,
         observedAfter,
-        reason: fenced
-          ? 'leadership or epoch lost before every operation was sent'
-          : snapshot.origin === 'rollback'
-            ? (snapshot.reason ?? null)
-            : null,
+        reason: recordedReason(fenced, snapshot),
         startedAt,
         finishedAt: new Date(),
         traceId: null,
@@ -386,39 +305,12 @@ export class Applier {
       leadership,
     );
     phases.mark('record');
-    for (const o of outcomes) this.o.metrics?.operations.inc({ result: o.result.ok ? 'ok' : 'failed' });
-    const refused = outcomes
-      .filter((o) => !o.result.ok)
-      .slice(0, 5)
-      .map((o) => ({
-        object: `${o.operation.objectType}/${o.operation.objectName}`,
-        code: o.result.ok ? '' : o.result.code,
-        message: o.result.ok ? '' : o.result.message.slice(0, 500),
-      }));
-    if (refused.length > 0)
-      this.logger.warn({ snapshot: snapshot.id, failed: summary.failed, refused }, 'operations failed');
-    this.o.metrics?.applies.inc({ status: recorded.status });
-    if (recorded.status === 'fenced') {
-      this.logger.warn(
-        { epoch: leadership.epoch, snapshot: snapshot.id },
-        'apply fenced: a newer epoch exists, nothing further sent',
-      );
-    } else {
+    if (recorded.status !== 'fenced') {
       this.last = recorded;
       if (observedAfter !== null) this.baseline = observedAfter;
-      this.o.metrics?.lastApplyTimestamp.set(recorded.finishedAt.getTime() / 1000);
-      // Partial counts as an apply, not a success: the alert on failing applies reads this one.
-      if (recorded.status === 'succeeded' || recorded.status === 'noop')
-        this.o.metrics?.lastSuccessTimestamp.set(recorded.finishedAt.getTime() / 1000);
     }
-    await this.announce(
-      recorded,
-      snapshot,
-      leadership.epoch,
-      summary.failed,
-      operations.length,
-      recorded.finishedAt.getTime() - startedAt.getTime(),
-    );
+    const report = { recorded, snapshot, epoch: leadership.epoch, summary, startedAt };
+    await announceApply(this.o, this.logger, { ...report, outcomes: sent.outcomes, operations: operations.length });
     phases.mark('announce');
     for (const [phase, seconds] of phases.seconds()) this.o.metrics?.cyclePhases.observe({ phase }, seconds);
     this.logger.info(
@@ -431,14 +323,7 @@ export class Applier {
       },
       'apply recorded',
     );
-    if (isAppliedStatus(recorded.status))
-      this.o.writeback?.afterApply(snapshot.desired, this.o.defaultAddress ?? null, outcomes);
-    else if (recorded.status === 'failed') this.o.writeback?.reportRefusals(snapshot.desired, outcomes);
-    if (recorded.status === 'failed' || recorded.status === 'partial') {
-      await this.refusals
-        .afterApply(snapshot.id, snapshot.desired, outcomes)
-        .catch((e: unknown) => this.logger.warn({ err: e }, 'finding the refused objects failed'));
-    }
+    await this.followUp(recorded, snapshot, sent.outcomes);
     const retryInMs =
       recorded.status === 'fenced'
         ? null
@@ -454,13 +339,30 @@ export class Applier {
     };
   }
 
+  /** Ingress status and Events after an apply, and the search for refused objects after a refusal. */
+  private async followUp(
+    recorded: RecordedApply,
+    snapshot: LoadedSnapshot,
+    outcomes: Parameters<RefusedObjectsReporter['afterApply']>[2],
+  ): Promise<void> {
+    if (isAppliedStatus(recorded.status))
+      this.o.writeback?.afterApply(snapshot.desired, this.o.defaultAddress ?? null, outcomes);
+    else if (recorded.status === 'failed') this.o.writeback?.reportRefusals(snapshot.desired, outcomes);
+    if (recorded.status === 'failed' || recorded.status === 'partial') {
+      await this.refusals
+        .afterApply(snapshot.id, snapshot.desired, outcomes)
+        // The search is defence in depth: the apply is recorded and retried whether or not it finds the culprits.
+        .catch((e: unknown) => this.logger.warn({ err: e }, 'finding the refused objects failed'));
+    }
+  }
+
   private async driftOnce(observed: unknown): Promise<DriftCheckResult> {
     const leadership = this.o.leadership();
     if (leadership === null) return { kind: 'follower' };
     await this.syncTerm(leadership);
     if (this.last === null) return { kind: 'no-baseline' };
     const driver = this.o.driver;
-    const baseline = this.baseline ?? driver.render((await this.load(this.last.snapshotId)).desired);
+    const baseline = this.baseline ?? driver.render((await this.load(this.last.snapshotId)).desired, this.known);
     const report = describeDrift(driver.diff(baseline, observed), driver.diff(observed, baseline));
     // Ingress statuses are re-read on the same period (applies skip them when listeners did not change).
     if (isAppliedStatus(this.last.status))
@@ -477,6 +379,7 @@ export class Applier {
     this.logger.warn({ objects: report.objects, action }, 'drift observed');
     await this.o.bus
       ?.driftObserved(observationId, this.last.snapshotId, report, action, new Date())
+      // Best effort: the observation is recorded in Postgres; the message only saves a reader a poll.
       .catch((e: unknown) => this.logger.warn({ err: e }, 'publishing DriftObserved failed'));
     if (action === 'corrected') await this.cycle('drift-correction');
     return { kind: 'drift', report, action, observationId };
@@ -518,29 +421,5 @@ export class Applier {
     }
     this.snapshot = loaded;
     return loaded;
-  }
-
-  private async announce(
-    recorded: RecordedApply,
-    snapshot: LoadedSnapshot,
-    epoch: number,
-    failed: number,
-    operations: number,
-    durationMs: number,
-  ): Promise<void> {
-    await this.o.bus
-      ?.applyRecorded({
-        applyId: recorded.id,
-        snapshotId: snapshot.id,
-        contentHash: snapshot.hash,
-        epoch,
-        leaderId: this.o.replicaId,
-        status: recorded.status,
-        operations,
-        failedOperations: failed,
-        durationMs: Math.max(0, durationMs),
-        finishedAt: recorded.finishedAt,
-      })
-      .catch((e: unknown) => this.logger.warn({ err: e }, 'publishing ApplyRecorded failed'));
   }
 }

@@ -6,29 +6,39 @@ import type {
   OperationResult,
   SecretResolver,
 } from '@portolan/appliance-driver';
+import { errorMessage } from '@portolan/errors';
 import type { Leadership } from '@portolan/leadership';
 
+/** What a send needs besides the operations. */
+export interface SendOptions {
+  /** The render the operations were diffed from (a runner may write from it). */
+  readonly target: unknown;
+  readonly phase?: (name: string) => void;
+  readonly writeGate?: Promise<boolean>;
+}
+
 /**
- * Sends operations in order under a leadership term: in one batch where the driver offers `executeAll`, else one
- * by one. A failure of one does not stop the others; losing leadership stops sending; a driver that throws
- * yields a retryable failed result, never an exception.
+ * Sends operations in order under a leadership term: in one batch where the driver's capabilities say it batches,
+ * else one by one, checking the term before each. A failure of one does not stop the others; losing leadership stops
+ * sending; a driver that throws yields a retryable failed result, never an exception (the apply is recorded either
+ * way, and the retry schedule takes it from there).
  */
 export async function executeOperations(
   driver: ApplianceDriver<unknown>,
   leadership: Leadership,
   secrets: SecretResolver,
   operations: readonly Operation[],
-  phase?: (name: string) => void,
-  writeGate?: Promise<boolean>,
+  options: SendOptions,
 ): Promise<OperationOutcome[]> {
   const context: ExecutionContext = {
     epoch: leadership.epoch,
     secrets,
     signal: leadership.signal,
-    ...(phase === undefined ? {} : { phase }),
-    ...(writeGate === undefined ? {} : { writeGate }),
+    target: options.target,
+    ...(options.phase === undefined ? {} : { phase: options.phase }),
+    ...(options.writeGate === undefined ? {} : { writeGate: options.writeGate }),
   };
-  if (driver.executeAll !== undefined) {
+  if (driver.capabilities.batchExecution) {
     if (!leadership.isValid()) return [];
     const t0 = performance.now();
     const results = await driver.executeAll(operations, context).catch((e: unknown) => operations.map(() => thrown(e)));
@@ -46,5 +56,5 @@ export async function executeOperations(
 }
 
 function thrown(e: unknown): OperationResult {
-  return { ok: false, code: 'DRIVER_THREW', message: e instanceof Error ? e.message : String(e), retryable: true };
+  return { ok: false, code: 'DRIVER_THREW', message: errorMessage(e), retryable: true };
 }

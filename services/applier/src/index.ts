@@ -7,11 +7,13 @@ export {
   type DriftCheckResult,
 } from './applier.ts';
 export { createApplierMetrics, type ApplierMetrics } from './applier-metrics.ts';
-export { PgSnapshotSource, type SnapshotSource, type LoadedSnapshot } from './adapters/pg-snapshot-source.ts';
-export { PgApplyLog, type ApplyRecordInput, type RecordedApply } from './adapters/pg-apply-log.ts';
+export { PgSnapshotSource, type SnapshotSource } from './adapters/pg-snapshot-source.ts';
+export { PgApplyLog } from './adapters/pg-apply-log.ts';
+export type { ApplyLog, ApplyRecordInput, EpochFence, RecordedApply } from './core/apply-log.ts';
+export type { AnnouncedSnapshot, LoadedSnapshot, SnapshotStore } from './core/snapshot-store.ts';
 export { ArchivedSecretResolver } from './adapters/archived-secret-resolver.ts';
 export { ApplierBus, type ApplyAnnouncement } from './adapters/bus-adapter.ts';
-export { DriverRegistry, type DriverFactory } from './adapters/driver-registry.ts';
+export { DriverRegistry, DriverLoadError, type DriverFactory } from '@portolan/drivers';
 export { ClientNodeKubeApi, type KubeApi } from './adapters/kube-api.ts';
 export { KubeWriteback, type WritebackCounters } from './adapters/kube-writeback.ts';
 export {
@@ -52,4 +54,4 @@ export {
   type FakeWrite,
 } from './testing/fake-appliance.ts';
 export { writeSnapshot } from './testing/snapshot-writer.ts';
-export { SnapshotLoadError, SecretResolveError, DriverLoadError } from './errors.ts';
+export { SnapshotLoadError, SecretResolveError } from './errors.ts';

@@ -38,12 +38,12 @@ export class RefusedObjectsReporter {
   /** Searches and reports when `outcomes` hold a whole-configuration refusal not yet searched for this snapshot. */
   async afterApply(snapshotId: string, desired: DesiredState, outcomes: readonly OperationOutcome[]): Promise<void> {
     const { driver, secrets, bus, logger } = this.#o;
-    if (driver.checkConfiguration === undefined || bus === null || this.#searched.has(snapshotId)) return;
+    if (!driver.capabilities.configurationCheck || bus === null || this.#searched.has(snapshotId)) return;
     if (!outcomes.some((o) => !o.result.ok && o.result.code === CONFIG_INVALID)) return;
     this.#searched.add(snapshotId);
     if (this.#searched.size > 64) this.#searched.delete(this.#searched.values().next().value!);
     const started = performance.now();
-    const refused = await findRefusedSources(desired, (d) => driver.checkConfiguration!(d, secrets));
+    const refused = await findRefusedSources(desired, (d) => driver.checkConfiguration(d, secrets));
     const ms = Math.round(performance.now() - started);
     if (refused === null) {
       logger.error(

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { ApplianceDriver } from '@portolan/appliance-driver';
-import { DriverRegistry } from '@portolan/applier';
+import { DriverRegistry } from '@portolan/drivers';
 import { errorMessage, isSystemError } from '@portolan/errors';
 import type { ApplianceConfig } from '@portolan/fleet-config';
 import { ReplayTargetError } from '../errors.ts';

@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { textOf } from '@portolan/desired-state';
 import type { BundleFile } from '../core/haproxy-bundle.ts';
 import { CONFIG_FILE } from '../core/render-haproxy-bundle.ts';
 
@@ -44,7 +45,7 @@ export async function readBundleFiles(configDir: string): Promise<BundleFile[]> 
 /** Writes bundle files and removes map / crt-list files the bundle no longer has. */
 export async function writeBundleFiles(configDir: string, files: readonly BundleFile[]): Promise<void> {
   await ensureConfigDirs(configDir);
-  for (const file of files) await writeFileAtomic(path.join(configDir, file.path), file.content);
+  for (const file of files) await writeFileAtomic(path.join(configDir, file.path), textOf(file.content));
   const keep = new Set(files.map((f) => f.path));
   for (const rel of [
     ...(await listDir(configDir, 'maps', '.map')),
@@ -89,9 +90,10 @@ export async function readCertificateIndex(configDir: string): Promise<Map<strin
     const parsed = JSON.parse(raw.toString('utf8')) as unknown;
     if (typeof parsed !== 'object' || parsed === null) return new Map();
     return new Map(Object.entries(parsed).filter((e): e is [string, string] => typeof e[1] === 'string'));
-  } catch {
+  } catch (error) {
     // A corrupt index only means the fingerprints are unknown: the next diff rewrites the certificates.
-    return new Map();
+    if (error instanceof SyntaxError) return new Map();
+    throw error;
   }
 }
 

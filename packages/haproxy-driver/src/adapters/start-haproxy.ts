@@ -4,6 +4,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { DesiredState } from '@portolan/desired-state';
 import type { BundleFile } from '../core/haproxy-bundle.ts';
+import { isSystemError } from '@portolan/errors';
 import { HaproxyStartError } from '../errors.ts';
 import {
   CONFIG_FILE,
@@ -132,8 +133,10 @@ export async function stopHaproxy(configDir: string): Promise<boolean> {
   let pid: number;
   try {
     pid = Number(fs.readFileSync(pidFile, 'utf8').trim());
-  } catch {
-    return false;
+  } catch (e) {
+    // No pid file: nothing was started here.
+    if (isSystemError(e, 'ENOENT')) return false;
+    throw e;
   }
   if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return false;
   await stopProcess(pid, () => false);
@@ -169,7 +172,7 @@ async function waitReady(
   const deadline = performance.now() + timeoutMs;
   const master = new HaproxyMasterClient(masterSocket, { timeoutMs: 1_000 });
   for (;;) {
-    if (hasExited()) throw new Error('haproxy exited during start-up');
+    if (hasExited()) throw new HaproxyStartError('haproxy exited during start-up');
     const status = await master.showProc().catch(() => null);
     if (status !== null && status.workers.length > 0) {
       const runtime = new HaproxyRuntimeClient(runtimeSocket, { timeoutMs: 1_000 });
@@ -180,7 +183,7 @@ async function waitReady(
       runtime.disconnect();
       if (answered) return;
     }
-    if (performance.now() > deadline) throw new Error(`not ready within ${timeoutMs} ms`);
+    if (performance.now() > deadline) throw new HaproxyStartError(`not ready within ${timeoutMs} ms`);
     await sleep(20);
   }
 }
@@ -202,8 +205,10 @@ function signal(pid: number, name: NodeJS.Signals | 0): boolean {
   try {
     process.kill(pid, name);
     return true;
-  } catch {
-    return false;
+  } catch (e) {
+    // No such process (ESRCH), or one that is not ours to signal (EPERM): either way not a haproxy we run.
+    if (isSystemError(e, 'ESRCH', 'EPERM')) return false;
+    throw e;
   }
 }
 

@@ -46,9 +46,10 @@ try {
     const next = state(port, i % backends, generation);
     const t0 = performance.now();
     const observed = await h.driver.readBack(AbortSignal.timeout(10_000));
-    const ops = h.driver.diff(h.driver.render(next), observed);
+    const rendered = h.driver.render(next, observed);
+    const ops = h.driver.diff(rendered, observed);
     const t1 = performance.now();
-    const results = await h.driver.executeAll(ops, context);
+    const results = await h.driver.executeAll(ops, { ...context, target: rendered });
     const t2 = performance.now();
     if (!results.every((r) => r.ok) || ops.some((o) => o.objectType === 'reload'))
       throw new Error(`unexpected: ${JSON.stringify(ops.map((o) => o.summary))}`);
@@ -57,12 +58,12 @@ try {
   }
   // The same change when the caller diffs against the bundle it applied last (no read-back per change).
   const withoutReadBack: number[] = [];
-  let applied = h.driver.render(state(port, 0, generation));
+  let applied = h.driver.render(state(port, 0, generation), await h.driver.readBack(AbortSignal.timeout(10_000)));
   for (let i = 0; i < runtimeRounds; i++) {
     generation++;
     const t0 = performance.now();
-    const next = h.driver.render(state(port, i % backends, generation));
-    const results = await h.driver.executeAll(h.driver.diff(next, applied), context);
+    const next = h.driver.render(state(port, i % backends, generation), applied);
+    const results = await h.driver.executeAll(h.driver.diff(next, applied), { ...context, target: next });
     withoutReadBack.push(performance.now() - t0);
     if (!results.every((r) => r.ok)) throw new Error(JSON.stringify(results));
     applied = next;
@@ -70,9 +71,10 @@ try {
   const runtimeReloads = (await h.driver.showProc()).master.reloads - reloadsBefore;
 
   const viaReload: number[] = [];
+  let seen = await h.driver.readBack(AbortSignal.timeout(10_000));
   for (let i = 0; i < reloadRounds; i++) {
     generation++;
-    const bundle = h.driver.render(state(port, i % backends, generation));
+    const bundle = h.driver.render(state(port, i % backends, generation), seen);
     const op = toOperation({
       kind: 'reload',
       reasons: ['baseline: endpoint change by reload'],
@@ -81,10 +83,10 @@ try {
       backends: bundle.backends,
     });
     const t0 = performance.now();
-    const [result] = await h.driver.executeAll([op], context);
+    const [result] = await h.driver.executeAll([op], { ...context, target: bundle });
     viaReload.push(performance.now() - t0);
     if (!result?.ok) throw new Error(JSON.stringify(result));
-    await h.driver.readBack(AbortSignal.timeout(10_000));
+    seen = await h.driver.readBack(AbortSignal.timeout(10_000));
   }
   console.log(line('runtime API: executeAll (apply only)', executeOnly));
   console.log(line('runtime API: readBack + render + diff + apply', fullRound));

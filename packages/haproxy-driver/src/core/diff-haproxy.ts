@@ -1,10 +1,11 @@
 import type { Operation } from '@portolan/appliance-driver';
+import { textOf } from '@portolan/desired-state';
 import type { BackendSlots, HaproxyBundle, MapContent } from './haproxy-bundle.ts';
 import { diffSlots } from './diff-slots.ts';
 import { configSkeleton, isSameStructure } from './config-skeleton.ts';
 import { type HaproxyOperation, toOperation } from './haproxy-operations.ts';
 import { renderMapFile } from './routing-maps.ts';
-import { CONFIG_FILE, configSections, renderDelta } from './render-haproxy-bundle.ts';
+import { CONFIG_FILE, configSections, type RenderDelta } from './render-haproxy-bundle.ts';
 
 /** At most this many reasons are named in a reload's summary (the rest are counted). */
 const MAX_REASONS = 6;
@@ -21,11 +22,12 @@ const MAX_REASONS = 6;
 export function diffHaproxy(
   desired: HaproxyBundle,
   observed: HaproxyBundle,
-  options: { readonly useDelta?: boolean } = {},
+  options: { readonly delta?: RenderDelta | undefined } = {},
 ): Operation[] {
   // Desired rendered from exactly the observed bundle (the hot path after a successful apply): only the backend
   // positions the renderer revisited can differ, so only those are compared (10k backends: one, not ten thousand).
-  const delta = options.useDelta === false ? undefined : renderDelta(desired);
+  // The delta is the renderer's account of what it revisited; without one everything is compared.
+  const delta = options.delta;
   const positions = delta !== undefined && delta.from === observed ? delta.positions : null;
   const reasons = structuralChanges(desired, observed, positions);
   if (reasons.length > 0) {
@@ -209,7 +211,8 @@ function sameEntries(a: MapContent, b: MapContent | undefined): boolean {
 }
 
 function fileContent(bundle: HaproxyBundle, path: string): string | null {
-  return bundle.files.find((f) => f.path === path)?.content ?? null;
+  const content = bundle.files.find((f) => f.path === path)?.content;
+  return content === undefined ? null : textOf(content);
 }
 
 /** Names the sections (frontends, backends, global, defaults) whose structure differs. */

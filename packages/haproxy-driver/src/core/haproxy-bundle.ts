@@ -1,4 +1,4 @@
-import type { ObjectRef } from '@portolan/desired-state';
+import type { ObjectRef, Text } from '@portolan/desired-state';
 
 /**
  * The HAProxy driver's vendor model: everything Portolan owns on one HAProxy, as data.
@@ -19,10 +19,13 @@ export interface HaproxyBundle {
   readonly certificates: readonly CertificateFile[];
 }
 
-/** One rendered text file, path relative to the config directory. */
+/**
+ * One text file, path relative to the config directory. A render gives haproxy.cfg as a JoinedText of its sections
+ * (header, global, defaults, frontends, then backends in `backends` order); a read-back gives plain strings.
+ */
 export interface BundleFile {
   readonly path: string;
-  readonly content: string;
+  readonly content: Text;
 }
 
 /** What a server slot is doing: serving, draining (no new sessions) or free (maintenance). */

@@ -1,5 +1,6 @@
-import { textParts, type JsonObject, type JsonValue, type ObjectRef } from '@portolan/desired-state';
+import { JoinedText, type JsonObject, type JsonValue, type ObjectRef } from '@portolan/desired-state';
 import type { Operation } from '@portolan/appliance-driver';
+import { PortolanError } from '@portolan/errors';
 import type { BackendSlots, BundleFile, CertificateFile, MapEntry, ServerSlot, SlotState } from './haproxy-bundle.ts';
 
 /**
@@ -122,8 +123,9 @@ export function fromOperation(op: Operation): HaproxyOperation | null {
       default:
         return null;
     }
-  } catch {
-    return null;
+  } catch (e) {
+    if (e instanceof MalformedOperationError) return null;
+    throw e;
   }
 }
 
@@ -137,16 +139,12 @@ function slotJson(s: ServerSlot): JsonObject {
 }
 
 /**
- * A file as JSON. A file the renderer holds as parts (haproxy.cfg as its sections) stays lazy: its text is joined
- * only when read (when the reload writes it), and the apply log stores it as the same section pieces as the read-back.
+ * A file as JSON. haproxy.cfg as the renderer made it stays a JoinedText of its sections (it serialises as the
+ * joined string, so the payload is JSON wherever it travels): its text is joined only when the reload writes it,
+ * and the apply log stores it as the same section pieces as the read-back.
  */
 function fileJson(f: BundleFile): JsonObject {
-  const parts = textParts.get(f);
-  if (parts === undefined) return { path: f.path, content: f.content };
-  const json: { path: string; content?: string } = { path: f.path };
-  Object.defineProperty(json, 'content', { enumerable: true, get: () => f.content });
-  textParts.set(json, parts);
-  return json as JsonObject;
+  return { path: f.path, content: f.content as JsonValue };
 }
 
 function certificateJson(c: CertificateFile): JsonObject {
@@ -161,7 +159,7 @@ function certificateJson(c: CertificateFile): JsonObject {
 function decodeSlot(value: JsonValue | undefined): ServerSlot {
   const o = object(value);
   const state = string(o['state']);
-  if (state !== 'ready' && state !== 'drain' && state !== 'maint') throw new TypeError('bad slot state');
+  if (state !== 'ready' && state !== 'drain' && state !== 'maint') throw new MalformedOperationError('bad slot state');
   return {
     name: string(o['name']),
     address: string(o['address']),
@@ -178,7 +176,8 @@ function decodeBackend(value: JsonValue | undefined): BackendSlots {
 
 function decodeFile(value: JsonValue | undefined): BundleFile {
   const o = object(value);
-  return { path: string(o['path']), content: string(o['content']) };
+  const content: unknown = o['content'];
+  return { path: string(o['path']), content: content instanceof JoinedText ? content : string(o['content']) };
 }
 
 function decodeCertificate(value: JsonValue | undefined): CertificateFile {
@@ -194,21 +193,27 @@ function decodeCertificate(value: JsonValue | undefined): CertificateFile {
 }
 
 function object(value: JsonValue | undefined): JsonObject {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new TypeError('expected object');
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new MalformedOperationError('expected object');
   return value as JsonObject;
 }
 
 function array(value: JsonValue | undefined): readonly JsonValue[] {
-  if (!Array.isArray(value)) throw new TypeError('expected array');
+  if (!Array.isArray(value)) throw new MalformedOperationError('expected array');
   return value;
 }
 
 function string(value: JsonValue | undefined): string {
-  if (typeof value !== 'string') throw new TypeError('expected string');
+  if (typeof value !== 'string') throw new MalformedOperationError('expected string');
   return value;
 }
 
 function number(value: JsonValue | undefined): number {
-  if (typeof value !== 'number') throw new TypeError('expected number');
+  if (typeof value !== 'number') throw new MalformedOperationError('expected number');
   return value;
+}
+
+/** A payload that does not have the shape `toOperation` gives (read by `fromOperation`, which answers null). */
+class MalformedOperationError extends PortolanError {
+  readonly code = 'HAPROXY_MALFORMED_OPERATION';
 }

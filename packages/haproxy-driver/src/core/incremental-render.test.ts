@@ -1,12 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { canonicalJson, type DesiredState, type Pool } from '@portolan/desired-state';
-import {
-  HaproxyRenderer,
-  type HaproxyRenderOptions,
-  renderDelta,
-  renderHaproxyBundle,
-} from './render-haproxy-bundle.ts';
+import { canonicalJson, textOf, type DesiredState, type Pool } from '@portolan/desired-state';
+import { HaproxyRenderer, type HaproxyRenderOptions, renderHaproxyBundle } from './render-haproxy-bundle.ts';
 import { diffHaproxy } from './diff-haproxy.ts';
 import { fromOperation } from './haproxy-operations.ts';
 import { patchServerLines } from './patch-server-lines.ts';
@@ -35,9 +30,10 @@ function world(pools: readonly Pool[]): DesiredState {
   });
 }
 
-const config = (b: HaproxyBundle) => b.files.find((f) => f.path === 'haproxy.cfg')!.content;
+const config = (b: HaproxyBundle): string => textOf(b.files.find((f) => f.path === 'haproxy.cfg')!.content);
 /** A bundle as a read-back returns it: equal data, no link to the renderer's sections. */
-const readBackLike = (b: HaproxyBundle): HaproxyBundle => structuredClone(b);
+const readBackLike = (b: HaproxyBundle): HaproxyBundle =>
+  structuredClone({ ...b, files: b.files.map((f) => ({ path: f.path, content: textOf(f.content) })) });
 
 test('an incremental render equals a fresh render at every step, and reuses every backend it did not change', () => {
   const renderer = new HaproxyRenderer(options);
@@ -173,14 +169,18 @@ test('with the same listeners, a render visits only the backends whose pool or p
     if (last !== null) {
       // Against the render it came from, the diff compares only the revisited positions: the same operations as a
       // full comparison, and as a comparison with a read-back (no link to the renderer at all).
-      const full = canonicalJson(diffHaproxy(bundle, last, { useDelta: false }));
-      assert.equal(canonicalJson(diffHaproxy(bundle, last)), full, `step ${step}: diff by delta`);
+      const full = canonicalJson(diffHaproxy(bundle, last));
+      assert.equal(
+        canonicalJson(diffHaproxy(bundle, last, { delta: renderer.deltaOf(bundle) })),
+        full,
+        `step ${step}: diff by delta`,
+      );
       assert.equal(
         canonicalJson(diffHaproxy(bundle, readBackLike(last))),
         full,
         `step ${step}: diff against a read-back`,
       );
-      if (renderDelta(bundle)?.from === last) deltaSteps++;
+      if (renderer.deltaOf(bundle)?.from === last) deltaSteps++;
     }
     if (last !== null && previous === last.backends) {
       const reused = bundle.backends.filter((b, k) => b === last!.backends[k]).length;
@@ -264,9 +264,9 @@ test('a render delta refers to the one bundle before it, never a chain: older bu
     pools = pools.map((p, k) => (k === step ? pool(p.name, [member(`10.9.${step}.1`, 8080)]) : p));
     bundles.push(renderer.render(desired({ pools, virtualServices, certificates }), bundles.at(-1)?.backends ?? []));
   }
-  assert.equal(renderDelta(bundles[3]!)?.from, bundles[2], 'the newest bundle knows the one before it');
+  assert.equal(renderer.deltaOf(bundles[3]!)?.from, bundles[2], 'the newest bundle knows the one before it');
   assert.deepEqual(
-    bundles.slice(0, 3).map((b) => renderDelta(b)),
+    bundles.slice(0, 3).map((b) => renderer.deltaOf(b)),
     [undefined, undefined, undefined],
     'older bundles hold no delta (no reference to their predecessors)',
   );

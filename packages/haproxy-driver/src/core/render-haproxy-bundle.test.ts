@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
+import { textOf } from '@portolan/desired-state';
 import { type HaproxyRenderOptions, renderHaproxyBundle } from './render-haproxy-bundle.ts';
 import type { HaproxyBundle } from './haproxy-bundle.ts';
 import { certificate, desired, member, pool, route, service } from '../testing/desired-fixtures.ts';
@@ -18,7 +19,7 @@ const options: HaproxyRenderOptions = {
 
 /** Whole-output comparison against testdata/<name>.txt (all files of the bundle); UPDATE_GOLDEN=1 rewrites them. */
 function assertGolden(name: string, bundle: HaproxyBundle): void {
-  const text = bundle.files.map((f) => `==> ${f.path} <==\n${f.content}`).join('\n');
+  const text = bundle.files.map((f) => `==> ${f.path} <==\n${textOf(f.content)}`).join('\n');
   const file = path.join(import.meta.dirname, 'testdata', `${name}.txt`);
   if (process.env['UPDATE_GOLDEN'] === '1') fs.writeFileSync(file, text);
   assert.equal(text, fs.readFileSync(file, 'utf8'));
@@ -70,7 +71,7 @@ test('an HTTPS listener without any known certificate is left out; the other lis
       service('http', 80, [route('a.test', '/', 'Prefix', 'web')]),
     ],
   });
-  const config = renderHaproxyBundle(state, options).files.find((f) => f.path === 'haproxy.cfg')?.content ?? '';
+  const config = textOf(renderHaproxyBundle(state, options).files.find((f) => f.path === 'haproxy.cfg')?.content ?? '');
   assert.match(config, /^frontend fe:http$/m);
   assert.doesNotMatch(config, /^frontend fe:https$/m);
 });
@@ -105,7 +106,7 @@ test('user text in health checks cannot escape its config word or start a new li
       }),
     ],
   });
-  const config = renderHaproxyBundle(state, options).files.find((f) => f.path === 'haproxy.cfg')?.content ?? '';
+  const config = textOf(renderHaproxyBundle(state, options).files.find((f) => f.path === 'haproxy.cfg')?.content ?? '');
   assert.match(config, /http-check send meth GET uri '\/x {4}http-request deny' ver HTTP\/1.1 hdr Host 'a"b \$HOME'/);
   assert.doesNotMatch(config, /^\s+http-request deny$/m);
 });

@@ -1,17 +1,17 @@
 import {
-  textParts,
+  JoinedText,
   type Certificate,
   type DesiredState,
   type Pool,
   type VirtualService,
 } from '@portolan/desired-state';
-import { ownerNote } from '@portolan/appliance-driver';
 import type { BackendSlots, BundleFile, CertificateFile, HaproxyBundle, MapContent } from './haproxy-bundle.ts';
 import { type BackendMode, backendName, fileStem, frontendName } from './haproxy-names.ts';
 import { assignSlots, type SlotSizing } from './assign-slots.ts';
 import { renderBackend } from './render-backend.ts';
 import { type FrontendContext, type RenderedFrontend, renderFrontend } from './render-frontend.ts';
-import { absolutePath, section } from './config-text.ts';
+import { absolutePath } from './config-text.ts';
+import { CONFIG_FILE, defaultsSection, globalSection, header } from './fixed-sections.ts';
 
 /** Settings that shape the rendered config besides the desired state itself. */
 export interface HaproxyRenderOptions {
@@ -29,12 +29,7 @@ export interface HaproxyRenderOptions {
 /** Defaults for the options not found in the fleet config. */
 export const defaultRenderTuning = { serverHeader: 'portolan', hardStopAfter: '5m' } as const;
 
-/** The config file's name inside the config directory. */
-export const CONFIG_FILE = 'haproxy.cfg';
-/** The runtime (stats) socket inside the config directory. */
-export const RUNTIME_SOCKET = 'runtime.sock';
-/** The server-state file inside the config directory, written right before each reload. */
-export const SERVER_STATE_FILE = 'server-state';
+export { CONFIG_FILE, RUNTIME_SOCKET, SERVER_STATE_FILE } from './fixed-sections.ts';
 
 /**
  * Renders a desired state into the complete bundle HAProxy should run: haproxy.cfg, maps, crt-lists,
@@ -49,12 +44,10 @@ export function renderHaproxyBundle(
   return new HaproxyRenderer(options).render(desired, previous);
 }
 
-/** The sections haproxy.cfg was joined from, for bundles made by a renderer (diffs compare them by reference). */
-const sectionsOf = new WeakMap<HaproxyBundle, readonly string[]>();
-
-/** The config sections a bundle's haproxy.cfg was joined from (header first), or undefined for a read-back bundle. */
+/** The config sections a bundle's haproxy.cfg is joined from (header first), or undefined for a read-back bundle. */
 export function configSections(bundle: HaproxyBundle): readonly string[] | undefined {
-  return sectionsOf.get(bundle);
+  const content = bundle.files.find((f) => f.path === CONFIG_FILE)?.content;
+  return content instanceof JoinedText && content.separator === '\n' ? content.parts : undefined;
 }
 
 /** What a render by the positional shortcut changed relative to the render before it. */
@@ -66,13 +59,6 @@ export interface RenderDelta {
    * every other backend, section, frontend, map, certificate and file is the very same object or text.
    */
   readonly positions: readonly number[];
-}
-
-const deltas = new WeakMap<HaproxyBundle, RenderDelta>();
-
-/** The delta of a bundle rendered from the renderer's previous one (undefined: compare everything). */
-export function renderDelta(bundle: HaproxyBundle): RenderDelta | undefined {
-  return deltas.get(bundle);
 }
 
 /** What the last render had and made, by backend position. */
@@ -101,9 +87,14 @@ interface BackendMemo {
  * the ones it rendered last time, and every frontend when listeners, pool names and certificates are unchanged, so
  * an endpoint change in a 10k-backend world re-renders one backend. The output is identical to a fresh render
  * (a test checks it); unchanged parts keep their object identity, which lets `diffHaproxy` skip them.
+ *
+ * Its fields are a memo of its own earlier renders, not of the appliance: they change how fast a render is, never
+ * what it returns (what the appliance holds comes in as `previous`).
  */
 export class HaproxyRenderer {
   readonly #options: HaproxyRenderOptions;
+  /** Each bundle this renderer made by the positional shortcut, with what it changed (see `deltaOf`). */
+  readonly #deltas = new WeakMap<HaproxyBundle, RenderDelta>();
   readonly #backends = new Map<string, BackendMemo>();
   #layout: {
     virtualServices: readonly VirtualService[];
@@ -125,6 +116,11 @@ export class HaproxyRenderer {
 
   constructor(options: HaproxyRenderOptions) {
     this.#options = options;
+  }
+
+  /** The delta of a bundle this renderer derived from its previous one (undefined: compare everything). */
+  deltaOf(bundle: HaproxyBundle): RenderDelta | undefined {
+    return this.#deltas.get(bundle);
   }
 
   /** Renders `desired`, placing members into the slots `previous` shows (see `renderHaproxyBundle`). */
@@ -183,7 +179,8 @@ export class HaproxyRenderer {
     const { rendered: frontends, files: certificates } = this.#renderFrontends(desired);
     this.#fixed ??= [header(desired.appliance), globalSection(options), defaultsSection()];
     const sections = [...this.#fixed, ...frontends.map((f) => f.text), ...backendTexts];
-    const config = lazyConfigFile(sections);
+    // haproxy.cfg travels as its sections: diffs compare them by reference and the apply log stores them as parts.
+    const config: BundleFile = { path: CONFIG_FILE, content: new JoinedText(sections, '\n') };
     const files: BundleFile[] = [config, ...frontends.flatMap((f) => f.files)];
     const maps: MapContent[] = frontends.flatMap((f) => f.maps);
     const bundle: HaproxyBundle = {
@@ -192,11 +189,10 @@ export class HaproxyRenderer {
       maps: maps.sort(byPath),
       certificates: [...certificates],
     };
-    sectionsOf.set(bundle, sections);
     if (fast !== null && lastBundle !== null && this.#frontends === frontendsBefore)
-      deltas.set(bundle, { from: lastBundle, positions: fast.sort((a, b) => a - b) });
+      this.#deltas.set(bundle, { from: lastBundle, positions: fast.sort((a, b) => a - b) });
     // A delta holds the bundle before it: drop that one's own delta, or every render would keep all earlier ones alive.
-    if (lastBundle !== null) deltas.delete(lastBundle);
+    if (lastBundle !== null) this.#deltas.delete(lastBundle);
     this.#lastBundle = bundle;
     return bundle;
   }
@@ -300,18 +296,6 @@ export class HaproxyRenderer {
   }
 }
 
-/**
- * haproxy.cfg as a bundle file whose text is joined from its sections only when someone reads it (a reload, a
- * read-back comparison); an incremental diff compares sections and the apply log stores them as parts.
- */
-function lazyConfigFile(sections: readonly string[]): BundleFile {
-  let content: string | null = null;
-  const file = { path: CONFIG_FILE } as BundleFile;
-  Object.defineProperty(file, 'content', { enumerable: true, get: () => (content ??= sections.join('\n')) });
-  textParts.set(file, { key: 'content', parts: sections, separator: '\n' });
-  return file;
-}
-
 /** Pool names by position, and the pools array they were read from (its unchanged pools need no second look). */
 interface PoolNames {
   readonly names: readonly string[];
@@ -381,40 +365,6 @@ function usedBy(cert: CertificateFile, desired: DesiredState): boolean {
       vs.redirectToHttpsPort === null &&
       vs.certificates.some((n) => certificatePath(n) === cert.path),
   );
-}
-
-function header(appliance: string): string {
-  return [
-    `# Rendered by Portolan for appliance ${appliance}; do not edit: the next apply overwrites it.`,
-    `# ${ownerNote(appliance, 'haproxy.cfg')}`,
-    '',
-  ].join('\n');
-}
-
-function globalSection(options: HaproxyRenderOptions): string {
-  return section('global', [
-    'master-worker',
-    `stats socket ${absolutePath(options.configDir, RUNTIME_SOCKET)} mode 600 level admin`,
-    'stats timeout 10m',
-    `server-state-file ${absolutePath(options.configDir, SERVER_STATE_FILE)}`,
-    `hard-stop-after ${options.hardStopAfter}`,
-    'ssl-default-bind-options ssl-min-ver TLSv1.2',
-    'tune.ssl.default-dh-param 2048',
-  ]);
-}
-
-function defaultsSection(): string {
-  return section('defaults', [
-    'mode http',
-    'timeout connect 5s',
-    'timeout client 60s',
-    'timeout server 60s',
-    'timeout http-request 10s',
-    'timeout http-keep-alive 10s',
-    'timeout tunnel 1h',
-    'timeout check 5s',
-    'load-server-state-from-file global',
-  ]);
 }
 
 function byKey<T>(a: readonly [string, T], b: readonly [string, T]): number {

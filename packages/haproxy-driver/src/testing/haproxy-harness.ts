@@ -15,6 +15,7 @@ import type {
 import type { DesiredState, ObjectRef } from '@portolan/desired-state';
 import type { EchoReply } from '@portolan/echo-backend';
 import { HaproxyDriver, type HaproxyApplianceConfig } from '../haproxy-driver.ts';
+import type { HaproxyBundle } from '../core/haproxy-bundle.ts';
 import { type RunningHaproxy, startHaproxy } from '../adapters/start-haproxy.ts';
 
 /** Test harness: a real HAProxy in a temp directory, a driver for it, and helpers to apply and to send requests. */
@@ -33,6 +34,8 @@ export class MemorySecrets implements SecretResolver {
 
 /** Outcome of one read → render → diff → execute round. */
 export interface ApplyRound {
+  /** The render the operations were diffed from: what HAProxy holds once they all succeeded. */
+  readonly rendered: HaproxyBundle;
   readonly operations: readonly Operation[];
   readonly results: readonly OperationResult[];
 }
@@ -77,7 +80,12 @@ export async function startHarness(
   };
   const driver = new HaproxyDriver({ appliance: 'edge', config });
   const secrets = new MemorySecrets();
-  const context = (epoch: number): ExecutionContext => ({ epoch, secrets, signal: new AbortController().signal });
+  const context = (epoch: number, target?: HaproxyBundle): ExecutionContext<HaproxyBundle> => ({
+    epoch,
+    secrets,
+    signal: new AbortController().signal,
+    ...(target === undefined ? {} : { target }),
+  });
   const close = async (): Promise<void> => {
     await driver.close();
     await haproxy.stop();
@@ -91,13 +99,14 @@ export async function startHarness(
     config,
     async apply(desired, epoch = 1) {
       const observed = await driver.readBack(AbortSignal.timeout(10_000));
-      const operations = driver.diff(driver.render(desired), observed);
-      const results = await driver.executeAll(operations, context(epoch));
-      return { operations, results };
+      const rendered = driver.render(desired, observed);
+      const operations = driver.diff(rendered, observed);
+      const results = await driver.executeAll(operations, context(epoch, rendered));
+      return { rendered, operations, results };
     },
     async pending(desired) {
       const observed = await driver.readBack(AbortSignal.timeout(10_000));
-      return driver.diff(driver.render(desired), observed);
+      return driver.diff(driver.render(desired, observed), observed);
     },
     [Symbol.asyncDispose]: close,
   };

@@ -15,6 +15,7 @@ import {
 import type { ObjectRef } from '@portolan/desired-state';
 import type { ApplyStatus } from '../core/apply-outcome.ts';
 import type { DriftReport } from '../core/drift-report.ts';
+import type { AnnouncedSnapshot } from '../core/snapshot-store.ts';
 
 const protoStatus: Readonly<Record<ApplyStatus, ProtoApplyStatus>> = {
   noop: ProtoApplyStatus.NOOP,
@@ -39,13 +40,7 @@ export interface ApplyAnnouncement {
   readonly finishedAt: Date;
 }
 
-/** A snapshot's header as the planner announced it (planner snapshots: origin 'plan', root = content hash). */
-export interface AnnouncedSnapshot {
-  readonly id: string;
-  readonly hash: string;
-  readonly held: boolean;
-  readonly createdAt: Date;
-}
+export type { AnnouncedSnapshot };
 
 /** Publishes ApplyRecorded and DriftObserved, and follows SnapshotCommitted for one appliance. */
 export class ApplierBus {

@@ -1,50 +1,20 @@
-import type { Operation, OperationOutcome } from '@portolan/appliance-driver';
+import type { Operation } from '@portolan/appliance-driver';
 import { ValueTreeEncoder } from '@portolan/desired-state';
 import { readApplyOperations, readValueTree } from '@portolan/store';
 import { epochRowForShare, StaleEpochError } from '@portolan/leadership';
 import { sql, type AppliesTable, type Database, type Insertable, type Kysely } from '@portolan/store';
 import type { ApplyStatus } from '../core/apply-outcome.ts';
+import type { ApplyLog, ApplyRecordInput, EpochFence, RecordedApply } from '../core/apply-log.ts';
 import type { DriftReport } from '../core/drift-report.ts';
 
-/** One apply as it goes into the append-only `applies` table. */
-export interface ApplyRecordInput {
-  readonly appliance: string;
-  readonly snapshotId: string;
-  readonly epoch: number;
-  readonly leaderId: string;
-  readonly trigger: 'snapshot' | 'drift-correction' | 'rollback' | 'retry' | 'hold';
-  readonly status: ApplyStatus;
-  readonly operations: readonly Operation[];
-  readonly outcomes: readonly OperationOutcome[];
-  /** The vendor objects read back after the apply (plain JSON, no secrets); null when the read-back failed. */
-  readonly observedAfter: unknown;
-  readonly reason: string | null;
-  readonly startedAt: Date;
-  readonly finishedAt: Date;
-  readonly traceId: string | null;
-}
-
-/** A recorded apply, as the applier remembers the last one. */
-export interface RecordedApply {
-  readonly id: string;
-  readonly snapshotId: string;
-  readonly status: ApplyStatus;
-  readonly observedAfterHash: string | null;
-  readonly finishedAt: Date;
-}
-
-/** The term a record is written under (a Leadership has both): its group's epoch row is its fence. */
-export interface EpochFence {
-  readonly group: string;
-  readonly epoch: number;
-}
+export type { ApplyRecordInput, EpochFence, RecordedApply };
 
 /**
  * The apply log in Postgres. Every record of a leader is written by one statement that first holds its epoch row
  * (FOR SHARE) and writes only if that epoch is still current: a record from a superseded leader is refused and
  * stored as `fenced` instead, so no outcome under an old epoch is ever accepted as applied.
  */
-export class PgApplyLog {
+export class PgApplyLog implements ApplyLog {
   private readonly db: Kysely<Database>;
   /**
    * Operations and read-backs are stored as value trees: one that shares most objects with the last one stores only

@@ -3,17 +3,9 @@ import { sql, type Database, type Kysely } from '@portolan/store';
 import type { SnapshotHeader } from '../core/apply-target.ts';
 import { SnapshotPieceMissingError, SnapshotReader, type PieceLookup } from '@portolan/snapshot';
 import { SnapshotLoadError } from '../errors.ts';
-import type { AnnouncedSnapshot } from './bus-adapter.ts';
+import type { AnnouncedSnapshot, LoadedSnapshot, SnapshotStore } from '../core/snapshot-store.ts';
 
-/** A decoded snapshot. */
-export interface LoadedSnapshot extends SnapshotHeader {
-  readonly desired: DesiredState;
-  readonly createdAt: Date;
-  /** 'plan' for planner output, 'rollback' for an operator's rollback target. */
-  readonly origin: string;
-  /** The operator's reason, for rollback snapshots. */
-  readonly reason?: string | null;
-}
+export type { LoadedSnapshot };
 
 type SnapshotRow = {
   id: string;
@@ -26,19 +18,8 @@ type SnapshotRow = {
   reason: string | null;
 };
 
-/** Where the applier reads snapshots from (Postgres in production; the planner writes them). */
-export interface SnapshotSource {
-  /** The appliance's head snapshot, or null before the first plan; `fresh` asks the store even after an announcement. */
-  head(appliance: string, options?: { readonly fresh?: boolean }): Promise<SnapshotHeader | null>;
-  /** One snapshot, decoded. */
-  get(id: string): Promise<LoadedSnapshot>;
-  /** Pieces announced with a new snapshot (unverified hints: the reader checks each against its id). */
-  offer?(pieces: ReadonlyMap<string, Uint8Array>): void;
-  /** A planner snapshot announced on the bus (committed before it was announced): the next `head` may answer with it. */
-  offerHead?(announced: AnnouncedSnapshot): void;
-  /** Creation time of the oldest snapshot newer than `afterId` that is not held (null: none). */
-  oldestUnappliedAt(appliance: string, afterId: string | null): Promise<Date | null>;
-}
+/** The applier's snapshot store, by the name this adapter has always exported. */
+export type SnapshotSource = SnapshotStore;
 
 /**
  * Reads heads, snapshot rows and the planner's content-addressed pieces. Snapshots are decoded by an incremental

@@ -1,4 +1,12 @@
-import type { ApplianceDriver, ExecutionContext, Operation, OperationResult } from '@portolan/appliance-driver';
+import {
+  CapabilityMissingError,
+  type ApplianceDriver,
+  type ConfigCheck,
+  type DriverCapabilities,
+  type ExecutionContext,
+  type Operation,
+  type OperationResult,
+} from '@portolan/appliance-driver';
 import type { DesiredState, DriverKind, JsonObject } from '@portolan/desired-state';
 import { canonicalJson, compareCodeUnits } from '@portolan/desired-state';
 
@@ -142,42 +150,49 @@ export function diffFake(desired: FakeObjects, observed: FakeObjects): Operation
 /** An ApplianceDriver over a FakeAppliance; certificate writes resolve their Secret first, like a real driver. */
 export class FakeApplianceDriver implements ApplianceDriver<FakeObjects> {
   readonly kind: DriverKind;
-  readonly renderMatchesReadBack = true;
+  /**
+   * With `writeGate: true` it sends in one batch, started before the epoch check answers (as the HAProxy driver
+   * does); otherwise one operation at a time.
+   */
+  readonly capabilities: DriverCapabilities;
   readonly appliance: FakeAppliance;
   /** Secrets resolved, by reference (the material itself is dropped at once). */
   readonly resolvedSecrets: string[] = [];
 
-  /** Set with `writeGate: true`: sends in one batch, started before the epoch check answers (as the HAProxy driver does). */
-  readonly acceptsWriteGate: boolean;
-  readonly executeAll?: (
-    operations: readonly Operation[],
-    context: ExecutionContext,
-  ) => Promise<readonly OperationResult[]>;
-  /** Unset: a test that needs deferred writes sets it. */
-  settle?: () => Promise<void>;
-
   constructor(appliance: FakeAppliance, kind: DriverKind = 'haproxy', options: { readonly writeGate?: boolean } = {}) {
     this.appliance = appliance;
     this.kind = kind;
-    this.acceptsWriteGate = options.writeGate === true;
-    if (this.acceptsWriteGate) {
-      this.executeAll = async (operations, context) => {
-        if (!(await (context.writeGate ?? Promise.resolve(true))))
-          return operations.map(() => ({
-            ok: false,
-            code: 'StaleEpoch',
-            message: 'epoch not current',
-            retryable: false,
-          }));
-        const results: OperationResult[] = [];
-        for (const op of operations) results.push(await this.execute(op, context));
-        return results;
-      };
-    }
+    const gated = options.writeGate === true;
+    this.capabilities = {
+      renderMatchesReadBack: true,
+      acceptsWriteGate: gated,
+      batchExecution: gated,
+      configurationCheck: false,
+    };
   }
 
-  render(desired: DesiredState): FakeObjects {
+  /** Pure: the fake appliance's objects are named by what they render from, whatever it holds. */
+  render(desired: DesiredState, _observed: FakeObjects | null = null): FakeObjects {
     return renderFake(desired);
+  }
+
+  async executeAll(operations: readonly Operation[], context: ExecutionContext): Promise<readonly OperationResult[]> {
+    if (this.capabilities.acceptsWriteGate && !(await (context.writeGate ?? Promise.resolve(true))))
+      return operations.map(() => ({ ok: false, code: 'StaleEpoch', message: 'epoch not current', retryable: false }));
+    const results: OperationResult[] = [];
+    for (const op of operations) results.push(await this.execute(op, context));
+    return results;
+  }
+
+  /** Nothing is deferred; a test that needs deferred writes replaces it. */
+  async settle(): Promise<void> {}
+
+  defaultAddresses(): null {
+    return null;
+  }
+
+  checkConfiguration(): Promise<ConfigCheck> {
+    return Promise.reject(new CapabilityMissingError('fake', 'configuration check'));
   }
 
   /** When set, every read-back takes its snapshot of the appliance at once, then waits for this before answering. */

@@ -1,9 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import type { ApplianceDriver } from '@portolan/appliance-driver';
+import type { DriverKind } from '@portolan/desired-state';
 import { parseFleetConfig } from '@portolan/fleet-config';
 import { DriverRegistry } from './driver-registry.ts';
-import { DriverLoadError } from '../errors.ts';
-import { FakeAppliance, FakeApplianceDriver } from '../testing/fake-appliance.ts';
+import { DriverLoadError } from './errors.ts';
 
 const { config } = parseFleetConfig(`
 version: 1
@@ -17,6 +18,12 @@ secrets: { keyFile: ./key }
 `);
 const edge = config.appliances[0]!;
 
+/** A driver that is only its kind, and counts closes (the registry builds and closes; nothing else is called). */
+function stub(kind: DriverKind): ApplianceDriver<unknown> & { closed: number } {
+  const driver = { kind, closed: 0, close: async () => void driver.closed++ };
+  return driver as unknown as ApplianceDriver<unknown> & { closed: number };
+}
+
 test('the HAProxy driver is loaded lazily by package name and built from the appliance section', async () => {
   const driver = await new DriverRegistry().create(edge, '.');
   try {
@@ -26,12 +33,13 @@ test('the HAProxy driver is loaded lazily by package name and built from the app
   }
 });
 
-test('a registered factory overrides the package; a driver of the wrong kind is refused', async () => {
-  const fake = new FakeApplianceDriver(new FakeAppliance());
+test('a registered factory overrides the package; a driver of the wrong kind is refused and closed', async () => {
+  const fake = stub('haproxy');
   assert.equal(await new DriverRegistry().register('haproxy', async () => fake).create(edge, '.'), fake);
-  const wrongKind = new FakeApplianceDriver(new FakeAppliance(), 'vtm');
+  const wrongKind = stub('vtm');
   await assert.rejects(
     new DriverRegistry().register('haproxy', async () => wrongKind).create(edge, '.'),
     DriverLoadError,
   );
+  assert.equal(wrongKind.closed, 1);
 });

@@ -1,0 +1,94 @@
+import type { ApplierLogger, ApplierOptions, DriftCheckResult } from './applier-options.ts';
+import type { ApplyTrigger } from './core/apply-target.ts';
+
+/** What the timers drive on the Applier. */
+export interface TimerTargets {
+  readonly trigger: (reason: ApplyTrigger) => void;
+  readonly checkDrift: () => Promise<DriftCheckResult>;
+  /** One head poll; rejects when the snapshot store does not answer. */
+  readonly pollHead: () => Promise<void>;
+}
+
+/**
+ * The Applier's clocks: the head poll (the backstop when a plan.<appliance> message is missed, and the readiness
+ * signal), the drift timer, and a follower's debounce of snapshot notifications.
+ */
+export class ApplierTimers {
+  readonly #o: ApplierOptions;
+  readonly #logger: ApplierLogger;
+  readonly #targets: TimerTargets;
+  #intervals: NodeJS.Timeout[] = [];
+  #followerTimer: NodeJS.Timeout | null = null;
+  /** When the follower's pending catch-up was first asked for (the debounce gives up waiting for quiet after 40 delays). */
+  #followerSince = 0;
+  #lastPollOkAt: number | null = null;
+
+  constructor(options: ApplierOptions, logger: ApplierLogger, targets: TimerTargets) {
+    this.#o = options;
+    this.#logger = logger;
+    this.#targets = targets;
+  }
+
+  /** Starts the head poll and the drift timer. */
+  start(): void {
+    this.#intervals.push(setInterval(() => void this.pollNow(), this.#o.pollMs ?? 2000));
+    this.#intervals.push(
+      setInterval(
+        () =>
+          void this.#targets
+            .checkDrift()
+            // The next period checks again; a check that keeps failing shows in the log and in no drift record.
+            .catch((e: unknown) => this.#logger.error({ err: e }, 'drift check failed')),
+        this.#o.drift.intervalMs,
+      ),
+    );
+  }
+
+  /** Stops every timer. */
+  stop(): void {
+    for (const t of this.#intervals) clearInterval(t);
+    this.#intervals = [];
+    if (this.#followerTimer !== null) clearTimeout(this.#followerTimer);
+    this.#followerTimer = null;
+  }
+
+  /** Polls the head once; a failure is logged and shows in `readiness` (no successful poll for a while). */
+  async pollNow(): Promise<void> {
+    try {
+      await this.#targets.pollHead();
+      this.#lastPollOkAt = performance.now();
+    } catch (e) {
+      this.#logger.warn({ err: e }, 'head poll failed');
+    }
+  }
+
+  /**
+   * A snapshot notification: the leader's cycle starts now. A follower's waits for a quiet spell of followerDelayMs
+   * (each notification restarts the wait, up to forty delays in all), so its catch-up runs between the leader's
+   * applies rather than beside one.
+   */
+  onSnapshot(): void {
+    if (this.#o.leadership() !== null) {
+      this.#targets.trigger('snapshot');
+      return;
+    }
+    const delay = this.#o.followerDelayMs ?? 250;
+    const now = performance.now();
+    if (this.#followerTimer === null) this.#followerSince = now;
+    else if (now - this.#followerSince < 39 * delay) clearTimeout(this.#followerTimer);
+    else return;
+    this.#followerTimer = setTimeout(() => {
+      this.#followerTimer = null;
+      this.#targets.trigger('snapshot');
+    }, delay);
+  }
+
+  /** Readiness: the snapshot store answered a head poll recently (inputs are not stale). */
+  readiness(now: number): { ok: true } | { ok: false; reason: string } {
+    const limit = 3 * (this.#o.pollMs ?? 2000);
+    if (this.#lastPollOkAt === null) return { ok: false, reason: 'no successful head poll yet' };
+    if (now - this.#lastPollOkAt > limit)
+      return { ok: false, reason: `no successful head poll for ${Math.round((now - this.#lastPollOkAt) / 1000)} s` };
+    return { ok: true };
+  }
+}

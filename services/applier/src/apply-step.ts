@@ -1,0 +1,101 @@
+import type { Operation, OperationOutcome } from '@portolan/appliance-driver';
+import { StaleEpochError, type Leadership } from '@portolan/leadership';
+import type { ApplierLogger, ApplierOptions } from './applier-options.ts';
+import type { RecordedApply } from './core/apply-log.ts';
+import type { ApplySummary } from './core/apply-outcome.ts';
+import type { CyclePhases } from './core/cycle-phases.ts';
+import type { LoadedSnapshot } from './core/snapshot-store.ts';
+import { executeOperations } from './execute-operations.ts';
+
+/** Whether a newer epoch exists than this term's (true), it is current (false); store failures reject. */
+export function isEpochStale(term: Leadership): Promise<boolean> {
+  return term.assertEpochCurrent().then(
+    () => false,
+    (e: unknown) => (e instanceof StaleEpochError ? true : Promise.reject(e)),
+  );
+}
+
+/** What one send came to: the outcomes of the operations sent, and whether the fence stopped it. */
+export interface Sent {
+  readonly outcomes: OperationOutcome[];
+  readonly fenced: boolean;
+}
+
+/**
+ * Sends the operations under the epoch check. A driver that accepts a write gate starts at once (it reads its own
+ * fence, which worker runs, while the check is in flight) and writes only once the check says yes; any other
+ * driver is started only after the check. A stale epoch sends nothing, and what a gated driver did is dropped.
+ */
+export async function sendUnderEpoch(
+  o: ApplierOptions,
+  leadership: Leadership,
+  operations: readonly Operation[],
+  target: unknown,
+  phases: CyclePhases,
+  staleEpoch: Promise<boolean> | null,
+): Promise<Sent> {
+  if (operations.length === 0) return { outcomes: [], fenced: false };
+  const stale = staleEpoch ?? isEpochStale(leadership);
+  const phase = (name: string): void => phases.mark(`send:${name}`);
+  if (o.driver.capabilities.acceptsWriteGate) {
+    phases.mark('epoch');
+    const writeGate = stale.then((s) => !s);
+    const outcomes = await executeOperations(o.driver, leadership, o.secrets, operations, { target, phase, writeGate });
+    const fenced = await stale;
+    return { outcomes: fenced ? [] : outcomes, fenced };
+  }
+  const fenced = await stale;
+  phases.mark('epoch');
+  if (fenced) return { outcomes: [], fenced };
+  return { outcomes: await executeOperations(o.driver, leadership, o.secrets, operations, { target, phase }), fenced };
+}
+
+/** What a recorded apply is reported with. */
+export interface RecordedReport {
+  readonly recorded: RecordedApply;
+  readonly snapshot: LoadedSnapshot;
+  readonly epoch: number;
+  readonly summary: ApplySummary;
+  readonly outcomes: readonly OperationOutcome[];
+  readonly operations: number;
+  readonly startedAt: Date;
+}
+
+/** Metrics, the log line about failed operations, and ApplyRecorded on the bus (a publish failure is only logged). */
+export async function announceApply(o: ApplierOptions, logger: ApplierLogger, r: RecordedReport): Promise<void> {
+  const { recorded, snapshot, summary, outcomes } = r;
+  for (const outcome of outcomes) o.metrics?.operations.inc({ result: outcome.result.ok ? 'ok' : 'failed' });
+  const refused = outcomes
+    .filter((x) => !x.result.ok)
+    .slice(0, 5)
+    .map((x) => ({
+      object: `${x.operation.objectType}/${x.operation.objectName}`,
+      code: x.result.ok ? '' : x.result.code,
+      message: x.result.ok ? '' : x.result.message.slice(0, 500),
+    }));
+  if (refused.length > 0) logger.warn({ snapshot: snapshot.id, failed: summary.failed, refused }, 'operations failed');
+  o.metrics?.applies.inc({ status: recorded.status });
+  if (recorded.status === 'fenced') {
+    logger.warn({ epoch: r.epoch, snapshot: snapshot.id }, 'apply fenced: a newer epoch exists, nothing further sent');
+  } else {
+    o.metrics?.lastApplyTimestamp.set(recorded.finishedAt.getTime() / 1000);
+    // Partial counts as an apply, not a success: the alert on failing applies reads this one.
+    if (recorded.status === 'succeeded' || recorded.status === 'noop')
+      o.metrics?.lastSuccessTimestamp.set(recorded.finishedAt.getTime() / 1000);
+  }
+  await o.bus
+    ?.applyRecorded({
+      applyId: recorded.id,
+      snapshotId: snapshot.id,
+      contentHash: snapshot.hash,
+      epoch: r.epoch,
+      leaderId: o.replicaId,
+      status: recorded.status,
+      operations: r.operations,
+      failedOperations: summary.failed,
+      durationMs: Math.max(0, recorded.finishedAt.getTime() - r.startedAt.getTime()),
+      finishedAt: recorded.finishedAt,
+    })
+    // Best effort: the record in Postgres is the truth, the message only saves a reader a poll.
+    .catch((e: unknown) => logger.warn({ err: e }, 'publishing ApplyRecorded failed'));
+}
