@@ -4,12 +4,28 @@
 export * from './canonical-order.ts';
 export * from './encoded-snapshot.ts';
 export * from './errors.ts';
-export * from './hash-trie.ts';
+export {
+  NARROW_TRIE,
+  buildTrie,
+  keyHashOf,
+  readTrieItemIds,
+  removeFromTrie,
+  removeOwned,
+  trieEntries,
+  upsertOwned,
+  upsertTrie,
+  type TrieEntry,
+  type TrieNode,
+  type TriePiece,
+  type TrieShape,
+} from './hash-trie.ts';
 export * from './item-trie.ts';
 export * from './member-sync.ts';
 export * from './piece.ts';
 export * from './snapshot-codec.ts';
-export { SNAPSHOT_LAYOUT, SnapshotEncoder, encodeSnapshot } from './snapshot-encoder.ts';
+export { SNAPSHOT_LAYOUT, SnapshotEncoder } from './snapshot-encoder.ts';
+export { encodeSnapshot } from './encode-snapshot.ts';
 export * from './snapshot-layout.ts';
 export * from './snapshot-reader.ts';
+export * from './trie-seal.ts';
 export * from './trie-view.ts';

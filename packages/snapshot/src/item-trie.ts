@@ -1,13 +1,6 @@
 import { canonicalJson, compareCodeUnits } from '@portolan/desired-state';
-import {
-  keyHashOf,
-  NARROW_TRIE,
-  removeOwned,
-  sealTrie,
-  upsertOwned,
-  type TrieNode,
-  type TrieShape,
-} from './hash-trie.ts';
+import { keyHashOf, NARROW_TRIE, removeOwned, upsertOwned, type TrieNode, type TrieShape } from './hash-trie.ts';
+import { sealTrie } from './trie-seal.ts';
 import type { PieceSink } from './piece.ts';
 
 /** An item as held: its value, and its trie entry (the same object sits in its leaf; only the owner changes it). */

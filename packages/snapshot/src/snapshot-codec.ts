@@ -14,7 +14,7 @@ import { memberSortKey, orderCertificates, refKey, routeSortKey } from './canoni
 import { SnapshotCorruptError, SnapshotPieceMissingError } from './errors.ts';
 import { readTrieItemIds } from './hash-trie.ts';
 import { pieceIdOf } from './piece.ts';
-import { encodeSnapshot } from './snapshot-encoder.ts';
+import { encodeSnapshot } from './encode-snapshot.ts';
 import { CURRENT_LAYOUT, layoutOf, type SnapshotLayout } from './snapshot-layout.ts';
 
 /** A snapshot split into content-addressed pieces: the root id (the snapshot hash) and every piece by id (UTF-8 bytes). */

@@ -16,53 +16,22 @@ import { conditionSortKey, orderCertificates, refKey, routeSortKey } from './can
 import { ItemTrie } from './item-trie.ts';
 import { InlineMembers, NOTHING_SYNCED, syncMembers, type SyncedMembers } from './member-sync.ts';
 import { ByteArena, PieceSink } from './piece.ts';
-import {
-  Committed,
-  MARK,
-  samePoolHeader,
-  splitAround,
-  type EncodedSnapshot,
-  type PoolHeader,
-} from './encoded-snapshot.ts';
+import { Committed, MARK, samePoolHeader, splitAround, type EncodedSnapshot } from './encoded-snapshot.ts';
 import { CURRENT_LAYOUT, type SnapshotLayout } from './snapshot-layout.ts';
+import {
+  rootParts,
+  writeRootPiece,
+  type BindingState,
+  type Members,
+  type PoolState,
+  type VsHeader,
+  type VsState,
+} from './encoder-state.ts';
 
 export type { EncodedSnapshot } from './encoded-snapshot.ts';
 
-const utf8 = new TextEncoder();
-
 /** Version of the layout new snapshots are written in (part of the root: a layout change changes every hash visibly). */
 export const SNAPSHOT_LAYOUT = CURRENT_LAYOUT.version;
-
-/** A VS without its three lists, which live in sub-tries. */
-type VsHeader = Omit<VirtualService, 'owners' | 'certificates' | 'routes'>;
-
-interface VsState {
-  header: VsHeader;
-  /** Owners in creation order, stored as (owner, predecessor) pairs: an ordered list whose pieces are content-addressed. */
-  owners: ObjectRef[];
-  readonly ownerTrie: ItemTrie<{ r: ObjectRef; p: string | null }>;
-  defaultCertificate: string | null;
-  readonly certTrie: ItemTrie<string>;
-  readonly routeTrie: ItemTrie<Route>;
-}
-
-/** A pool's or binding's members: a sub-trie, or inline in its piece (small pools, layout 2). */
-type Members = ItemTrie<PoolMember> | InlineMembers;
-
-interface PoolState {
-  header: PoolHeader;
-  members: Members;
-  /** The members the trie holds, for the next sync's side-by-side walk (null: take the general path). */
-  synced: SyncedMembers | null;
-  /** The pool piece's canonical UTF-8 bytes around the members id (keys sort as customization, members, monitor, ...). */
-  text: { readonly before: Uint8Array; readonly after: Uint8Array } | null;
-}
-
-interface BindingState {
-  header: Omit<ServiceBinding, 'members'>;
-  members: Members;
-  synced: SyncedMembers | null;
-}
 
 /**
  * Incremental, structurally shared snapshot encoding of one appliance's desired state. Callers set and delete
@@ -101,17 +70,7 @@ export class SnapshotEncoder {
     this.certTrie = this.trie();
     this.bindingTrie = this.trie();
     this.conditionTrie = this.trie();
-    // canonicalJson of {appliance, bindings, certificates, conditions, driver, layout, pools, virtualServices}, by
-    // hand: the text between the ids never changes.
-    const texts = [
-      `{"appliance":${JSON.stringify(appliance)},"bindings":`,
-      ',"certificates":',
-      ',"conditions":',
-      `,"driver":${JSON.stringify(driver)},"layout":${layout.version},"pools":`,
-      ',"virtualServices":',
-      '}',
-    ];
-    this.rootParts = texts.map((t) => utf8.encode(t));
+    this.rootParts = rootParts(appliance, driver, layout);
   }
 
   /** Sets a whole virtual service (lists are diffed against what is stored). */
@@ -367,7 +326,9 @@ export class SnapshotEncoder {
     const conditions = this.conditionTrie.seal(this.sink);
     const pools = this.poolTrie.seal(this.sink);
     const virtualServices = this.vsTrie.seal(this.sink);
-    const root = this.sink.addBytes(this.rootPiece([bindings, certificates, conditions, pools, virtualServices]));
+    const root = this.sink.addBytes(
+      writeRootPiece(this.arena, this.rootParts, [bindings, certificates, conditions, pools, virtualServices]),
+    );
     const sink = this.sink;
     this.sink = new PieceSink(this.arena);
     const changed = root !== this.lastRoot;
@@ -407,22 +368,6 @@ export class SnapshotEncoder {
     };
   }
 
-  /** Writes the root piece (its fixed parts with the five trie ids between them) into the arena; returns its bytes. */
-  private rootPiece(ids: readonly (string | null)[]): Uint8Array {
-    const parts = this.rootParts;
-    let n = 0;
-    // Indexed loops: this runs once per commit, and for-of here allocated an iterator result per element.
-    for (let i = 0; i < parts.length; i++) n += parts[i]!.length;
-    for (let i = 0; i < ids.length; i++) n += ids[i] === null ? 4 : ids[i]!.length + 2;
-    this.arena.reserve(n);
-    for (let i = 0; i < ids.length; i++) {
-      this.arena.bytes(parts[i]!);
-      this.arena.jsonId(ids[i]!);
-    }
-    this.arena.bytes(parts[ids.length]!);
-    return this.arena.take();
-  }
-
   private mustVs(name: string): VsState {
     const s = this.vs.get(name);
     if (s === undefined)
@@ -431,22 +376,4 @@ export class SnapshotEncoder {
       );
     return s;
   }
-}
-
-/** Encodes a whole desired state from scratch: the same pieces an incremental encoder reaching this state emits. */
-export function encodeSnapshot(desired: DesiredState, layout: SnapshotLayout = CURRENT_LAYOUT): EncodedSnapshot {
-  const e = new SnapshotEncoder(desired.appliance, desired.driver, layout);
-  for (const v of desired.virtualServices) e.setVirtualService(v);
-  for (const p of desired.pools) e.setPool(p);
-  for (const c of desired.certificates) e.setCertificate(c);
-  for (const b of desired.bindings) e.setBinding(b);
-  const byObject = new Map<string, { object: ObjectRef; list: ObjectCondition[] }>();
-  for (const c of desired.conditions) {
-    const key = refKey(c.object);
-    const entry = byObject.get(key) ?? { object: c.object, list: [] };
-    entry.list.push(c);
-    byObject.set(key, entry);
-  }
-  for (const { object, list } of byObject.values()) e.setConditions(object, list);
-  return e.commit();
 }
