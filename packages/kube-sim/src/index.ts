@@ -9,7 +9,6 @@ export {
   type CertificateAuthority,
 } from './server/certificates.ts';
 export { StateFileError } from './server/state-file.ts';
-export { startFaultProxy, type FaultProxy } from './testing/fault-proxy.ts';
 export type { RequestLogEntry } from './server/kube-sim-server.ts';
 export type { ChangeLogEntry, ObjectStore } from './store/object-store.ts';
 export type { PatchType } from './store/object-writer.ts';

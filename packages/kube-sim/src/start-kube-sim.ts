@@ -86,12 +86,16 @@ function listen(server: Server, port: number, host: string): Promise<number> {
   });
 }
 
-/** Starts a Kubernetes API simulator (HTTPS + bearer token by default) and resolves once it listens. */
-export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSim> {
-  const host = options.host ?? '127.0.0.1';
-  const token = options.token ?? randomBytes(24).toString('base64url');
-  const version = options.version ?? '1.31';
+/** The simulator's objects: restored from the state file when there is one, persisted on every change when asked. */
+async function openStore(options: KubeSimOptions): Promise<{
+  store: ObjectStore;
+  writer: ObjectWriter;
+  faults: FaultController;
+  objects: ObjectsApi;
+  stateWriter: StateFileWriter | null;
+}> {
   const store = new ObjectStore({ maxHistory: options.maxHistory });
+  // The writer reads the size limit from the fault controller, which needs the store: it is set just below.
   let faults: FaultController | null = null;
   const writer = new ObjectWriter(store, {
     now: () => new Date(),
@@ -117,6 +121,27 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
     store.onCommit(() => stateWriter.schedule());
     if (saved === null) stateWriter.schedule();
   }
+  return { store, writer, faults, objects, stateWriter };
+}
+
+/** Compacts the change history every `everyMs` (0: never) up to what the previous tick had seen. */
+function startCompaction(store: ObjectStore, everyMs: number): NodeJS.Timeout | null {
+  if (everyMs <= 0) return null;
+  let lastTickRv = store.resourceVersion;
+  const timer = setInterval(() => {
+    store.compact(lastTickRv);
+    lastTickRv = store.resourceVersion;
+  }, everyMs);
+  timer.unref();
+  return timer;
+}
+
+/** Starts a Kubernetes API simulator (HTTPS + bearer token by default) and resolves once it listens. */
+export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSim> {
+  const host = options.host ?? '127.0.0.1';
+  const token = options.token ?? randomBytes(24).toString('base64url');
+  const version = options.version ?? '1.31';
+  const { store, writer, faults, objects, stateWriter } = await openStore(options);
   const { server, caPem } = await createServer(options.tls ?? true, host);
   let port = 0;
   const scheme = caPem === null ? 'http' : 'https';
@@ -138,18 +163,8 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
   );
   port = await listen(server, options.port ?? 0, host);
   const url = `${scheme}://${host}:${port}`;
-  const compactEvery = options.compactIntervalMs ?? 300_000;
-  let lastTickRv = store.resourceVersion;
-  const compactTimer =
-    compactEvery > 0
-      ? setInterval(() => {
-          store.compact(lastTickRv);
-          lastTickRv = store.resourceVersion;
-        }, compactEvery)
-      : null;
-  compactTimer?.unref();
+  const compactTimer = startCompaction(store, options.compactIntervalMs ?? 300_000);
   const kubeconfigYaml = (): string => renderKubeconfig({ server: url, caPem, token });
-  const controller = faults;
   return {
     url,
     port,
@@ -157,14 +172,14 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
     token,
     objects,
     store,
-    faults: controller,
+    faults,
     changeLog: store.changeLog,
     kubeconfigYaml,
     writeKubeconfig: (file) => writeFile(file, kubeconfigYaml(), { mode: 0o600 }),
     close: async () => {
       if (compactTimer !== null) clearInterval(compactTimer);
-      controller.clear();
-      controller.endWatches();
+      faults.clear();
+      faults.endWatches();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

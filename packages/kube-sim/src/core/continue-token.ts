@@ -15,8 +15,10 @@ function fromBase64Url(token: string): string | null {
     const base64 = token.replace(/-/g, '+').replace(/_/g, '/');
     const binary = atob(base64 + '='.repeat((4 - (base64.length % 4)) % 4));
     return new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
-  } catch {
-    return null;
+  } catch (e) {
+    // atob rejects what is not base64 (a DOMException); the fatal decoder rejects bytes that are not UTF-8 (TypeError).
+    if (e instanceof DOMException || e instanceof TypeError) return null;
+    throw e;
   }
 }
 
@@ -35,7 +37,8 @@ export function decodeContinueToken(token: string): ContinueToken | null {
     const { v, rv, start } = parsed as Record<string, unknown>;
     if (v !== 'meta.k8s.io/v1' || typeof rv !== 'number' || typeof start !== 'string') return null;
     return { rv, start: start.endsWith('\u0000') ? start.slice(0, -1) : start };
-  } catch {
-    return null;
+  } catch (e) {
+    if (e instanceof SyntaxError) return null;
+    throw e;
   }
 }

@@ -57,7 +57,9 @@ export function parseJsonBody(text: string): { ok: true; value: unknown } | { ok
   try {
     return { ok: true, value: JSON.parse(text) as unknown };
   } catch (error) {
-    const detail = error instanceof Error ? error.message : 'invalid JSON';
+    // JSON.parse rejects undecodable text with a SyntaxError: that is the client's 400, anything else a bug.
+    if (!(error instanceof SyntaxError)) throw error;
+    const detail = error.message;
     return {
       ok: false,
       error: {

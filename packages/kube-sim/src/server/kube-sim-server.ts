@@ -121,6 +121,7 @@ export function createRequestListener(ctx: DispatcherContext): (req: IncomingMes
         if (!res.writableFinished) log({ ...entry, status: res.statusCode });
       });
     }
+    // Like the API server, a handler that fails answers 500 InternalError (or cuts a stream already begun).
     route(ctx, req, res, url).catch((error: unknown) => {
       const message = error instanceof Error ? error.message : 'unknown error';
       if (!res.headersSent)

@@ -1,3 +1,4 @@
+import { PortolanError } from '@portolan/errors';
 import type { ApiError, ApiResult } from '../core/api-error.ts';
 import { findResourceTypeByKind, type KubeObject, type ResourceType } from '../core/resource-types.ts';
 import { cloneJson } from '../core/json-value.ts';
@@ -13,22 +14,20 @@ export interface ObjectRef {
 }
 
 /** The simulator refused a write or read made through the library API (the Status it would have answered). */
-export class KubeSimRejectedError extends Error {
+export class KubeSimRejectedError extends PortolanError {
   readonly code = 'KUBE_SIM_REJECTED';
   readonly status: ApiError;
   constructor(status: ApiError) {
     super(`${status.code} ${status.reason}: ${status.message}`);
-    this.name = 'KubeSimRejectedError';
     this.status = status;
   }
 }
 
 /** Thrown when an object names an apiVersion/kind the simulator does not serve. */
-export class UnknownKindError extends Error {
+export class UnknownKindError extends PortolanError {
   readonly code = 'KUBE_SIM_UNKNOWN_KIND';
   constructor(apiVersion: string, kind: string) {
     super(`the simulator does not serve ${apiVersion} ${kind}`);
-    this.name = 'UnknownKindError';
   }
 }
 

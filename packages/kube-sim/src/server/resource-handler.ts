@@ -224,41 +224,67 @@ export async function handleResourceRequest(
       reason: 'MethodNotAllowed',
       message: `the server does not allow this method on the requested resource`,
     });
-  if (r.type.namespaced && r.namespace === '' && verb !== 'list' && verb !== 'watch') {
-    return sendError(res, {
-      code: 404,
-      reason: 'NotFound',
-      message: 'the server could not find the requested resource',
-    });
-  }
-  const badSub = checkSubresource(r, verb);
-  if (badSub !== null) return sendError(res, badSub);
-  const injected = ctx.faults.takeFailure(r.type, verb, r.namespace);
-  if (injected !== null)
-    return sendError(
-      res,
-      injected.error,
-      injected.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(injected.retryAfterSeconds) },
-    );
-  if (r.format === 'not-acceptable')
-    return sendError(res, {
-      code: 406,
-      reason: 'NotAcceptable',
-      message: 'only the following media types are accepted: application/json',
-    });
-  if (verb === 'get') {
-    const obj = ctx.store.get(r.type, r.namespace, r.name);
-    return obj === undefined
-      ? sendError(res, {
-          code: 404,
-          reason: 'NotFound',
-          message: `${r.type.group === '' ? r.type.plural : `${r.type.plural}.${r.type.group}`} "${r.name}" not found`,
-          details: { name: r.name, ...(r.type.group === '' ? {} : { group: r.type.group }), kind: r.type.plural },
-        })
-      : sendJson(res, 200, objectBody(ctx, r, obj), contentTypeOf(r.format));
-  }
+  const refused = refusal(ctx, r, verb);
+  if (refused !== null) return sendError(res, refused.error, refused.headers);
+  if (verb === 'get') return handleGet(ctx, res, r);
   if (verb === 'list' || verb === 'watch') return handleCollectionGet(ctx, res, r);
   if (verb === 'deletecollection') return handleDeleteCollection(ctx, res, r);
+  return handleWrite(ctx, req, res, r, verb);
+}
+
+/**
+ * Why the request is answered with an error before its verb runs, in the API server's order: the path (a
+ * namespaced name without a namespace, an unknown subresource), then an injected fault, then the media type.
+ */
+function refusal(
+  ctx: ResourceContext,
+  r: ResourceRequest,
+  verb: ApiVerb,
+): { error: ApiError; headers: Record<string, string> } | null {
+  if (r.type.namespaced && r.namespace === '' && verb !== 'list' && verb !== 'watch')
+    return {
+      error: { code: 404, reason: 'NotFound', message: 'the server could not find the requested resource' },
+      headers: {},
+    };
+  const badSub = checkSubresource(r, verb);
+  if (badSub !== null) return { error: badSub, headers: {} };
+  const injected = ctx.faults.takeFailure(r.type, verb, r.namespace);
+  if (injected !== null)
+    return {
+      error: injected.error,
+      headers: injected.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(injected.retryAfterSeconds) },
+    };
+  if (r.format === 'not-acceptable')
+    return {
+      error: {
+        code: 406,
+        reason: 'NotAcceptable',
+        message: 'only the following media types are accepted: application/json',
+      },
+      headers: {},
+    };
+  return null;
+}
+
+function handleGet(ctx: ResourceContext, res: ServerResponse, r: ResourceRequest): void {
+  const obj = ctx.store.get(r.type, r.namespace, r.name);
+  if (obj !== undefined) return sendJson(res, 200, objectBody(ctx, r, obj), contentTypeOf(r.format));
+  sendError(res, {
+    code: 404,
+    reason: 'NotFound',
+    message: `${r.type.group === '' ? r.type.plural : `${r.type.plural}.${r.type.group}`} "${r.name}" not found`,
+    details: { name: r.name, ...(r.type.group === '' ? {} : { group: r.type.group }), kind: r.type.plural },
+  });
+}
+
+/** create, update, patch and delete: the verbs with a request body. */
+async function handleWrite(
+  ctx: ResourceContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  r: ResourceRequest,
+  verb: ApiVerb,
+): Promise<void> {
   const raw = await readBody(req);
   if (!raw.ok) return sendError(res, raw.error);
   const body = parseJsonBody(raw.text);

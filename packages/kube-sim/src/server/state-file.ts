@@ -1,3 +1,4 @@
+import { isSystemError, PortolanError } from '@portolan/errors';
 import { chmod, readFile, rename, writeFile } from 'node:fs/promises';
 import type { KubeObject } from '../core/resource-types.ts';
 
@@ -9,12 +10,8 @@ export interface PersistedState {
 }
 
 /** The state file could not be read or parsed. */
-export class StateFileError extends Error {
+export class StateFileError extends PortolanError {
   readonly code = 'KUBE_SIM_STATE_FILE';
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'StateFileError';
-  }
 }
 
 /** Loads the state file; null when it does not exist yet. */
@@ -23,17 +20,19 @@ export async function loadStateFile(path: string): Promise<PersistedState | null
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    if (isSystemError(error, 'ENOENT')) return null;
     throw new StateFileError(`cannot read state file ${path}`, { cause: error });
   }
+  let parsed: PersistedState;
   try {
-    const parsed = JSON.parse(text) as PersistedState;
-    if (parsed.format !== 'portolan-kube-sim-state/v1' || !Array.isArray(parsed.objects))
-      throw new Error('unknown format');
-    return parsed;
+    parsed = JSON.parse(text) as PersistedState;
   } catch (error) {
+    if (!(error instanceof SyntaxError)) throw error;
     throw new StateFileError(`state file ${path} is not a kube-sim state file`, { cause: error });
   }
+  if (parsed?.format !== 'portolan-kube-sim-state/v1' || !Array.isArray(parsed.objects))
+    throw new StateFileError(`state file ${path} is not a kube-sim state file: unknown format`);
+  return parsed;
 }
 
 /** Writes state on change, debounced, atomically (write a temporary file, then rename over the old one). */

@@ -1,3 +1,4 @@
+import { InternalError } from '@portolan/errors';
 import {
   badRequest,
   fail,
@@ -110,7 +111,8 @@ export class ObjectStore {
   /** The collection of a served resource type. */
   collection(type: ResourceType): Collection {
     const col = this.collections.get(resourceKeyOf(type));
-    if (col === undefined) throw new Error(`unknown resource type ${resourceKeyOf(type)}`);
+    if (col === undefined)
+      throw new InternalError('KUBE_SIM_UNKNOWN_RESOURCE_TYPE', `unknown resource type ${resourceKeyOf(type)}`);
     return col;
   }
 
@@ -137,7 +139,8 @@ export class ObjectStore {
     const key = objectKeyOf(namespace, name);
     const previous = col.objects.get(key);
     const base = next ?? previous;
-    if (base === undefined) throw new Error(`commit of ${eventType} ${key} without an object`);
+    if (base === undefined)
+      throw new InternalError('KUBE_SIM_COMMIT_WITHOUT_OBJECT', `commit of ${eventType} ${key} without an object`);
     const rv = ++this.rv;
     const object: KubeObject = { ...base, metadata: { ...base.metadata, resourceVersion: String(rv) } };
     if (eventType === 'DELETED') col.objects.delete(key);

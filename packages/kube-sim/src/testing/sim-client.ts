@@ -54,8 +54,9 @@ export function call(sim: KubeSim, method: string, path: string, options: Reques
         let body: unknown = text;
         try {
           body = JSON.parse(text);
-        } catch {
-          /* not JSON (health endpoints) */
+        } catch (e) {
+          // Not JSON (health endpoints): the body stays text.
+          if (!(e instanceof SyntaxError)) throw e;
         }
         resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
       });
@@ -98,13 +99,15 @@ export function openWatch(sim: KubeSim, path: string, options: RequestOptions = 
       reader.on('line', (raw) => {
         try {
           lines.push(JSON.parse(raw) as WatchLine);
-        } catch {
+        } catch (e) {
+          if (!(e instanceof SyntaxError)) throw e;
           lines.push({ type: 'UNPARSABLE', raw });
         }
         for (const w of waiters) w();
       });
     });
   });
+  // A caller that only reads lines may never await `status`: its rejection is seen through `ended` instead.
   status.catch(() => undefined);
   return {
     lines,
