@@ -1,5 +1,5 @@
 // ESLint for the whole repo. The rule that matters most: code under any `core/` folder is pure —
-// it may not import I/O clients, Node built-ins or telemetry SDKs (STYLE.md "Shape").
+// it may not import I/O clients, Node built-ins or telemetry SDKs (see docs/architecture.md: the layout of each service).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 

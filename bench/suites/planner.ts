@@ -93,7 +93,7 @@ const controlPinned = (
  * The warm control, at each size: every Service served and changed, each timed change right after an untimed change
  * to the same Service, so the state it reads is in the CPU's caches. Its 10k ÷ 1k ratio is the planner's work per
  * change with memory latency taken out; the cold rate over the warm one is what fetching the changed Service's state
- * from memory costs (session 10: the whole 10k gap).
+ * from memory costs.
  */
 const warmPinned = (
   n: number,

@@ -15,8 +15,8 @@ const APPLIANCE = 'edge';
  * once (in shuffled order), so what is timed is the steady state at both sizes. A change that is a Service's first
  * since the world was loaded pays one-time costs a running planner pays once per Service: its keys, built as
  * concatenations at load, are flattened on first comparison (a new string kept per key), and its load-time objects
- * are touched for the first time. With 1,000 random warm-up changes alone (until session 8), 37 % of the Services at
- * 1k but 90 % at 10k were still untouched when timing began.
+ * are touched for the first time. Random warm-up changes alone would leave most Services at 10k untouched when
+ * timing began, and far fewer at 1k, skewing the ratio between the sizes.
  */
 const WARMUP = 1000;
 /**
@@ -65,10 +65,9 @@ export const EVERY_SERVICE: WorldShape = { servedEvery: 1, changedEvery: 1 };
 /**
  * Events are built in chunks of this many, between timed stretches: construction (the watcher's trimming) is not the
  * planner's cost. The service decodes each bus message just before it folds it (PlannerService.foldAndCommit), so
- * it holds one decoded event at a time, not a batch of them. Chunks of 500 decoded events (the bench until session 7)
- * were up to 1.5 MB of live objects that every young-generation collection in the timed loop copied: 9 % of the
- * rate at 10k Services in alternating runs. 50 keeps that small while the two cpuUsage calls per chunk stay
- * negligible (about 1 µs per 50 events).
+ * it holds one decoded event at a time, not a batch of them. Large chunks would be live objects that every
+ * young-generation collection in the timed loop copies, a cost the service never pays; 50 keeps that small while
+ * the two cpuUsage calls per chunk stay negligible.
  */
 const CHUNK = 50;
 
