@@ -3,6 +3,7 @@
 // Run: node_modules/.bin/node services/planner/bench/planner-bench.ts [sizes...]   (default: 1000 10000)
 // The machine is shared: rates are per CPU-second of this process (process.cpuUsage: what one core sustains,
 // whatever else runs), measured in ROUNDS rounds and reported as best / median; wall-clock medians are shown too.
+import { InternalError } from '@portolan/errors';
 import { Planner } from '../src/core/planner.ts';
 import { planFromScratch } from '../src/core/plan-from-scratch.ts';
 import * as f from '../src/testing/fixtures.ts';
@@ -100,7 +101,7 @@ function measure(n: number): void {
   const scratch = planFromScratch(p.world, config);
   const scratchMs = performance.now() - t;
   if (scratch.get('edge')!.root !== p.rootOf('edge') || scratch.get('vtm')!.root !== p.rootOf('vtm'))
-    throw new Error('incremental and from-scratch roots differ');
+    throw new InternalError('PLANNER_BENCH_ROOTS_DIFFER', 'incremental and from-scratch roots differ');
 
   const perEvent: number[] = [];
   const batched: number[] = [];

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '@portolan/store';
 import { decodeBusMessage } from './core/world/decode-bus-message.ts';
 import { Planner, PLANNER_VERSION, type PlannerConfig } from './core/planner.ts';
-import { foldInput } from './planner-service.ts';
+import { foldInput } from './core/fold-input.ts';
 
 /**
  * A recorded history: the kube-stream messages a pipeline archived, the fleet config it planned with, and every

@@ -20,7 +20,8 @@ export {
   type ArchivedEvent,
   type SnapshotHead,
 } from './adapters/pg-planner-store.ts';
-export { PlannerService, foldInput, type PlannerServiceOptions } from './planner-service.ts';
+export { PlannerService, type PlannerServiceOptions } from './planner-service.ts';
+export { foldInput } from './core/fold-input.ts';
 export { decodeBusMessage, type PlannerInput } from './core/world/decode-bus-message.ts';
 export { replayVerify, type ReplayReport, type ReplayMismatch } from './replay-verify.ts';
 export { plannerMetrics, type PlannerMetrics } from './planner-metrics.ts';

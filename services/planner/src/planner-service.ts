@@ -4,7 +4,9 @@ import { create, toBinary, timestampFromMs, SelectionHeldSchema, SnapshotCommitt
 import { fleetConfigSchema } from '@portolan/fleet-config';
 import { selectionDrops } from './core/holds/config-change-hold.ts';
 import type { Logger } from '@portolan/telemetry';
-import { decodeBusMessage, type PlannerInput } from './core/world/decode-bus-message.ts';
+import { decodeBusMessage } from './core/world/decode-bus-message.ts';
+import { foldInput } from './core/fold-input.ts';
+import { archivedEvent, inputTimeMs } from './archived-event.ts';
 import { Planner, PLANNER_VERSION, type PlannerConfig } from './core/planner.ts';
 import { encodeSnapshot } from '@portolan/snapshot';
 import { SyncTracker } from './core/world/sync-tracker.ts';
@@ -33,41 +35,6 @@ export interface PlannerServiceOptions {
    * an operator could hold the older layout while older appliers still run.
    */
   readonly layout?: SnapshotLayout;
-}
-
-/**
- * Folds one decoded input into the core; heartbeats only move the freshness clock; markers also count toward sync;
- * approvals release the safety rule's holds.
- */
-export function foldInput(
-  planner: Planner,
-  input: PlannerInput,
-  heartbeats: Map<string, number>,
-  sync?: SyncTracker,
-): void {
-  switch (input.type) {
-    case 'event':
-      planner.applyEvent(input.event);
-      break;
-    case 'marker':
-      planner.applyListMarker(input.marker);
-      sync?.noteMarker(input.marker);
-      break;
-    case 'heartbeat':
-      heartbeats.set(input.cluster, input.sentAtMs);
-      break;
-    case 'approval':
-      planner.approveHolds(input.approval);
-      break;
-    case 'refused':
-      planner.refuseObjects(input.refusal);
-      break;
-    case 'selection-held':
-      planner.holdSelection(input.held, input.heldAtMs);
-      break;
-    case 'unreadable':
-      break;
-  }
 }
 
 /**
@@ -234,7 +201,7 @@ export class PlannerService {
       if (input.type === 'unreadable')
         this.o.log.warn({ seq: m.streamSeq, reason: input.reason }, 'unreadable message archived and skipped');
       foldInput(this.planner, input, this.heartbeats, this.sync);
-      events.push(archived(m, input));
+      events.push(archivedEvent(m, input));
       for (const transition of this.planner.takeHoldTransitions())
         holds.push({ seq: m.streamSeq, atMs: inputTimeMs(input), transition });
     }
@@ -315,9 +282,8 @@ export class PlannerService {
    * first snapshot after that is a full encoding of the current plan, later ones are incremental.
    *
    * Until some appliance is synced nothing is planned at all: the events are folded and their dirty marks add up,
-   * so a cold start plans the listed world once, from empty, instead of once per batch of the initial lists
-   * (planning 10k Services batch by batch took about 3 s of CPU in the pipeline's cold start, against about 1 s at
-   * once). That first plan starts from empty encoders, so its pieces are already whole snapshots: an appliance
+   * so a cold start plans the listed world once, from empty, instead of once per batch of the initial lists. That
+   * first plan starts from empty encoders, so its pieces are already whole snapshots: an appliance
    * released by it takes them as they are, without encoding its desired state a second time.
    */
   private plansToRecord(): { appliance: string; root: string; pieces: ReadonlyMap<string, Uint8Array> }[] {
@@ -404,99 +370,4 @@ function piecesHint(pieces: ReadonlyMap<string, Uint8Array>): Record<string, Uin
   // Stops at the limit: a first snapshot has hundreds of thousands of pieces.
   for (const body of pieces.values()) if ((bytes += body.length) > PIECES_HINT_MAX_BYTES) return {};
   return Object.fromEntries(pieces);
-}
-
-function archived(m: BusMessage, input: PlannerInput): ArchivedEvent {
-  const base = {
-    seq: m.streamSeq,
-    subject: m.subject,
-    msgId: m.headers['Nats-Msg-Id'] ?? `seq:${m.streamSeq}`,
-    payload: m.data,
-    traceId: m.headers.traceparent?.split('-')[1] ?? null,
-  };
-  const at = (ms: number): Date => new Date(ms > 0 ? ms : Date.now());
-  switch (input.type) {
-    case 'event':
-      return {
-        ...base,
-        cluster: input.event.cluster,
-        kind: input.event.kind,
-        objectKey: input.namespace === '' ? input.name : `${input.namespace}/${input.name}`,
-        eventType: input.event.type,
-        receivedAt: at(input.observedAtMs),
-      };
-    case 'marker':
-      return {
-        ...base,
-        cluster: input.marker.cluster,
-        kind: input.marker.kind,
-        objectKey: '',
-        eventType: 'LIST_MARKER',
-        receivedAt: at(input.observedAtMs),
-      };
-    case 'heartbeat':
-      return {
-        ...base,
-        cluster: input.cluster,
-        kind: 'Heartbeat',
-        objectKey: '',
-        eventType: 'HEARTBEAT',
-        receivedAt: at(input.sentAtMs),
-      };
-    case 'approval':
-      return {
-        ...base,
-        cluster: '',
-        kind: 'HoldApproval',
-        objectKey: input.approval.appliance,
-        eventType: 'APPROVAL',
-        receivedAt: at(input.approvedAtMs),
-      };
-    case 'refused':
-      return {
-        ...base,
-        cluster: '',
-        kind: 'ObjectsRefused',
-        objectKey: input.refusal.appliance,
-        eventType: 'REFUSED',
-        receivedAt: at(input.refusedAtMs),
-      };
-    case 'selection-held':
-      return {
-        ...base,
-        cluster: '',
-        kind: 'SelectionHeld',
-        objectKey: input.held.appliance,
-        eventType: 'SELECTION_HELD',
-        receivedAt: at(input.heldAtMs),
-      };
-    case 'unreadable':
-      return {
-        ...base,
-        cluster: m.subject.split('.')[1] ?? '',
-        kind: 'Unreadable',
-        objectKey: '',
-        eventType: 'UNREADABLE',
-        receivedAt: at(0),
-      };
-  }
-}
-
-/** The time an input carries (the watcher's or the operator's clock; 0 when it has none). */
-function inputTimeMs(input: PlannerInput): number {
-  switch (input.type) {
-    case 'event':
-    case 'marker':
-      return input.observedAtMs;
-    case 'approval':
-      return input.approvedAtMs;
-    case 'refused':
-      return input.refusedAtMs;
-    case 'selection-held':
-      return input.heldAtMs;
-    case 'heartbeat':
-      return input.sentAtMs;
-    case 'unreadable':
-      return 0;
-  }
 }

@@ -1,7 +1,7 @@
 import { decodeBusMessage } from './core/world/decode-bus-message.ts';
 import { Planner, PLANNER_VERSION, type PlannerConfig } from './core/planner.ts';
 import { layoutOf, type SnapshotLayout } from '@portolan/snapshot';
-import { foldInput } from './planner-service.ts';
+import { foldInput } from './core/fold-input.ts';
 import type { PgPlannerStore } from './adapters/pg-planner-store.ts';
 
 /** One stored snapshot whose hash replay did not reproduce. */
@@ -37,23 +37,7 @@ export async function replayVerify(
   const started = performance.now();
   const from = options.from ?? 0;
   const to = options.to ?? Number.MAX_SAFE_INTEGER;
-  const rows = await store.db
-    .selectFrom('snapshots')
-    .leftJoin('snapshot_pieces', 'snapshot_pieces.hash', 'snapshots.content_hash')
-    .select([
-      'snapshots.id',
-      'snapshots.appliance',
-      'snapshots.content_hash',
-      'snapshots.last_event_seq',
-      'snapshots.planner_version',
-      'snapshot_pieces.body',
-    ])
-    .where('snapshots.origin', '=', 'plan')
-    .where('snapshots.last_event_seq', '>=', String(from))
-    .where('snapshots.last_event_seq', '<=', String(to))
-    .orderBy('snapshots.last_event_seq')
-    .orderBy('snapshots.id')
-    .execute();
+  const rows = await plannedSnapshots(store, from, to);
   const lastSeq = rows.length === 0 ? 0 : Number(rows[rows.length - 1]!.last_event_seq);
   // Each snapshot is re-encoded in the layout its stored root names: one planner per layout the range holds (one,
   // unless the archive spans a planner upgrade), all folding the same events.
@@ -95,6 +79,27 @@ export async function replayVerify(
   }
   checkUpTo(Number.MAX_SAFE_INTEGER);
   return { events, verified: rows.length, mismatches, seconds: (performance.now() - started) / 1000 };
+}
+
+/** The planner-made snapshots whose last event is in [from, to], in event order, each with its root piece. */
+function plannedSnapshots(store: PgPlannerStore, from: number, to: number) {
+  return store.db
+    .selectFrom('snapshots')
+    .leftJoin('snapshot_pieces', 'snapshot_pieces.hash', 'snapshots.content_hash')
+    .select([
+      'snapshots.id',
+      'snapshots.appliance',
+      'snapshots.content_hash',
+      'snapshots.last_event_seq',
+      'snapshots.planner_version',
+      'snapshot_pieces.body',
+    ])
+    .where('snapshots.origin', '=', 'plan')
+    .where('snapshots.last_event_seq', '>=', String(from))
+    .where('snapshots.last_event_seq', '<=', String(to))
+    .orderBy('snapshots.last_event_seq')
+    .orderBy('snapshots.id')
+    .execute();
 }
 
 /** The layout a stored root piece names (undefined: the piece is missing or names a layout this planner lacks). */

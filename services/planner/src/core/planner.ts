@@ -1,4 +1,5 @@
 import type { DesiredState } from '@portolan/desired-state';
+import { PortolanError } from '@portolan/errors';
 import type { ApplianceConfig, ClusterConfig } from '@portolan/fleet-config';
 import type { KubeListMarker, KubeWatchEvent, TrimmedIngress, TrimmedIngressClass } from '@portolan/kube-model';
 import { worldKeyString, SERVICE_NAME_LABEL } from '@portolan/kube-model';
@@ -38,11 +39,10 @@ export interface PlannedAppliance {
 }
 
 /** The desired state of a plan was read after the planner moved on (a bug in the caller). */
-export class StalePlanError extends Error {
+export class StalePlanError extends PortolanError {
   readonly code = 'PLANNER_STALE_PLAN';
   constructor(appliance: string) {
     super(`the plan of ${appliance} was read after later events were applied; read it right after planDirty()`);
-    this.name = 'StalePlanError';
   }
 }
 
@@ -56,7 +56,8 @@ interface Deps {
  * The planner's pure core as a state object: fold events (`applyEvent`, `applyListMarker`), then `planDirty()`
  * plans only the appliances affected since the last call, only as far as the change reaches
  * (EndpointSlice → Service → pools; Ingress/IngressClass/Secret → that Ingress's claims). Deterministic: the same
- * events in any order, duplicated or redelivered, give the same roots. No clock, no I/O.
+ * events in any order, duplicated or redelivered, give the same roots. No clock, no I/O. Mutable on purpose: it
+ * holds the folded world and each appliance's engine between events, which is what makes a plan cost its change.
  */
 export class Planner {
   readonly world = new World();

@@ -1,5 +1,6 @@
 // A private Postgres for fault tests: its own data folder and free port, stopped and started with pg_ctl, so a test
 // can take the database away from a planner without touching the shared test stack other test files use.
+import { PortolanError } from '@portolan/errors';
 import { execFile, execFileSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,12 +14,8 @@ const run = promisify(execFile);
 export type StopMode = 'fast' | 'immediate';
 
 /** A pg_ctl step of the private Postgres failed; the message carries the server log's last lines. */
-export class PrivatePostgresError extends Error {
+export class PrivatePostgresError extends PortolanError {
   readonly code = 'PRIVATE_POSTGRES_FAILED';
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'PrivatePostgresError';
-  }
 }
 
 /** A Postgres server owned by one test. */

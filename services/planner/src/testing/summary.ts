@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { canonicalJson } from '@portolan/desired-state';
 import type { DesiredState, ListenAddress, ObjectRef } from '@portolan/desired-state';
 import type { KubeWatchEvent } from '@portolan/kube-model';
@@ -66,7 +67,7 @@ export function planEvents(
   const incremental = p.desiredState(appliance)!;
   const scratch = planFromScratch(p.world, config).get(appliance)!.desired;
   if (canonicalJson(incremental) !== canonicalJson(scratch)) {
-    throw new Error(
+    assert.fail(
       `incremental plan differs from the from-scratch oracle:\n${summarize(incremental, { messages: true }).join('\n')}\n---\n${summarize(scratch, { messages: true }).join('\n')}`,
     );
   }

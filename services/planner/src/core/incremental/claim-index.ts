@@ -21,7 +21,8 @@ interface Decision {
 
 /**
  * Bookkeeping for incremental planning: the results of every contest, indexed by Ingress (for its conditions) and
- * by pool (which clusters feed it, and who uses it). Updating one contest costs its own size.
+ * by pool (which clusters feed it, and who uses it). Updating one contest costs its own size. Mutable: an
+ * incremental engine's cache, kept between plans.
  */
 export class ClaimIndex {
   private readonly bySource = new Map<string, Map<string, Decision>>();

@@ -150,7 +150,10 @@ function short(v: string): string {
   return clean.length > 60 ? `${clean.slice(0, 57)}...` : clean;
 }
 
-/** Collects issues while reading annotations; `take` returns the value or a fallback. */
+/**
+ * Collects issues while reading annotations; `take` returns the value or a fallback. Mutable: one is made per
+ * Ingress read and discarded with it, so the readers can stay flat.
+ */
 export class AnnotationIssues {
   readonly errors: Issue[] = [];
   readonly warnings: Issue[] = [];

@@ -131,12 +131,7 @@ export function buildIntent(
   if (!validation.ok || reading === null || errors.length > 0) return seal({ ...base, ...EMPTY, errors, warnings });
   const spec = validation.ingress;
   const o = reading.options;
-  const settings: PoolSettings = {
-    monitor: o.monitor,
-    persistence: o.persistence,
-    tlsToBackend: o.tlsToBackend,
-    customization: o.poolCustomization,
-  };
+  const settings = poolSettingsOf(o);
   const pools = new Map<string, PoolSpec>();
   const poolFor = (b: BackendRef): string => {
     const pool = poolNameOf(namespace, b, settings);
@@ -146,16 +141,7 @@ export function buildIntent(
   const routes = spec.routes.map((r) => ({ host: r.host, path: r.path, match: r.match, pool: poolFor(r.backend) }));
   const defaultPool = spec.defaultBackend === null ? null : poolFor(spec.defaultBackend);
   const tls = tlsIntents(spec, ref, o, secrets, warnings);
-  // vTM's documented rule: 80 without TLS, 443 with a TLS section; passthrough carries HTTPS, so it defaults to the HTTPS port too.
-  const port = o.port ?? (spec.hasTls || o.passthrough ? profile.httpsPort : profile.httpPort);
-  const listener: ListenerRequest = {
-    group: o.address.kind === 'default' ? 'default' : o.address.ip,
-    address: o.address,
-    port,
-    protocol: o.passthrough ? 'tls-passthrough' : spec.hasTls ? 'https' : 'http',
-    sslRedirect: o.sslRedirect,
-    letsEncrypt: o.letsEncrypt,
-  };
+  const listener = listenerRequestOf(spec, o, profile);
   return seal({
     ...base,
     errors,
@@ -170,6 +156,30 @@ export function buildIntent(
     responseScript: o.responseScript,
     vsCustomization: o.vsCustomization,
   });
+}
+
+/** What the annotations ask of every pool of an Ingress (its pool names hash them). */
+function poolSettingsOf(o: IngressOptions): PoolSettings {
+  return {
+    monitor: o.monitor,
+    persistence: o.persistence,
+    tlsToBackend: o.tlsToBackend,
+    customization: o.poolCustomization,
+  };
+}
+
+/** The listener an accepted Ingress asks for: its address group, port and protocol. */
+function listenerRequestOf(spec: NormalizedIngress, o: IngressOptions, profile: ApplianceProfile): ListenerRequest {
+  // vTM's documented rule: 80 without TLS, 443 with a TLS section; passthrough carries HTTPS, so it defaults to the HTTPS port too.
+  const port = o.port ?? (spec.hasTls || o.passthrough ? profile.httpsPort : profile.httpPort);
+  return {
+    group: o.address.kind === 'default' ? 'default' : o.address.ip,
+    address: o.address,
+    port,
+    protocol: o.passthrough ? 'tls-passthrough' : spec.hasTls ? 'https' : 'http',
+    sslRedirect: o.sslRedirect,
+    letsEncrypt: o.letsEncrypt,
+  };
 }
 
 const EMPTY = {

@@ -154,18 +154,7 @@ function readVtm(
   issues: AnnotationIssues,
 ): IngressOptions {
   const N = VTM_ANNOTATIONS;
-  const ip = issues.opt(readIp(a, N.ipAddress));
-  const shared = issues.opt(readIp(a, N.sharedIpAddress));
-  if (ip !== null && shared !== null)
-    issues.error('ConflictingAnnotations', `${N.ipAddress[0]} and ${N.sharedIpAddress[0]} cannot both be set`);
-  const address: ListenAddress =
-    ip !== null ? { kind: 'dedicated', ip } : shared !== null ? { kind: 'shared', ip: shared } : { kind: 'default' };
-  if (address.kind === 'default' && !profile.hasDefaultAddress)
-    issues.error(
-      'NoDefaultTrafficIpGroup',
-      `no ${N.ipAddress[0]} or ${N.sharedIpAddress[0]}, and appliance ${profile.name} has no default traffic IP group`,
-    );
-  const sharedLike = address.kind !== 'dedicated';
+  const address = readVtmAddress(a, profile, issues);
   const options = {
     ...NONE,
     address,
@@ -182,6 +171,41 @@ function readVtm(
     ),
     letsEncrypt: issues.take(readBool(a, N.useLetsEncrypt), false),
   };
+  return { ...options, ...readVtmExtensions(a, profile, issues, address.kind !== 'dedicated') };
+}
+
+/** The listen address a vTM Ingress asks for (dedicated, shared, or the appliance's default traffic IP group). */
+function readVtmAddress(
+  a: Readonly<Record<string, string>>,
+  profile: ApplianceProfile,
+  issues: AnnotationIssues,
+): ListenAddress {
+  const N = VTM_ANNOTATIONS;
+  const ip = issues.opt(readIp(a, N.ipAddress));
+  const shared = issues.opt(readIp(a, N.sharedIpAddress));
+  if (ip !== null && shared !== null)
+    issues.error('ConflictingAnnotations', `${N.ipAddress[0]} and ${N.sharedIpAddress[0]} cannot both be set`);
+  const address: ListenAddress =
+    ip !== null ? { kind: 'dedicated', ip } : shared !== null ? { kind: 'shared', ip: shared } : { kind: 'default' };
+  if (address.kind === 'default' && !profile.hasDefaultAddress)
+    issues.error(
+      'NoDefaultTrafficIpGroup',
+      `no ${N.ipAddress[0]} or ${N.sharedIpAddress[0]}, and appliance ${profile.name} has no default traffic IP group`,
+    );
+  return address;
+}
+
+/**
+ * The customizations and TrafficScript of a vTM Ingress, where the appliance enables them; a shared virtual server
+ * takes none (the integration's rule). Read in this order, which is the order of their issues.
+ */
+function readVtmExtensions(
+  a: Readonly<Record<string, string>>,
+  profile: ApplianceProfile,
+  issues: AnnotationIssues,
+  sharedLike: boolean,
+): Pick<IngressOptions, 'poolCustomization' | 'vsCustomization' | 'requestScript' | 'responseScript'> {
+  const N = VTM_ANNOTATIONS;
   const custom = gated(
     a,
     [...N.poolCustomization, ...N.virtualServerCustomization],
@@ -219,7 +243,6 @@ function readVtm(
     responseScript = null;
   }
   return {
-    ...options,
     poolCustomization: custom ? issues.opt(readJson(a, N.poolCustomization, vtmPoolCustomizationSchema)) : null,
     vsCustomization,
     requestScript,

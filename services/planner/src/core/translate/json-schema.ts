@@ -61,7 +61,8 @@ function regexProblem(value: string, path: string): string | null {
   try {
     new RegExp(value);
   } catch (e) {
-    return `${path}: is not a valid regular expression (${(e as Error).message.replace(/^Invalid regular expression: /, '').slice(0, 120)})`;
+    if (!(e instanceof SyntaxError)) throw e;
+    return `${path}: is not a valid regular expression (${e.message.replace(/^Invalid regular expression: /, '').slice(0, 120)})`;
   }
   const problem = portableRegexProblem(value);
   return problem === null

@@ -1,3 +1,4 @@
+import { PortolanError } from '@portolan/errors';
 /**
  * The regular expressions an Ingress may hand to an appliance. HAProxy compiles them with PCRE2, vTM with its own
  * PCRE, the planner's checks run in JavaScript, and the three disagree at the edges: `[^]` is "any character" to
@@ -20,11 +21,10 @@ export function portableRegexProblem(pattern: string): string | null {
 }
 
 /** A pattern outside the portable subset (internal to the parser; reported as a string). */
-class RegexSubsetError extends Error {
+class RegexSubsetError extends PortolanError {
   readonly code = 'PLANNER_REGEX_NOT_PORTABLE';
   constructor(message: string, at: number) {
     super(`${message} at position ${at}`);
-    this.name = 'RegexSubsetError';
   }
 }
 
@@ -37,6 +37,7 @@ const ESCAPABLE = new Set([...'.\\/-^$*+?()[]{}|']);
 /** Characters with a meaning outside a class: a literal needs an escape. */
 const SPECIAL = new Set([...'\\^$.|?*+()[]{}']);
 
+/** A cursor over one pattern: mutable because it is a recursive-descent parser's position, discarded after the parse. */
 class Parser {
   private pos = 0;
   private readonly src: string;

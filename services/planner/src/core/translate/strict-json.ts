@@ -1,3 +1,4 @@
+import { PortolanError } from '@portolan/errors';
 import type { JsonObject, JsonValue } from '@portolan/desired-state';
 
 /** Bounds for parsing untrusted JSON (annotations): everything beyond them is refused, never truncated. */
@@ -23,7 +24,10 @@ export type StrictJsonResult =
 /** Keys that reach an object's prototype when merged into config objects (prototype pollution): refused outright. */
 const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
-class JsonRefused extends Error {}
+/** Input the strict parser refuses (internal to the parser; reported as a message, never thrown out of it). */
+class JsonRefused extends PortolanError {
+  readonly code = 'PLANNER_JSON_REFUSED';
+}
 
 /**
  * A strict JSON parser for hostile input: refuses duplicate keys, prototype keys, excessive size, depth, key
@@ -45,6 +49,7 @@ export function parseStrictJson(text: string, limits: JsonLimits = ANNOTATION_JS
   }
 }
 
+/** A cursor over one text: mutable because it is a recursive-descent parser's position, discarded after the parse. */
 class Parser {
   pos = 0;
   keys = 0;

@@ -73,6 +73,26 @@ export function validateIngress(ingress: TrimmedIngress): ValidationResult {
       ],
     };
   }
+  const routes = validateRules(rules, errors, warnings);
+  const defaultBackend =
+    spec.defaultBackend === undefined ? null : validateBackend(spec.defaultBackend, 'spec.defaultBackend', errors);
+  const tls = validateTls(tlsList, errors);
+  if (errors.length === 0 && routes.size === 0 && defaultBackend === null)
+    errors.push(issue('NoBackends', 'the Ingress has neither rules with paths nor a defaultBackend'));
+  if (errors.length > 0) return { ok: false, errors };
+  return {
+    ok: true,
+    ingress: { routes: [...routes.values()], defaultBackend, tls, hasTls: tls.length > 0, hasRules: rules.length > 0 },
+    warnings,
+  };
+}
+
+/** The rules' routes, one per (host, path, match): the first backend listed wins, a later different one warns. */
+function validateRules(
+  rules: NonNullable<TrimmedIngress['spec']['rules']>,
+  errors: Issue[],
+  warnings: Issue[],
+): Map<string, NormalizedRoute> {
   const routes = new Map<string, NormalizedRoute>();
   rules.forEach((rule, i) => {
     const host = canonicalizeHost(rule.host ?? '');
@@ -98,9 +118,12 @@ export function validateIngress(ingress: TrimmedIngress): ValidationResult {
       }
     });
   });
-  const defaultBackend =
-    spec.defaultBackend === undefined ? null : validateBackend(spec.defaultBackend, 'spec.defaultBackend', errors);
-  const tls = tlsList.map((t, i) => {
+  return routes;
+}
+
+/** The TLS entries with their hosts canonicalised (bounded per entry) and their Secret names checked. */
+function validateTls(tlsList: NonNullable<TrimmedIngress['spec']['tls']>, errors: Issue[]): NormalizedIngress['tls'] {
+  return tlsList.map((t, i) => {
     if ((t.hosts?.length ?? 0) > INGRESS_LIMITS.hostsPerTls)
       errors.push(issue('TooLarge', `spec.tls[${i}] lists more than ${INGRESS_LIMITS.hostsPerTls} hosts`));
     const hosts = (t.hosts ?? []).slice(0, INGRESS_LIMITS.hostsPerTls).flatMap((h, j) => {
@@ -116,14 +139,6 @@ export function validateIngress(ingress: TrimmedIngress): ValidationResult {
       );
     return { hosts: [...new Set(hosts)].sort(), secretName };
   });
-  if (errors.length === 0 && routes.size === 0 && defaultBackend === null)
-    errors.push(issue('NoBackends', 'the Ingress has neither rules with paths nor a defaultBackend'));
-  if (errors.length > 0) return { ok: false, errors };
-  return {
-    ok: true,
-    ingress: { routes: [...routes.values()], defaultBackend, tls, hasTls: tls.length > 0, hasRules: rules.length > 0 },
-    warnings,
-  };
 }
 
 function validateBackend(b: IngressBackend | undefined, where: string, errors: Issue[]): BackendRef | null {

@@ -77,96 +77,123 @@ const eventTypes = {
  */
 export function decodeBusMessage(subject: string, data: Uint8Array): PlannerInput {
   try {
-    if (subject.endsWith('.approval')) {
-      const a = fromBinary(HoldApprovedSchema, data);
-      return {
-        type: 'approval',
-        approval: { appliance: a.appliance, approvedBy: a.approvedBy, reason: a.reason, approvalId: a.approvalId },
-        approvedAtMs: a.approvedAt ? timestampMs(a.approvedAt) : 0,
-      };
-    }
-    if (subject.endsWith('.selection-held')) {
-      const h = fromBinary(SelectionHeldSchema, data);
-      const ingresses = h.ingresses.flatMap((k) => {
-        const [cluster = '', namespace = '', name = ''] = k.split('/');
-        return cluster === '' || name === '' ? [] : [{ cluster, namespace, name }];
-      });
-      return {
-        type: 'selection-held',
-        held: { appliance: h.appliance, ingresses, reason: h.reason },
-        heldAtMs: h.heldAt ? timestampMs(h.heldAt) : 0,
-      };
-    }
-    if (subject.endsWith('.refused')) {
-      const r = fromBinary(ObjectsRefusedSchema, data);
-      const objects = r.objects.flatMap((o): ApplianceRefusal['objects'][number][] => {
-        const kind = o.kind === 'Ingress' || o.kind === 'Secret' ? o.kind : null;
-        return kind === null
-          ? []
-          : [{ cluster: o.cluster, kind, namespace: o.namespace, name: o.name, message: o.message }];
-      });
-      return {
-        type: 'refused',
-        refusal: { appliance: r.appliance, snapshotId: String(r.snapshotId), objects },
-        refusedAtMs: r.refusedAt ? timestampMs(r.refusedAt) : 0,
-      };
-    }
-    if (subject.endsWith('.heartbeat')) {
-      const h = fromBinary(WatcherHeartbeatSchema, data);
-      return {
-        type: 'heartbeat',
-        cluster: h.cluster,
-        sentAtMs: h.sentAt ? timestampMs(h.sentAt) : 0,
-        synced: h.kinds.length > 0 && h.kinds.every((k) => k.synced),
-      };
-    }
-    if (subject.endsWith('.list')) {
-      const m = fromBinary(KubeListMarkerSchema, data);
-      const kind = kinds[m.kind];
-      if (kind === undefined) return { type: 'unreadable', reason: `list marker of unknown kind ${m.kind}` };
-      const observedAtMs = m.observedAt ? timestampMs(m.observedAt) : 0;
-      return {
-        type: 'marker',
-        marker: {
-          cluster: m.cluster,
-          kind,
-          generation: Number(m.listGeneration),
-          resourceVersion: m.listResourceVersion,
-          chunkIndex: m.chunkIndex,
-          chunkCount: m.chunkCount,
-          keys: m.keys,
-          observedAtMs,
-        },
-        observedAtMs,
-      };
-    }
-    const e = fromBinary(KubeEventSchema, data);
-    const kind = kinds[e.kind];
-    const type = eventTypes[e.type as keyof typeof eventTypes];
-    if (kind === undefined || type === undefined)
-      return { type: 'unreadable', reason: `event of unknown kind ${e.kind} or type ${e.type}` };
-    const object =
-      e.object.length === 0
-        ? placeholder(e.namespace, e.name, e.uid, e.resourceVersion)
-        : (JSON.parse(new TextDecoder().decode(e.object)) as unknown);
-    return {
-      type: 'event',
-      event: {
-        cluster: e.cluster,
-        kind,
-        type,
-        object,
-        generation: Number(e.listGeneration),
-        ...(e.noticedByRelist ? { noticedByRelist: true } : {}),
-      },
-      namespace: e.namespace,
-      name: e.name,
-      observedAtMs: e.observedAt ? timestampMs(e.observedAt) : 0,
-      omittedReason: e.omittedReason,
-    };
+    const decode = DECODERS.find(([suffix]) => subject.endsWith(suffix))?.[1] ?? decodeKubeEvent;
+    return decode(data);
   } catch (error) {
+    // Whatever the decoders throw means these bytes are not a message this planner can read: that is the named case
+    // 'unreadable', and poison input must never stop the fold.
     return { type: 'unreadable', reason: `cannot decode ${subject}: ${(error as Error).message}` };
   }
+}
+
+/** Decoders by subject suffix, tried in order; a subject with none of them is a watch event. */
+const DECODERS: readonly (readonly [string, (data: Uint8Array) => PlannerInput])[] = [
+  ['.approval', decodeApproval],
+  ['.selection-held', decodeSelectionHeld],
+  ['.refused', decodeRefusal],
+  ['.heartbeat', decodeHeartbeat],
+  ['.list', decodeListMarker],
+];
+
+/** An operator's approval of held removals. */
+function decodeApproval(data: Uint8Array): PlannerInput {
+  const a = fromBinary(HoldApprovedSchema, data);
+  return {
+    type: 'approval',
+    approval: { appliance: a.appliance, approvedBy: a.approvedBy, reason: a.reason, approvalId: a.approvalId },
+    approvedAtMs: a.approvedAt ? timestampMs(a.approvedAt) : 0,
+  };
+}
+
+/** Ingresses a fleet-config change would drop, held selected. */
+function decodeSelectionHeld(data: Uint8Array): PlannerInput {
+  const h = fromBinary(SelectionHeldSchema, data);
+  const ingresses = h.ingresses.flatMap((k) => {
+    const [cluster = '', namespace = '', name = ''] = k.split('/');
+    return cluster === '' || name === '' ? [] : [{ cluster, namespace, name }];
+  });
+  return {
+    type: 'selection-held',
+    held: { appliance: h.appliance, ingresses, reason: h.reason },
+    heldAtMs: h.heldAt ? timestampMs(h.heldAt) : 0,
+  };
+}
+
+/** Objects an appliance refused (Ingresses and Secrets only). */
+function decodeRefusal(data: Uint8Array): PlannerInput {
+  const r = fromBinary(ObjectsRefusedSchema, data);
+  const objects = r.objects.flatMap((o): ApplianceRefusal['objects'][number][] => {
+    const kind = o.kind === 'Ingress' || o.kind === 'Secret' ? o.kind : null;
+    return kind === null
+      ? []
+      : [{ cluster: o.cluster, kind, namespace: o.namespace, name: o.name, message: o.message }];
+  });
+  return {
+    type: 'refused',
+    refusal: { appliance: r.appliance, snapshotId: String(r.snapshotId), objects },
+    refusedAtMs: r.refusedAt ? timestampMs(r.refusedAt) : 0,
+  };
+}
+
+/** A watcher's heartbeat: synced when every kind it watches is. */
+function decodeHeartbeat(data: Uint8Array): PlannerInput {
+  const h = fromBinary(WatcherHeartbeatSchema, data);
+  return {
+    type: 'heartbeat',
+    cluster: h.cluster,
+    sentAtMs: h.sentAt ? timestampMs(h.sentAt) : 0,
+    synced: h.kinds.length > 0 && h.kinds.every((k) => k.synced),
+  };
+}
+
+/** One chunk of a list marker. */
+function decodeListMarker(data: Uint8Array): PlannerInput {
+  const m = fromBinary(KubeListMarkerSchema, data);
+  const kind = kinds[m.kind];
+  if (kind === undefined) return { type: 'unreadable', reason: `list marker of unknown kind ${m.kind}` };
+  const observedAtMs = m.observedAt ? timestampMs(m.observedAt) : 0;
+  return {
+    type: 'marker',
+    marker: {
+      cluster: m.cluster,
+      kind,
+      generation: Number(m.listGeneration),
+      resourceVersion: m.listResourceVersion,
+      chunkIndex: m.chunkIndex,
+      chunkCount: m.chunkCount,
+      keys: m.keys,
+      observedAtMs,
+    },
+    observedAtMs,
+  };
+}
+
+/** A watch event (every subject without a suffix above): an object missing from it was too large to carry. */
+function decodeKubeEvent(data: Uint8Array): PlannerInput {
+  const e = fromBinary(KubeEventSchema, data);
+  const kind = kinds[e.kind];
+  const type = eventTypes[e.type as keyof typeof eventTypes];
+  if (kind === undefined || type === undefined)
+    return { type: 'unreadable', reason: `event of unknown kind ${e.kind} or type ${e.type}` };
+  const object =
+    e.object.length === 0
+      ? placeholder(e.namespace, e.name, e.uid, e.resourceVersion)
+      : (JSON.parse(new TextDecoder().decode(e.object)) as unknown);
+  return {
+    type: 'event',
+    event: {
+      cluster: e.cluster,
+      kind,
+      type,
+      object,
+      generation: Number(e.listGeneration),
+      ...(e.noticedByRelist ? { noticedByRelist: true } : {}),
+    },
+    namespace: e.namespace,
+    name: e.name,
+    observedAtMs: e.observedAt ? timestampMs(e.observedAt) : 0,
+    omittedReason: e.omittedReason,
+  };
 }
 
 /** An object the watcher could not carry (too large): identity only, so the planner can reject it by name. */

@@ -4,7 +4,8 @@ import type { HeldRemoval, HoldRelease, HoldTransition } from './removal-hold.ts
 /**
  * Ingresses a fleet-config change would stop serving on an appliance, kept selected there by the safety rule: per
  * appliance, until an operator approves (then they go) or Kubernetes changes the Ingress (then the new config
- * decides). Every hold begun or ended is reported to `record`, as the world's other holds are.
+ * decides). Every hold begun or ended is reported to `record`, as the world's other holds are. Mutable: part of the
+ * world's fold state.
  */
 export class SelectionHolds {
   readonly #holds = new Map<string, Map<string, HeldRemoval>>();

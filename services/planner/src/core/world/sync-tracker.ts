@@ -11,7 +11,7 @@ export interface SyncScope {
 /**
  * Which clusters have completed a full list of every kind (never plan from a partial world). A kind is
  * synced once all chunks of one list-marker generation have arrived; it stays synced (a later failing list leaves
- * the last complete world in place, which is the fail-static behaviour).
+ * the last complete world in place, which is the fail-static behaviour). Mutable: it folds markers as they arrive.
  */
 export class SyncTracker {
   private readonly synced = new Map<string, Set<KubeKind>>();

@@ -79,7 +79,8 @@ interface ClusterState {
  * The planner's world: every cluster's objects folded from watch events and list markers. The fold is a
  * last-writer-wins register per key ordered by resourceVersion, with tombstones, so the final state does not
  * depend on delivery order, duplicates or redelivery. A completed list marker deletes what the list lacked unless
- * the object changed after the list. Costs O(1) per event (plus the size of the object).
+ * the object changed after the list. Costs O(1) per event (plus the size of the object). Mutable because it is the
+ * fold's state: rebuilding it per event would cost the size of the world.
  */
 export class World implements WorldView {
   private readonly clusters = new Map<string, ClusterState>();
