@@ -1,3 +1,4 @@
+import { PortolanError } from '@portolan/errors';
 import type { SecretResolver, TlsMaterial } from '@portolan/appliance-driver';
 import type { ObjectRef } from '@portolan/desired-state';
 import { fromBinary, KubeEventSchema, KubeEventType } from '@portolan/proto';
@@ -6,12 +7,8 @@ import type { Database, Kysely } from '@portolan/store';
 import { kindSpellings } from './pg-audit-store.ts';
 
 /** A Secret needed for a replay is not in the archive as of that time, or cannot be opened. Never holds material. */
-export class ReplaySecretError extends Error {
+export class ReplaySecretError extends PortolanError {
   readonly code = 'AUDIT_REPLAY_SECRET';
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'ReplaySecretError';
-  }
 }
 
 /** The sealed box of a trimmed Secret (`sealed`), or of the watcher's envelope before trimming (`data.sealed`). */

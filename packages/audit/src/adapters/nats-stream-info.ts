@@ -1,6 +1,7 @@
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { heartbeatSubject } from '@portolan/bus';
+import { errorMessage } from '@portolan/errors';
 
 /** The kube stream's bounds, or why they could not be read. */
 export type StreamInfo =
@@ -56,8 +57,9 @@ export async function readBusView(
   try {
     nc = await connect({ servers: url, name: 'portolan-status', timeout, maxReconnectAttempts: 0 });
   } catch (e) {
+    // `portolan status` reports an unreachable broker as a finding (with what it could still read), not a crash.
     return {
-      stream: { ok: false, stream, message: `cannot connect to NATS at ${url}: ${(e as Error).message}` },
+      stream: { ok: false, stream, message: `cannot connect to NATS at ${url}: ${errorMessage(e)}` },
       heartbeats: new Map(),
       consumer: null,
     };
@@ -84,12 +86,14 @@ export async function readBusView(
       consumer: o.durable === null ? null : await durableView(jsm, stream, o.durable),
     };
   } catch (e) {
+    // A missing stream or a JetStream error is likewise a finding of the status report.
     return {
-      stream: { ok: false, stream, message: `stream ${stream}: ${(e as Error).message}` },
+      stream: { ok: false, stream, message: `stream ${stream}: ${errorMessage(e)}` },
       heartbeats: new Map(),
       consumer: null,
     };
   } finally {
+    // The answer is already read: a connection that fails while closing changes nothing the report says.
     await nc.close().catch(() => undefined);
   }
 }

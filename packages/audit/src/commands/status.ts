@@ -116,7 +116,10 @@ function serving(config: FleetConfig, cluster: string): string[] {
 async function probeStore(ctx: AuditContext): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${STORE_PROBE_MS / 1000}s`)), STORE_PROBE_MS);
+    timer = setTimeout(
+      () => reject(new StoreUnreachableError(`no answer within ${STORE_PROBE_MS / 1000}s`)),
+      STORE_PROBE_MS,
+    );
   });
   try {
     await Promise.race([sql`select 1`.execute(ctx.db), deadline]);

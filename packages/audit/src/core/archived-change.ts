@@ -130,6 +130,7 @@ export function decodeArchivedChange(row: ArchivedRow): ArchivedChange {
       service: kind === 'EndpointSlice' ? serviceOfSlice(e.object) : null,
     };
   } catch (error) {
+    // An archived message that does not decode is shown as unreadable (bad input is data), never a crash of the report.
     return {
       type: 'unreadable',
       seq: row.seq,
@@ -154,7 +155,9 @@ function serviceOfSlice(object: Uint8Array): string | null {
   try {
     const parsed = JSON.parse(utf8.decode(object)) as { metadata?: { labels?: Record<string, string> } };
     return parsed.metadata?.labels?.['kubernetes.io/service-name'] ?? null;
-  } catch {
-    return null;
+  } catch (e) {
+    // A slice whose stored object is not JSON (SyntaxError) names no Service.
+    if (e instanceof SyntaxError) return null;
+    throw e;
   }
 }
