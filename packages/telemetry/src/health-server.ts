@@ -12,11 +12,21 @@ export interface HealthServer {
 }
 
 /**
+ * The address health and metrics listen on: `PORTOLAN_HEALTH_HOST` when set (127.0.0.1 keeps them on the machine),
+ * else every interface, so kubelet probes and Prometheus scrapes sent to a pod's IP reach them.
+ */
+export function healthHost(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const host = env['PORTOLAN_HEALTH_HOST']?.trim();
+  return host === undefined || host === '' ? undefined : host;
+}
+
+/**
  * Starts the health server. `live` checks fail /healthz (the process should be restarted);
  * `ready` checks fail /readyz (do not route work here: inputs stale, not synced).
  */
 export async function startHealthServer(options: {
   port: number;
+  /** Default: `healthHost()` (all interfaces unless PORTOLAN_HEALTH_HOST says otherwise). */
   host?: string;
   registry: Registry;
   live?: Record<string, HealthCheck>;
@@ -54,7 +64,7 @@ export async function startHealthServer(options: {
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port, options.host ?? '127.0.0.1', () => resolve());
+    server.listen(options.port, options.host ?? healthHost(), () => resolve());
   });
   return {
     port: (server.address() as AddressInfo).port,

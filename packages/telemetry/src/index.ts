@@ -1,8 +1,9 @@
 export { createLogger, redactedPaths, type Logger } from './logger.ts';
 export { createMetricsRegistry, Counter, Gauge, Histogram, Registry } from './metrics.ts';
-export { startHealthServer, type HealthServer, type HealthCheck } from './health-server.ts';
+export { healthHost, startHealthServer, type HealthServer, type HealthCheck } from './health-server.ts';
 export {
   startTracing,
+  otlpExporterFromEnv,
   injectTraceHeaders,
   extractTraceContext,
   traceIdOf,

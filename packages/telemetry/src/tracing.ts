@@ -9,8 +9,13 @@ import {
   type SpanExporter,
 } from '@opentelemetry/sdk-trace-base';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 
-/** Tracing for one service. Spans are exported only when an exporter is given (none ships by default: no network here). */
+/**
+ * Tracing for one service. Spans leave the process over OTLP/HTTP when the standard variables name a collector
+ * (`OTEL_EXPORTER_OTLP_ENDPOINT` or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, with the exporter's other OTEL_* settings),
+ * or to the exporter a caller passes; otherwise they are made for log correlation only and dropped.
+ */
 export interface Tracing {
   readonly tracer: Tracer;
   shutdown(): Promise<void>;
@@ -19,15 +24,15 @@ export interface Tracing {
 let installed = false;
 
 /** Installs the global tracer provider, W3C propagation and async context for `service`. */
-export function startTracing(service: string, options: { exporter?: SpanExporter; batch?: boolean } = {}): Tracing {
+export function startTracing(
+  service: string,
+  options: { exporter?: SpanExporter; batch?: boolean; env?: NodeJS.ProcessEnv } = {},
+): Tracing {
+  const exporter = options.exporter ?? otlpExporterFromEnv(options.env ?? process.env);
   const processors =
-    options.exporter === undefined
+    exporter === undefined
       ? []
-      : [
-          options.batch === false
-            ? new SimpleSpanProcessor(options.exporter)
-            : new BatchSpanProcessor(options.exporter),
-        ];
+      : [options.batch === false ? new SimpleSpanProcessor(exporter) : new BatchSpanProcessor(exporter)];
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ 'service.name': service }),
     spanProcessors: processors,
@@ -39,6 +44,18 @@ export function startTracing(service: string, options: { exporter?: SpanExporter
   }
   trace.setGlobalTracerProvider(provider);
   return { tracer: provider.getTracer(service), shutdown: () => provider.shutdown() };
+}
+
+/** An OTLP/HTTP exporter when the environment names an endpoint and does not turn traces off; else undefined. */
+export function otlpExporterFromEnv(env: NodeJS.ProcessEnv): SpanExporter | undefined {
+  if (env['OTEL_TRACES_EXPORTER'] === 'none' || env['OTEL_SDK_DISABLED'] === 'true') return undefined;
+  const traces = env['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT']?.trim();
+  const base = env['OTEL_EXPORTER_OTLP_ENDPOINT']?.trim();
+  // The signal-specific variable is used as given; the base endpoint gets the traces path appended (OTLP/HTTP).
+  const url = traces ? traces : base ? `${base.replace(/\/+$/, '')}/v1/traces` : undefined;
+  if (url === undefined) return undefined;
+  // Headers, timeout and compression come from the exporter's own reading of the OTEL_EXPORTER_OTLP_* variables.
+  return new OTLPTraceExporter({ url });
 }
 
 /** Writes the current (or given) span context into message headers (`traceparent`, `tracestate`). */
