@@ -15,12 +15,12 @@ import { KUBE_KINDS, objectKey, parseObjectKey, SERVICE_NAME_LABEL, trimObject }
 import { canonicalJson } from '@portolan/desired-state';
 import { compareResourceVersions } from './resource-version.ts';
 import type { WorldView } from './world-view.ts';
+import { HeldRemovals } from './held-removals.ts';
+import { completeList, unlistedRemovals, type Entry, type KindState } from './relist.ts';
 import { SelectionHolds } from './selection-holds.ts';
 import {
   compareHolds,
   holdKey,
-  judgeUnexplainedRemovals,
-  removalWeight,
   type HeldRemoval,
   type HoldRelease,
   type HoldTransition,
@@ -38,23 +38,6 @@ export interface WorldChange {
 }
 
 /**
- * A key's register: a stored object or a tombstone (object null), with the resourceVersion that produced it. A newer
- * event updates it in place (only the world holds entries: nothing else sees the change).
- */
-interface Entry {
-  rv: string;
-  object: TrimmedObject | null;
-}
-
-interface KindState {
-  readonly entries: Map<string, Entry>;
-  /** The resourceVersion of the newest completed relist: older events for keys it lacked are stale. */
-  floor: string;
-  /** Chunks being collected, per list generation (two watcher replicas may interleave theirs). */
-  readonly pending: Map<number, { rv: string; count: number; chunks: Map<number, readonly string[]> }>;
-}
-
-/**
  * The namespace, name and objectKey an event's raw object claims (null when its name is not a string). Only a hint:
  * trimming decides the real identity, and the key is used only when the trimmed one is the same.
  */
@@ -64,9 +47,6 @@ function rawIdentity(object: unknown): { namespace: string; name: string; key: s
   const namespace = typeof meta.namespace === 'string' ? meta.namespace : '';
   return { namespace, name: meta.name, key: objectKey(namespace, meta.name) };
 }
-
-/** Bound on generations collected at once per (cluster, kind); the oldest (by resourceVersion) give way. */
-const MAX_PENDING = 8;
 
 interface ClusterState {
   readonly kinds: Map<KubeKind, KindState>;
@@ -85,14 +65,12 @@ interface ClusterState {
 export class World implements WorldView {
   private readonly clusters = new Map<string, ClusterState>();
   /**
-   * Removals the safety rule keeps (cluster\0kind\0key → hold): their objects stay in `entries`, so they are planned
-   * as they were, until an approval, Kubernetes (a DELETED event or the object's return) or a later relist ends it.
+   * Removals the safety rule keeps: their objects stay in `entries`, so they are planned as they were, until an
+   * approval, Kubernetes (a DELETED event or the object's return) or a later relist ends it.
    */
-  private readonly held = new Map<string, HeldRemoval>();
-  /** Holds begun and ended since the last `takeHoldTransitions()`. */
-  private transitions: HoldTransition[] = [];
+  private readonly held = new HeldRemovals();
   /** Ingresses a fleet-config change would drop, kept selected per appliance until approved or changed. */
-  private readonly selection = new SelectionHolds((t) => this.transitions.push(t));
+  private readonly selection = new SelectionHolds((t) => this.held.record(t));
   /** Objects appliances refused (cluster\0kind\0key → appliance → the appliance's message), until the object changes. */
   private readonly refusals = new Map<string, Map<string, string>>();
 
@@ -133,7 +111,7 @@ export class World implements WorldView {
     )
       return null;
     const before = prev?.object ?? null;
-    if (this.held.size > 0) this.explainHold(event.cluster, event.kind, key, deleted);
+    if (this.held.size > 0) this.held.explain(event.cluster, event.kind, key, deleted);
     // A changed object gets another chance on every appliance that refused it.
     if (this.refusals.size > 0) this.refusals.delete(holdKey(event.cluster, event.kind, key));
     if (event.kind === 'Ingress') this.selection.changed(event.cluster, key);
@@ -156,116 +134,14 @@ export class World implements WorldView {
    */
   applyListMarker(marker: KubeListMarker, policy: RemovalPolicy | null = null): WorldChange[] {
     const ks = this.kind(marker.cluster, marker.kind);
-    if (marker.chunkCount < 1 || marker.chunkIndex < 0 || marker.chunkIndex >= marker.chunkCount) return [];
-    if (ks.floor !== '' && compareResourceVersions(marker.resourceVersion, ks.floor) <= 0) return [];
-    let pending = ks.pending.get(marker.generation);
-    if (pending === undefined) {
-      pending = { rv: marker.resourceVersion, count: marker.chunkCount, chunks: new Map() };
-      ks.pending.set(marker.generation, pending);
-      if (ks.pending.size > MAX_PENDING) {
-        const oldest = [...ks.pending.entries()].sort((a, b) => compareResourceVersions(a[1].rv, b[1].rv))[0]!;
-        ks.pending.delete(oldest[0]);
-      }
-    }
-    pending.chunks.set(marker.chunkIndex, marker.keys);
-    if (pending.chunks.size < pending.count) return [];
-    const listed = new Set<string>();
-    for (const keys of pending.chunks.values()) for (const k of keys) listed.add(k);
-    const rv = pending.rv;
-    ks.pending.delete(marker.generation);
-    ks.floor = rv;
-    for (const [g, p] of [...ks.pending]) if (compareResourceVersions(p.rv, rv) <= 0) ks.pending.delete(g);
-    return this.removeUnlisted(marker, ks, listed, rv, policy);
-  }
-
-  /**
-   * Removes what a completed list lacks, unless the safety rule holds it: removals no DELETED event explains are
-   * held as a whole when they weigh more than the policy allows, and a held object still missing from a later list
-   * is removed once the policy's confirmation time has passed since its hold began.
-   */
-  private removeUnlisted(
-    marker: KubeListMarker,
-    ks: KindState,
-    listed: ReadonlySet<string>,
-    rv: string,
-    policy: RemovalPolicy | null,
-  ): WorldChange[] {
-    const now = marker.observedAtMs ?? 0;
-    const gap: [string, TrimmedObject][] = [];
-    for (const [key, entry] of [...ks.entries]) {
-      if (listed.has(key)) {
-        if (this.held.size > 0)
-          this.release(
-            marker.cluster,
-            marker.kind,
-            key,
-            { by: 'relist', reason: 'a later relist lists it again' },
-            false,
-          );
-        continue;
-      }
-      if (compareResourceVersions(entry.rv, rv) > 0) continue;
-      if (entry.object === null) {
-        ks.entries.delete(key); // the list supersedes old tombstones: the floor now rejects stale events
-        continue;
-      }
-      gap.push([key, entry.object]);
-    }
-    const holdReason = policy === null ? null : this.judgeGap(marker.cluster, marker.kind, ks, gap, policy);
+    const list = completeList(ks, marker);
+    if (list === null) return [];
     const changes: WorldChange[] = [];
-    for (const [key, object] of gap) {
-      const heldKey = holdKey(marker.cluster, marker.kind, key);
-      const hold = this.held.get(heldKey);
-      if (hold !== undefined) {
-        if (policy !== null && now - hold.sinceMs < policy.relistConfirmMs) continue;
-        this.release(
-          marker.cluster,
-          marker.kind,
-          key,
-          { by: 'relist', reason: 'a later relist confirms it is gone' },
-          true,
-        );
-      } else if (holdReason !== null) {
-        const held: HeldRemoval = { cluster: marker.cluster, kind: marker.kind, key, sinceMs: now, reason: holdReason };
-        this.held.set(heldKey, held);
-        this.transitions.push({ type: 'held', hold: held });
-        continue;
-      }
+    for (const [key, object] of unlistedRemovals(marker, ks, list, policy, this.held)) {
       const change = this.store(marker.cluster, marker.kind, key, null, object);
       if (change !== null) changes.push(change);
     }
     return changes;
-  }
-
-  /** Why the gap's removals not yet held are held (null: they go out), weighed against everything the kind has. */
-  private judgeGap(
-    cluster: string,
-    kind: KubeKind,
-    ks: KindState,
-    gap: readonly [string, TrimmedObject][],
-    policy: RemovalPolicy,
-  ): string | null {
-    let gone = 0;
-    for (const [key, object] of gap)
-      if (!this.held.has(holdKey(cluster, kind, key))) gone += removalWeight(kind, object);
-    if (gone === 0) return null;
-    let total = 0;
-    for (const entry of ks.entries.values()) if (entry.object !== null) total += removalWeight(kind, entry.object);
-    return judgeUnexplainedRemovals(kind, gone, total, policy);
-  }
-
-  /** Kubernetes spoke about a held object (deleted it, or reported it again): its hold ends. */
-  private explainHold(cluster: string, kind: KubeKind, key: string, deleted: boolean): void {
-    const reason = deleted ? 'Kubernetes deleted it (a DELETED event)' : 'Kubernetes reported it again';
-    this.release(cluster, kind, key, { by: 'kubernetes', reason }, deleted);
-  }
-
-  private release(cluster: string, kind: KubeKind, key: string, release: HoldRelease, removed: boolean): void {
-    const heldKey = holdKey(cluster, kind, key);
-    const hold = this.held.get(heldKey);
-    if (hold === undefined) return;
-    this.held.delete(heldKey);
-    this.transitions.push({ type: 'released', hold, release, removed });
   }
 
   /**
@@ -273,12 +149,9 @@ export class World implements WorldView {
    * effective changes, in a deterministic order (cluster, kind, key).
    */
   approveHolds(clusters: ReadonlySet<string> | null, release: Extract<HoldRelease, { by: 'approval' }>): WorldChange[] {
-    const chosen = [...this.held.values()]
-      .filter((h) => clusters === null || clusters.has(h.cluster))
-      .sort(compareHolds);
     const changes: WorldChange[] = [];
-    for (const h of chosen) {
-      this.release(h.cluster, h.kind, h.key, release, true);
+    for (const h of this.held.inClusters(clusters)) {
+      this.held.release(h.cluster, h.kind, h.key, release, true);
       const entry = this.clusters.get(h.cluster)?.kinds.get(h.kind)?.entries.get(h.key);
       if (entry === undefined || entry.object === null) continue;
       const change = this.store(h.cluster, h.kind, h.key, null, entry.object);
@@ -336,9 +209,7 @@ export class World implements WorldView {
 
   /** The holds begun and ended since the last call (for the store's record of them). */
   takeHoldTransitions(): HoldTransition[] {
-    const out = this.transitions;
-    if (out.length > 0) this.transitions = [];
-    return out;
+    return this.held.take();
   }
 
   private store(
