@@ -34,6 +34,7 @@ test('rollback refuses without --yes when stdin is not a terminal, and changes n
   assert.equal(await s.db.selectFrom('snapshot_pins').selectAll().executeTakeFirst(), undefined);
 });
 
+// One operator session in order (rollback, apply, pin, a change held, resume): each step needs the one before.
 test('rollback restores the earlier routing through the leader, records the reason, and pins planning until resume', async () => {
   assert.deepEqual(webNodes(s.emulator), ['10.1.0.1:8080', '10.1.0.2:8080', '10.1.0.3:8080']);
   const r = await json<RollbackReport>('rollback', [

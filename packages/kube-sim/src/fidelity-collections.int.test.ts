@@ -59,6 +59,7 @@ describe('list and pagination', () => {
   });
 });
 
+// This describe only groups short, independent cases of one API rule: its length is their number.
 describe('watch', () => {
   before(() => fx.sim.objects.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'w' } }));
   it('replays changes after a resourceVersion in order, then streams live ones (DELETED carries the delete RV)', async () => {
@@ -167,6 +168,7 @@ describe('watch', () => {
   });
 });
 
+// This describe only groups short, independent cases of one API rule: its length is their number.
 describe('namespaces, limits and faults', () => {
   it('deleting a namespace deletes its objects (DELETED events in the change log) and then itself', async () => {
     fx.sim.objects.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'doomed' } });

@@ -53,6 +53,7 @@ describe('authentication and errors', () => {
   });
 });
 
+// This describe only groups short, independent cases of one API rule: its length is their number.
 describe('create, update and concurrency', () => {
   it('assigns uid, creationTimestamp and a global resourceVersion; 409 on a duplicate name', async () => {
     const first = await call(fx.sim, 'POST', cmPath(), { body: cm('a') });
@@ -143,6 +144,7 @@ describe('create, update and concurrency', () => {
   });
 });
 
+// This describe only groups short, independent cases of one API rule: its length is their number.
 describe('patch kinds', () => {
   const svcPath = '/api/v1/namespaces/fid/services';
   it('merges Service ports by port number under a strategic merge patch (with $setElementOrder)', async () => {
@@ -221,6 +223,7 @@ describe('patch kinds', () => {
   });
 });
 
+// This describe only groups short, independent cases of one API rule: its length is their number.
 describe('selectors', () => {
   before(async () => {
     fx.sim.objects.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'sel' } });

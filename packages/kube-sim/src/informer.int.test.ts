@@ -94,6 +94,7 @@ async function waitConverged(h: Harness, timeoutMs = 8000): Promise<void> {
   assert.deepEqual(informerState(h), simState(h), 'informer did not converge to the simulator state');
 }
 
+// This describe only groups short, independent cases of one concern: its length is their number.
 describe('client-node informer under simulator faults', () => {
   it('history compacted during a gap: the watch gets 410, the informer relists and sees the delete', async () => {
     const h = await setup();

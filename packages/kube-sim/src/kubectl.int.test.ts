@@ -68,6 +68,7 @@ spec:
       - {path: /, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}
 `;
 
+// This describe only groups short, independent cases of one concern: its length is their number.
 describe('kubectl against the simulator', { skip }, () => {
   before(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'kube-sim-kubectl-'));

@@ -93,6 +93,7 @@ test('relocateHaproxyFiles rewrites the config directory inside file contents on
   });
 });
 
+// One table of vendor states, one per driver and shape: a longer table, not a longer procedure.
 test("listVendorObjects lists each driver's objects with a short detail; unknown shapes give nothing", () => {
   assert.deepEqual(
     listVendorObjects('vtm', {

@@ -138,6 +138,7 @@ const planner = (o: Partial<PlannerStatus> = {}): PlannerStatus => ({
 });
 const published = (ageSeconds: number) => ({ at: '2026-11-22T13:59:58.000Z', ageSeconds, seq: 100 });
 
+// One table of cases, one row per fault: a longer table, not a longer procedure.
 test('statusProblems table: each fault is named by the component at fault, and only a healthy report is empty', () => {
   const c1 = healthy.clusters[0]!;
   const a1 = healthy.appliances[0]!;

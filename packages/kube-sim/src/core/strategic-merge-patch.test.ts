@@ -4,6 +4,7 @@ import { applyJsonMergePatch } from './json-merge-patch.ts';
 import { applyJsonPatch } from './json-patch.ts';
 import { applyStrategicMergePatch } from './strategic-merge-patch.ts';
 
+// This describe only groups short, independent cases of one concern: its length is their number.
 describe('strategic merge patch', () => {
   const svc = {
     metadata: { finalizers: ['a'], labels: { x: '1' } },

@@ -26,6 +26,30 @@ interface Link {
   dead: boolean;
 }
 
+/** Forwards one accepted connection to 127.0.0.1:`targetPort` until either side ends, unless blackholed. */
+function forward(client: net.Socket, targetPort: number, links: Set<Link>): void {
+  const link: Link = { client, upstream: net.connect(targetPort, '127.0.0.1'), dead: false };
+  links.add(link);
+  const done = (): void => {
+    if (!links.delete(link)) return;
+    client.destroy();
+    link.upstream.destroy();
+  };
+  // Forward by hand (no pipe) so a blackholed link can swallow what arrives while both sockets stay open.
+  client.on('data', (chunk) => {
+    if (!link.dead) link.upstream.write(chunk);
+  });
+  link.upstream.on('data', (chunk) => {
+    if (!link.dead) client.write(chunk);
+  });
+  for (const s of [client, link.upstream])
+    s.on('error', done)
+      .on('close', done)
+      .on('end', () => {
+        if (!link.dead) done();
+      });
+}
+
 /** Listens on 127.0.0.1:0 and forwards every connection to 127.0.0.1:`targetPort`. */
 export async function startFaultProxy(targetPort: number): Promise<FaultProxy> {
   let maxOpen = 0;
@@ -33,27 +57,8 @@ export async function startFaultProxy(targetPort: number): Promise<FaultProxy> {
   const links = new Set<Link>();
   const server = net.createServer((client) => {
     total++;
-    const link: Link = { client, upstream: net.connect(targetPort, '127.0.0.1'), dead: false };
-    links.add(link);
+    forward(client, targetPort, links);
     maxOpen = Math.max(maxOpen, links.size);
-    const done = (): void => {
-      if (!links.delete(link)) return;
-      client.destroy();
-      link.upstream.destroy();
-    };
-    // Forward by hand (no pipe) so a blackholed link can swallow what arrives while both sockets stay open.
-    client.on('data', (chunk) => {
-      if (!link.dead) link.upstream.write(chunk);
-    });
-    link.upstream.on('data', (chunk) => {
-      if (!link.dead) client.write(chunk);
-    });
-    for (const s of [client, link.upstream])
-      s.on('error', done)
-        .on('close', done)
-        .on('end', () => {
-          if (!link.dead) done();
-        });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {

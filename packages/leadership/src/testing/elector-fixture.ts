@@ -43,6 +43,34 @@ export const fast = timingsOf(1000, 200, 100);
 /** A fresh name, so tests sharing Redis and the database never see each other's groups and keys. */
 export const unique = (): string => randomBytes(4).toString('hex');
 
+/** An elector on `redisUrl` and the database's epochs, recording its events; not started. */
+function newTestElector(
+  database: TestDatabase,
+  redisUrl: string,
+  o: { group: string; holder: string; timings: LeaseTimings; prefix: string },
+): TestElector {
+  const lease = new RedisLeaseClient(redisUrl, { commandTimeoutMs: o.timings.commandTimeoutMs });
+  const events: (LeaderEvent & { at: number })[] = [];
+  const e = new LeaderElector({
+    group: o.group,
+    holder: o.holder,
+    timings: o.timings,
+    lease,
+    epochs: new PgEpochStore(database.db),
+    keyPrefix: o.prefix,
+    onEvent: (ev) => events.push({ ...ev, at: Date.now() }),
+  });
+  return {
+    e,
+    events,
+    lease,
+    close: async () => {
+      await e.stop();
+      lease.close();
+    },
+  };
+}
+
 /** Registers the file's before/after hooks and returns the fixture they fill. */
 export function electorFixture(): ElectorFixture {
   let database: TestDatabase | undefined;
@@ -67,28 +95,8 @@ export function electorFixture(): ElectorFixture {
       assert.ok(redisUrl !== undefined, 'the fixture is used before its before() hook ran');
       return redisUrl;
     },
-    elector: (group, holder, timings, prefix, url) => {
-      const lease = new RedisLeaseClient(url ?? fixture.redisUrl, { commandTimeoutMs: timings.commandTimeoutMs });
-      const events: (LeaderEvent & { at: number })[] = [];
-      const e = new LeaderElector({
-        group,
-        holder,
-        timings,
-        lease,
-        epochs: new PgEpochStore(fixture.database.db),
-        keyPrefix: prefix,
-        onEvent: (ev) => events.push({ ...ev, at: Date.now() }),
-      });
-      return {
-        e,
-        events,
-        lease,
-        close: async () => {
-          await e.stop();
-          lease.close();
-        },
-      };
-    },
+    elector: (group, holder, timings, prefix, url) =>
+      newTestElector(fixture.database, url ?? fixture.redisUrl, { group, holder, timings, prefix }),
     childArgs: (group, holder, t, prefix) => ({
       redis: fixture.redisUrl,
       db: fixture.database.url,
