@@ -6,6 +6,7 @@ import type { DesiredState } from '@portolan/desired-state';
 import type { ApplianceConfig, ClusterConfig } from '@portolan/fleet-config';
 import type { KubeKind, KubeWatchEvent } from '@portolan/kube-model';
 import { UsageError } from '../command.ts';
+import { isSystemError } from '@portolan/errors';
 
 /** One parsed manifest document and where it came from. */
 export interface ManifestDoc {
@@ -28,8 +29,10 @@ const KINDS: readonly KubeKind[] = ['Ingress', 'IngressClass', 'Service', 'Endpo
 export async function readManifestFiles(files: readonly string[]): Promise<ManifestDoc[]> {
   const out: ManifestDoc[] = [];
   for (const f of files) {
-    const info = await stat(f).catch(() => null);
-    if (info === null) throw new UsageError(`${f}: no such file or directory`);
+    const info = await stat(f).catch((e: unknown) => {
+      if (isSystemError(e, 'ENOENT', 'ENOTDIR')) throw new UsageError(`${f}: no such file or directory`, { cause: e });
+      throw e;
+    });
     const paths = info.isDirectory()
       ? (await readdir(f))
           .filter((n) => /\.(ya?ml|json)$/.test(n))
