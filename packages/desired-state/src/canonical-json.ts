@@ -1,5 +1,6 @@
 import type { JsonValue } from './model.ts';
 import { JoinedText } from './joined-text.ts';
+import { NotJsonError } from './errors.ts';
 
 /**
  * Serialises JSON canonically (RFC 8785 style for the values plans use): object keys sorted by
@@ -34,7 +35,7 @@ function encode(value: JsonValue | undefined): string {
     case 'boolean':
       return value ? 'true' : 'false';
     case 'number':
-      if (!Number.isFinite(value)) throw new TypeError(`canonicalJson: non-finite number ${value}`);
+      if (!Number.isFinite(value)) throw new NotJsonError(`canonicalJson: non-finite number ${value}`);
       return JSON.stringify(value);
     case 'string':
       return JSON.stringify(value);
@@ -66,7 +67,7 @@ function encode(value: JsonValue | undefined): string {
       return `${s}}`;
     }
     default:
-      throw new TypeError(`canonicalJson: unsupported ${typeof value}`);
+      throw new NotJsonError(`canonicalJson: unsupported ${typeof value}`);
   }
 }
 

@@ -1,4 +1,5 @@
 import { sha256Text } from './content-hash.ts';
+import { ValueTreeCorruptError } from './errors.ts';
 
 // Reading a value stored by `ValueTreeEncoder` (value-tree.ts): the formats are described there.
 
@@ -21,8 +22,8 @@ export function decodeValueTree(rootText: string, lookup: TreeLookup): unknown {
   if (!isTree(root)) return root;
   const piece = (id: string): unknown => {
     const text = lookup(id);
-    if (text === undefined) throw new Error(`value tree piece ${id} is missing`);
-    if (sha256Text(text, 'base64url') !== id) throw new Error(`value tree piece ${id} does not match its address`);
+    if (text === undefined) throw new ValueTreeCorruptError(id, 'is missing');
+    if (sha256Text(text, 'base64url') !== id) throw new ValueTreeCorruptError(id, 'does not match its address');
     return JSON.parse(text) as unknown;
   };
   const expand = (v: unknown): unknown => {
@@ -44,7 +45,7 @@ export function decodeValueTree(rootText: string, lookup: TreeLookup): unknown {
       if (typeof p === 'string') return p;
       if (Array.isArray(p)) return p.map(expand);
       const inner = (p as Record<string, unknown>)['$cat'];
-      if (!Array.isArray(inner)) throw new Error(`value tree piece ${id} is not a chunk`);
+      if (!Array.isArray(inner)) throw new ValueTreeCorruptError(id, 'is not a chunk');
       return concatenated(inner as string[]);
     });
     return typeof parts[0] === 'string' ? parts.join('') : (parts as unknown[][]).flat();

@@ -145,20 +145,7 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
     operations: readonly Operation[],
     context: ExecutionContext<HaproxyBundle>,
   ): Promise<readonly OperationResult[]> {
-    // Not `new Array(n)`: map() skips the holes of a sparse array.
-    const results: (OperationResult | undefined)[] = operations.map(() => undefined);
-    const decoded = operations.map((op) => fromOperation(op));
-    const runtimeOps: IndexedRuntimeOperation[] = [];
-    decoded.forEach((op, index) => {
-      if (op === null)
-        results[index] = {
-          ok: false,
-          code: 'UnknownOperation',
-          message: `not a HAProxy operation: ${operations[index]?.objectType}`,
-          retryable: false,
-        };
-      else if (op.kind === 'server' || op.kind === 'map' || op.kind === 'ssl-cert') runtimeOps.push({ index, op });
-    });
+    const { results, decoded, runtimeOps } = decodeOperations(operations);
     // The epoch fence runs beside the caller's epoch check (the write gate): nothing is written before both answer.
     // Which worker runs now is asked first only when this driver does not know yet; otherwise beside the batch.
     const known = this.#workerPid !== null;
@@ -306,6 +293,32 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
     }
     return null;
   }
+}
+
+/**
+ * The operations decoded, the runtime ones picked out (with their input positions), and a result slot per
+ * operation: filled already for one that is not a HAProxy operation.
+ */
+function decodeOperations(operations: readonly Operation[]): {
+  results: (OperationResult | undefined)[];
+  decoded: (HaproxyOperation | null)[];
+  runtimeOps: IndexedRuntimeOperation[];
+} {
+  // Not `new Array(n)`: map() skips the holes of a sparse array.
+  const results: (OperationResult | undefined)[] = operations.map(() => undefined);
+  const decoded = operations.map((op) => fromOperation(op));
+  const runtimeOps: IndexedRuntimeOperation[] = [];
+  decoded.forEach((op, index) => {
+    if (op === null)
+      results[index] = {
+        ok: false,
+        code: 'UnknownOperation',
+        message: `not a HAProxy operation: ${operations[index]?.objectType}`,
+        retryable: false,
+      };
+    else if (op.kind === 'server' || op.kind === 'map' || op.kind === 'ssl-cert') runtimeOps.push({ index, op });
+  });
+  return { results, decoded, runtimeOps };
 }
 
 async function writeBundleFilesOne(configDir: string, rel: string, content: string): Promise<void> {

@@ -6,6 +6,7 @@ import { CONFIG_FILE, configSections } from './core/render-haproxy-bundle.ts';
 import { patchServerLines } from './core/patch-server-lines.ts';
 import { isSameSlot } from './core/assign-slots.ts';
 import { writeFileAtomic } from './adapters/haproxy-config-files.ts';
+import { HaproxyConfigWriteError } from './errors.ts';
 import { ConfigImage } from './adapters/config-image.ts';
 
 /** Who asked for a deferred write, so that it is fenced as the operation itself was. */
@@ -143,14 +144,14 @@ export class ServerLinesFile {
         this.#image = await ConfigImage.write(this.#file, queued.sections, queued.base);
       else {
         const result = await this.#patchText([...queued.backends.values()], queued.sections);
-        if (!result.ok) throw new Error(result.message);
+        if (!result.ok) throw new HaproxyConfigWriteError(result.message);
       }
     } catch (error) {
-      // Keep the lines unless something newer was queued meanwhile (it holds them too).
+      // Keep the lines unless something newer was queued meanwhile (it holds them too), and tell the caller.
       if (this.#deferred === null) {
         this.#deferred = { ...queued, timer: this.#schedule(Math.max(this.#delayMs, 100)) };
       }
-      throw error;
+      throw new HaproxyConfigWriteError(`the queued server lines of ${this.#file} were not written`, { cause: error });
     }
   }
 

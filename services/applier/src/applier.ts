@@ -1,9 +1,16 @@
 import type { DesiredState } from '@portolan/desired-state';
-import type { Operation } from '@portolan/appliance-driver';
 import type { Leadership } from '@portolan/leadership';
 import type { ApplierLogger, ApplierOptions, CycleResult, DriftCheckResult } from './applier-options.ts';
 import { RefusedObjectsReporter } from './report-refused-objects.ts';
-import { announceApply, isEpochStale, sendUnderEpoch } from './apply-step.ts';
+import {
+  announceApply,
+  holdRecord,
+  isEpochStale,
+  logPhases,
+  recordBeforeSending,
+  sendUnderEpoch,
+  type Converging,
+} from './apply-step.ts';
 import type { RecordedApply } from './core/apply-log.ts';
 import { isAppliedStatus, summarizeApply } from './core/apply-outcome.ts';
 import type { ApplyTrigger, SnapshotHeader } from './core/apply-target.ts';
@@ -13,7 +20,6 @@ import {
   observationFor,
   observedAfterSource,
   recordedReason,
-  recordedTrigger,
   type CycleMemory,
 } from './core/cycle-decisions.ts';
 import { CyclePhases } from './core/cycle-phases.ts';
@@ -25,18 +31,6 @@ import { ApplierTimers } from './applier-timers.ts';
 export type { ApplierLogger, ApplierOptions, CycleResult, DriftCheckResult } from './applier-options.ts';
 
 const silent: ApplierLogger = { info: () => {}, warn: () => {}, error: () => {} };
-
-/** One cycle's render and what it was diffed against, as the apply step needs them. */
-interface Converging {
-  readonly leadership: Leadership;
-  readonly snapshot: LoadedSnapshot;
-  readonly operations: readonly Operation[];
-  readonly observed: unknown;
-  readonly rendered: unknown;
-  readonly trigger: ApplyTrigger;
-  readonly phases: CyclePhases;
-  readonly staleEpoch: Promise<boolean> | null;
-}
 
 /**
  * Follows an appliance's snapshots and, while this replica leads, converges the appliance to them: read back,
@@ -288,19 +282,11 @@ export class Applier {
     phases.mark('read-back');
     const recorded = await this.o.log.recordApply(
       {
-        appliance: this.o.appliance,
-        snapshotId: snapshot.id,
-        epoch: leadership.epoch,
-        leaderId: this.o.replicaId,
-        trigger: recordedTrigger(c.trigger, snapshot.origin),
+        ...recordBeforeSending(this.o, c, startedAt),
         status: summary.status,
-        operations,
         outcomes: sent.outcomes,
         observedAfter,
         reason: recordedReason(fenced, snapshot),
-        startedAt,
-        finishedAt: new Date(),
-        traceId: null,
       },
       leadership,
     );
@@ -312,17 +298,7 @@ export class Applier {
     const report = { recorded, snapshot, epoch: leadership.epoch, summary, startedAt };
     await announceApply(this.o, this.logger, { ...report, outcomes: sent.outcomes, operations: operations.length });
     phases.mark('announce');
-    for (const [phase, seconds] of phases.seconds()) this.o.metrics?.cyclePhases.observe({ phase }, seconds);
-    this.logger.info(
-      {
-        snapshot: snapshot.id,
-        status: recorded.status,
-        operations: operations.length,
-        ms: phases.toObject(),
-        totalMs: Math.round(phases.totalMs * 10) / 10,
-      },
-      'apply recorded',
-    );
+    logPhases(this.o, this.logger, recorded, operations.length, phases);
     await this.followUp(recorded, snapshot, sent.outcomes);
     const retryInMs =
       recorded.status === 'fenced'
@@ -388,25 +364,7 @@ export class Applier {
   private async recordHold(head: SnapshotHeader): Promise<void> {
     const leadership = this.o.leadership();
     if (leadership === null) return;
-    const now = new Date();
-    const recorded = await this.o.log.recordApply(
-      {
-        appliance: this.o.appliance,
-        snapshotId: head.id,
-        epoch: leadership.epoch,
-        leaderId: this.o.replicaId,
-        trigger: 'hold',
-        status: 'held',
-        operations: [],
-        outcomes: [],
-        observedAfter: null,
-        reason: head.holdReason,
-        startedAt: now,
-        finishedAt: now,
-        traceId: null,
-      },
-      leadership,
-    );
+    const recorded = await this.o.log.recordApply(holdRecord(this.o, leadership.epoch, head), leadership);
     if (recorded.status === 'held') this.holds.add(head.id);
     this.logger.warn({ snapshot: head.id, reason: head.holdReason }, 'snapshot held by a rollback pin: not applied');
   }

@@ -1,11 +1,25 @@
 import type { Operation, OperationOutcome } from '@portolan/appliance-driver';
 import { StaleEpochError, type Leadership } from '@portolan/leadership';
 import type { ApplierLogger, ApplierOptions } from './applier-options.ts';
-import type { RecordedApply } from './core/apply-log.ts';
+import type { ApplyRecordInput, RecordedApply } from './core/apply-log.ts';
+import type { ApplyTrigger, SnapshotHeader } from './core/apply-target.ts';
+import { recordedTrigger } from './core/cycle-decisions.ts';
 import type { ApplySummary } from './core/apply-outcome.ts';
 import type { CyclePhases } from './core/cycle-phases.ts';
 import type { LoadedSnapshot } from './core/snapshot-store.ts';
 import { executeOperations } from './execute-operations.ts';
+
+/** One cycle's render and what it was diffed against, as the apply step needs them. */
+export interface Converging {
+  readonly leadership: Leadership;
+  readonly snapshot: LoadedSnapshot;
+  readonly operations: readonly Operation[];
+  readonly observed: unknown;
+  readonly rendered: unknown;
+  readonly trigger: ApplyTrigger;
+  readonly phases: CyclePhases;
+  readonly staleEpoch: Promise<boolean> | null;
+}
 
 /** Whether a newer epoch exists than this term's (true), it is current (false); store failures reject. */
 export function isEpochStale(term: Leadership): Promise<boolean> {
@@ -98,4 +112,64 @@ export async function announceApply(o: ApplierOptions, logger: ApplierLogger, r:
     })
     // Best effort: the record in Postgres is the truth, the message only saves a reader a poll.
     .catch((e: unknown) => logger.warn({ err: e }, 'publishing ApplyRecorded failed'));
+}
+
+/** Where a recorded apply's time went: one histogram sample per phase, and the log line. */
+export function logPhases(
+  o: ApplierOptions,
+  logger: ApplierLogger,
+  recorded: RecordedApply,
+  operations: number,
+  phases: CyclePhases,
+): void {
+  for (const [phase, seconds] of phases.seconds()) o.metrics?.cyclePhases.observe({ phase }, seconds);
+  logger.info(
+    {
+      snapshot: recorded.snapshotId,
+      status: recorded.status,
+      operations,
+      ms: phases.toObject(),
+      totalMs: Math.round(phases.totalMs * 10) / 10,
+    },
+    'apply recorded',
+  );
+}
+
+/** The parts of an apply record that are known before sending. */
+export function recordBeforeSending(
+  o: ApplierOptions,
+  c: Converging,
+  startedAt: Date,
+): Omit<ApplyRecordInput, 'status' | 'outcomes' | 'observedAfter' | 'reason'> {
+  return {
+    appliance: o.appliance,
+    snapshotId: c.snapshot.id,
+    epoch: c.leadership.epoch,
+    leaderId: o.replicaId,
+    trigger: recordedTrigger(c.trigger, c.snapshot.origin),
+    operations: c.operations,
+    startedAt,
+    finishedAt: new Date(),
+    traceId: null,
+  };
+}
+
+/** The record of a head a rollback pin holds: nothing sent, the pin's reason. */
+export function holdRecord(o: ApplierOptions, epoch: number, head: SnapshotHeader): ApplyRecordInput {
+  const now = new Date();
+  return {
+    appliance: o.appliance,
+    snapshotId: head.id,
+    epoch,
+    leaderId: o.replicaId,
+    trigger: 'hold',
+    status: 'held',
+    operations: [],
+    outcomes: [],
+    observedAfter: null,
+    reason: head.holdReason,
+    startedAt: now,
+    finishedAt: now,
+    traceId: null,
+  };
 }

@@ -9,3 +9,13 @@ export class SnapshotLoadError extends PortolanError {
 export class SecretResolveError extends PortolanError {
   readonly code = 'APPLIER_SECRET_UNRESOLVED';
 }
+
+/** The ACME issuer was started for an appliance without a `vtm.acme` section: a wiring bug. */
+export class AcmeConfigError extends PortolanError {
+  readonly code = 'APPLIER_ACME_UNCONFIGURED';
+}
+
+/** An apply asked for on purpose (to serve ACME challenges) was recorded with another status than succeeded. */
+export class ApplyNotSucceededError extends PortolanError {
+  readonly code = 'APPLIER_APPLY_NOT_SUCCEEDED';
+}

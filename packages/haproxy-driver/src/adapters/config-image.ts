@@ -1,4 +1,5 @@
 import fs from 'node:fs/promises';
+import { HaproxyConfigWriteError } from '../errors.ts';
 
 const NEWLINE = Buffer.from('\n');
 
@@ -44,7 +45,8 @@ export class ConfigImage {
     const handle = await fs.open(temp, 'w', 0o644);
     try {
       const { bytesWritten } = await handle.writev(parts);
-      if (bytesWritten !== total) throw new Error(`short write of ${file}: ${bytesWritten} of ${total} bytes`);
+      if (bytesWritten !== total)
+        throw new HaproxyConfigWriteError(`short write of ${file}: ${bytesWritten} of ${total} bytes`);
     } finally {
       await handle.close();
     }

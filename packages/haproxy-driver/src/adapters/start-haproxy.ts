@@ -62,21 +62,7 @@ export async function startHaproxy(options: StartHaproxyOptions): Promise<Runnin
   const masterSocket = path.resolve(options.masterSocket ?? path.join(configDir, 'master.sock'));
   const configFile = path.join(configDir, CONFIG_FILE);
   const runtimeSocket = path.join(configDir, RUNTIME_SOCKET);
-  for (const socket of [masterSocket, runtimeSocket]) {
-    // sun_path holds 108 bytes: HAProxy would fail with a less helpful message.
-    if (Buffer.byteLength(socket) > 100)
-      throw new HaproxyStartError(`socket path too long for a unix socket (>100 bytes): ${socket}`);
-  }
-  await ensureConfigDirs(configDir);
-  if (!(options.keepExistingConfig === true && fs.existsSync(configFile))) {
-    await writeBundleFiles(configDir, initialBundleFiles(configDir, options.appliance ?? 'local'));
-    // A fresh configuration starts a fresh fencing history (epochs come from the store, which may be new too).
-    fs.rmSync(path.join(configDir, EPOCH_FILE), { force: true });
-  }
-  // The state file only bridges one reload; on a cold start its ports would override the config's newer ones.
-  fs.writeFileSync(path.join(configDir, SERVER_STATE_FILE), '1\n');
-  for (const socket of [masterSocket, runtimeSocket]) fs.rmSync(socket, { force: true });
-
+  await prepareConfigDir(options, configDir, [masterSocket, runtimeSocket]);
   const args = ['-W', '-S', `${masterSocket},mode,600`, '-p', path.join(configDir, PID_FILE), '-f', configFile];
   const detached = options.detached === true;
   const logFd = detached ? fs.openSync(options.logFile ?? path.join(configDir, 'haproxy.log'), 'a') : null;
@@ -142,6 +128,29 @@ export async function stopHaproxy(configDir: string): Promise<boolean> {
   await stopProcess(pid, () => false);
   fs.rmSync(pidFile, { force: true });
   return true;
+}
+
+/** Checks the socket paths, writes the empty configuration (unless one is kept) and clears stale state. */
+async function prepareConfigDir(
+  options: StartHaproxyOptions,
+  configDir: string,
+  sockets: readonly string[],
+): Promise<void> {
+  const configFile = path.join(configDir, CONFIG_FILE);
+  for (const socket of sockets) {
+    // sun_path holds 108 bytes: HAProxy would fail with a less helpful message.
+    if (Buffer.byteLength(socket) > 100)
+      throw new HaproxyStartError(`socket path too long for a unix socket (>100 bytes): ${socket}`);
+  }
+  await ensureConfigDirs(configDir);
+  if (!(options.keepExistingConfig === true && fs.existsSync(configFile))) {
+    await writeBundleFiles(configDir, initialBundleFiles(configDir, options.appliance ?? 'local'));
+    // A fresh configuration starts a fresh fencing history (epochs come from the store, which may be new too).
+    fs.rmSync(path.join(configDir, EPOCH_FILE), { force: true });
+  }
+  // The state file only bridges one reload; on a cold start its ports would override the config's newer ones.
+  fs.writeFileSync(path.join(configDir, SERVER_STATE_FILE), '1\n');
+  for (const socket of sockets) fs.rmSync(socket, { force: true });
 }
 
 /** The files of the empty configuration: what HAProxy runs before the first apply. */

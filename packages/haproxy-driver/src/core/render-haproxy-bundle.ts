@@ -141,27 +141,7 @@ export class HaproxyRenderer {
     const visit = fast ?? order.keys();
     for (const i of visit) {
       const { name, index, mode } = order[i]!;
-      const pool = desired.pools[index]!;
-      const before = previousOf(name, i);
-      let held = this.#backends.get(name);
-      // A backend is reused when its pool and mode are the same objects and its previous slots are what it was
-      // rendered from, or what it rendered (placing the same members into the slots they hold is a fixed point).
-      if (
-        held === undefined ||
-        held.pool !== pool ||
-        held.mode !== mode ||
-        (held.previous !== before && held.slots !== before)
-      ) {
-        const slots = { name, slots: assignSlots(pool.members, before, options.sizing) };
-        held = {
-          pool,
-          mode,
-          previous: before,
-          slots,
-          text: renderBackend(name, mode, pool, slots.slots, desired.appliance),
-        };
-        this.#backends.set(name, held);
-      }
+      const held = this.#backend(desired, name, desired.pools[index]!, mode, previousOf(name, i));
       backends[i] = held.slots;
       backendTexts[i] = held.text;
     }
@@ -195,6 +175,37 @@ export class HaproxyRenderer {
     if (lastBundle !== null) this.#deltas.delete(lastBundle);
     this.#lastBundle = bundle;
     return bundle;
+  }
+
+  /**
+   * One backend, reused when its pool and mode are the same objects and its previous slots are what it was rendered
+   * from, or what it rendered (placing the same members into the slots they hold is a fixed point).
+   */
+  #backend(
+    desired: DesiredState,
+    name: string,
+    pool: Pool,
+    mode: BackendMode,
+    before: BackendSlots | undefined,
+  ): BackendMemo {
+    const held = this.#backends.get(name);
+    if (
+      held !== undefined &&
+      held.pool === pool &&
+      held.mode === mode &&
+      (held.previous === before || held.slots === before)
+    )
+      return held;
+    const slots = { name, slots: assignSlots(pool.members, before, this.#options.sizing) };
+    const memo = {
+      pool,
+      mode,
+      previous: before,
+      slots,
+      text: renderBackend(name, mode, pool, slots.slots, desired.appliance),
+    };
+    this.#backends.set(name, memo);
+    return memo;
   }
 
   /**

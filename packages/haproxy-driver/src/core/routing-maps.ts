@@ -96,7 +96,10 @@ function trimTrailingSlashes(path: string): string {
   return path.slice(0, end);
 }
 
-/** Keeps the first value per key, then sorts by key. */
+/**
+ * Keeps the first value per key, then sorts by key. Mutable by design: a builder that lives for one render call and
+ * is never shared, so the render stays a function of its arguments.
+ */
 class EntryCollector {
   readonly #values = new Map<string, string>();
 

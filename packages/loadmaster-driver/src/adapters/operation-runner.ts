@@ -60,26 +60,31 @@ export class OperationRunner {
     }
   }
 
+  /** Uploads a certificate with its key, resolved from the Secret just before the call. */
+  async #addCertificate(
+    p: JsonObject,
+    call: (cmd: string, params: Params) => Promise<LoadMasterReply>,
+    ctx: ExecutionContext,
+  ): Promise<LoadMasterReply> {
+    let material;
+    try {
+      material = await ctx.secrets.resolve(secretRef(p));
+    } catch (error) {
+      // Any rejection of a SecretResolver means the material is unavailable: a refusal of this operation. Its error
+      // may quote the sealed payload, so only its class name goes into the result.
+      return { ok: false, status: 0, message: `Secret unavailable (${error instanceof Error ? error.name : 'error'})` };
+    }
+    const data = Buffer.from(`${material.certificatePem.trim()}\n${material.privateKeyPem.trim()}\n`).toString(
+      'base64',
+    );
+    return call('addcert', { cert: text(p, 'name'), replace: 0, data });
+  }
+
   async #dispatch(op: Operation, p: JsonObject, ctx: ExecutionContext): Promise<LoadMasterReply> {
     const call = (cmd: string, params: Params): Promise<LoadMasterReply> => this.#client.call(cmd, params, ctx.signal);
     switch (`${op.objectType}:${op.action}`) {
-      case 'certificate:create': {
-        let material;
-        try {
-          material = await ctx.secrets.resolve(secretRef(p));
-        } catch (error) {
-          // The resolver's error may quote the sealed payload; only its class name goes into the result.
-          return {
-            ok: false,
-            status: 0,
-            message: `Secret unavailable (${error instanceof Error ? error.name : 'error'})`,
-          };
-        }
-        const data = Buffer.from(`${material.certificatePem.trim()}\n${material.privateKeyPem.trim()}\n`).toString(
-          'base64',
-        );
-        return call('addcert', { cert: text(p, 'name'), replace: 0, data });
-      }
+      case 'certificate:create':
+        return this.#addCertificate(p, call, ctx);
       case 'certificate:delete':
         return call('delcert', { cert: text(p, 'name') });
       case 'rule:create':

@@ -16,26 +16,7 @@ export function diffVendorState(desired: LmVendorState, observed: LmVendorState)
   const obsRules = new Map(observed.rules.map((r) => [r.name, r] as const));
   const desRules = new Set(desired.rules.map((r) => r.name));
   const desCerts = new Set(desired.certificates.map((c) => c.name));
-  const ops: Operation[] = [];
-
-  for (const cert of desired.certificates) {
-    if (observed.certificates.some((c) => c.name === cert.name) || cert.secret === null) continue;
-    const secret = {
-      cluster: cert.secret.cluster,
-      kind: cert.secret.kind,
-      namespace: cert.secret.namespace,
-      name: cert.secret.name,
-    };
-    ops.push(
-      op(
-        'certificate',
-        cert.name,
-        'create',
-        { name: cert.name, secret },
-        `upload certificate ${cert.name} from Secret ${secret.namespace}/${secret.name}`,
-      ),
-    );
-  }
+  const ops: Operation[] = certificateUploads(desired, observed);
   for (const rule of desired.rules) {
     const seen = obsRules.get(rule.name);
     if (seen !== undefined && seen.pattern === rule.pattern && seen.incHost === rule.incHost) continue;
@@ -72,6 +53,30 @@ export function diffVendorState(desired: LmVendorState, observed: LmVendorState)
   for (const cert of observed.certificates)
     if (!desCerts.has(cert.name))
       ops.push(op('certificate', cert.name, 'delete', { name: cert.name }, `delete certificate ${cert.name}`));
+  return ops;
+}
+
+/** Uploads of the certificates the appliance lacks (an ACME certificate without its Secret yet waits). */
+function certificateUploads(desired: LmVendorState, observed: LmVendorState): Operation[] {
+  const ops: Operation[] = [];
+  for (const cert of desired.certificates) {
+    if (observed.certificates.some((c) => c.name === cert.name) || cert.secret === null) continue;
+    const secret = {
+      cluster: cert.secret.cluster,
+      kind: cert.secret.kind,
+      namespace: cert.secret.namespace,
+      name: cert.secret.name,
+    };
+    ops.push(
+      op(
+        'certificate',
+        cert.name,
+        'create',
+        { name: cert.name, secret },
+        `upload certificate ${cert.name} from Secret ${secret.namespace}/${secret.name}`,
+      ),
+    );
+  }
   return ops;
 }
 

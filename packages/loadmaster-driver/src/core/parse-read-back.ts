@@ -53,20 +53,7 @@ export function parseReadBack(
       continue;
     }
     indexes.vs.set(nickname, num(v['Index']));
-    const subVss: LmSubVsSpec[] = asList(v['SubVS']).map((link) => {
-      const sub = byIndex.get(num(link['VSIndex'])) ?? {};
-      const subName = str(sub['NickName']);
-      const owned = isOwnedBy(subName, appliance, 'sv') ? subName : '';
-      if (owned !== '')
-        indexes.subVs.set(`${nickname}/${owned}`, { index: num(link['VSIndex']), rsIndex: num(link['RsIndex']) });
-      return {
-        nickname: owned,
-        rules: strList(link['MatchRules']).sort(compareCodeUnits),
-        realServers: realServersOf(sub).map(({ address, port, weight, enable }) => ({ address, port, weight, enable })),
-        index: num(link['VSIndex']),
-        rsIndex: num(link['RsIndex']),
-      };
-    });
+    const subVss = subVssOf(v, nickname, appliance, byIndex, indexes);
     const params: Record<string, string> = {};
     for (const p of MANAGED_VS_PARAMS) params[p] = paramText(v[p]);
     virtualServices.push({
@@ -97,6 +84,30 @@ export function parseReadBack(
     },
     indexes,
   };
+}
+
+/** The SubVSs of an owned VS (a foreign one keeps an empty nickname), noting the owned ones' indexes. */
+function subVssOf(
+  v: Json,
+  nickname: string,
+  appliance: string,
+  byIndex: ReadonlyMap<number, Json>,
+  indexes: LmIndexMap,
+): LmSubVsSpec[] {
+  return asList(v['SubVS']).map((link) => {
+    const sub = byIndex.get(num(link['VSIndex'])) ?? {};
+    const subName = str(sub['NickName']);
+    const owned = isOwnedBy(subName, appliance, 'sv') ? subName : '';
+    if (owned !== '')
+      indexes.subVs.set(`${nickname}/${owned}`, { index: num(link['VSIndex']), rsIndex: num(link['RsIndex']) });
+    return {
+      nickname: owned,
+      rules: strList(link['MatchRules']).sort(compareCodeUnits),
+      realServers: realServersOf(sub).map(({ address, port, weight, enable }) => ({ address, port, weight, enable })),
+      index: num(link['VSIndex']),
+      rsIndex: num(link['RsIndex']),
+    };
+  });
 }
 
 function realServersOf(v: Json): (LmRealServerSpec & { rsIndex: number })[] {

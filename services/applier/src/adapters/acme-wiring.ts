@@ -11,6 +11,7 @@ import {
   acmeClientOptions,
 } from '@portolan/acme-issuer';
 import type { ApplierLogger } from '../applier.ts';
+import { AcmeConfigError } from '../errors.ts';
 
 /**
  * Certificate requests of a desired state: one per ACME-managed certificate (the planner marks `acme`), for the
@@ -53,7 +54,7 @@ export interface AcmeWiringOptions {
  */
 export async function startAcme(o: AcmeWiringOptions): Promise<{ stop(): void; trigger(): void }> {
   const acme = o.appliance.vtm?.acme;
-  if (acme === undefined) throw new Error(`appliance ${o.appliance.name} has no vtm.acme section`);
+  if (acme === undefined) throw new AcmeConfigError(`appliance ${o.appliance.name} has no vtm.acme section`);
   const secretStores: Record<string, KubeTlsSecretStore> = {};
   for (const c of o.clusters) {
     const kc = new KubeConfig();

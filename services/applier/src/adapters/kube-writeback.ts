@@ -220,6 +220,8 @@ export class KubeWriteback {
         if (task.kind === 'status') await this.waitForToken(cluster);
         await this.run(api, cluster, task);
       } catch (e) {
+        // Status and Events are best effort and never hold up an apply: the failure is counted and reported, and
+        // the next apply or drift period writes again.
         this.counters.failures++;
         this.onError(e);
       }

@@ -2,6 +2,9 @@
  * Where one apply cycle's time went: consecutive named phases, each measured from the previous mark. The applier
  * logs them with every recorded apply and feeds a histogram per phase, so a slow change can be attributed (queued
  * behind another cycle, head read, decode, render, read-back, diff, epoch wait, send, record) without a profiler.
+ *
+ * Mutable by design: one stopwatch per cycle, owned by that cycle and read once at its end. It reads the clock only
+ * through the `now` it is given, so it stays deterministic under test.
  */
 export class CyclePhases {
   private readonly now: () => number;
