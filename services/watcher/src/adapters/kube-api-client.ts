@@ -48,6 +48,7 @@ export class KubeApiClient {
     kubeconfig?: string;
     context?: string;
     env?: Readonly<Record<string, string | undefined>>;
+    serviceAccountRoot?: string;
   }): Promise<KubeApiClient> {
     return new KubeApiClient(await loadKubeEndpoint({ ...options, env: options.env ?? {} }));
   }
