@@ -5,7 +5,7 @@ import type { BackendSlots, HaproxyBundle } from './core/haproxy-bundle.ts';
 import { CONFIG_FILE, configSections } from './core/render-haproxy-bundle.ts';
 import { patchServerLines } from './core/patch-server-lines.ts';
 import { isSameSlot } from './core/assign-slots.ts';
-import { writeFileAtomic } from './adapters/haproxy-config-files.ts';
+import { nullIfMissing, writeFileAtomic } from './adapters/haproxy-config-files.ts';
 import { HaproxyConfigWriteError } from './errors.ts';
 import { ConfigImage } from './adapters/config-image.ts';
 
@@ -33,9 +33,9 @@ interface Deferred {
 /**
  * Keeps haproxy.cfg's server lines in step with what the Runtime API set, so a later reload keeps them.
  *
- * The Runtime API change is what serves traffic; the file only matters to the next reload. At 10k backends the
- * file is 7 MB, and rewriting it (temp file + rename, which ext4 flushes to disk at once) after every endpoint
- * change wrote gigabytes a minute beside the database's commits. So a rewrite the render can express is queued and
+ * The Runtime API change is what serves traffic; the file only matters to the next reload. A large appliance's file
+ * is megabytes, and rewriting it (temp file + rename, which the file system flushes at once) after every endpoint
+ * change would compete with the database's commits for the disk. So a rewrite the render can express is queued and
  * written at most `delayMs` later, one write for every change made meanwhile. The driver writes the queued lines
  * before anything reads the files or reloads (`flush`), and at stop. A write is fenced like the operation that
  * queued it: dropped if that leader's leadership ended or a newer epoch has written here. The next leader's first
@@ -109,7 +109,7 @@ export class ServerLinesFile {
     const rendered = render?.files.find((f) => f.path === CONFIG_FILE)?.content;
     if (sections === undefined || written === undefined || rendered === undefined || !isSameText(written, rendered))
       return;
-    const stat = await fs.stat(this.#file).catch(() => null);
+    const stat = await fs.stat(this.#file).catch(nullIfMissing);
     if (stat !== null) this.#image = ConfigImage.adopt(sections, stat);
   }
 
@@ -131,6 +131,7 @@ export class ServerLinesFile {
 
   /** A flush in `ms` (a failed timed flush keeps its lines queued and schedules the next one itself). */
   #schedule(ms: number): NodeJS.Timeout {
+    // A failed timed flush keeps its lines queued and schedules the next one itself (see #writeQueued).
     return setTimeout(() => void this.flush().catch(() => undefined), ms).unref();
   }
 
@@ -161,7 +162,7 @@ export class ServerLinesFile {
     sections: readonly string[] | undefined,
   ): Promise<OperationResult> {
     const image = this.#image !== null && (await this.#image.isOnDisk(this.#file)) ? this.#image : null;
-    const current = image?.text ?? (await fs.readFile(this.#file, 'utf8').catch(() => null));
+    const current = image?.text ?? (await fs.readFile(this.#file, 'utf8').catch(nullIfMissing));
     const patched = current === null ? null : patchServerLines(current, backends);
     if (patched === null) {
       this.#image = null;
@@ -177,7 +178,7 @@ export class ServerLinesFile {
       this.#image = await ConfigImage.write(this.#file, sections);
     } else {
       await writeFileAtomic(this.#file, patched);
-      const stat = await fs.stat(this.#file).catch(() => null);
+      const stat = await fs.stat(this.#file).catch(nullIfMissing);
       this.#image = stat === null ? null : ConfigImage.ofText(patched, stat);
     }
     return { ok: true, detail: `${CONFIG_FILE}: server lines of ${backends.length} backend(s), patched in the text` };

@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
 import { HaproxyConfigWriteError } from '../errors.ts';
+import { nullIfMissing } from './haproxy-config-files.ts';
 
 const NEWLINE = Buffer.from('\n');
 
@@ -74,7 +75,7 @@ export class ConfigImage {
 
   /** Whether `file` is still the file this image wrote (same inode, size and modification time). */
   async isOnDisk(file: string): Promise<boolean> {
-    const stat = await fs.stat(file).catch(() => null);
+    const stat = await fs.stat(file).catch(nullIfMissing);
     const held = this.#identity;
     return stat !== null && stat.ino === held.ino && stat.size === held.size && stat.mtimeMs === held.mtimeMs;
   }

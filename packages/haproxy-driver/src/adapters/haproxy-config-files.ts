@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { textOf } from '@portolan/desired-state';
+import { isSystemError } from '@portolan/errors';
 import type { BundleFile } from '../core/haproxy-bundle.ts';
 import { CONFIG_FILE } from '../core/render-haproxy-bundle.ts';
 
@@ -80,6 +81,12 @@ export async function restoreSnapshot(configDir: string, snapshot: FilesSnapshot
   for (const [rel, content] of snapshot) {
     await writeFileAtomic(path.join(configDir, rel), content, rel.startsWith(`${CERT_DIR}/`) ? 0o600 : 0o644);
   }
+}
+
+/** For `.catch`: a file that does not exist reads as null; any other failure is rethrown. */
+export function nullIfMissing(error: unknown): null {
+  if (isSystemError(error, 'ENOENT')) return null;
+  throw error;
 }
 
 /** Certificate fingerprints by PEM path, as last written by the driver. */

@@ -116,6 +116,7 @@ export class HaproxyMasterClient {
     const oldPids = new Set([...before.workers, ...before.oldWorkers].map((w) => w.pid));
     await this.command('reload', { repeatable: false });
     for (;;) {
+      // The master re-executes itself during a reload: a failed look is asked again until the deadline.
       const now = await this.showProcWhenUp(deadline).catch(() => null);
       if (now !== null && now.master.reloads > before.master.reloads) {
         if (now.master.failedReloads > 0) {

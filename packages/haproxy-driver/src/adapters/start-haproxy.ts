@@ -182,6 +182,7 @@ async function waitReady(
   const master = new HaproxyMasterClient(masterSocket, { timeoutMs: 1_000 });
   for (;;) {
     if (hasExited()) throw new HaproxyStartError('haproxy exited during start-up');
+    // Not answering yet is what this loop waits out (bounded by the deadline): any failure means "not ready".
     const status = await master.showProc().catch(() => null);
     if (status !== null && status.workers.length > 0) {
       const runtime = new HaproxyRuntimeClient(runtimeSocket, { timeoutMs: 1_000 });

@@ -133,7 +133,9 @@ export class VtmRestClient {
             if ((res.headers['content-type'] ?? '').includes('json') && text !== '') {
               try {
                 json = JSON.parse(text);
-              } catch {
+              } catch (e) {
+                // A body that says JSON but is not: callers read `text` (the status decides success).
+                if (!(e instanceof SyntaxError)) throw e;
                 json = null;
               }
             }

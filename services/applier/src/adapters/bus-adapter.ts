@@ -133,22 +133,25 @@ export class ApplierBus {
     signal.addEventListener('abort', () => sub.unsubscribe(), { once: true });
     void (async () => {
       for await (const m of sub) {
+        let committed;
         try {
-          const committed = fromBinary(SnapshotCommittedSchema, m.data);
-          const createdAt =
-            committed.createdAt === undefined
-              ? new Date()
-              : new Date(Number(committed.createdAt.seconds) * 1000 + Math.floor(committed.createdAt.nanos / 1e6));
-          onSnapshot(String(committed.snapshotId), new Map(Object.entries(committed.newPieces)), {
-            id: String(committed.snapshotId),
-            hash: committed.contentHash,
-            held: committed.held,
-            createdAt,
-          });
+          committed = fromBinary(SnapshotCommittedSchema, m.data);
         } catch {
-          // A message we cannot decode still says "something changed": the head poll reads the truth.
+          // Any decoding failure is the same case: a message we cannot read still says "something changed", and the
+          // head read that follows finds the truth in the store.
           onSnapshot('');
+          continue;
         }
+        const createdAt =
+          committed.createdAt === undefined
+            ? new Date()
+            : new Date(Number(committed.createdAt.seconds) * 1000 + Math.floor(committed.createdAt.nanos / 1e6));
+        onSnapshot(String(committed.snapshotId), new Map(Object.entries(committed.newPieces)), {
+          id: String(committed.snapshotId),
+          hash: committed.contentHash,
+          held: committed.held,
+          createdAt,
+        });
       }
     })();
   }
