@@ -6,13 +6,14 @@ import { migrateToLatest, openDatabase } from '@portolan/store';
 import type { StackConfig } from '../stack-config.ts';
 import { StackServiceError } from '../errors.ts';
 import { daemonService, type StackService } from './daemon-service.ts';
+import { postgresHome } from './postgres-home.ts';
 
 /** Postgres with a `portolan` role and database, migrations applied. Runs as the `postgres` user when started as root. */
 export function postgresService(config: StackConfig, postgresBinary: string): StackService {
-  const dir = path.join(config.stateDir, 'postgres');
+  const runAs = process.getuid?.() === 0 ? postgresUser() : undefined;
+  const dir = postgresHome(config.stateDir, runAs);
   const dataDir = path.join(dir, 'data');
   const bin = path.dirname(postgresBinary);
-  const runAs = process.getuid?.() === 0 ? postgresUser() : undefined;
   const url = (db: string): string => `postgres://portolan@127.0.0.1:${config.postgresPort}/${db}`;
 
   return daemonService({
@@ -55,9 +56,11 @@ function preparePostgres(
 ): void {
   mkdirSync(dir, { recursive: true });
   if (runAs !== undefined) {
-    // The postgres user must be able to traverse the state folder (mktemp -d makes it 0700).
-    chmodSync(stateDir, statSync(stateDir).mode | 0o011);
+    // The postgres user must be able to traverse the state folder (mktemp -d makes it 0700), unless its data was
+    // moved out of reach of a 0700 home directory (postgresHome).
+    if (dir.startsWith(stateDir + path.sep)) chmodSync(stateDir, statSync(stateDir).mode | 0o011);
     chownSync(dir, runAs.uid, runAs.gid);
+    chmodSync(dir, 0o700);
   }
   if (existsSync(path.join(dataDir, 'PG_VERSION'))) return;
   try {
@@ -103,7 +106,8 @@ async function createAndMigrate(url: (db: string) => string): Promise<void> {
   }
 }
 
-function postgresUser(): { uid: number; gid: number } {
+/** The postgres system user, which runs Postgres when the stack is started as root. */
+export function postgresUser(): { uid: number; gid: number } {
   try {
     const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
     const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
