@@ -33,6 +33,7 @@ import { PgPlannerStore } from './adapters/pg-planner-store.ts';
 import { joinSnapshot } from '@portolan/snapshot';
 import { PlannerService } from './planner-service.ts';
 import { replayVerify } from './replay-verify.ts';
+import { ignoreMissingStream } from './testing/planner-service-harness.ts';
 
 const silent = createLogger('test', { destination: new Writable({ write: (_c, _e, done) => done() }) });
 const fleet = (namespaces: string): ReturnType<typeof parseFleetConfig> =>
@@ -234,8 +235,8 @@ test('a fleet-config change dropping 6 of 7 hosts is held until approved; the re
       [],
     );
   } finally {
-    await bus.jsm.streams.delete(stream).catch(() => {});
-    await bus.jsm.streams.delete(bus.declaration.pipeline.name).catch(() => {});
+    await bus.jsm.streams.delete(stream).catch(ignoreMissingStream);
+    await bus.jsm.streams.delete(bus.declaration.pipeline.name).catch(ignoreMissingStream);
     await bus.close();
     await tdb.drop();
   }

@@ -34,7 +34,9 @@ async function refusedByHaproxy(patterns: readonly string[]): Promise<string[]> 
     try {
       await run(haproxy, ['-c', '-q', '-f', file]);
       return true;
-    } catch {
+    } catch (e) {
+      // A numeric exit code: haproxy ran and refused the configuration. Anything else (not found, killed) is a fault.
+      if (typeof (e as { code?: unknown }).code !== 'number') throw e;
       return false;
     }
   };

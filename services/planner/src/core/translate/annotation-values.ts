@@ -121,7 +121,9 @@ export function canonicalIp(text: string): string | null {
   if (!/^[0-9a-fA-F:.]+$/.test(text) || !text.includes(':')) return null;
   try {
     return new URL(`http://[${text}]/`).hostname.slice(1, -1);
-  } catch {
+  } catch (e) {
+    // The URL parser refuses what is not an IPv6 literal with a TypeError: that is the answer, not a fault.
+    if (!(e instanceof TypeError)) throw e;
     return null;
   }
 }

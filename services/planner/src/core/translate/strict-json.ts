@@ -142,7 +142,8 @@ class Parser {
       this.fail(`string longer than ${this.limits.maxStringLength}`);
     try {
       return JSON.parse(this.text.slice(start, this.pos)) as string;
-    } catch {
+    } catch (e) {
+      if (!(e instanceof SyntaxError)) throw e;
       return this.fail('invalid string escape');
     }
   }
