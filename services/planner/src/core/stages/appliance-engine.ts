@@ -22,7 +22,8 @@ import { VirtualServiceStage } from './virtual-service-stage.ts';
  * its own indexes, so an event revisits only what depends on it (an endpoint change re-resolves the pools of its
  * Service; an Ingress edit re-claims its own routes; a contest is decided again only when a claim on it changes).
  * Output goes straight to a SnapshotEncoder, so a commit costs the size of the change. A new engine fed the whole
- * world as one change is the from-scratch plan (plan-from-scratch.ts).
+ * world as one change is the from-scratch plan (plan-from-scratch.ts). Mutable: its stages' indexes are an
+ * incremental engine's cache, kept from one plan to the next.
  */
 export class ApplianceEngine {
   readonly profile: ApplianceProfile;

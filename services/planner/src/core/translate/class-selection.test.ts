@@ -5,10 +5,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { KubeWatchEvent } from '@portolan/kube-model';
-import * as f from './testing/fixtures.ts';
-import { Planner } from './core/planner.ts';
-import { planFromScratch } from './core/plan-from-scratch.ts';
-import { summarize } from './testing/summary.ts';
+import * as f from '../../testing/fixtures.ts';
+import { Planner } from '../planner.ts';
+import { planFromScratch } from '../plan-from-scratch.ts';
+import { summarize } from '../../testing/summary.ts';
 
 const config = f.fleet(
   [{ name: 'c1' }],
