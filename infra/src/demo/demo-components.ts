@@ -8,8 +8,10 @@ import { demoCluster } from './demo-fleet-config.ts';
 import type { DemoApplier, DemoLayout } from './demo-files.ts';
 
 const repoRoot = path.resolve(import.meta.dirname, '..', '..', '..');
-const cliBin = path.join(repoRoot, 'packages', 'cli', 'bin', 'portolan.js');
-const serviceMain = (name: string): string => path.join(repoRoot, 'services', name, 'src', 'main.ts');
+/** The `portolan` command of the code at `root`. */
+const cliBinOf = (root: string): string => path.join(root, 'packages', 'cli', 'bin', 'portolan.js');
+/** A service's entry point in the code at `root`. */
+const serviceMainOf = (root: string, name: string): string => path.join(root, 'services', name, 'src', 'main.ts');
 
 /** What a demo pipeline runs besides the stack: which emulators, which echo backends, which applier replicas. */
 export interface DemoSelection {
@@ -17,6 +19,8 @@ export interface DemoSelection {
   readonly appliers: readonly DemoApplier[];
   /** Loopback addresses of the echo backends (one process serves them all on `layout.ports.echo`); empty = none. */
   readonly echoAddresses: readonly string[];
+  /** The code the processes run (default: this checkout); e.g. a production-only install of the same sources. */
+  readonly codeRoot?: string;
 }
 
 /**
@@ -61,6 +65,7 @@ function healthOf(port: number): () => Promise<boolean> {
 
 function inputComponents(layout: DemoLayout, selection: DemoSelection, daemon: Daemon): StackService[] {
   const p = layout.ports;
+  const cliBin = cliBinOf(selection.codeRoot ?? repoRoot);
   const uses = (driver: DemoAppliance['driver']): boolean => selection.appliances.some((a) => a.driver === driver);
   const emulator = (kind: 'vtm' | 'loadmaster', port: number, user: string, passwordFile: string): StackService =>
     daemon(
@@ -97,7 +102,13 @@ function serviceComponents(layout: DemoLayout, selection: DemoSelection, daemon:
     daemon(
       name,
       port,
-      [serviceMain(name.replace(/-.*/, '')), ...cfg, ...args, '--health-port', String(port)],
+      [
+        serviceMainOf(selection.codeRoot ?? repoRoot, name.replace(/-.*/, '')),
+        ...cfg,
+        ...args,
+        '--health-port',
+        String(port),
+      ],
       healthOf(port),
     );
   return [

@@ -47,6 +47,8 @@ export interface PipelineLaunchOptions {
   readonly echoAddresses?: readonly string[];
   /** YAML applied with kubectl once the simulator runs, before the watcher starts; omitted → nothing. */
   readonly manifests?: string;
+  /** The code every process runs (default: this checkout), e.g. a production-only install of it. */
+  readonly codeRoot?: string;
   readonly log?: (line: string) => void;
 }
 
@@ -119,6 +121,7 @@ export async function launchPipeline(options: PipelineLaunchOptions): Promise<La
       appliances,
       appliers,
       echoAddresses: options.echoAddresses ?? [...demoBackends.web, ...demoBackends.api],
+      ...(options.codeRoot === undefined ? {} : { codeRoot: path.resolve(options.codeRoot) }),
     });
     await startAll(inputs);
     if (appliances.some((a) => a.driver === 'vtm')) await putDemoTrafficIpGroup(layout.ports.vtm, demoCredentials.vtm);
