@@ -66,7 +66,8 @@ export const leaderStatus: CliCommand = {
         if (stop.signal.aborted) return 0;
       }
     } catch (e) {
-      if (!(e instanceof leader.LeaseStoreError)) throw e;
+      // Redis or Postgres unreachable: said in one line, exit 1 (a status that cannot be read is not healthy).
+      if (!(e instanceof leader.LeaseStoreError || e instanceof leader.EpochStoreError)) throw e;
       process.stderr.write(`portolan leader status: ${e.message}\n`);
       return 1;
     } finally {
