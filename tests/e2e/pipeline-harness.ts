@@ -41,6 +41,8 @@ export interface PipelineOptions {
    */
   readonly postgresUrl?: string;
   readonly natsUrl?: string;
+  /** The code every process runs (default: this checkout), e.g. a production-only install of it. */
+  readonly codeRoot?: string;
 }
 
 /** One pipeline process: its pid and the signals a test sends it. */
@@ -139,6 +141,7 @@ export async function startPipeline(options: PipelineOptions): Promise<Pipeline>
       echoAddresses: options.echoAddresses ?? [],
       ...(options.leases ? { leases: options.leases } : {}),
       ...(options.manifests === undefined ? {} : { manifests: options.manifests }),
+      ...(options.codeRoot === undefined ? {} : { codeRoot: options.codeRoot }),
     });
   } catch (e) {
     guard.dispose();
