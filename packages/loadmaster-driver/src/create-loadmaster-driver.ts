@@ -1,14 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import type { ApplianceConfig } from '@portolan/fleet-config';
 import { LoadMasterDriver } from './loadmaster-driver.ts';
+import { PortolanError } from '@portolan/errors';
 
 /** Raised when an appliance entry cannot make a LoadMaster driver (wrong driver, no credentials). */
-export class LoadMasterConfigError extends Error {
+export class LoadMasterConfigError extends PortolanError {
   readonly code = 'LOADMASTER_CONFIG';
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'LoadMasterConfigError';
-  }
 }
 
 /** Builds the driver from a fleet-config appliance entry, reading the password or API key file. */

@@ -112,6 +112,7 @@ export class Applier {
 
   /** Starts a cycle in the background (failures are logged and retried by the cycle itself). */
   trigger(reason: ApplyTrigger): void {
+    // `reconcile` has logged the failure and scheduled the retry; nobody else waits for this cycle.
     void this.reconcile(reason).catch(() => undefined);
   }
 
@@ -120,6 +121,7 @@ export class Applier {
     this.stopController.abort();
     this.timers.stop();
     this.retry.cancel();
+    // The running cycle's failure, if any, was logged by the cycle itself; stopping only waits for it to end.
     await this.chain.catch(() => undefined);
     await this.o.driver
       .settle()
@@ -185,6 +187,7 @@ export class Applier {
     return result;
   }
 
+  /** Runs `fn` after everything queued before it; one failure does not stop the queue (its caller sees it). */
   private serial<T>(fn: () => Promise<T>): Promise<T> {
     const next = this.chain.catch(() => undefined).then(fn);
     this.chain = next.catch(() => undefined);

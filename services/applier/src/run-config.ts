@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { errorCode, PortolanError } from '@portolan/errors';
 
 /** How one applier process is started (the only module reading argv and the environment). */
 export interface ApplierRunConfig {
@@ -10,12 +11,8 @@ export interface ApplierRunConfig {
 }
 
 /** A usage mistake on the command line, printed with the usage text. */
-export class ApplierUsageError extends Error {
+export class ApplierUsageError extends PortolanError {
   readonly code = 'APPLIER_USAGE';
-  constructor(message: string) {
-    super(message);
-    this.name = 'ApplierUsageError';
-  }
 }
 
 /** Usage text of main.ts. */
@@ -38,7 +35,10 @@ export function parseRunConfig(argv: readonly string[], env: NodeJS.ProcessEnv =
       allowPositionals: false,
     }));
   } catch (e) {
-    throw new ApplierUsageError((e as Error).message);
+    // parseArgs refuses unknown or malformed options with ERR_PARSE_ARGS_* errors: those are usage mistakes.
+    if (errorCode(e)?.startsWith('ERR_PARSE_ARGS_') === true)
+      throw new ApplierUsageError((e as Error).message, { cause: e });
+    throw e;
   }
   const configFile = (values.config as string | undefined) ?? env.PORTOLAN_CONFIG;
   const appliance = values.appliance as string | undefined;

@@ -1,6 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { CallThrottle } from './call-throttle.ts';
+import { PortolanError } from '@portolan/errors';
 
 /** Credentials: an API key (sent as `apikey`, takes precedence on the appliance) or a user and password. */
 export type LoadMasterCredentials = { readonly apiKey: string } | { readonly user: string; readonly password: string };
@@ -25,12 +26,8 @@ export type LoadMasterReply =
   | { readonly ok: false; readonly status: number; readonly message: string };
 
 /** Raised when a call gets no LoadMaster answer (connection dropped or refused, timeout, unreadable body). */
-export class LoadMasterTransportError extends Error {
+export class LoadMasterTransportError extends PortolanError {
   readonly code = 'LOADMASTER_TRANSPORT';
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'LoadMasterTransportError';
-  }
 }
 
 /** The LoadMaster RESTful API v2 (`POST /accessv2`, JSON), throttled under the rate limit. */

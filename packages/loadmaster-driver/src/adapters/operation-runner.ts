@@ -3,16 +3,13 @@ import type { JsonObject, ObjectRef } from '@portolan/desired-state';
 import type { LmIndexMap } from '../core/parse-read-back.ts';
 import type { LoadMasterClient, LoadMasterReply } from './loadmaster-client.ts';
 import { LoadMasterTransportError } from './loadmaster-client.ts';
+import { PortolanError } from '@portolan/errors';
 
 type Params = Record<string, string | number>;
 
 /** Raised when an operation's payload is not one this driver's diff produces (a bug, not an appliance refusal). */
-export class MalformedOperationError extends Error {
+export class MalformedOperationError extends PortolanError {
   readonly code = 'LOADMASTER_MALFORMED_OPERATION';
-  constructor(message: string) {
-    super(message);
-    this.name = 'MalformedOperationError';
-  }
 }
 
 /**
@@ -226,7 +223,8 @@ export class OperationRunner {
   }
 }
 
-class UnresolvedError extends Error {
+/** An object the operation names is not on the appliance (yet): a retryable refusal, not a bug. */
+class UnresolvedError extends PortolanError {
   readonly code = 'LOADMASTER_UNRESOLVED';
 }
 

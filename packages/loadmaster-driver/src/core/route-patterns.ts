@@ -1,4 +1,5 @@
 import type { Route } from '@portolan/desired-state';
+import { PortolanError } from '@portolan/errors';
 
 /**
  * Content-rule regexes giving exact Ingress semantics on the LoadMaster. Every rule is a URL rule with
@@ -22,7 +23,7 @@ export function routeBody(route: Pick<Route, 'host' | 'path' | 'match'>): string
 /** The full `/…/` pattern for route `index` of `routes` (precedence order). */
 export function routePattern(routes: readonly Route[], index: number): string {
   const route = routes[index];
-  if (route === undefined) throw new RangeError(`route ${index} out of range`);
+  if (route === undefined) throw new RoutePatternError(`route ${index} out of range`);
   const exclusions = routes
     .slice(0, index)
     .filter((earlier) => earlier.pool !== route.pool && canOverlap(earlier, route))
@@ -68,4 +69,9 @@ function pathsOverlap(a: Pick<Route, 'path' | 'match'>, b: Pick<Route, 'path' | 
 /** Escapes regex metacharacters, and `/` (the pattern delimiter). */
 function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+}
+
+/** A route index outside the routes given: a bug in the caller. */
+export class RoutePatternError extends PortolanError {
+  readonly code = 'LOADMASTER_ROUTE_OUT_OF_RANGE';
 }

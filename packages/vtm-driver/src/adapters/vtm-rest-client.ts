@@ -1,5 +1,6 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { PortolanError } from '@portolan/errors';
 
 /** Connection settings of one Traffic Manager REST endpoint. */
 export interface VtmRestClientOptions {
@@ -24,11 +25,11 @@ export interface VtmReply {
 }
 
 /** Raised when the appliance cannot be reached or the connection breaks (not for HTTP error statuses). */
-export class VtmTransportError extends Error {
+export class VtmTransportError extends PortolanError {
   readonly code = 'VTM_TRANSPORT';
+
   constructor(message: string, options: { cause: unknown }) {
     super(message, options);
-    this.name = 'VtmTransportError';
   }
 }
 
