@@ -42,7 +42,7 @@ export const watcherUsage = `Usage: portolan watch --config <fleet.yaml> --clust
 
 Lists and watches one cluster's Ingresses, IngressClasses, Services, EndpointSlices, Nodes and TLS Secrets and
 publishes every change, list marker and heartbeat to NATS JetStream. /healthz, /readyz and /metrics are served on
-127.0.0.1:<health-port> (default 9464; 0 picks a free port).`;
+<health-port> of every interface, or of PORTOLAN_HEALTH_HOST when set (default 9464; 0 picks a free port).`;
 
 /** Parses `--config f --cluster c [--health-port p] [--verbose]`. */
 export function parseWatcherArgs(args: readonly string[]): WatcherArgs {
