@@ -34,3 +34,12 @@ export {
   type DemoFleetInputs,
   type DemoHaproxy,
 } from './demo/demo-fleet-config.ts';
+export { haStack, type HaStack } from './ha-stack.ts';
+export {
+  haStackConfig,
+  haStackEndpoints,
+  freeHaPorts,
+  type HaStackConfig,
+  type HaStackEndpoints,
+  type NatsNodePorts,
+} from './ha-stack-config.ts';

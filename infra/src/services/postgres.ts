@@ -21,22 +21,7 @@ export function postgresService(config: StackConfig, postgresBinary: string): St
     port: config.postgresPort,
     dir,
     command: postgresBinary,
-    args: [
-      '-D',
-      dataDir,
-      '-p',
-      String(config.postgresPort),
-      '-k',
-      dir,
-      '-c',
-      'listen_addresses=127.0.0.1',
-      '-c',
-      'max_connections=200',
-      '-c',
-      'fsync=on',
-      '-c',
-      'synchronous_commit=on',
-    ],
+    args: postgresArgs(dataDir, config.postgresPort, dir),
     ...(runAs === undefined ? {} : { runAs }),
     // SIGINT is Postgres's "fast" shutdown: SIGTERM would wait for every client to leave.
     stopSignal: 'SIGINT',
@@ -46,22 +31,24 @@ export function postgresService(config: StackConfig, postgresBinary: string): St
   });
 }
 
+/** The command line of one Postgres server: loopback only, durable commits, ready to stream to a standby. */
+export function postgresArgs(dataDir: string, port: number, socketDir: string): string[] {
+  return [
+    ...['-D', dataDir, '-p', String(port), '-k', socketDir],
+    ...['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
+    ...['-c', 'fsync=on', '-c', 'synchronous_commit=on'],
+  ];
+}
+
 /** Creates the data directory once (initdb), owned by the postgres user when we run as root. */
-function preparePostgres(
+export function preparePostgres(
   stateDir: string,
   dir: string,
   dataDir: string,
   bin: string,
   runAs: { uid: number; gid: number } | undefined,
 ): void {
-  mkdirSync(dir, { recursive: true });
-  if (runAs !== undefined) {
-    // The postgres user must be able to traverse the state folder (mktemp -d makes it 0700), unless its data was
-    // moved out of reach of a 0700 home directory (postgresHome).
-    if (dir.startsWith(stateDir + path.sep)) chmodSync(stateDir, statSync(stateDir).mode | 0o011);
-    chownSync(dir, runAs.uid, runAs.gid);
-    chmodSync(dir, 0o700);
-  }
+  preparePostgresHome(stateDir, dir, runAs);
   if (existsSync(path.join(dataDir, 'PG_VERSION'))) return;
   try {
     const args = ['-D', dataDir, '-U', 'portolan', '--auth=trust', '--encoding=UTF8', '--locale=C'];
@@ -72,8 +59,20 @@ function preparePostgres(
   }
 }
 
+/** Creates the folder holding a node's data, socket and log, owned by the postgres user when we run as root. */
+export function preparePostgresHome(stateDir: string, dir: string, runAs: { uid: number; gid: number } | undefined) {
+  mkdirSync(dir, { recursive: true });
+  if (runAs !== undefined) {
+    // The postgres user must be able to traverse the state folder (mktemp -d makes it 0700), unless its data was
+    // moved out of reach of a 0700 home directory (postgresHome).
+    if (dir.startsWith(stateDir + path.sep)) chmodSync(stateDir, statSync(stateDir).mode | 0o011);
+    chownSync(dir, runAs.uid, runAs.gid);
+    chmodSync(dir, 0o700);
+  }
+}
+
 /** True when Postgres accepts a connection and answers a query; false while it is starting or down. */
-async function postgresAnswers(connectionString: string): Promise<boolean> {
+export async function postgresAnswers(connectionString: string): Promise<boolean> {
   const client = new pg.Client({ connectionString, connectionTimeoutMillis: 1000 });
   try {
     await client.connect();
@@ -89,7 +88,7 @@ async function postgresAnswers(connectionString: string): Promise<boolean> {
 }
 
 /** Creates the portolan database when missing, then applies every migration. */
-async function createAndMigrate(url: (db: string) => string): Promise<void> {
+export async function createAndMigrate(url: (db: string) => string): Promise<void> {
   const client = new pg.Client({ connectionString: url('postgres') });
   await client.connect();
   try {

@@ -27,12 +27,12 @@ export function redisService(config: StackConfig, binary: string): StackService 
       '--protected-mode',
       'yes',
     ],
-    healthy: () => ping(config.redisPort),
+    healthy: () => redisPing(config.redisPort),
   });
 }
 
-/** Sends PING over a raw socket and expects +PONG. */
-function ping(port: number): Promise<boolean> {
+/** Sends PING over a raw socket and expects +PONG (a Redis server or a Sentinel). */
+export function redisPing(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect({ port, host: '127.0.0.1' });
     const done = (ok: boolean): void => {

@@ -1,0 +1,46 @@
+import path from 'node:path';
+import type { HaStackConfig } from '../ha-stack-config.ts';
+import { daemonService, type StackService } from './daemon-service.ts';
+
+/** The name of the HA stack's NATS cluster. */
+const clusterName = 'portolan-ha';
+
+/**
+ * The three nodes of a NATS cluster with JetStream (`nats-1`..`nats-3`), each routed to the other two. A node is
+ * healthy once its monitor's full `/healthz` passes, which needs the JetStream meta group to have a leader: start
+ * the three together, as one alone never becomes healthy.
+ */
+export function natsClusterServices(config: HaStackConfig, binary: string): StackService[] {
+  return config.nats.map((node, i) => {
+    const name = `nats-${i + 1}`;
+    const dir = path.join(config.stateDir, name);
+    const routes = config.nats
+      .filter((_, j) => j !== i)
+      .map((other) => `nats://127.0.0.1:${other.cluster}`)
+      .join(',');
+    return daemonService({
+      name,
+      port: node.client,
+      dir,
+      command: binary,
+      args: [
+        ...['-a', '127.0.0.1', '-p', String(node.client), '-m', String(node.monitor)],
+        ...['-js', '-sd', path.join(dir, 'jetstream'), '-n', name],
+        ...['--cluster_name', clusterName, '--cluster', `nats://127.0.0.1:${node.cluster}`, '--routes', routes],
+      ],
+      healthy: () => natsHealthy(node.monitor),
+      startTimeoutMs: 60_000,
+    });
+  });
+}
+
+/** True when the node's monitor reports JetStream current (meta leader known). */
+async function natsHealthy(monitorPort: number): Promise<boolean> {
+  try {
+    const res = await fetch(`http://127.0.0.1:${monitorPort}/healthz`, { signal: AbortSignal.timeout(1000) });
+    return res.ok;
+  } catch {
+    // Not listening yet, or not answering within the second: the starter polls again.
+    return false;
+  }
+}
