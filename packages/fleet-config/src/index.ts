@@ -1,2 +1,3 @@
 export { fleetConfigSchema, type FleetConfig, type ClusterConfig, type ApplianceConfig } from './schema.ts';
 export { parseFleetConfig, loadFleetConfig, FleetConfigError, type LoadedFleetConfig } from './load-fleet-config.ts';
+export { sentinelUrl, type SentinelAddress } from './engine-endpoints.ts';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { busUrl, leases } from './engine-endpoints.ts';
 
 /**
  * The fleet config schema (docs/fleet-config.md): one YAML file naming clusters, appliances, bus, store and leases.
@@ -182,7 +183,7 @@ export const fleetConfigSchema = z
     clusters: z.array(cluster).min(1),
     appliances: z.array(appliance).min(1),
     bus: z.strictObject({
-      url: z.string().min(1),
+      url: busUrl,
       stream: z
         .string()
         .regex(/^[A-Za-z0-9_-]+$/)
@@ -199,14 +200,9 @@ export const fleetConfigSchema = z
         .regex(/^([A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*)?$/)
         .default(''),
     }),
+    /** A Postgres URL; libpq's multi-host form (`postgres://u@h1:p1,h2:p2/db`) names a primary and its standbys. */
     store: z.strictObject({ url: z.string().min(1) }),
-    leases: z.strictObject({
-      redisUrl: z.string().min(1),
-      /** Lease TTL. Crash takeover ≈ ttl + retry. */
-      ttlMs: z.number().int().min(500).default(4000),
-      renewEveryMs: z.number().int().min(100).default(1000),
-      retryEveryMs: z.number().int().min(100).default(500),
-    }),
+    leases,
     secrets: z.strictObject({
       /** File with a 32-byte key (hex or base64) sealing Secret data on the bus and at rest. */
       keyFile: z.string().min(1),
