@@ -17,6 +17,11 @@ export {
   type LeaseTimingsInput,
   type LeaseTimingsProblem,
 } from './core/lease-timings.ts';
+export {
+  parseLeaseStoreAddress,
+  type LeaseStoreAddress,
+  type LeaseStoreAddressProblem,
+} from './core/lease-store-address.ts';
 export { formatLeaseValue, parseLeaseValue, leaseKey, type LeaseValue } from './core/lease-value.ts';
 export { StaleEpochError, LeaseStoreError, EpochStoreError, LeaderListenerError } from './errors.ts';
 export { groupStatuses, type GroupStatus } from './group-status.ts';

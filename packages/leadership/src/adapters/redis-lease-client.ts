@@ -1,5 +1,6 @@
 import { errorMessage } from '@portolan/errors';
-import { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
+import { parseLeaseStoreAddress } from '../core/lease-store-address.ts';
 import { LeaseStoreError } from '../errors.ts';
 
 // Compare-and-pexpire: extends the key only while it still holds our value.
@@ -20,15 +21,28 @@ export interface LeaseInspection {
 export class RedisLeaseClient {
   readonly redis: Redis;
 
+  /** `url` is a Redis URL or a `redis-sentinel://h1:p1,h2:p2/<master>` URL (then the current master is used). */
   constructor(url: string, options: { commandTimeoutMs: number; name?: string }) {
-    this.redis = new Redis(url, {
+    const parsed = parseLeaseStoreAddress(url);
+    if (!parsed.ok) throw new LeaseStoreError(parsed.problem.message);
+    const common: RedisOptions = {
       enableOfflineQueue: false,
       commandTimeout: options.commandTimeoutMs,
       maxRetriesPerRequest: 0,
       connectTimeout: Math.max(options.commandTimeoutMs, 500),
       retryStrategy: (times) => Math.min(50 * times, 500),
       connectionName: options.name ?? 'portolan-leader',
-    });
+    };
+    const address = parsed.address;
+    this.redis =
+      address.type === 'redis'
+        ? new Redis(address.url, common)
+        : new Redis({
+            ...common,
+            sentinels: address.sentinels.map((s) => ({ host: s.host, port: s.port })),
+            name: address.name,
+            sentinelRetryStrategy: (times) => Math.min(50 * times, 500),
+          });
     // Connection errors surface as failed commands; an unhandled 'error' event would crash the process.
     this.redis.on('error', () => {});
   }
