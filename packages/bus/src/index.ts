@@ -1,4 +1,4 @@
-export { NatsEventBus, BusError, type BusMessage } from './nats-event-bus.ts';
+export { NatsEventBus, BusError, natsServers, type BusMessage } from './nats-event-bus.ts';
 export { busDeclaration, type BusDeclaration } from './bus-declaration.ts';
 export {
   kubeEventSubject,

@@ -8,16 +8,28 @@ import {
   type JsMsg,
   type PubAck,
 } from '@nats-io/jetstream';
+import { PortolanError } from '@portolan/errors';
 import type { BusDeclaration } from './bus-declaration.ts';
 
 /** The bus could not be reached or refused a request. */
-export class BusError extends Error {
+export class BusError extends PortolanError {
   readonly code: 'BUS_CONNECT_FAILED' | 'BUS_PUBLISH_FAILED' | 'BUS_PROVISION_FAILED';
   constructor(code: BusError['code'], message: string, options?: ErrorOptions) {
     super(message, options);
-    this.name = 'BusError';
     this.code = code;
   }
+}
+
+/**
+ * The servers a bus URL names: one URL, or a cluster's URLs separated by commas (the fleet config's list form). The
+ * client connects to any of them and, when that node goes away, reconnects to another (and learns the cluster's
+ * other nodes from the server), for ever.
+ */
+export function natsServers(url: string): string[] {
+  return url
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 }
 
 /** One received message, acked by the consumer loop only after the handler's work is committed. */
@@ -56,7 +68,7 @@ export class NatsEventBus {
     let nc: NatsConnection;
     try {
       nc = await connect({
-        servers: url,
+        servers: natsServers(url),
         name: options.name ?? 'portolan',
         maxReconnectAttempts: -1,
         reconnectTimeWait: 250,

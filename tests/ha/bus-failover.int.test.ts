@@ -1,0 +1,93 @@
+// The bus on a 3-node NATS cluster: streams at replication 3, and a client that keeps publishing and consuming,
+// without a restart, when the node holding the stream's leader or the node it is connected to is killed.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { busDeclaration, kubeEventSubject, NatsEventBus } from '@portolan/bus';
+import { firstSuccess, haStackFixture } from './ha-fixture.ts';
+
+const fixture = haStackFixture();
+
+/** Publishes message `n` with its own id; resolves once the stream acknowledged it. */
+async function publish(bus: NatsEventBus, n: number): Promise<void> {
+  await bus.publish(kubeEventSubject('ha', 'ingress'), new TextEncoder().encode(String(n)), {
+    msgId: `m-${n}`,
+    timeoutMs: 1000,
+  });
+}
+
+/** Kills `node`, then publishes until one is acked; returns the seconds from the kill to that ack. */
+async function outage(bus: NatsEventBus, node: string, next: () => number): Promise<number> {
+  await fixture.stack.kill(node);
+  const killed = performance.now();
+  const { at } = await firstSuccess(() => publish(bus, next()), 30_000);
+  return (at - killed) / 1000;
+}
+
+/** The node the client is connected to, once the stream's leader is elsewhere (asking the leader to step down). */
+async function clientNodeWithoutStreamLeader(bus: NatsEventBus): Promise<string> {
+  const ports = fixture.stack.config.nats;
+  for (let attempt = 0; attempt < 10; attempt++) {
+    const server = bus.connection.getServer();
+    const node = `nats-${ports.findIndex((p) => server.endsWith(`:${p.client}`)) + 1}`;
+    const { leader } = (await firstSuccess(() => bus.jsm.streams.info('HA'), 10_000)).value.cluster ?? {};
+    if (leader !== undefined && leader !== node) return node;
+    await bus.connection.request('$JS.API.STREAM.LEADER.STEPDOWN.HA', undefined, { timeout: 2000 }).catch(() => {});
+    await sleep(1000);
+  }
+  return assert.fail("the stream leader stayed on the client's node");
+}
+
+test('publishes are acked again within seconds of losing the stream leader, then the connected node', async () => {
+  const stack = fixture.stack;
+  const declaration = busDeclaration({ stream: 'HA', replicas: 3, maxPayloadBytes: 1 << 20 });
+  const bus = await NatsEventBus.open(stack.endpoints.natsUrl, declaration, { name: 'ha-test', timeoutMs: 2000 });
+  try {
+    const info = await bus.jsm.streams.info('HA');
+    assert.equal(info.config.num_replicas, 3);
+    assert.equal(info.cluster?.replicas?.length, 2, 'the stream has a leader and two replicas');
+    let n = 0;
+    // Acks that failed during an outage are retried under a new id: the test counts only acknowledged ones.
+    const acked = new Set<number>();
+    const next = (): number => {
+      n += 1;
+      return n;
+    };
+    for (let i = 0; i < 20; i++) await publish(bus, next()).then(() => acked.add(n));
+    const leaderGap = await outage(bus, info.cluster!.leader!, next);
+    acked.add(n);
+    await stack.up();
+    const clientNode = await clientNodeWithoutStreamLeader(bus);
+    const connectedGap = await outage(bus, clientNode, next);
+    acked.add(n);
+    assert.ok(!bus.connection.getServer().endsWith(`:${stack.service(clientNode).port}`), 'the client moved');
+    for (let i = 0; i < 20; i++) await publish(bus, next()).then(() => acked.add(n));
+    process.stdout.write(
+      `# acks resumed ${leaderGap.toFixed(2)} s after the stream leader's node was killed, ` +
+        `${connectedGap.toFixed(2)} s after the client's node (not the leader's) was\n`,
+    );
+    // A new stream leader waits out a Raft election timeout (2 to 5 s in nats-server 2.9); a reconnect does not.
+    assert.ok(leaderGap < 10, `acks resumed ${leaderGap} s after the leader's node was killed`);
+    assert.ok(connectedGap < 2, `acks resumed ${connectedGap} s after the client's node was killed`);
+
+    const consumed = new Set<number>();
+    const controller = new AbortController();
+    const consuming = bus.consumeBatches(
+      'planner',
+      async (batch) => {
+        for (const m of batch) consumed.add(Number(new TextDecoder().decode(m.data)));
+        if ([...acked].every((a) => consumed.has(a))) controller.abort();
+      },
+      { signal: controller.signal },
+    );
+    await Promise.race([consuming, sleep(20_000, undefined, { ref: false })]);
+    controller.abort();
+    assert.deepEqual(
+      [...acked].filter((a) => !consumed.has(a)),
+      [],
+      'every acknowledged message is consumed',
+    );
+  } finally {
+    await bus.close();
+  }
+});
