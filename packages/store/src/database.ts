@@ -3,6 +3,7 @@ import { Kysely, Migrator, PostgresDialect, type MigrationProvider } from 'kysel
 import pg from 'pg';
 import { migrations } from './migrations/index.ts';
 import type { Database } from './schema.ts';
+import { splitHostList, WritableHostPool } from './writable-host-pool.ts';
 
 // int8 columns come back as strings by default; keep them as strings (callers convert where they know the range).
 
@@ -11,16 +12,33 @@ export class MigrationError extends PortolanError {
   readonly code = 'STORE_MIGRATION_FAILED';
 }
 
-/** Opens a kysely handle on a Postgres URL. `max` bounds the pool. */
+/**
+ * Opens a kysely handle on a Postgres URL. `max` bounds the pool (per host). A libpq multi-host URL
+ * (`postgres://u@h1:p1,h2:p2/db`) gets connections from whichever host accepts writes (WritableHostPool), so the
+ * handle follows a standby's promotion.
+ */
 export function openDatabase(url: string, options: { max?: number } = {}): Kysely<Database> {
-  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 5 });
+  const max = options.max ?? 5;
+  const hosts = splitHostList(url);
+  const pool =
+    hosts === null
+      ? guarded(new pg.Pool({ connectionString: url, max }))
+      : // A host that does not answer (partitioned, not refusing) is given up after 5 s, so the next is tried.
+        new WritableHostPool(hosts, (host) =>
+          guarded(new pg.Pool({ connectionString: host, max, connectionTimeoutMillis: 5000 })),
+        );
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
+
+/** The pool, made safe against connections that fail while nobody is waiting on them. */
+function guarded(pool: pg.Pool): pg.Pool {
   // Idle clients that error (server restart, pg_terminate_backend) must not crash the process.
   pool.on('error', () => {});
   // Nor may checked-out ones: the pool listens only to idle clients, and a client whose server goes away while it is
   // checked out (inside a transaction, between its statements, on `pg_ctl stop`) emits 'error' with no listener,
   // an uncaught exception. The caller still gets the failure: its pending and later queries on the client reject.
   pool.on('connect', (client) => client.on('error', () => {}));
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return pool;
 }
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...migrations }) };

@@ -1,5 +1,6 @@
 export type * from './schema.ts';
 export { openDatabase, migrateToLatest, MigrationError } from './database.ts';
+export { NoWritableHostError, splitHostList } from './writable-host-pool.ts';
 export { createTestDatabase, type TestDatabase } from './test-database.ts';
 export { sql, type Insertable, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 export { isPinned, readPin, readPins, pinHoldReason, type SnapshotPin } from './snapshot-pins.ts';
