@@ -1,5 +1,5 @@
 export { createLogger, redactedPaths, type Logger } from './logger.ts';
-export { createMetricsRegistry, Counter, Gauge, Histogram, Registry } from './metrics.ts';
+export { createMetricsRegistry, metricPrefix, Counter, Gauge, Histogram, Registry } from './metrics.ts';
 export { healthHost, startHealthServer, type HealthServer, type HealthCheck } from './health-server.ts';
 export {
   startTracing,

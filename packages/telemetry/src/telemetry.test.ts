@@ -62,7 +62,8 @@ test('health server: /healthz, /readyz with reasons, /metrics in Prometheus form
     const [status, metrics] = await get('/metrics');
     assert.equal(status, 200);
     assert.match(metrics, /events_published_total\{service="test"\} 3/);
-    assert.match(metrics, /process_resident_memory_bytes/);
+    assert.match(metrics, /^portolan_test_process_resident_memory_bytes\{service="test"\} \d+/m);
+    assert.doesNotMatch(metrics, /^process_resident_memory_bytes/m, 'process metrics carry the service prefix');
   } finally {
     await server.close();
   }

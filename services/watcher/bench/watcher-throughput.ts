@@ -98,9 +98,9 @@ secrets: { keyFile: fleet.key }
   await waitFor(
     'initial sync published',
     async () =>
-      (await metric('watch_published_total{kind="endpointslice",type="event"')) +
-        (await metric('watch_published_total{kind="service",type="event"')) >=
-        objects && (await metric('watch_publish_pending_messages')) === 0
+      (await metric('portolan_watcher_published_total{kind="endpointslice",type="event"')) +
+        (await metric('portolan_watcher_published_total{kind="service",type="event"')) >=
+        objects && (await metric('portolan_watcher_publish_pending_messages')) === 0
         ? true
         : undefined,
     600_000,
@@ -113,15 +113,15 @@ secrets: { keyFile: fleet.key }
     `initial sync: ${objects} events in ${syncSeconds.toFixed(1)} s = ${Math.round(objects / syncSeconds)} events/s (includes process start); watcher CPU ${syncCpu.toFixed(2)} s = ${Math.round(objects / syncCpu)} events per CPU-second; RSS ${mib(afterSync.rss)} MiB`,
   );
 
-  const before = await metric('watch_published_total{kind="endpointslice",type="event"');
+  const before = await metric('portolan_watcher_published_total{kind="endpointslice",type="event"');
   const churnStart = performance.now();
   for (let i = 0; i < churn; i++)
     sim.objects.update(endpointSlice(`ns${i % namespaces}`, `svc${i}-a`, `svc${i}`, perSlice, i * perSlice + 1));
   await waitFor(
     'churn published',
     async () =>
-      (await metric('watch_published_total{kind="endpointslice",type="event"')) - before >= churn &&
-      (await metric('watch_publish_pending_messages')) === 0
+      (await metric('portolan_watcher_published_total{kind="endpointslice",type="event"')) - before >= churn &&
+      (await metric('portolan_watcher_publish_pending_messages')) === 0
         ? true
         : undefined,
     600_000,
@@ -136,7 +136,7 @@ secrets: { keyFile: fleet.key }
     `churn: ${churn} EndpointSlice updates published in ${churnSeconds.toFixed(2)} s = ${Math.round(churn / churnSeconds)} events/s (simulator writes in the same window); watcher CPU ${churnCpu.toFixed(2)} s = ${Math.round(churn / churnCpu)} events per CPU-second`,
   );
   log(
-    `watcher V8 heap used ${mib(await metric('nodejs_heap_size_used_bytes'))} MiB of ${mib(await metric('nodejs_heap_size_total_bytes'))} MiB; external ${mib(await metric('nodejs_external_memory_bytes'))} MiB; heap governor collections ${await metric('watch_heap_collections_total')}`,
+    `watcher V8 heap used ${mib(await metric('portolan_watcher_nodejs_heap_size_used_bytes'))} MiB of ${mib(await metric('portolan_watcher_nodejs_heap_size_total_bytes'))} MiB; external ${mib(await metric('portolan_watcher_nodejs_external_memory_bytes'))} MiB; heap governor collections ${await metric('portolan_watcher_heap_collections_total')}`,
   );
   log(
     `watcher RSS: now ${mib(end.rss)} MiB, peak sampled ${mib(peakRss)} MiB, kernel high-water mark VmHWM ${mib(end.hwm)} MiB (goal ≤ 150 MiB)`,

@@ -45,7 +45,9 @@ test('blackholed watch connections are detected by the stall clock, abandoned, a
     await waitFor(
       'both streams declared stalled',
       async () =>
-        (await metricValue(h.registry, 'watch_restarts_total', { reason: 'stalled' })) >= 2 ? true : undefined,
+        (await metricValue(h.registry, 'portolan_watcher_restarts_total', { reason: 'stalled' })) >= 2
+          ? true
+          : undefined,
       STALL_MS + 3_000,
       20,
     );
@@ -92,7 +94,7 @@ test('blackholed watch connections are detected by the stall clock, abandoned, a
       5_000,
     );
     assert.equal(
-      await metricValue(h.registry, 'watch_relists_total', { reason: 'stalled' }),
+      await metricValue(h.registry, 'portolan_watcher_relists_total', { reason: 'stalled' }),
       2,
       'one relist per stalled stream',
     );

@@ -48,7 +48,7 @@ test('a NATS outage and recovery lose nothing: changes made while the broker is 
     );
     await new Promise((r) => setTimeout(r, 2_500));
     assert.equal(
-      await metricValue(harness.registry, 'watch_restarts_total', { reason: 'stalled' }),
+      await metricValue(harness.registry, 'portolan_watcher_restarts_total', { reason: 'stalled' }),
       0,
       'a bus outage is not a watch stall',
     );
@@ -69,7 +69,7 @@ test('a NATS outage and recovery lose nothing: changes made while the broker is 
       250,
     );
     assert.ok(
-      (await metricValue(harness.registry, 'watch_publish_retries_total')) > 0,
+      (await metricValue(harness.registry, 'portolan_watcher_publish_retries_total')) > 0,
       'publishes were retried, not dropped',
     );
   } finally {

@@ -79,7 +79,7 @@ test('1000 forced watch restarts lose no event and keep one socket per watch', a
       `at most one socket per watch (2 streams), saw ${h.proxy!.maxOpen} open at once over ${h.proxy!.total} connections`,
     );
     assert.equal(
-      await metricValue(h.registry, 'watch_relists_total'),
+      await metricValue(h.registry, 'portolan_watcher_relists_total'),
       2,
       'restarts resume from the resourceVersion: no list beyond the initial ones',
     );
@@ -114,9 +114,9 @@ test('bursts of 403, 429 and 500 are retried with backoff and never stop the wat
     h.startWatcher();
     assert.equal(h.watcher.readiness().ok, false, 'not ready before the first list');
     await waitFor('synced despite 403 and 429 at start', () => (h.watcher.readiness().ok ? true : undefined), 10_000);
-    assert.equal(await metricValue(h.registry, 'watch_request_errors_total', { status: '403' }), 2);
+    assert.equal(await metricValue(h.registry, 'portolan_watcher_request_errors_total', { status: '403' }), 2);
     assert.equal(
-      await metricValue(h.registry, 'watch_relists_total'),
+      await metricValue(h.registry, 'portolan_watcher_relists_total'),
       4,
       'two 403s and a 429 cost three list attempts, then one succeeded',
     );
@@ -128,9 +128,9 @@ test('bursts of 403, 429 and 500 are retried with backoff and never stop the wat
       async () => ((await h.read()).some((r) => r.kind === 'event' && r.event.name === 'b') ? true : undefined),
       15_000,
     );
-    assert.equal(await metricValue(h.registry, 'watch_request_errors_total', { status: '500' }), 3);
+    assert.equal(await metricValue(h.registry, 'portolan_watcher_request_errors_total', { status: '500' }), 3);
     assert.equal(
-      await metricValue(h.registry, 'watch_relists_total'),
+      await metricValue(h.registry, 'portolan_watcher_relists_total'),
       4,
       'failed watches resume from their resourceVersion without a list',
     );

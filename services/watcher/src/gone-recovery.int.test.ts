@@ -81,11 +81,11 @@ test('HTTP 410 at watch start → one relist, gap deletes published, converged w
     const since = Date.now();
     await assertConverged(h, since);
     assert.equal(
-      await metricValue(h.registry, 'watch_relists_total', { reason: 'gone' }),
+      await metricValue(h.registry, 'portolan_watcher_relists_total', { reason: 'gone' }),
       1,
       'exactly one relist for the 410',
     );
-    assert.equal(await metricValue(h.registry, 'watch_relists_total'), 2, 'initial list + one relist');
+    assert.equal(await metricValue(h.registry, 'portolan_watcher_relists_total'), 2, 'initial list + one relist');
   } finally {
     await h.close();
   }
@@ -104,13 +104,13 @@ test('in-stream 410 on a stream the server keeps open → the watcher closes it,
     const since = Date.now();
     await assertConverged(h, since);
     await waitFor('one relist for the 410', async () =>
-      (await metricValue(h.registry, 'watch_relists_total', { reason: 'gone' })) === 1 ? true : undefined,
+      (await metricValue(h.registry, 'portolan_watcher_relists_total', { reason: 'gone' })) === 1 ? true : undefined,
     );
     // The server left the old stream open: only the watcher closing it brings the count back to one watch.
     await waitFor('the old stream closed by the watcher', () =>
       h.sim.faults.openWatches === 1 && h.watcher.runners[0]!.state.phase === 'watching' ? true : undefined,
     );
-    assert.equal(await metricValue(h.registry, 'watch_relists_total'), 2);
+    assert.equal(await metricValue(h.registry, 'portolan_watcher_relists_total'), 2);
   } finally {
     await h.close();
   }
@@ -142,11 +142,11 @@ test('410 on the second page of a paginated list → the list restarts once, gap
     await assertConverged(h, since);
     assert.equal(armed, false, 'the fault fired');
     assert.equal(
-      await metricValue(h.registry, 'watch_relists_total', { reason: 'gone' }),
+      await metricValue(h.registry, 'portolan_watcher_relists_total', { reason: 'gone' }),
       1,
       'the expired continue token cost one relist',
     );
-    assert.equal(await metricValue(h.registry, 'watch_relists_total'), 2);
+    assert.equal(await metricValue(h.registry, 'portolan_watcher_relists_total'), 2);
   } finally {
     await h.close();
   }

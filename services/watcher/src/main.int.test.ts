@@ -77,10 +77,10 @@ test('main.ts serves health, readiness and metrics, logs an error for Kubernetes
     );
     assert.equal((await fetch(`${base}/healthz`)).status, 200);
     const metrics = await (await fetch(`${base}/metrics`)).text();
-    assert.match(metrics, /watch_last_event_age_seconds\{kind="Ingress"/);
-    assert.match(metrics, /watch_objects\{kind="Ingress",service="watcher"\} 1/);
-    assert.match(metrics, /watch_publish_latency_seconds_bucket/);
-    assert.match(metrics, /watch_relists_total\{kind="Ingress",reason="initial",service="watcher"\} 1/);
+    assert.match(metrics, /portolan_watcher_last_event_age_seconds\{kind="Ingress"/);
+    assert.match(metrics, /portolan_watcher_objects\{kind="Ingress",service="watcher"\} 1/);
+    assert.match(metrics, /portolan_watcher_publish_latency_seconds_bucket/);
+    assert.match(metrics, /portolan_watcher_relists_total\{kind="Ingress",reason="initial",service="watcher"\} 1/);
     // The process the operator started (same pid) now runs with the memory flags: it replaced itself.
     const cmdline = (await readFile(`/proc/${child.pid}/cmdline`, 'utf8')).split('\0');
     for (const flag of WATCHER_NODE_FLAGS) assert.ok(cmdline.includes(flag), `${flag} in ${cmdline.join(' ')}`);

@@ -46,7 +46,7 @@ test('a 1.2 MiB Ingress is published without its body, reported with a Kubernete
       annotated?.kind === 'event' && annotated.event.omittedReason === '' && annotated.event.object.length > 250 * 1024,
       'a 250 KiB annotation still fits',
     );
-    assert.equal(await metricValue(h.registry, 'watch_objects_too_large_total', { kind: 'Ingress' }), 1);
+    assert.equal(await metricValue(h.registry, 'portolan_watcher_objects_too_large_total', { kind: 'Ingress' }), 1);
     const events = await waitFor('a Kubernetes Event on the huge Ingress', () => {
       const e = h.sim.objects
         .list('v1', 'Event', 'shop')
@@ -69,7 +69,7 @@ test('a garbled line and a truncated event are counted, and the relist they caus
     await waitFor('synced', () => (h.watcher.readiness().ok ? true : undefined));
     assert.equal(h.sim.faults.sendGarbledLine(), 1);
     await waitFor('relist after the garbled line', async () =>
-      (await metricValue(h.registry, 'watch_relists_total', { reason: 'garbled' })) === 1 ? true : undefined,
+      (await metricValue(h.registry, 'portolan_watcher_relists_total', { reason: 'garbled' })) === 1 ? true : undefined,
     );
     await waitFor('watching again', () => (h.sim.faults.openWatches === 1 ? true : undefined));
     h.sim.faults.garbleNextEvents(1);
@@ -81,8 +81,8 @@ test('a garbled line and a truncated event are counted, and the relist they caus
         ? true
         : undefined;
     });
-    assert.equal(await metricValue(h.registry, 'watch_decode_errors_total'), 2);
-    assert.equal(await metricValue(h.registry, 'watch_relists_total', { reason: 'garbled' }), 2);
+    assert.equal(await metricValue(h.registry, 'portolan_watcher_decode_errors_total'), 2);
+    assert.equal(await metricValue(h.registry, 'portolan_watcher_relists_total', { reason: 'garbled' }), 2);
   } finally {
     await h.close();
   }

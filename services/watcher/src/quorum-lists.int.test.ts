@@ -45,7 +45,9 @@ test('with a lagging RV=0 cache, every list and relist is a quorum read and the 
     await waitFor(
       'two periodic relists',
       async () =>
-        (await metricValue(h.registry, 'watch_relists_total', { reason: 'relist-due' })) >= 2 ? true : undefined,
+        (await metricValue(h.registry, 'portolan_watcher_relists_total', { reason: 'relist-due' })) >= 2
+          ? true
+          : undefined,
       10_000,
     );
     await waitFor('still the current state', async () =>

@@ -174,7 +174,7 @@ async function serveHealth(
     },
   });
   const collections = new Counter({
-    name: 'watch_heap_collections_total',
+    name: 'portolan_watcher_heap_collections_total',
     help: 'Full collections run by the heap governor (tuned runtime only).',
     registers: [registry],
   });

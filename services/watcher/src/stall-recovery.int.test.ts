@@ -37,7 +37,9 @@ test('a stalled watch is detected within the bound, health fails meanwhile, and 
     await waitFor(
       'stall detected',
       async () =>
-        (await metricValue(h.registry, 'watch_restarts_total', { reason: 'stalled' })) >= 1 ? true : undefined,
+        (await metricValue(h.registry, 'portolan_watcher_restarts_total', { reason: 'stalled' })) >= 1
+          ? true
+          : undefined,
       STALL_MS + 2_000,
       20,
     );
@@ -63,8 +65,8 @@ test('a stalled watch is detected within the bound, health fails meanwhile, and 
       () => (!h.watcher.liveness().ok && !h.watcher.readiness().ok ? true : undefined),
       STALL_MS * 3,
     );
-    const age = await metricValue(h.registry, 'watch_last_event_age_seconds', { kind: 'Ingress' });
-    assert.ok(age > STALL_MS / 1000, `watch_last_event_age_seconds is exported and growing (${age})`);
+    const age = await metricValue(h.registry, 'portolan_watcher_last_event_age_seconds', { kind: 'Ingress' });
+    assert.ok(age > STALL_MS / 1000, `portolan_watcher_last_event_age_seconds is exported and growing (${age})`);
 
     h.sim.faults.resumeWatches();
     await waitFor(
@@ -97,8 +99,12 @@ test('a quiet cluster with bookmarks never trips the stall detector and needs no
       assert.ok(h.watcher.readiness().ok, `stays ready while quiet: ${JSON.stringify(h.watcher.readiness())}`);
       await new Promise((r) => setTimeout(r, 100));
     }
-    assert.equal(await metricValue(h.registry, 'watch_restarts_total', { reason: 'stalled' }), 0);
-    assert.equal(await metricValue(h.registry, 'watch_relists_total'), 2, 'one initial list per kind, no more');
+    assert.equal(await metricValue(h.registry, 'portolan_watcher_restarts_total', { reason: 'stalled' }), 0);
+    assert.equal(
+      await metricValue(h.registry, 'portolan_watcher_relists_total'),
+      2,
+      'one initial list per kind, no more',
+    );
   } finally {
     await h.close();
   }

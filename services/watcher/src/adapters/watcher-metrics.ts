@@ -30,7 +30,7 @@ export function createWatcherMetrics(registry: Registry, sources: WatcherGaugeSo
 function registerGauges(registry: Registry, sources: WatcherGaugeSources): void {
   const registers = [registry];
   new Gauge({
-    name: 'watch_last_event_age_seconds',
+    name: 'portolan_watcher_last_event_age_seconds',
     help: 'Seconds since the last event, bookmark or list page per kind (the stall detector input).',
     labelNames: ['kind'],
     registers,
@@ -39,7 +39,7 @@ function registerGauges(registry: Registry, sources: WatcherGaugeSources): void 
     },
   });
   new Gauge({
-    name: 'watch_synced',
+    name: 'portolan_watcher_synced',
     help: '1 when every stream of the kind has completed a list and is not stale.',
     labelNames: ['kind'],
     registers,
@@ -48,7 +48,7 @@ function registerGauges(registry: Registry, sources: WatcherGaugeSources): void 
     },
   });
   new Gauge({
-    name: 'watch_objects',
+    name: 'portolan_watcher_objects',
     help: 'Objects currently known per kind.',
     labelNames: ['kind'],
     registers,
@@ -57,7 +57,7 @@ function registerGauges(registry: Registry, sources: WatcherGaugeSources): void 
     },
   });
   new Gauge({
-    name: 'watch_publish_pending_messages',
+    name: 'portolan_watcher_publish_pending_messages',
     help: 'Messages held for NATS (queued or awaiting ack).',
     registers,
     collect() {
@@ -71,49 +71,49 @@ function createCounters(registry: Registry): WatcherMetrics {
   const registers = [registry];
   return {
     relists: new Counter({
-      name: 'watch_relists_total',
+      name: 'portolan_watcher_relists_total',
       help: 'Lists per kind, by reason (initial, gone, garbled, stalled, relist-due).',
       labelNames: ['kind', 'reason'],
       registers,
     }),
     restarts: new Counter({
-      name: 'watch_restarts_total',
+      name: 'portolan_watcher_restarts_total',
       help: 'Watch requests abandoned or retried, by reason.',
       labelNames: ['kind', 'reason'],
       registers,
     }),
     decodeErrors: new Counter({
-      name: 'watch_decode_errors_total',
+      name: 'portolan_watcher_decode_errors_total',
       help: 'Watch lines or objects that could not be decoded (each schedules a relist).',
       labelNames: ['kind'],
       registers,
     }),
     requestErrors: new Counter({
-      name: 'watch_request_errors_total',
+      name: 'portolan_watcher_request_errors_total',
       help: 'Failed API requests by HTTP status (0 = transport).',
       labelNames: ['kind', 'status'],
       registers,
     }),
     tooLarge: new Counter({
-      name: 'watch_objects_too_large_total',
+      name: 'portolan_watcher_objects_too_large_total',
       help: 'Objects too large for the bus, published without their body.',
       labelNames: ['kind'],
       registers,
     }),
     published: new Counter({
-      name: 'watch_published_total',
+      name: 'portolan_watcher_published_total',
       help: 'Messages acked by JetStream.',
       labelNames: ['kind', 'type'],
       registers,
     }),
     publishRetries: new Counter({
-      name: 'watch_publish_retries_total',
+      name: 'portolan_watcher_publish_retries_total',
       help: 'Publish attempts that failed and were retried.',
       labelNames: ['kind'],
       registers,
     }),
     publishLatency: new Histogram({
-      name: 'watch_publish_latency_seconds',
+      name: 'portolan_watcher_publish_latency_seconds',
       help: 'From observation to JetStream ack.',
       labelNames: ['kind'],
       registers,

@@ -1,7 +1,7 @@
 import type { StreamState } from './stream-state.ts';
 import type { WatchedKind } from './watched-kinds.ts';
 
-/** How fresh one kind is: the basis of /readyz, the heartbeat and `watch_last_event_age_seconds`. */
+/** How fresh one kind is: the basis of /readyz, the heartbeat and `portolan_watcher_last_event_age_seconds`. */
 export interface KindFreshness {
   readonly kind: WatchedKind;
   /** Age of the oldest stream's last sign of life (event, bookmark, list page, clean end). */
