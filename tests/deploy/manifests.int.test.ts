@@ -111,12 +111,12 @@ test('RBAC: each service may do only what it uses; Secrets are written only with
     assert.equal(sa.automountServiceAccountToken, false, `${sa.metadata.name} gets no Kubernetes token`);
 });
 
-test('alerts cover a silent watch stall, a held plan, failing applies, apply lag, a stopped planner and no leader', () => {
+test('alerts cover a silent watch stall, held removals, failing applies, apply lag, a stopped planner, no leader', () => {
   const [rule] = byKind(render('single-site'), 'PrometheusRule');
   const alerts = rule.spec.groups.flatMap((g: { rules: { alert: string }[] }) => g.rules.map((r) => r.alert));
   for (const a of [
     'PortolanWatchStalled',
-    'PortolanPlanHeld',
+    'PortolanRemovalHeld',
     'PortolanApplyFailing',
     'PortolanApplyLag',
     'PortolanPlannerNotConsuming',

@@ -52,7 +52,7 @@ export function createApplierMetrics(registry: Registry, lastApplyAt: () => numb
       registers,
     }),
     oldestUnappliedAge: new Gauge({
-      name: 'oldest_unapplied_snapshot_age_seconds',
+      name: 'portolan_applier_oldest_unapplied_snapshot_age_seconds',
       help: 'Age of the oldest snapshot newer than the last applied one (0 when up to date).',
       registers,
     }),

@@ -9,7 +9,7 @@ export interface PlannerMetrics {
   observeHolds(holds: readonly HeldRemoval[]): void;
   /** Counts a batch that failed (it is redelivered): a planner failing every batch commits nothing. */
   readonly batchFailures: Counter;
-  /** Records a committed batch: the time feeds `planner_last_commit_timestamp_seconds`. */
+  /** Records a committed batch: the time feeds `portolan_planner_last_commit_timestamp_seconds`. */
   observeCommitted(atMs: number): void;
 }
 
@@ -24,38 +24,38 @@ export interface PlannerGaugeSources {
 export function plannerMetrics(registry: Registry, sources?: PlannerGaugeSources): PlannerMetrics {
   if (sources !== undefined) registerProgressGauges(registry, sources);
   const failures = new Counter({
-    name: 'planner_batch_failures_total',
+    name: 'portolan_planner_batch_failures_total',
     help: 'Batches (or their deliveries) that failed and will be redelivered; nothing of a failed batch is committed',
     registers: [registry],
   });
   const lastCommit = new Gauge({
-    name: 'planner_last_commit_timestamp_seconds',
+    name: 'portolan_planner_last_commit_timestamp_seconds',
     help: 'Unix time of the last committed batch (0 before the first)',
     registers: [registry],
   });
   const regressed = new Counter({
-    name: 'broker_history_regressed_total',
+    name: 'portolan_planner_broker_history_regressed_total',
     help: 'Stream sequences missing or behind the committed position',
     registers: [registry],
   });
   const events = new Counter({
-    name: 'planner_events_total',
+    name: 'portolan_planner_events_total',
     help: 'Kube-stream messages folded',
     registers: [registry],
   });
   const snapshots = new Counter({
-    name: 'planner_snapshots_total',
+    name: 'portolan_planner_snapshots_total',
     help: 'Snapshots committed',
     registers: [registry],
   });
   const batch = new Histogram({
-    name: 'planner_batch_seconds',
+    name: 'portolan_planner_batch_seconds',
     help: 'Fold + plan + commit time per batch',
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
     registers: [registry],
   });
   const held = new Gauge({
-    name: 'planner_held_removals',
+    name: 'portolan_planner_held_removals',
     help: 'Removals the safety rule holds now, per cluster and kind (approve with portolan approve)',
     labelNames: ['cluster', 'kind'],
     registers: [registry],
@@ -93,7 +93,7 @@ export function plannerMetrics(registry: Registry, sources?: PlannerGaugeSources
  */
 function registerProgressGauges(registry: Registry, sources: PlannerGaugeSources): void {
   new Gauge({
-    name: 'planner_committed_sequence',
+    name: 'portolan_planner_committed_sequence',
     help: 'Last kube-stream sequence whose effects are committed',
     registers: [registry],
     collect() {
@@ -101,7 +101,7 @@ function registerProgressGauges(registry: Registry, sources: PlannerGaugeSources
     },
   });
   new Gauge({
-    name: 'planner_folded_heartbeat_age_seconds',
+    name: 'portolan_planner_folded_heartbeat_age_seconds',
     help: 'Seconds since the newest watcher heartbeat the planner folded was sent, per cluster',
     labelNames: ['cluster'],
     registers: [registry],
