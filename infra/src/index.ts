@@ -16,6 +16,7 @@ export {
   demoAppliers,
   kubectlBinary,
   type PipelineLaunchOptions,
+  type DemoSite,
   type LaunchedPipeline,
 } from './demo/pipeline-launcher.ts';
 export {

@@ -21,6 +21,15 @@ export interface DemoSelection {
   readonly echoAddresses: readonly string[];
   /** The code the processes run (default: this checkout); e.g. a production-only install of the same sources. */
   readonly codeRoot?: string;
+  /** Further sites, each with its own watcher and planner (`watcher-<site>`, `planner-<site>`) beside the first's. */
+  readonly sites?: readonly DemoSite[];
+}
+
+/** A further site of a pipeline: its name and its watcher's and planner's health ports. */
+export interface DemoSite {
+  readonly name: string;
+  readonly watcherHealth: number;
+  readonly plannerHealth: number;
 }
 
 /**
@@ -114,6 +123,10 @@ function serviceComponents(layout: DemoLayout, selection: DemoSelection, daemon:
   return [
     service('watcher', p.watcherHealth, ['--cluster', demoCluster]),
     service('planner', p.plannerHealth, []),
+    ...(selection.sites ?? []).flatMap((site) => [
+      service(`watcher-${site.name}`, site.watcherHealth, ['--cluster', demoCluster]),
+      service(`planner-${site.name}`, site.plannerHealth, []),
+    ]),
     ...selection.appliers.map((r) =>
       service(`applier-${r.id}`, r.healthPort, ['--appliance', r.appliance, '--id', r.id]),
     ),

@@ -47,8 +47,8 @@ export interface DemoFleetInputs {
   readonly appliances: readonly DemoAppliance[];
   readonly endpoints: StackEndpoints;
   readonly haproxy: DemoHaproxy;
-  /** Stream name and subject prefix: distinct values let several pipelines share one NATS. */
-  readonly bus?: { readonly stream?: string; readonly subjectPrefix?: string };
+  /** Stream name and subject prefix (distinct values let several pipelines share one NATS); stream replicas. */
+  readonly bus?: { readonly stream?: string; readonly subjectPrefix?: string; readonly replicas?: number };
   readonly leases?: { readonly ttlMs?: number; readonly renewEveryMs?: number; readonly retryEveryMs?: number };
   /** Watcher heartbeat period (default 2 s). */
   readonly heartbeatSeconds?: number;
@@ -65,6 +65,7 @@ export function demoFleetConfig(inputs: DemoFleetInputs): string {
     `  url: ${q(endpoints.natsUrl)}`,
     ...(inputs.bus?.stream ? [`  stream: ${q(inputs.bus.stream)}`] : []),
     ...(inputs.bus?.subjectPrefix ? [`  subjectPrefix: ${q(inputs.bus.subjectPrefix)}`] : []),
+    ...(inputs.bus?.replicas ? [`  replicas: ${inputs.bus.replicas}`] : []),
   ];
   const leases = [
     `  redisUrl: ${q(endpoints.redisUrl)}`,

@@ -8,7 +8,8 @@ import { haproxyPaths, haproxyService } from '../services/haproxy.ts';
 import type { StackService } from '../services/daemon-service.ts';
 import { StackServiceError } from '../errors.ts';
 import { errorMessage } from '@portolan/errors';
-import { demoComponents } from './demo-components.ts';
+import { demoComponents, type DemoSite } from './demo-components.ts';
+export type { DemoSite } from './demo-components.ts';
 import { demoAppliances, type DemoAppliance, type DemoFleetInputs, type DemoHaproxy } from './demo-fleet-config.ts';
 import {
   demoCredentials,
@@ -49,6 +50,8 @@ export interface PipelineLaunchOptions {
   readonly manifests?: string;
   /** The code every process runs (default: this checkout), e.g. a production-only install of it. */
   readonly codeRoot?: string;
+  /** Further sites, each running its own watcher and planner beside the first site's (applier replicas are named). */
+  readonly sites?: readonly DemoSite[];
   readonly log?: (line: string) => void;
 }
 
@@ -122,6 +125,7 @@ export async function launchPipeline(options: PipelineLaunchOptions): Promise<La
       appliers,
       echoAddresses: options.echoAddresses ?? [...demoBackends.web, ...demoBackends.api],
       ...(options.codeRoot === undefined ? {} : { codeRoot: path.resolve(options.codeRoot) }),
+      ...(options.sites === undefined ? {} : { sites: options.sites }),
     });
     await startAll(inputs);
     if (appliances.some((a) => a.driver === 'vtm')) await putDemoTrafficIpGroup(layout.ports.vtm, demoCredentials.vtm);

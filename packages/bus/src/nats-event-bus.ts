@@ -1,5 +1,5 @@
 import { connect } from '@nats-io/transport-node';
-import { headers as natsHeaders, type NatsConnection, type MsgHdrs } from '@nats-io/nats-core';
+import { headers as natsHeaders, TimeoutError, type NatsConnection, type MsgHdrs } from '@nats-io/nats-core';
 import {
   jetstream,
   jetstreamManager,
@@ -79,9 +79,7 @@ export class NatsEventBus {
       throw new BusError('BUS_CONNECT_FAILED', `cannot connect to NATS at ${url}`, { cause });
     }
     try {
-      const jsm = await jetstreamManager(nc);
-      const bus = new NatsEventBus(nc, jsm, declaration);
-      await bus.provision();
+      const bus = await provisionPatiently(() => NatsEventBus.provisioned(nc, declaration));
       return bus;
     } catch (cause) {
       await nc.close();
@@ -93,6 +91,13 @@ export class NatsEventBus {
             { cause },
           );
     }
+  }
+
+  /** A bus on `nc` with its streams and consumers provisioned. */
+  private static async provisioned(nc: NatsConnection, declaration: BusDeclaration): Promise<NatsEventBus> {
+    const bus = new NatsEventBus(nc, await jetstreamManager(nc), declaration);
+    await bus.provision();
+    return bus;
   }
 
   /** Creates the streams and consumers, or updates them to the declaration. Idempotent. */
@@ -247,6 +252,25 @@ export class NatsEventBus {
   async close(): Promise<void> {
     if (!this.connection.isClosed()) await this.connection.drain().catch(() => this.connection.close());
   }
+}
+
+/**
+ * Runs `provision` again while it times out, up to four times: on a cluster, creating a replicated stream waits for
+ * its Raft group to elect a leader (seconds), and services starting together all ask at once.
+ */
+async function provisionPatiently<T>(provision: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await provision();
+    } catch (e) {
+      if (attempt >= 4 || !isTimeout(e)) throw e;
+    }
+  }
+}
+
+/** True for a JetStream API request that got no answer in time (also when wrapped in a BusError). */
+function isTimeout(e: unknown): boolean {
+  return e instanceof TimeoutError || (e instanceof BusError && e.cause instanceof TimeoutError);
 }
 
 function toBusMessage(m: JsMsg, subject: string): BusMessage {
