@@ -1,0 +1,196 @@
+// The history checker of the chaos suite. It reads what was recorded (the snapshot chain, every apply with its
+// epoch and times, every epoch grant) and what the appliance holds, and returns each rule broken with the shortest
+// history that shows it: the rows involved, nothing else.
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import type { Database, Kysely } from '@portolan/store';
+import type { ApplianceView } from './appliance-view.ts';
+
+/** One broken rule and the records that show it. */
+export interface Violation {
+  readonly rule:
+    | 'acknowledged-change-missing'
+    | 'head-not-applied'
+    | 'stale-epoch-write'
+    | 'two-writers'
+    | 'snapshot-chain-not-linear'
+    | 'replay-differs';
+  readonly history: readonly string[];
+}
+
+/** An apply as the checker reads it. */
+export interface ApplyRow {
+  readonly id: string;
+  readonly snapshot_id: string;
+  readonly epoch: string;
+  readonly leader_id: string;
+  readonly status: string;
+  readonly started_at: Date;
+  readonly finished_at: Date;
+}
+
+/** Statuses of applies that wrote to the appliance under their epoch. */
+const WROTE = ['succeeded', 'partial'];
+
+/** The appliance's final state against the acknowledged changes: every one must show (latest per object). */
+export function checkFinalState(expected: ApplianceView, observed: ApplianceView): Violation[] {
+  const out: Violation[] = [];
+  for (const [svc, nodes] of expected.pools) {
+    const held = observed.pools.get(svc) ?? [];
+    if (JSON.stringify(held) !== JSON.stringify(nodes))
+      out.push({
+        rule: 'acknowledged-change-missing',
+        history: [
+          `last acknowledged: ${svc} → ${nodes.join(' ')}`,
+          `appliance holds: ${held.join(' ') || '(no pool)'}`,
+        ],
+      });
+  }
+  if (expected.extraRouted !== observed.extraRouted)
+    out.push({
+      rule: 'acknowledged-change-missing',
+      history: [`extra Ingress last acknowledged as ${expected.extraRouted ? 'added' : 'removed'}`],
+    });
+  return out;
+}
+
+/** An epoch grant as the checker reads it. */
+export interface GrantRow {
+  readonly epoch: string;
+  readonly holder: string;
+  readonly acquired_at: Date;
+}
+
+/** A snapshot's place in its chain. */
+export interface SnapshotRow {
+  readonly id: string;
+  readonly parent_id: string | null;
+}
+
+/** The recorded history of one appliance and its group, rule by rule. */
+export async function checkRecords(db: Kysely<Database>, appliance: string, group: string): Promise<Violation[]> {
+  const applies = (await db
+    .selectFrom('applies')
+    .select(['id', 'snapshot_id', 'epoch', 'leader_id', 'status', 'started_at', 'finished_at'])
+    .where('appliance', '=', appliance)
+    .orderBy('id')
+    .execute()) as unknown as ApplyRow[];
+  const grants = (await db
+    .selectFrom('leader_epoch_history')
+    .select(['epoch', 'holder', 'acquired_at'])
+    .where('group_name', '=', group)
+    .orderBy('id')
+    .execute()) as unknown as GrantRow[];
+  const snapshots = (await db
+    .selectFrom('snapshots')
+    .select(['id', 'parent_id'])
+    .where('appliance', '=', appliance)
+    .orderBy('id')
+    .execute()) as unknown as SnapshotRow[];
+  const head = await db
+    .selectFrom('snapshot_heads')
+    .select('snapshot_id')
+    .where('appliance', '=', appliance)
+    .executeTakeFirst();
+  return [
+    ...staleEpochWrites(applies, grants),
+    ...twoWriters(applies),
+    ...chainBreaks(snapshots),
+    ...headNotApplied(head === undefined ? null : String(head.snapshot_id), applies),
+  ];
+}
+
+const line = (a: ApplyRow): string =>
+  `apply ${a.id}: snapshot ${a.snapshot_id}, epoch ${a.epoch} by ${a.leader_id}, ${a.status}, ` +
+  `${a.started_at.toISOString()} → ${a.finished_at.toISOString()}`;
+
+/** Applies that wrote although a larger epoch had been granted before they began. */
+export function staleEpochWrites(applies: readonly ApplyRow[], grants: readonly GrantRow[]): Violation[] {
+  return applies
+    .filter((a) => WROTE.includes(a.status))
+    .flatMap((a) => {
+      const newer = grants.find((g) => Number(g.epoch) > Number(a.epoch) && g.acquired_at < a.started_at);
+      if (newer === undefined) return [];
+      const granted = `epoch ${newer.epoch} granted to ${newer.holder} at ${newer.acquired_at.toISOString()}`;
+      return [{ rule: 'stale-epoch-write' as const, history: [granted, line(a)] }];
+    });
+}
+
+/** Pairs of applies of different epochs that wrote at overlapping times: two leaders at once. */
+export function twoWriters(applies: readonly ApplyRow[]): Violation[] {
+  const wrote = applies.filter((a) => WROTE.includes(a.status));
+  const out: Violation[] = [];
+  for (let i = 0; i < wrote.length; i++)
+    for (let j = i + 1; j < wrote.length; j++) {
+      const [a, b] = [wrote[i]!, wrote[j]!];
+      if (a.epoch !== b.epoch && a.started_at < b.finished_at && b.started_at < a.finished_at)
+        out.push({ rule: 'two-writers', history: [line(a), line(b)] });
+    }
+  return out;
+}
+
+/** Snapshots (in id order) whose parent is not the snapshot before them: the chain forked or skipped. */
+export function chainBreaks(snapshots: readonly SnapshotRow[]): Violation[] {
+  return snapshots.flatMap((s, i) => {
+    const previous = i === 0 ? null : snapshots[i - 1]!.id;
+    if (String(s.parent_id ?? null) === String(previous)) return [];
+    const parent = s.parent_id ?? 'none';
+    const history = [`snapshot ${s.id} has parent ${parent}, the snapshot before it is ${previous ?? 'none'}`];
+    return [{ rule: 'snapshot-chain-not-linear' as const, history }];
+  });
+}
+
+/** The head snapshot must have an apply that succeeded (or found nothing to do). */
+export function headNotApplied(head: string | null, applies: readonly ApplyRow[]): Violation[] {
+  const applied = applies.filter((a) => String(a.snapshot_id) === head);
+  if (head !== null && applied.some((a) => ['succeeded', 'noop'].includes(a.status))) return [];
+  return [{ rule: 'head-not-applied', history: [`head snapshot ${head ?? '(none)'}`, ...applied.map(line)] }];
+}
+
+const run = promisify(execFile);
+const cli = path.resolve(import.meta.dirname, '..', '..', 'packages', 'cli', 'bin', 'portolan.js');
+
+/** `portolan replay --verify`: every snapshot rebuilt from the archive must have its stored hash. */
+export async function checkReplay(fleetConfig: string): Promise<Violation[]> {
+  try {
+    await run(process.execPath, [cli, 'replay', '--verify', '--config', fleetConfig], { timeout: 120_000 });
+    return [];
+  } catch (e) {
+    // A non-zero exit is the finding; anything else (the CLI could not run) is not the history's fault.
+    const { code, stdout = '', stderr = '' } = e as { code?: unknown; stdout?: string; stderr?: string };
+    if (typeof code !== 'number') throw e;
+    return [{ rule: 'replay-differs', history: `${stdout}${stderr}`.trim().split('\n').slice(-20) }];
+  }
+}
+
+/** One line of what the history holds: snapshots, applies by status, epoch grants. */
+export async function historySummary(db: Kysely<Database>, appliance: string): Promise<string> {
+  const count = async (table: 'snapshots' | 'applies'): Promise<number> =>
+    Number(
+      (
+        await db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll().as('n'))
+          .where('appliance', '=', appliance)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+  const statuses = await db
+    .selectFrom('applies')
+    .select(['status', (eb) => eb.fn.countAll().as('n')])
+    .where('appliance', '=', appliance)
+    .groupBy('status')
+    .orderBy('status')
+    .execute();
+  const grants = await db.selectFrom('leader_epoch_history').select(['epoch', 'holder']).orderBy('id').execute();
+  return (
+    `${await count('snapshots')} snapshots, ${await count('applies')} applies ` +
+    `(${statuses.map((r) => `${r.n} ${r.status}`).join(', ')}), epoch grants ${grants.map((g) => `${g.epoch}:${g.holder}`).join(' ')}`
+  );
+}
+
+/** The violations as the report a failed run prints. */
+export function formatViolations(violations: readonly Violation[]): string {
+  return violations.map((v) => `${v.rule}:\n${v.history.map((h) => `    ${h}`).join('\n')}`).join('\n');
+}
