@@ -9,25 +9,17 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomInt } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { PgSnapshotSource } from '@portolan/applier';
-import {
-  findBinary,
-  freePort,
-  isAlive,
-  natsService,
-  stackBinaries,
-  stackConfig,
-  type StackService,
-} from '@portolan/infra';
 import { startPrivatePostgres, type PrivatePostgres } from '@portolan/planner/testing/private-postgres';
 import { startPipeline, type Pipeline } from './pipeline-harness.ts';
 import { endpointSlice, ingress, ingressClass, namespace, service } from './manifests.ts';
 import { eventually } from './eventually.ts';
+import { seededRandom, startPrivateNats, type PrivateNats } from './private-nats.ts';
+import { checkHistory, key, membersByService, type Change } from './fault-history.ts';
+import { isAlive } from '@portolan/infra';
 
 const SEED = process.env.SEED === undefined ? randomInt(2 ** 31) : Number(process.env.SEED);
 process.stdout.write(`pipeline fault loop: SEED=${SEED}\n`);
@@ -43,68 +35,8 @@ const pool = ['127.0.41.1', '127.0.41.2', '127.0.41.3', '127.0.41.4', '127.0.41.
 /** The pipeline processes that must stay up (a crash other than the planner kills is restarted and reported). */
 const supervised = ['watcher', 'planner', 'applier-edge-a', 'applier-edge-b'];
 
-/** mulberry32: the test's draws, reproducible from SEED. */
-function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const random = seededRandom(SEED);
 const between = (lo: number, hi: number): number => lo + random() * (hi - lo);
-
-/** A nats-server with JetStream the test owns: its own port, monitor port and store dir; SIGKILLed and restarted. */
-interface PrivateNats {
-  readonly url: string;
-  readonly kills: number;
-  /** SIGKILL, then waits until the process is gone. */
-  kill(): Promise<void>;
-  /** Starts it again on the same port and store dir, and waits until JetStream answers. */
-  start(): Promise<void>;
-  destroy(): Promise<void>;
-}
-
-async function startPrivateNats(): Promise<PrivateNats> {
-  const binary = findBinary(stackBinaries.nats);
-  if (binary === null)
-    throw new Error('nats-server is not installed (the test stack installs it: run any integration test once)');
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'ptl-faults-nats-'));
-  const config = stackConfig({ stateDir: dir, natsPort: await freePort(), natsMonitorPort: await freePort() });
-  const svc: StackService = natsService(config, binary);
-  await svc.start();
-  let kills = 0;
-  return {
-    url: `nats://127.0.0.1:${config.natsPort}`,
-    get kills() {
-      return kills;
-    },
-    async kill() {
-      const { pid } = await svc.status();
-      if (pid === null) return;
-      process.kill(pid, 'SIGKILL');
-      kills++;
-      for (let i = 0; i < 250 && isAlive(pid); i++) await sleep(20);
-      if (isAlive(pid)) throw new Error(`nats-server ${pid} survived SIGKILL`);
-    },
-    start: () => svc.start(),
-    async destroy() {
-      await svc.stop().finally(() => rmSync(dir, { recursive: true, force: true }));
-    },
-  };
-}
-
-/** One change of one Service's endpoints, in the order the test issued them (index 0..n over all Services). */
-interface Change {
-  readonly index: number;
-  readonly service: string;
-  readonly members: readonly string[];
-  /** acked: kubectl returned success; failed: kubectl failed (the change may or may not have happened); pending: in flight. */
-  state: 'pending' | 'acked' | 'failed';
-}
 
 let pg: PrivatePostgres | undefined;
 let nats: PrivateNats | undefined;
@@ -112,7 +44,6 @@ let p: Pipeline | undefined;
 const changes: Change[] = [];
 const byService = new Map<string, Change[]>(services.map((s) => [s, []]));
 
-const key = (members: readonly string[]): string => [...members].sort().join(',');
 const context = (): string => p?.diagnostics() ?? '';
 
 async function change(svc: string, members: readonly string[]): Promise<Change> {
@@ -177,16 +108,6 @@ after(async () => {
 });
 
 /** The members each Service's pool has in one snapshot (absent: no pool for the Service). */
-function membersByService(desired: Awaited<ReturnType<PgSnapshotSource['get']>>['desired']): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const pl of desired.pools) {
-    for (const ref of pl.services) {
-      if (ref.namespace === ns) out.set(ref.name, key(pl.members.map((m) => m.address)));
-    }
-  }
-  return out;
-}
-
 test(
   'faults: 50+ Postgres stops, 10+ nats-server and planner SIGKILLs while endpoints change; every acknowledged change reaches HAProxy in order',
   { timeout: 280_000 },
@@ -204,7 +125,7 @@ test(
         const source = new PgSnapshotSource(pipeline.db);
         const head = await source.head(edge, { fresh: true });
         assert.ok(head !== null, 'no snapshot yet');
-        const members = membersByService((await source.get(head.id)).desired);
+        const members = membersByService((await source.get(head.id)).desired, ns);
         for (const s of services)
           assert.equal(members.get(s), key(byService.get(s)![0]!.members), `${s} in snapshot ${head.id}`);
       },
@@ -365,7 +286,7 @@ test(
         async () => {
           const source = new PgSnapshotSource(pipeline.db);
           const head = await source.head(edge, { fresh: true });
-          const members = membersByService((await source.get(head!.id)).desired);
+          const members = membersByService((await source.get(head!.id)).desired, ns);
           for (const s of services)
             assert.equal(
               members.get(s),
@@ -378,7 +299,7 @@ test(
       await pipeline.settled('edge', 60_000);
       supervise.abort();
       await supervisor;
-      await checkHistory(pipeline, String(baseline), lastAcked);
+      await checkHistory(pipeline, String(baseline), lastAcked, { namespace: ns, services, byService, seed: SEED });
 
       const replay = await exec(process.execPath, [cli, 'replay', '--verify', '--config', pipeline.fleetConfig], {
         timeout: 120_000,
@@ -403,60 +324,3 @@ test(
     }
   },
 );
-
-/**
- * The history: in snapshot order from the baseline on, each Service's members are those of one of its changes, never
- * an earlier one than a previous snapshot showed, and the last snapshot shows its last acknowledged change. A failure
- * names the first snapshot that breaks this, with the change index, snapshot ids and members involved.
- */
-async function checkHistory(
-  pipeline: Pipeline,
-  baseline: string,
-  lastAcked: ReadonlyMap<string, Change>,
-): Promise<void> {
-  const edge = pipeline.appliance('edge');
-  const rows = await pipeline.db
-    .selectFrom('snapshots')
-    .select(['id', 'last_event_seq'])
-    .where('appliance', '=', edge)
-    .where('id', '>=', baseline)
-    .orderBy('id')
-    .execute();
-  const source = new PgSnapshotSource(pipeline.db);
-  const position = new Map<string, { change: Change; snapshot: string }>(
-    services.map((s) => [s, { change: byService.get(s)![0]!, snapshot: String(baseline) }]),
-  );
-  const violations: string[] = [];
-  for (const row of rows) {
-    const members = membersByService((await source.get(String(row.id))).desired);
-    for (const s of services) {
-      const at = position.get(s)!;
-      const got = members.get(s) ?? '(no pool)';
-      if (got === key(at.change.members)) continue;
-      const list = byService.get(s)!;
-      const next = list.find((c) => c.index > at.change.index && key(c.members) === got);
-      if (next !== undefined) {
-        position.set(s, { change: next, snapshot: String(row.id) });
-        continue;
-      }
-      const earlier = list.filter((c) => c.index < at.change.index && key(c.members) === got).at(-1);
-      violations.push(
-        earlier === undefined
-          ? `${s}: snapshot ${row.id} (seq ${row.last_event_seq}) has [${got}], which no change asked for; snapshot ${at.snapshot} had change #${at.change.index} [${key(at.change.members)}]`
-          : `${s}: snapshot ${row.id} (seq ${row.last_event_seq}) went back to change #${earlier.index} [${got}] after snapshot ${at.snapshot} showed change #${at.change.index} [${key(at.change.members)}]`,
-      );
-      break;
-    }
-    if (violations.length > 0) break;
-  }
-  for (const s of services) {
-    const at = position.get(s)!;
-    if (violations.length === 0 && key(at.change.members) !== key(lastAcked.get(s)!.members))
-      violations.push(
-        `${s}: the last snapshot ${at.snapshot} shows change #${at.change.index} [${key(at.change.members)}], not the last acknowledged #${lastAcked.get(s)!.index} [${key(lastAcked.get(s)!.members)}]`,
-      );
-  }
-
-  process.stdout.write(`history: ${rows.length} snapshots of ${edge} checked from snapshot ${String(baseline)}\n`);
-  assert.deepEqual(violations, [], `history (SEED=${SEED})`);
-}
