@@ -1,4 +1,15 @@
-import { context, propagation, trace, type Context, type Span, type Tracer } from '@opentelemetry/api';
+import {
+  context,
+  propagation,
+  trace,
+  ROOT_CONTEXT,
+  SpanStatusCode,
+  type Attributes,
+  type Context,
+  type Link,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
@@ -70,9 +81,30 @@ export function extractTraceContext(headers: Readonly<Record<string, string>>): 
   return propagation.extract(context.active(), headers);
 }
 
+/** The headers that make a message's consumer continue the trace under `span` (empty for a non-recording span). */
+export function traceHeadersOf(span: Span): Record<string, string> {
+  return injectTraceHeaders(trace.setSpan(ROOT_CONTEXT, span));
+}
+
+/** Records a failure on a span: the exception event and an error status. */
+export function recordSpanError(span: Span, error: unknown): void {
+  span.recordException(error instanceof Error ? error : String(error));
+  span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+}
+
 /** The trace id of a span, for storing beside records (events, snapshots, applies). */
 export function traceIdOf(span: Span): string {
   return span.spanContext().traceId;
 }
 
-export { InMemorySpanExporter, context, trace, type Span, type Tracer };
+export {
+  InMemorySpanExporter,
+  ROOT_CONTEXT,
+  context,
+  trace,
+  type Attributes,
+  type Context,
+  type Link,
+  type Span,
+  type Tracer,
+};

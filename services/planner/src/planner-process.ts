@@ -21,7 +21,7 @@ if (values.config === undefined) {
 }
 const log = createLogger('planner', { verbose: values.verbose });
 const { config, hash } = await loadFleetConfig(values.config);
-startTracing('planner');
+const tracing = startTracing('planner');
 const registry = createMetricsRegistry('planner');
 // The gauges read the service at scrape time; the health server (the only scraper) starts after it exists.
 const metrics = plannerMetrics(registry, {
@@ -43,7 +43,15 @@ const bus = await NatsEventBus.open(
   }),
   { name: 'planner' },
 );
-const service = new PlannerService({ store, bus, config, fleetConfigHash: hash, log, metrics });
+const service = new PlannerService({
+  store,
+  bus,
+  config,
+  fleetConfigHash: hash,
+  log,
+  metrics,
+  tracer: tracing.tracer,
+});
 
 let recovered = false;
 let lastBatchAt = performance.now();
@@ -90,3 +98,5 @@ log.info({ idleMs: Math.round(performance.now() - lastBatchAt) }, 'planner stopp
 await bus.close();
 await health.close();
 await db.destroy();
+// Exports the spans still batched.
+await tracing.shutdown();

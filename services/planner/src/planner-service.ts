@@ -3,7 +3,8 @@ import { planSubject, selectionHeldSubject } from '@portolan/bus';
 import { create, toBinary, timestampFromMs, SelectionHeldSchema, SnapshotCommittedSchema } from '@portolan/proto';
 import { fleetConfigSchema } from '@portolan/fleet-config';
 import { selectionDrops } from './core/holds/config-change-hold.ts';
-import type { Logger } from '@portolan/telemetry';
+import { trace, type Logger, type Tracer } from '@portolan/telemetry';
+import { BatchTrace } from './batch-trace.ts';
 import { decodeBusMessage } from './core/world/decode-bus-message.ts';
 import { foldInput } from './core/fold-input.ts';
 import { archivedEvent, inputTimeMs } from './archived-event.ts';
@@ -35,6 +36,8 @@ export interface PlannerServiceOptions {
    * an operator could hold the older layout while older appliers still run.
    */
   readonly layout?: SnapshotLayout;
+  /** Where the planner's spans go (default: the global tracer, which drops them unless tracing was started). */
+  readonly tracer?: Tracer;
 }
 
 /**
@@ -45,6 +48,7 @@ export interface PlannerServiceOptions {
  */
 export class PlannerService {
   private readonly o: PlannerServiceOptions;
+  private readonly tracer: Tracer;
   private planner: Planner;
   private sync: SyncTracker;
   /** Appliances that already got their first snapshot after every cluster they serve had synced. */
@@ -61,6 +65,7 @@ export class PlannerService {
 
   constructor(options: PlannerServiceOptions) {
     this.o = options;
+    this.tracer = options.tracer ?? trace.getTracer('planner');
     this.planner = new Planner(options.config, { layout: options.layout });
     this.sync = new SyncTracker(options.config);
   }
@@ -194,26 +199,28 @@ export class PlannerService {
     const started = performance.now();
     const events: ArchivedEvent[] = [];
     const holds: HoldRecord[] = [];
+    const spans = new BatchTrace(this.tracer);
     // Cleared only once the commit is answered (handleBatch says why).
     this.aheadOfStore = true;
     for (const m of ordered) {
       const input = decodeBusMessage(m.subject, m.data);
       if (input.type === 'unreadable')
         this.o.log.warn({ seq: m.streamSeq, reason: input.reason }, 'unreadable message archived and skipped');
-      foldInput(this.planner, input, this.heartbeats, this.sync);
+      spans.fold(m, () => foldInput(this.planner, input, this.heartbeats, this.sync));
       events.push(archivedEvent(m, input));
       for (const transition of this.planner.takeHoldTransitions())
         holds.push({ seq: m.streamSeq, atMs: inputTimeMs(input), transition });
     }
     if (holds.length > 0) this.logHolds(holds);
-    const last = ordered[ordered.length - 1]!;
-    const n = await this.commitPlans(events, last.streamSeq, last.headers.traceparent?.split('-')[1] ?? null, holds);
+    const to = ordered[ordered.length - 1]!.streamSeq;
+    const n = await spans.commit(ordered.length, to, (announce) =>
+      this.commitPlans(events, to, spans.traceId, holds, announce),
+    );
     this.aheadOfStore = false;
     if (holds.length > 0) this.o.metrics?.observeHolds(this.planner.heldRemovals());
     this.o.metrics?.observeBatch(ordered.length, n, performance.now() - started);
   }
 
-  /** Plans the dirty appliances and commits them with `events`; returns the number of snapshots written. */
   /** Every hold begun or ended is logged once, at commit time, with what an operator needs to act on it. */
   private logHolds(holds: readonly HoldRecord[]): void {
     for (const { seq, transition: t } of holds) {
@@ -241,11 +248,13 @@ export class PlannerService {
     }
   }
 
+  /** Plans the dirty appliances and commits them with `events`; returns the number of snapshots written. */
   private async commitPlans(
     events: readonly ArchivedEvent[],
     toPosition: number,
     traceId: string | null,
     holds: readonly HoldRecord[] = [],
+    announce: Readonly<Record<string, string>> = {},
   ): Promise<number> {
     const snapshots: NewSnapshot[] = [];
     for (const plan of this.plansToRecord()) {
@@ -273,7 +282,7 @@ export class PlannerService {
     snapshots.forEach((s, i) =>
       this.heads.set(s.appliance, { appliance: s.appliance, snapshotId: committed[i]!.id, contentHash: s.contentHash }),
     );
-    await this.announce(snapshots, committed);
+    await this.announce(snapshots, committed, announce);
     return snapshots.length;
   }
 
@@ -334,7 +343,12 @@ export class PlannerService {
     return out;
   }
 
-  private async announce(snapshots: readonly NewSnapshot[], committed: readonly CommittedSnapshot[]): Promise<void> {
+  /** Publishes SnapshotCommitted for each new head, with the trace context the applier continues (`headers`). */
+  private async announce(
+    snapshots: readonly NewSnapshot[],
+    committed: readonly CommittedSnapshot[],
+    headers: Readonly<Record<string, string>>,
+  ): Promise<void> {
     if (this.o.bus === null) return;
     for (const [i, s] of snapshots.entries()) {
       const c = committed[i]!;
@@ -353,6 +367,7 @@ export class PlannerService {
       await this.o.bus
         .publish(planSubject(s.appliance), toBinary(SnapshotCommittedSchema, msg), {
           msgId: `snap:${s.appliance}:${c.id}`,
+          headers,
         })
         .catch((e: unknown) => {
           // Appliers also poll the heads: a lost notification delays an apply, never loses it.
