@@ -1,5 +1,6 @@
 // What an Applier is wired with and what its cycles return.
 import type { ApplianceDriver, SecretResolver } from '@portolan/appliance-driver';
+import type { Tracer } from '@portolan/telemetry';
 import type { Leadership } from '@portolan/leadership';
 import type { ApplierBus } from './adapters/bus-adapter.ts';
 import type { KubeWriteback } from './adapters/kube-writeback.ts';
@@ -43,6 +44,8 @@ export interface ApplierOptions {
   readonly followerDelayMs?: number;
   readonly metrics?: ApplierMetrics | null;
   readonly logger?: ApplierLogger;
+  /** Where cycle and appliance-call spans go (default: the global tracer, a no-op unless tracing was started). */
+  readonly tracer?: Tracer;
   readonly random?: () => number;
 }
 

@@ -7,7 +7,7 @@ import { FleetConfigError, loadFleetConfig, type ApplianceConfig, type FleetConf
 import { LeaderElector, PgEpochStore, RedisLeaseClient, leaseTimings, type LeaderEvent } from '@portolan/leadership';
 import { loadFleetKey } from '@portolan/secret-envelope';
 import { migrateToLatest, openDatabase, readOpenHolds, type Database, type Kysely } from '@portolan/store';
-import { createLogger, createMetricsRegistry, startHealthServer, type Logger } from '@portolan/telemetry';
+import { createLogger, createMetricsRegistry, startHealthServer, startTracing, type Logger } from '@portolan/telemetry';
 import { ArchivedSecretResolver } from './adapters/archived-secret-resolver.ts';
 import { ApplierBus } from './adapters/bus-adapter.ts';
 import { startAcme } from './adapters/acme-wiring.ts';
@@ -218,6 +218,8 @@ async function main(): Promise<void> {
   const log = createLogger('applier', { verbose: run.verbose });
   const { config, baseDir, appliance, timings } = await loadRun(run);
   const group = appliance.group ?? appliance.name;
+  // The Applier's spans go to the global tracer this installs (OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set).
+  const tracing = startTracing('applier');
   const db = openDatabase(config.store.url);
   await migrateToLatest(db);
   const registry = createMetricsRegistry('applier');
@@ -265,7 +267,7 @@ async function main(): Promise<void> {
     await started.stop();
     await elector.stop();
     writeback.close();
-    await Promise.allSettled([driver.close(), bus.close(), health.close(), db.destroy()]);
+    await Promise.allSettled([driver.close(), bus.close(), health.close(), db.destroy(), tracing.shutdown()]);
     lease.close();
   });
 }

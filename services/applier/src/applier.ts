@@ -4,6 +4,7 @@ import type { ApplierLogger, ApplierOptions, CycleResult, DriftCheckResult } fro
 import { RefusedObjectsReporter } from './report-refused-objects.ts';
 import {
   announceApply,
+  followUpApply,
   holdRecord,
   isEpochStale,
   logPhases,
@@ -23,12 +24,17 @@ import {
   type CycleMemory,
 } from './core/cycle-decisions.ts';
 import { CyclePhases } from './core/cycle-phases.ts';
+import { traceCycle, traceDriftRead, type CycleTrace } from './cycle-trace.ts';
 import { describeDrift, driftAction } from './core/drift-report.ts';
 import type { LoadedSnapshot } from './core/snapshot-store.ts';
 import { RetryTimer } from './retry-timer.ts';
 import { ApplierTimers } from './applier-timers.ts';
+import { trace, type Tracer } from '@portolan/telemetry';
 
 export type { ApplierLogger, ApplierOptions, CycleResult, DriftCheckResult } from './applier-options.ts';
+
+/** What a cycle converges with: the target, the trigger, the phase clock, the epoch check under way, its spans. */
+type ConvergeArgs = [string, ApplyTrigger, CyclePhases, { epoch: number; stale: Promise<boolean> } | null, CycleTrace];
 
 const silent: ApplierLogger = { info: () => {}, warn: () => {}, error: () => {} };
 
@@ -44,6 +50,7 @@ const silent: ApplierLogger = { info: () => {}, warn: () => {}, error: () => {} 
 export class Applier {
   private readonly o: ApplierOptions;
   private readonly logger: ApplierLogger;
+  private readonly tracer: Tracer;
   private readonly stopController = new AbortController();
   /** Cycles and drift comparisons run one at a time, in the order asked (see `serial`). */
   private chain: Promise<unknown> = Promise.resolve();
@@ -75,6 +82,7 @@ export class Applier {
   constructor(options: ApplierOptions) {
     this.o = options;
     this.logger = options.logger ?? silent;
+    this.tracer = options.tracer ?? trace.getTracer('applier');
     this.retry = new RetryTimer(() => this.trigger('retry'), options.retry, options.random);
     this.refusals = new RefusedObjectsReporter({
       driver: options.driver,
@@ -174,7 +182,8 @@ export class Applier {
     if (leadership === null) return { kind: 'follower' };
     const generation = this.appliesStarted;
     const started = performance.now();
-    const observed = await this.o.driver.readBack(leadership.signal);
+    const start = { appliance: this.o.appliance, snapshotId: this.last?.snapshotId ?? null, epoch: leadership.epoch };
+    const observed = await traceDriftRead(this.tracer, start, () => this.o.driver.readBack(leadership.signal));
     const readMs = performance.now() - started;
     const result = await this.serial(() =>
       this.appliesStarted === generation ? this.driftOnce(observed) : Promise.resolve({ kind: 'superseded' as const }),
@@ -232,7 +241,18 @@ export class Applier {
     if (next.holdToRecord !== null) await this.recordHold(next.holdToRecord);
     if (next.kind === 'idle') return { kind: 'idle' };
     if (next.kind === 'in-sync') return { kind: 'in-sync', snapshotId: next.snapshotId, pending: 0 };
-    const snapshot = await this.load(next.snapshotId);
+    const { snapshotId } = next;
+    // The trace of the planning continues only into the head as announced; another target starts a trace of its own.
+    const parent = head?.id === snapshotId ? (head.traceContext ?? null) : null;
+    const start = { appliance: this.o.appliance, snapshotId, trigger, epoch: term?.epoch ?? null, parent };
+    const converge = (spans: CycleTrace): Promise<CycleResult> =>
+      this.converge(snapshotId, trigger, phases, epochCheck, spans);
+    return traceCycle(this.tracer, 'applier.cycle', start, converge, (r) => ('status' in r ? r.status : r.kind));
+  }
+
+  /** Loads, renders, observes and diffs the target snapshot; applies the difference while this replica leads. */
+  private async converge(...[snapshotId, trigger, phases, epochCheck, spans]: ConvergeArgs): Promise<CycleResult> {
+    const snapshot = await this.load(snapshotId);
     phases.mark('load');
     const leadership = this.o.leadership();
     const rendered = this.o.driver.render(snapshot.desired, this.known);
@@ -241,7 +261,8 @@ export class Applier {
     // appliance back on every snapshot would cost a large appliance's read-back on the cores the leader needs.
     if (leadership === null || !leadership.isValid()) return { kind: 'follower', snapshotId: snapshot.id };
     const how = observationFor(this.memory(), trigger, snapshot.id, this.o.driver.capabilities);
-    const observed = how === 'clean-render' ? this.cleanRender : await this.o.driver.readBack(leadership.signal);
+    const readBack = (): Promise<unknown> => spans.readBack(() => this.o.driver.readBack(leadership.signal));
+    const observed = how === 'clean-render' ? this.cleanRender : await readBack();
     if (how === 'read-back') this.known = observed;
     phases.mark('read-back');
     const operations = this.o.driver.diff(rendered, observed);
@@ -259,7 +280,7 @@ export class Applier {
       return { kind: 'in-sync', snapshotId: snapshot.id, pending: verdict.pending };
     }
     const staleEpoch = epochCheck?.epoch === leadership.epoch ? epochCheck.stale : null;
-    return this.apply({ leadership, snapshot, operations, observed, rendered, trigger, phases, staleEpoch });
+    return this.apply({ leadership, snapshot, operations, observed, rendered, trigger, phases, staleEpoch, spans });
   }
 
   /** Sends, records under the fence, announces, and follows up (status, refusals, retries). */
@@ -267,7 +288,7 @@ export class Applier {
     const { leadership, snapshot, operations, phases } = c;
     const startedAt = new Date();
     this.appliesStarted++;
-    const sent = await sendUnderEpoch(this.o, leadership, operations, c.rendered, phases, c.staleEpoch);
+    const sent = await sendUnderEpoch(this.o, leadership, operations, c.rendered, phases, c.staleEpoch, c.spans);
     phases.mark('send');
     const fenced = sent.fenced || sent.outcomes.length < operations.length;
     const summary = summarizeApply(operations.length, sent.outcomes, fenced);
@@ -279,7 +300,7 @@ export class Applier {
         : source === 'rendered'
           ? c.rendered
           : // A failed read-back records the apply without one; the next cycle reads everything back anyway.
-            await this.o.driver.readBack(leadership.signal).catch(() => null);
+            await c.spans.readBack(() => this.o.driver.readBack(leadership.signal)).catch(() => null);
     this.cleanRender = allOk ? c.rendered : undefined;
     if (observedAfter !== null) this.known = observedAfter;
     phases.mark('read-back');
@@ -302,7 +323,7 @@ export class Applier {
     await announceApply(this.o, this.logger, { ...report, outcomes: sent.outcomes, operations: operations.length });
     phases.mark('announce');
     logPhases(this.o, this.logger, recorded, operations.length, phases);
-    await this.followUp(recorded, snapshot, sent.outcomes);
+    await followUpApply(this.o, this.logger, this.refusals, { recorded, snapshot, outcomes: sent.outcomes });
     const retryInMs =
       recorded.status === 'fenced'
         ? null
@@ -316,23 +337,6 @@ export class Applier {
       failed: summary.failed,
       retryInMs,
     };
-  }
-
-  /** Ingress status and Events after an apply, and the search for refused objects after a refusal. */
-  private async followUp(
-    recorded: RecordedApply,
-    snapshot: LoadedSnapshot,
-    outcomes: Parameters<RefusedObjectsReporter['afterApply']>[2],
-  ): Promise<void> {
-    if (isAppliedStatus(recorded.status))
-      this.o.writeback?.afterApply(snapshot.desired, this.o.defaultAddress ?? null, outcomes);
-    else if (recorded.status === 'failed') this.o.writeback?.reportRefusals(snapshot.desired, outcomes);
-    if (recorded.status === 'failed' || recorded.status === 'partial') {
-      await this.refusals
-        .afterApply(snapshot.id, snapshot.desired, outcomes)
-        // The search is defence in depth: the apply is recorded and retried whether or not it finds the culprits.
-        .catch((e: unknown) => this.logger.warn({ err: e }, 'finding the refused objects failed'));
-    }
   }
 
   private async driftOnce(observed: unknown): Promise<DriftCheckResult> {

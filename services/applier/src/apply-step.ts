@@ -6,8 +6,11 @@ import type { ApplyTrigger, SnapshotHeader } from './core/apply-target.ts';
 import { recordedTrigger } from './core/cycle-decisions.ts';
 import type { ApplySummary } from './core/apply-outcome.ts';
 import type { CyclePhases } from './core/cycle-phases.ts';
+import type { CycleTrace } from './cycle-trace.ts';
 import type { LoadedSnapshot } from './core/snapshot-store.ts';
 import { executeOperations } from './execute-operations.ts';
+import { isAppliedStatus } from './core/apply-outcome.ts';
+import type { RefusedObjectsReporter } from './report-refused-objects.ts';
 
 /** One cycle's render and what it was diffed against, as the apply step needs them. */
 export interface Converging {
@@ -19,6 +22,7 @@ export interface Converging {
   readonly trigger: ApplyTrigger;
   readonly phases: CyclePhases;
   readonly staleEpoch: Promise<boolean> | null;
+  readonly spans: CycleTrace;
 }
 
 /** Whether a newer epoch exists than this term's (true), it is current (false); store failures reject. */
@@ -47,6 +51,7 @@ export async function sendUnderEpoch(
   target: unknown,
   phases: CyclePhases,
   staleEpoch: Promise<boolean> | null,
+  trace?: CycleTrace,
 ): Promise<Sent> {
   if (operations.length === 0) return { outcomes: [], fenced: false };
   const stale = staleEpoch ?? isEpochStale(leadership);
@@ -54,14 +59,38 @@ export async function sendUnderEpoch(
   if (o.driver.capabilities.acceptsWriteGate) {
     phases.mark('epoch');
     const writeGate = stale.then((s) => !s);
-    const outcomes = await executeOperations(o.driver, leadership, o.secrets, operations, { target, phase, writeGate });
+    const outcomes = await executeOperations(o.driver, leadership, o.secrets, operations, {
+      target,
+      phase,
+      writeGate,
+      ...(trace === undefined ? {} : { trace }),
+    });
     const fenced = await stale;
     return { outcomes: fenced ? [] : outcomes, fenced };
   }
   const fenced = await stale;
   phases.mark('epoch');
   if (fenced) return { outcomes: [], fenced };
-  return { outcomes: await executeOperations(o.driver, leadership, o.secrets, operations, { target, phase }), fenced };
+  const send = { target, phase, ...(trace === undefined ? {} : { trace }) };
+  return { outcomes: await executeOperations(o.driver, leadership, o.secrets, operations, send), fenced };
+}
+
+/** Ingress status and Events after an apply, and the search for refused objects after a refusal. */
+export async function followUpApply(
+  o: ApplierOptions,
+  logger: ApplierLogger,
+  refusals: RefusedObjectsReporter,
+  r: { readonly recorded: RecordedApply; readonly snapshot: LoadedSnapshot; readonly outcomes: OperationOutcome[] },
+): Promise<void> {
+  const { recorded, snapshot, outcomes } = r;
+  if (isAppliedStatus(recorded.status)) o.writeback?.afterApply(snapshot.desired, o.defaultAddress ?? null, outcomes);
+  else if (recorded.status === 'failed') o.writeback?.reportRefusals(snapshot.desired, outcomes);
+  if (recorded.status === 'failed' || recorded.status === 'partial') {
+    await refusals
+      .afterApply(snapshot.id, snapshot.desired, outcomes)
+      // The search is defence in depth: the apply is recorded and retried whether or not it finds the culprits.
+      .catch((e: unknown) => logger.warn({ err: e }, 'finding the refused objects failed'));
+  }
 }
 
 /** What a recorded apply is reported with. */
@@ -150,7 +179,7 @@ export function recordBeforeSending(
     operations: c.operations,
     startedAt,
     finishedAt: new Date(),
-    traceId: null,
+    traceId: c.spans.traceId,
   };
 }
 

@@ -8,6 +8,7 @@ import type {
 } from '@portolan/appliance-driver';
 import { errorMessage } from '@portolan/errors';
 import type { Leadership } from '@portolan/leadership';
+import { applierSpanAttributes, type CycleTrace } from './cycle-trace.ts';
 
 /** What a send needs besides the operations. */
 export interface SendOptions {
@@ -15,6 +16,8 @@ export interface SendOptions {
   readonly target: unknown;
   readonly phase?: (name: string) => void;
   readonly writeGate?: Promise<boolean>;
+  /** The cycle's spans: each call to the appliance gets a child span. */
+  readonly trace?: CycleTrace;
 }
 
 /**
@@ -41,7 +44,10 @@ export async function executeOperations(
   if (driver.capabilities.batchExecution) {
     if (!leadership.isValid()) return [];
     const t0 = performance.now();
-    const results = await driver.executeAll(operations, context).catch((e: unknown) => operations.map(() => thrown(e)));
+    const executeAll = (): Promise<readonly OperationResult[]> => driver.executeAll(operations, context);
+    const results = await (
+      options.trace?.call('applier.execute-all', executeAll, batchAttributes(operations), failures) ?? executeAll()
+    ).catch((e: unknown) => operations.map(() => thrown(e)));
     const each = (performance.now() - t0) / Math.max(1, results.length);
     return results.map((result, i) => ({ operation: operations[i]!, result, durationMs: each }));
   }
@@ -49,10 +55,30 @@ export async function executeOperations(
   for (const operation of operations) {
     if (!leadership.isValid()) break;
     const t0 = performance.now();
-    const result = await driver.execute(operation, context).catch((e: unknown) => thrown(e));
+    const execute = (): Promise<OperationResult> => driver.execute(operation, context);
+    const result = await (
+      options.trace?.call('applier.execute', execute, operationAttributes(operation), refusal) ?? execute()
+    ).catch((e: unknown) => thrown(e));
     outcomes.push({ operation, result, durationMs: performance.now() - t0 });
   }
   return outcomes;
+}
+
+function operationAttributes(o: Operation): Record<string, string> {
+  return { [applierSpanAttributes.operation]: `${o.action} ${o.objectType}/${o.objectName}` };
+}
+
+function batchAttributes(operations: readonly Operation[]): Record<string, number> {
+  return { [applierSpanAttributes.operations]: operations.length };
+}
+
+function refusal(r: OperationResult): string | null {
+  return r.ok ? null : `${r.code}: ${r.message.slice(0, 200)}`;
+}
+
+function failures(results: readonly OperationResult[]): string | null {
+  const failed = results.filter((r) => !r.ok).length;
+  return failed === 0 ? null : `${failed} of ${results.length} operations failed`;
 }
 
 function thrown(e: unknown): OperationResult {

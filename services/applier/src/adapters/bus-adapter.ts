@@ -42,6 +42,14 @@ export interface ApplyAnnouncement {
 
 export type { AnnouncedSnapshot };
 
+/** The W3C trace headers of a message (the planner's commit span), or null when it carries none. */
+function traceHeaders(h: { get(key: string): string } | undefined): Record<string, string> | null {
+  const traceparent = h?.get('traceparent') ?? '';
+  if (traceparent === '') return null;
+  const tracestate = h?.get('tracestate') ?? '';
+  return tracestate === '' ? { traceparent } : { traceparent, tracestate };
+}
+
 /** Publishes ApplyRecorded and DriftObserved, and follows SnapshotCommitted for one appliance. */
 export class ApplierBus {
   private readonly bus: NatsEventBus;
@@ -151,6 +159,7 @@ export class ApplierBus {
           hash: committed.contentHash,
           held: committed.held,
           createdAt,
+          traceContext: traceHeaders(m.headers),
         });
       }
     })();

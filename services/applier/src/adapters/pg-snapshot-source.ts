@@ -16,6 +16,8 @@ type SnapshotRow = {
   created_at: Date;
   origin: string;
   reason: string | null;
+  /** The trace headers of an announced head (rows read from Postgres have none). */
+  trace_context?: Readonly<Record<string, string>> | null;
 };
 
 /** The applier's snapshot store, by the name this adapter has always exported. */
@@ -63,6 +65,7 @@ export class PgSnapshotSource implements SnapshotSource {
       created_at: a.createdAt,
       origin: 'plan',
       reason: null,
+      trace_context: a.traceContext ?? null,
     };
   }
 
@@ -77,7 +80,8 @@ export class PgSnapshotSource implements SnapshotSource {
     if (announced !== null && (this.newestHeadId === null || BigInt(announced.id) > this.newestHeadId)) {
       this.newestHeadId = BigInt(announced.id);
       this.rows.set(announced.id, announced);
-      return { id: announced.id, hash: announced.content_hash, held: false, holdReason: null };
+      const traceContext = announced.trace_context ?? null;
+      return { id: announced.id, hash: announced.content_hash, held: false, holdReason: null, traceContext };
     }
     this.headQueries++;
     const row = await this.db

@@ -6,6 +6,8 @@ export interface SnapshotHeader {
   readonly holdReason: string | null;
   /** When the head is held: the newest snapshot of the chain that is not (a rollback target, say). */
   readonly newestUnheldId?: string | null;
+  /** The trace headers it was announced with (`traceparent`, `tracestate`): the planning's trace, which a cycle continues. */
+  readonly traceContext?: Readonly<Record<string, string>> | null;
 }
 
 /** What the applier should converge the appliance to, and whether a new hold must be recorded. */

@@ -17,6 +17,8 @@ export interface AnnouncedSnapshot {
   readonly hash: string;
   readonly held: boolean;
   readonly createdAt: Date;
+  /** The trace headers of the announcement (the planner's commit span), when it carried any. */
+  readonly traceContext?: Readonly<Record<string, string>> | null;
 }
 
 /** Where the applier reads snapshots from (Postgres in production: PgSnapshotSource; the planner writes them). */
