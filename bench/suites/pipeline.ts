@@ -3,20 +3,17 @@ import { PartialResultError, summarize, type Benchmark, type Figure } from '../f
 import { SlotWatch, waitServed } from '../support/haproxy-probe.ts';
 import { createPipeline, type Pipeline } from '../support/pipeline.ts';
 import {
-  applyPhaseLine,
   backendsByService,
   burst,
-  logOffsets,
   ChangeSequence,
   coldStartStages,
   endpointRounds,
-  reloadBaseline,
-  replayVerify,
   SLOW_ROUND_MS,
   structuralRounds,
   waitCaughtUp,
   type StageTimes,
 } from '../support/pipeline-phases.ts';
+import { applyPhaseLine, logOffsets, reloadBaseline, replayVerify } from '../support/pipeline-checks.ts';
 import { procSample } from '../support/processes.ts';
 import { endpointSlice, hostOf, ingress, prng, service, worldObjects, ENDPOINTS_PER_SLICE } from '../support/world.ts';
 
