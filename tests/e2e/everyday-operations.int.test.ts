@@ -3,40 +3,19 @@
 // Ingresses are deleted and re-created, certificates rotate, an Ingress changes class, an environment is torn down
 // and rebuilt, and a relist that loses objects is held while everything else keeps flowing. Every step is checked
 // by traffic through HAProxy or by the vTM emulator's read-back, within STEP_MS.
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
+//
+// One file over 400 lines on purpose: the steps are one day on one pipeline, in order, each building on the
+// state the previous ones left; split, they would no longer test a long-lived stack.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startPipeline, type Pipeline } from './pipeline-harness.ts';
-import {
-  endpointSlice,
-  ingress,
-  ingressClass,
-  namespace,
-  selfSignedCertificate,
-  service,
-  type IngressPath,
-} from './manifests.ts';
-import { eventually } from './eventually.ts';
+import type { Pipeline } from './pipeline-harness.ts';
+import { answers, fault, pod, PODS, portolan, servedBy, startDay, team, who, within } from './everyday-day.ts';
+import { endpointSlice, ingress, ingressClass, namespace, selfSignedCertificate, service } from './manifests.ts';
 import { recordGoldenIfAsked } from './golden-recorder.ts';
 
-const root = path.resolve(import.meta.dirname, '..', '..');
-const cli = path.join(root, 'packages', 'cli', 'bin', 'portolan.js');
-const exec = promisify(execFile);
-/** Every step must show its effect within this long (a user's patience, not a benchmark). */
-const STEP_MS = 10_000;
-/** Loopback "pods": the echo backend answers on each. */
-const pod = (n: number): string => `127.0.41.${n}`;
-const PODS = Array.from({ length: 40 }, (_, i) => pod(i + 1));
-
 let p: Pipeline;
-const context = (): string => p.diagnostics();
-const within = <T>(what: string, check: () => Promise<T>): Promise<T> =>
-  eventually(what, check, { timeoutMs: STEP_MS, context });
-
 before(async () => {
-  p = await startPipeline({
+  p = await startDay({
     appliances: [
       {
         name: 'edge',
@@ -62,51 +41,6 @@ after(async () => {
   if (p !== undefined) await recordGoldenIfAsked(p, 'everyday-operations');
   await p?.stop();
 });
-
-/** A team: a namespace, one Service `web` with its pods, and one Ingress `web` routing its hosts to it. */
-function team(ns: string, hosts: readonly string[], pods: readonly string[], className = 'portolan'): string {
-  return [
-    namespace(ns),
-    service(ns, 'web', p.echoPort),
-    endpointSlice(ns, 'web', pods, p.echoPort),
-    ingress(ns, 'web', {
-      className,
-      rules: hosts.map((host) => ({ host, paths: [{ path: '/', type: 'Prefix', service: 'web' }] as IngressPath[] })),
-    }),
-  ].join('');
-}
-
-/** The pod that answered a request through HAProxy, or `status N`. */
-async function who(host: string, urlPath = '/', https = false): Promise<string> {
-  const r = await p.request(host, urlPath, { https });
-  return r.echo?.address ?? `status ${r.status}`;
-}
-
-/** Waits until `host` is answered by one of `pods`. */
-const servedBy = (host: string, pods: readonly string[]): Promise<string> =>
-  within(`${host} served by ${pods.join(',')}`, async () => {
-    const got = await who(host);
-    assert.ok(pods.includes(got), `${host}: ${got}`);
-    return got;
-  });
-/** Waits until `host` answers with a status (404: no route; 503: no endpoints). */
-const answers = (host: string, status: number): Promise<unknown> =>
-  within(`${host} to answer ${status}`, async () => assert.equal(await who(host), `status ${status}`));
-
-/** Runs the `portolan` CLI against the pipeline's fleet config. */
-async function portolan(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const r = await exec(process.execPath, [cli, ...args, '--config', p.fleetConfig], { cwd: root, timeout: 60_000 });
-    return { code: 0, stdout: r.stdout, stderr: r.stderr };
-  } catch (e) {
-    const err = e as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof err.code === 'number' ? err.code : 1, stdout: err.stdout ?? '', stderr: err.stderr ?? '' };
-  }
-}
-
-/** Drives one of the simulator's fault controls (its admin endpoint takes the same bearer token as kubectl). */
-const fault = (body: Record<string, unknown>): Promise<string> =>
-  p.kubectl(['create', '--raw', '/_sim/faults', '-f', '-'], JSON.stringify(body));
 
 test('01 a team arrives: its Ingress is served by its pods', async () => {
   await p.apply(team('team-a', ['a.example.com'], [pod(1), pod(2)]));
