@@ -53,7 +53,7 @@ export function spawnDaemon(
   command: string,
   args: readonly string[],
   logFile: string,
-  options: { cwd?: string; uid?: number; gid?: number } = {},
+  options: { cwd?: string; uid?: number; gid?: number; env?: Readonly<Record<string, string>> } = {},
 ): number {
   const fd = openSync(logFile, 'a');
   try {
@@ -63,6 +63,7 @@ export function spawnDaemon(
       ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
       ...(options.uid === undefined ? {} : { uid: options.uid }),
       ...(options.gid === undefined ? {} : { gid: options.gid }),
+      ...(options.env === undefined ? {} : { env: { ...process.env, ...options.env } }),
     });
     child.unref();
     if (child.pid === undefined) throw new SpawnError(`could not spawn ${command}`);

@@ -40,6 +40,8 @@ export interface PipelineOptions {
   readonly natsUrl?: string;
   /** The code every process runs (default: this checkout), e.g. a production-only install of it. */
   readonly codeRoot?: string;
+  /** Variables added to the environment of the watcher, planner and appliers (e.g. `OTEL_*` to export traces). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /** One pipeline process: its pid and the signals a test sends it. */
@@ -139,6 +141,7 @@ export async function startPipeline(options: PipelineOptions): Promise<Pipeline>
       ...(options.leases ? { leases: options.leases } : {}),
       ...(options.manifests === undefined ? {} : { manifests: options.manifests }),
       ...(options.codeRoot === undefined ? {} : { codeRoot: options.codeRoot }),
+      ...(options.env === undefined ? {} : { env: options.env }),
     });
   } catch (e) {
     guard.dispose();

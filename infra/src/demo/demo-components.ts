@@ -21,6 +21,8 @@ export interface DemoSelection {
   readonly echoAddresses: readonly string[];
   /** The code the processes run (default: this checkout); e.g. a production-only install of the same sources. */
   readonly codeRoot?: string;
+  /** Variables added to the environment of the services (watchers, planners, appliers), e.g. `OTEL_*` for traces. */
+  readonly env?: Readonly<Record<string, string>>;
   /** Further sites, each with its own watcher and planner (`watcher-<site>`, `planner-<site>`) beside the first's. */
   readonly sites?: readonly DemoSite[];
 }
@@ -45,18 +47,25 @@ export function demoComponents(
   return { inputs: inputComponents(layout, selection, daemon), services: serviceComponents(layout, selection, daemon) };
 }
 
-type Daemon = (name: string, port: number, args: string[], healthy: () => Promise<boolean>) => StackService;
+type Daemon = (
+  name: string,
+  port: number,
+  args: string[],
+  healthy: () => Promise<boolean>,
+  env?: Readonly<Record<string, string>>,
+) => StackService;
 
 /** Builds a node daemon from its entry point (checked to exist, so a broken checkout fails with the name). */
 function daemonFactory(layout: DemoLayout): Daemon {
-  return (name, port, args, healthy) => {
+  return (name, port, args, healthy, env) => {
     const entry = args[0]!;
     if (!existsSync(entry)) {
       const where = path.relative(repoRoot, entry);
       throw new StackServiceError('STACK_START_FAILED', name, `entry point ${where} does not exist`);
     }
     const command = process.execPath;
-    return daemonService({ name, port, dir: layout.runDir, command, args, healthy, startTimeoutMs: 60_000 });
+    const extra = env === undefined ? {} : { env };
+    return daemonService({ name, port, dir: layout.runDir, command, args, healthy, startTimeoutMs: 60_000, ...extra });
   };
 }
 
@@ -119,6 +128,7 @@ function serviceComponents(layout: DemoLayout, selection: DemoSelection, daemon:
         String(port),
       ],
       healthOf(port),
+      selection.env,
     );
   return [
     service('watcher', p.watcherHealth, ['--cluster', demoCluster]),

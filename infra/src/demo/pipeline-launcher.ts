@@ -52,6 +52,8 @@ export interface PipelineLaunchOptions {
   readonly codeRoot?: string;
   /** Further sites, each running its own watcher and planner beside the first site's (applier replicas are named). */
   readonly sites?: readonly DemoSite[];
+  /** Variables added to the environment of the services (watchers, planners, appliers), e.g. `OTEL_*` for traces. */
+  readonly env?: Readonly<Record<string, string>>;
   readonly log?: (line: string) => void;
 }
 
@@ -126,6 +128,7 @@ export async function launchPipeline(options: PipelineLaunchOptions): Promise<La
       echoAddresses: options.echoAddresses ?? [...demoBackends.web, ...demoBackends.api],
       ...(options.codeRoot === undefined ? {} : { codeRoot: path.resolve(options.codeRoot) }),
       ...(options.sites === undefined ? {} : { sites: options.sites }),
+      ...(options.env === undefined ? {} : { env: options.env }),
     });
     await startAll(inputs);
     if (appliances.some((a) => a.driver === 'vtm')) await putDemoTrafficIpGroup(layout.ports.vtm, demoCredentials.vtm);

@@ -47,6 +47,8 @@ export interface DaemonSpec {
   readonly runAs?: { uid: number; gid: number };
   readonly startTimeoutMs?: number;
   readonly stopSignal?: NodeJS.Signals;
+  /** Variables added to the daemon's environment (it inherits the rest from this process). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /** A StackService for a plain daemon that stays in the foreground of its own detached process. */
@@ -105,7 +107,8 @@ async function startDaemon(spec: DaemonSpec, pidFile: string, logFile: string, o
   }
   if (running === null) {
     await spec.prepare?.();
-    const pid = spawnDaemon(spec.command, spec.args, logFile, spec.runAs ?? {});
+    const env = spec.env === undefined ? {} : { env: spec.env };
+    const pid = spawnDaemon(spec.command, spec.args, logFile, { ...spec.runAs, ...env });
     writeFileSync(pidFile, `${pid}\n`);
   }
   const timeoutMs = spec.startTimeoutMs ?? 30_000;
