@@ -2,17 +2,14 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { ApplianceConfig } from '@portolan/fleet-config';
 import type { AcmeOrderClientOptions } from './adapters/acme-order-client.ts';
+import { PortolanError } from '@portolan/errors';
 
 /** The fleet config's `vtm.acme` section of an appliance. */
 export type VtmAcmeConfig = NonNullable<NonNullable<ApplianceConfig['vtm']>['acme']>;
 
 /** The fleet config names a CA file for the ACME server that cannot be read. */
-export class AcmeConfigError extends Error {
+export class AcmeConfigError extends PortolanError {
   readonly code = 'ACME_CONFIG';
-  constructor(message: string, options: { cause: unknown }) {
-    super(message, options);
-    this.name = 'AcmeConfigError';
-  }
 }
 
 /** ACME client options from the fleet config (`caFile` relative to `baseDir`, the fleet config's folder). */

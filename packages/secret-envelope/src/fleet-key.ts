@@ -1,5 +1,6 @@
 import { hkdfSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { PortolanError } from '@portolan/errors';
 
 /** The fleet's secret key: one 32-byte key file, from which the sealing and fingerprint keys are derived. */
 export interface FleetKey {
@@ -11,12 +12,8 @@ export interface FleetKey {
 }
 
 /** A key file that is missing or not 32 bytes of hex or base64. Never includes the key material. */
-export class FleetKeyError extends Error {
+export class FleetKeyError extends PortolanError {
   readonly code = 'FLEET_KEY_INVALID';
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'FleetKeyError';
-  }
 }
 
 /** Derives the fleet key from 32 raw bytes. */

@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import type { FleetKey } from './fleet-key.ts';
+import { PortolanError } from '@portolan/errors';
 
 /** Secret data sealed with AES-256-GCM: safe to publish and store. */
 export interface SealedData {
@@ -17,12 +18,8 @@ export interface SealedSecretData {
 }
 
 /** Sealed data that cannot be opened: wrong key id, tampered ciphertext. Never includes the material. */
-export class SealError extends Error {
+export class SealError extends PortolanError {
   readonly code = 'SECRET_UNSEAL_FAILED';
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'SealError';
-  }
 }
 
 /** Canonical bytes of a data map: keys sorted, values as given (base64 strings as in the Secret). */

@@ -11,6 +11,7 @@ import {
   type TlsSecretManifest,
 } from '../core/managed-secret.ts';
 import { readCertificate } from './read-certificate.ts';
+import { PortolanError } from '@portolan/errors';
 
 /** Where the issuer reads and writes the Secrets of one cluster. */
 export interface TlsSecretStore {
@@ -23,13 +24,12 @@ export interface TlsSecretStore {
 }
 
 /** A Kubernetes API call about Secrets failed (transport, authorisation, a conflicting concurrent write). */
-export class SecretStoreError extends Error {
+export class SecretStoreError extends PortolanError {
   readonly code = 'ACME_SECRET_STORE_FAILED';
   /** HTTP status of the API answer; 0 when there was none. */
   readonly status: number;
   constructor(message: string, status: number, options: { cause: unknown }) {
     super(message, options);
-    this.name = 'SecretStoreError';
     this.status = status;
   }
 }

@@ -1,6 +1,7 @@
 import type { ExecutionContext, Operation, SecretResolver } from '@portolan/appliance-driver';
 import type { DesiredState, JsonObject } from '@portolan/desired-state';
 import { vtmName, type VtmDriver, type VtmObject, type VtmObjects } from '@portolan/vtm-driver';
+import { PortolanError } from '@portolan/errors';
 
 /** Makes the data plane answer the current set of challenges (called after every change of the set). */
 export interface ChallengePublisher {
@@ -8,12 +9,8 @@ export interface ChallengePublisher {
 }
 
 /** Pushing the challenge rule to the traffic manager failed (an operation was refused or the appliance is unreachable). */
-export class ChallengePublishError extends Error {
+export class ChallengePublishError extends PortolanError {
   readonly code = 'ACME_CHALLENGE_PUBLISH_FAILED';
-  constructor(message: string, options?: { cause: unknown }) {
-    super(message, options);
-    this.name = 'ChallengePublishError';
-  }
 }
 
 /** What the publisher needs to bring one vTM in line. */

@@ -3,16 +3,13 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { PortolanError } from '@portolan/errors';
 
 const run = promisify(execFile);
 
 /** Raised when openssl cannot produce the emulator's self-signed certificate. */
-export class SelfSignedCertificateError extends Error {
+export class SelfSignedCertificateError extends PortolanError {
   readonly code = 'LM_EMULATOR_SELF_SIGNED_CERT';
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'SelfSignedCertificateError';
-  }
 }
 
 /** Generates a fresh self-signed certificate for 127.0.0.1/localhost (like the appliance's own) by shelling out to openssl. */

@@ -1,6 +1,7 @@
 /**
  * The appliance's API rate limit: a call is refused (connection dropped) when `limit` calls were already
- * accepted in the last `windowMs`. Time is passed in, so this stays pure and testable.
+ * accepted in the last `windowMs`. Time is passed in, so this stays pure and testable. Mutable by design: it is
+ * the emulated appliance's own record of recent calls.
  */
 export class CallWindow {
   readonly limit: number;

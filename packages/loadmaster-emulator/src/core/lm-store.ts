@@ -3,7 +3,8 @@ import type { LmParams } from './lm-params.ts';
 
 /**
  * Lookups and structural mutations over an LmState, shared by the command handlers and by tests that
- * change the appliance "by hand" (out-of-band deletes). Pure: no I/O, no clock.
+ * change the appliance "by hand" (out-of-band deletes). Pure: no I/O, no clock. Mutable by design: it is the
+ * emulated appliance's configuration, changed by the commands it receives.
  */
 export class LmStore {
   readonly state: LmState;

@@ -8,6 +8,7 @@ import {
 import type { AddressInfo } from 'node:net';
 import { dataPlanePorts, routeDataPlaneRequest, type DataPlaneDecision } from '../core/route-data-plane-request.ts';
 import type { VtmConfigStore } from '../core/vtm-config-store.ts';
+import { PortolanError } from '@portolan/errors';
 
 /** Options of the emulated data plane (traffic, as opposed to the REST control plane). */
 export interface DataPlaneOptions {
@@ -51,12 +52,8 @@ export interface DataPlane {
 }
 
 /** A data plane listener could not be opened (a fixed port in use) or a port has no listener. */
-export class DataPlaneListenError extends Error {
+export class DataPlaneListenError extends PortolanError {
   readonly code = 'VTM_EMULATOR_DATA_PLANE_LISTEN';
-  constructor(message: string, options?: { cause: unknown }) {
-    super(message, options);
-    this.name = 'DataPlaneListenError';
-  }
 }
 
 /**

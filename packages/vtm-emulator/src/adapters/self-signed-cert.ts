@@ -3,16 +3,13 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { PortolanError } from '@portolan/errors';
 
 const run = promisify(execFile);
 
 /** Raised when the self-signed admin certificate cannot be made (openssl missing or failing). */
-export class SelfSignedCertError extends Error {
+export class SelfSignedCertError extends PortolanError {
   readonly code = 'VTM_EMULATOR_CERT';
-  constructor(message: string, options: { cause: unknown }) {
-    super(message, options);
-    this.name = 'SelfSignedCertError';
-  }
 }
 
 /** Makes a throw-away self-signed certificate for localhost, like a Traffic Manager's default admin certificate. */

@@ -5,6 +5,7 @@
  * string and integer literals, `#` comments and the functions in `builtins`. `pool.use`, `http.sendResponse`,
  * `http.redirect` and `connection.discard` end the rule. Anything else is refused with TrafficScriptError.
  */
+import { PortolanError } from '@portolan/errors';
 
 /** The request a rule sees. */
 export interface ScriptRequest {
@@ -33,12 +34,8 @@ export type RuleOutcome =
   | { readonly kind: 'none' };
 
 /** A rule uses syntax or a function this interpreter does not know (a generator bug, or a rule beyond the subset). */
-export class TrafficScriptError extends Error {
+export class TrafficScriptError extends PortolanError {
   readonly code = 'TRAFFIC_SCRIPT_UNSUPPORTED';
-  constructor(message: string) {
-    super(message);
-    this.name = 'TrafficScriptError';
-  }
 }
 
 type Token = { t: 'str'; v: string } | { t: 'var'; v: string } | { t: 'id'; v: string } | { t: 'op'; v: string };
@@ -110,7 +107,10 @@ function builtinsFor(request: ScriptRequest): Readonly<Record<string, (args: str
   };
 }
 
-/** A recursive-descent evaluator over the token list; expressions evaluate to strings ('' is false). */
+/**
+ * A recursive-descent evaluator over the token list; expressions evaluate to strings ('' is false). Mutable by
+ * design: its cursor and variables live for one rule evaluation and are never shared.
+ */
 class Interpreter {
   readonly #tokens: readonly Token[];
   readonly #builtins: Readonly<Record<string, (args: string[]) => string>>;

@@ -27,7 +27,8 @@ export interface StoreSnapshot {
 
 /**
  * The emulated `config/active` tree: per-type maps of objects with vTM's validation, defaults, merge rules,
- * factory objects and (optionally strict) reference checks. Pure data structure: no I/O, no clock.
+ * factory objects and (optionally strict) reference checks. Pure data structure: no I/O, no clock. Mutable by
+ * design: it is the emulated appliance's configuration, changed by the requests it receives.
  */
 export class VtmConfigStore {
   readonly #objects = new Map<string, Map<string, StoredObject>>();

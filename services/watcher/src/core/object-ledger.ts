@@ -17,7 +17,8 @@ export type ListItemChange = 'ADDED' | 'MODIFIED' | null;
 /**
  * The last published (uid, resourceVersion) of every object of one kind. ResourceVersions are opaque: they are
  * compared for equality only, never ordered (the Kubernetes API concepts say so, and a lagging cache must not look
- * newer). Memory is a few dozen bytes per object, not the objects themselves.
+ * newer). Memory is a few dozen bytes per object, not the objects themselves. Mutable by design: remembering what
+ * was published is its purpose, and one stream owns it.
  */
 export class ObjectLedger {
   private readonly entries = new Map<string, LedgerEntry>();

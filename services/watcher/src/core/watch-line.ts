@@ -33,7 +33,7 @@ export function decodeWatchLine(line: string): WatchLine {
   return { type: 'garbled', detail: `unknown event type ${JSON.stringify(type)}` };
 }
 
-/** Splits streamed text into complete lines; a partial last line waits for the next chunk. */
+/** Splits streamed text into complete lines; a partial last line waits for the next chunk (its one mutable field). */
 export class LineSplitter {
   private pending = '';
 
