@@ -80,8 +80,9 @@ export class PgSnapshotSource implements SnapshotSource {
     if (announced !== null && (this.newestHeadId === null || BigInt(announced.id) > this.newestHeadId)) {
       this.newestHeadId = BigInt(announced.id);
       this.rows.set(announced.id, announced);
+      const header = { id: announced.id, hash: announced.content_hash, held: false, holdReason: null };
       const traceContext = announced.trace_context ?? null;
-      return { id: announced.id, hash: announced.content_hash, held: false, holdReason: null, traceContext };
+      return traceContext === null ? header : { ...header, traceContext };
     }
     this.headQueries++;
     const row = await this.db
