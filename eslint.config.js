@@ -17,6 +17,32 @@ export const coreBannedImports = [
   },
 ];
 
+/** The services: processes with their own main. They never import each other; shared code lives in packages/. */
+export const services = ['watcher', 'planner', 'applier', 'leader'];
+
+/** The import ban that keeps `own` (a service, or null for a package) from reaching into another service. */
+export function otherServices(own) {
+  const others = services.filter((s) => s !== own);
+  return {
+    group: others.flatMap((s) => [`@portolan/${s}`, `@portolan/${s}/*`]),
+    message: 'Services never import each other, and packages import no service: move shared code into packages/.',
+  };
+}
+
+/** Import bans per workspace: services and packages (the CLI composes the services, so it may import them). */
+const boundaryBlocks = (extra = [], core = false) => [
+  ...services.map((s) => ({
+    files: [core ? `services/${s}/**/core/**/*.ts` : `services/${s}/**/*.ts`],
+    ...(core ? { ignores: ['**/*.test.ts'] } : {}),
+    rules: { 'no-restricted-imports': ['error', { patterns: [...extra, otherServices(s)] }] },
+  })),
+  {
+    files: [core ? 'packages/**/core/**/*.ts' : 'packages/**/*.ts'],
+    ignores: ['packages/cli/**', ...(core ? ['**/*.test.ts'] : [])],
+    rules: { 'no-restricted-imports': ['error', { patterns: [...extra, otherServices(null)] }] },
+  },
+];
+
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '**/dist/**', 'proto/src/gen/**', '.portolan/**', 'bench-results/**'] },
   js.configs.recommended,
@@ -60,6 +86,7 @@ export default tseslint.config(
       'no-control-regex': 'off',
     },
   },
+  ...boundaryBlocks(),
   {
     files: ['**/core/**/*.ts'],
     ignores: ['**/*.test.ts'],
@@ -88,6 +115,8 @@ export default tseslint.config(
       ],
     },
   },
+  // In core/ folders the purity bans and the service boundary apply together (one rule, so both lists are kept).
+  ...boundaryBlocks(coreBannedImports, true),
   {
     // Errors are typed: a PortolanError subclass with a stable code and the cause (packages/errors).
     files: ['**/*.ts'],

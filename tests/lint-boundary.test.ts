@@ -38,3 +38,37 @@ test('the same imports are allowed in an adapter', async () => {
   );
   assert.deepEqual(found, []);
 });
+
+test('services never import each other, and packages import no service; the CLI composes them', async () => {
+  const code = (spec: string) => `import { x } from '${spec}';\nexport const y = x;\n`;
+  const banned = (found: string[]) =>
+    found.some((p) => p.startsWith('no-restricted-imports') && p.includes('Services never'));
+  assert.ok(banned(await problems('services/applier/src/probe.ts', code('@portolan/planner'))), 'applier → planner');
+  assert.ok(
+    banned(await problems('services/planner/src/core/probe.ts', code('@portolan/leader'))),
+    'planner core → leader',
+  );
+  assert.ok(banned(await problems('packages/audit/src/probe.ts', code('@portolan/applier'))), 'audit → applier');
+  assert.ok(
+    banned(await problems('packages/snapshot/src/probe.ts', code('@portolan/planner/testing/x'))),
+    'subpaths too',
+  );
+  const coreStillPure = await problems(
+    'services/planner/src/core/probe.ts',
+    "import pg from 'pg';\nexport const p = pg;\n",
+  );
+  assert.ok(
+    coreStillPure.some((p) => p.includes('database')),
+    'the core purity bans still apply beside the boundary',
+  );
+  assert.equal(
+    banned(await problems('services/applier/src/probe.ts', code('@portolan/applier'))),
+    false,
+    'own package',
+  );
+  assert.equal(
+    banned(await problems('packages/cli/src/probe.ts', code('@portolan/planner'))),
+    false,
+    'the CLI composes',
+  );
+});
