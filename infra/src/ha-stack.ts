@@ -25,6 +25,8 @@ export interface HaStack {
   service(name: string): StackService;
   /** SIGKILLs a node and every process of its group (a Postgres server's backends die with it), as a crash would. */
   kill(name: string): Promise<void>;
+  /** Sends `signal` (SIGSTOP, SIGCONT...) to every process of a node's group; nothing when it is not running. */
+  signal(name: string, signal: NodeJS.Signals): Promise<void>;
   /** The Postgres node currently recorded as primary (`postgres-1` or `postgres-2`). */
   postgresPrimary(): string;
   /** Promotes the Postgres standby; returns the new primary's name. */
@@ -73,6 +75,10 @@ export function haStack(options: { config?: Partial<HaStackConfig>; log?: (line:
       if (pid === null) return;
       signalUnlessGone(-pid, 'SIGKILL');
       await waitFor(() => !isAlive(pid), 5000, 20);
+    },
+    async signal(name, signal) {
+      const { pid } = await service(name).status();
+      if (pid !== null) signalUnlessGone(-pid, signal);
     },
     postgresPrimary: () => `postgres-${build(false).pair.primary() + 1}`,
     promotePostgres: async () => `postgres-${(await build(false).pair.promote()) + 1}`,

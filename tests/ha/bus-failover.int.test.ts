@@ -67,7 +67,7 @@ test('publishes are acked again within seconds of losing the stream leader, then
         `${connectedGap.toFixed(2)} s after the client's node (not the leader's) was\n`,
     );
     // A new stream leader waits out a Raft election timeout (2 to 5 s in nats-server 2.9); a reconnect does not.
-    assert.ok(leaderGap < 10, `acks resumed ${leaderGap} s after the leader's node was killed`);
+    assert.ok(leaderGap < 15, `acks resumed ${leaderGap} s after the leader's node was killed`);
     assert.ok(connectedGap < 2, `acks resumed ${connectedGap} s after the client's node was killed`);
 
     const consumed = new Set<number>();

@@ -7,7 +7,13 @@ import assert from 'node:assert/strict';
 import { openDatabase } from '@portolan/store';
 import { eventually } from '../e2e/eventually.ts';
 import { expectedView, readApplianceView, watchAppliance } from './appliance-view.ts';
-import { initialManifests, runWorkload, type AckedChange, type InjectedFault } from './chaos-workload.ts';
+import {
+  initialManifests,
+  runWorkload,
+  type AckedChange,
+  type FaultPlan,
+  type InjectedFault,
+} from './chaos-workload.ts';
 import { haStackFixture } from './ha-fixture.ts';
 import { appliance, startHaPipeline } from './ha-pipeline.ts';
 import { checkFinalState, checkRecords, checkReplay, formatViolations, historySummary } from './history-checker.ts';
@@ -40,18 +46,23 @@ test(`chaos (short, seed ${seed}): engine faults under churn lose no change and 
       { timeoutMs: 60_000, context: pipeline.diagnostics },
     );
     const watcher = watchAppliance(pipeline.vtm);
-    const plan = {
-      steps: 32,
+    const plan: FaultPlan = {
+      steps: 36,
       intervalMs: 500,
-      natsKillAt: 5,
-      natsRestartAt: 11,
-      postgresKillAt: 14,
-      redisKillAt: 23,
       extraAddedAt: 8,
-      extraRemovedAt: 27,
+      extraRemovedAt: 31,
+      faults: [
+        { step: 5, kind: 'nats-node', recoverAfter: 6 },
+        { step: 14, kind: 'postgres-primary' },
+        { step: 20, kind: 'leader-applier', recoverAfter: 4 },
+        { step: 27, kind: 'redis-master' },
+      ],
       seed,
     };
-    const { changes, faults } = await runWorkload(stack, pipeline, plan, log);
+    const leader = async (): Promise<string | null> =>
+      (await db.selectFrom('leader_epochs').select('holder').where('group_name', '=', appliance).executeTakeFirst())
+        ?.holder ?? null;
+    const { changes, faults } = await runWorkload({ stack, pipeline, leader, log }, plan);
     const expected = expectedView(changes);
     await eventually(
       'every acknowledged change on the appliance',

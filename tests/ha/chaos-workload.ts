@@ -3,7 +3,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { HaStack } from '@portolan/infra';
 import { endpointSlice, ingress, ingressClass, namespace, service } from '../e2e/manifests.ts';
-import type { HaPipeline } from './ha-pipeline.ts';
+import { replicas, type HaPipeline } from './ha-pipeline.ts';
 
 export const ns = 'chaos';
 /** The Services whose endpoints churn; each is a host of the `site` Ingress. */
@@ -35,70 +35,103 @@ export interface AckedChange {
   readonly ackedAt: number;
 }
 
-/** One fault injected, when, and on which node. */
+/** The kinds of fault the workload injects. */
+export type FaultKind = 'nats-node' | 'nats-pause' | 'postgres-primary' | 'redis-master' | 'leader-applier' | 'planner';
+
+/** One fault injected, when, and on which node or process. */
 export interface InjectedFault {
-  readonly kind: 'nats-node' | 'postgres-primary' | 'redis-master';
+  readonly kind: FaultKind;
   readonly node: string;
   readonly at: number;
 }
 
-/** Which fault runs before which step (and when a killed NATS node comes back). */
+/** A fault before `step`; what it broke comes back `recoverAfter` steps later (a restart, or SIGCONT). */
+export interface PlannedFault {
+  readonly step: number;
+  readonly kind: FaultKind;
+  readonly recoverAfter?: number;
+}
+
+/** The workload's length and pace, when the extra Ingress comes and goes, and the faults. */
 export interface FaultPlan {
   readonly steps: number;
   readonly intervalMs: number;
-  readonly natsKillAt: number;
-  readonly natsRestartAt: number;
-  readonly postgresKillAt: number;
-  readonly redisKillAt: number;
   readonly extraAddedAt: number;
   readonly extraRemovedAt: number;
-  /** Seeds the choice of the NATS node to kill. */
+  readonly faults: readonly PlannedFault[];
+  /** Seeds the choice of the NATS node to fault. */
   readonly seed: number;
+}
+
+/** What the workload acts on. */
+export interface WorkloadContext {
+  readonly stack: HaStack;
+  readonly pipeline: HaPipeline;
+  /** The replica id holding the appliance group's newest epoch, or null. */
+  readonly leader: () => Promise<string | null>;
+  readonly log: (line: string) => void;
 }
 
 /** Runs the workload with its faults; returns every acknowledged change and every fault, in order. */
 export async function runWorkload(
-  stack: HaStack,
-  pipeline: HaPipeline,
+  ctx: WorkloadContext,
   plan: FaultPlan,
-  log: (line: string) => void,
 ): Promise<{ changes: AckedChange[]; faults: InjectedFault[] }> {
   const changes: AckedChange[] = [];
   const faults: InjectedFault[] = [];
-  const natsNode = `nats-${(plan.seed % 3) + 1}`;
+  const recoveries = new Map<number, (() => Promise<void>)[]>();
   for (let step = 1; step <= plan.steps; step++) {
-    const fault = await injectBefore(step, plan, stack, natsNode);
-    if (fault !== null) {
+    for (const recover of recoveries.get(step) ?? []) await recover();
+    for (const planned of plan.faults.filter((f) => f.step === step)) {
+      const { fault, recover } = await inject(planned.kind, ctx, plan.seed);
       faults.push(fault);
-      log(`step ${step}: ${fault.kind} ${fault.node} killed`);
+      ctx.log(`step ${step}: ${fault.kind} on ${fault.node}`);
+      const at = step + (planned.recoverAfter ?? 0);
+      if (recover !== null && planned.recoverAfter !== undefined)
+        recoveries.set(at, [...(recoveries.get(at) ?? []), recover]);
     }
-    changes.push(await change(step, plan, pipeline));
+    changes.push(await change(step, plan, ctx.pipeline));
     await sleep(plan.intervalMs);
   }
+  for (const [, recover] of [...recoveries].filter(([at]) => at > plan.steps)) for (const r of recover) await r();
   return { changes, faults };
 }
 
-async function injectBefore(step: number, plan: FaultPlan, stack: HaStack, natsNode: string) {
+/** Injects one fault; returns it, and how to undo what a restart or SIGCONT undoes (null: the engine fails over). */
+async function inject(
+  kind: FaultKind,
+  { stack, pipeline, leader }: WorkloadContext,
+  seed: number,
+): Promise<{ fault: InjectedFault; recover: (() => Promise<void>) | null }> {
   const at = performance.now();
-  if (step === plan.natsKillAt) {
-    await stack.kill(natsNode);
-    return { kind: 'nats-node', node: natsNode, at } as const;
+  const natsNode = `nats-${(seed % 3) + 1}`;
+  switch (kind) {
+    case 'nats-node':
+      await stack.kill(natsNode);
+      return { fault: { kind, node: natsNode, at }, recover: () => stack.service(natsNode).start() };
+    case 'nats-pause':
+      await stack.signal(natsNode, 'SIGSTOP');
+      return { fault: { kind, node: natsNode, at }, recover: () => stack.signal(natsNode, 'SIGCONT') };
+    case 'postgres-primary': {
+      const primary = stack.postgresPrimary();
+      await stack.kill(primary);
+      // The standby is promoted a moment later, as an operator or a failover manager would.
+      await sleep(500);
+      await stack.promotePostgres();
+      return { fault: { kind, node: primary, at }, recover: null };
+    }
+    case 'redis-master': {
+      const master = (await stack.redisMaster()) ?? 'redis-1';
+      await stack.kill(master);
+      return { fault: { kind, node: master, at }, recover: null };
+    }
+    case 'leader-applier':
+    case 'planner': {
+      const name = kind === 'planner' ? 'planner' : `applier-${(await leader()) ?? replicas[0]}`;
+      await pipeline.kill(name);
+      return { fault: { kind, node: name, at }, recover: () => pipeline.restart(name) };
+    }
   }
-  if (step === plan.natsRestartAt) await stack.service(natsNode).start();
-  if (step === plan.postgresKillAt) {
-    const primary = stack.postgresPrimary();
-    await stack.kill(primary);
-    // The standby is promoted a moment later, as an operator or a failover manager would.
-    await sleep(500);
-    await stack.promotePostgres();
-    return { kind: 'postgres-primary', node: primary, at } as const;
-  }
-  if (step === plan.redisKillAt) {
-    const master = (await stack.redisMaster()) ?? 'redis-1';
-    await stack.kill(master);
-    return { kind: 'redis-master', node: master, at } as const;
-  }
-  return null;
 }
 
 /** Applies step's change, retrying until the API server acknowledges it (the simulator is not faulted). */

@@ -5,6 +5,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   demoCredentials,
   freePort,
@@ -12,6 +13,7 @@ import {
   launchPipeline,
   type HaStack,
   type LaunchedPipeline,
+  type StackService,
 } from '@portolan/infra';
 import { VtmClient } from '../e2e/appliance-clients.ts';
 
@@ -28,6 +30,10 @@ export interface HaPipeline {
   apply(yaml: string): Promise<void>;
   /** `kubectl delete` of one object. */
   remove(kind: string, ns: string, name: string): Promise<void>;
+  /** SIGKILLs one pipeline process (`planner`, `watcher-b`, `applier-vtm-a`...) and waits until it is gone. */
+  kill(name: string): Promise<void>;
+  /** Starts a killed process again and waits for its health check. */
+  restart(name: string): Promise<void>;
   /** The last lines of every process's log. */
   diagnostics(): string;
   stop(): Promise<void>;
@@ -89,12 +95,25 @@ function haPipelineOf(launched: LaunchedPipeline, root: string): HaPipeline {
       if (input !== undefined) child.stdin!.end(input);
     });
   const { user, password } = demoCredentials.vtm;
+  const component = (name: string): StackService => {
+    const found = launched.components.get(name);
+    if (found === undefined) throw new Error(`no pipeline process "${name}"`);
+    return found;
+  };
   return {
     launched,
     fleetConfig: launched.layout.fleetConfig,
     vtm: new VtmClient(`http://127.0.0.1:${launched.layout.ports.vtm}`, user, password),
     apply: (yaml) => run(['apply', '-f', '-'], yaml),
     remove: (kind, ns, name) => run(['delete', kind, '-n', ns, name, '--wait=false']),
+    async kill(name) {
+      const svc = component(name);
+      const { pid } = await svc.status();
+      if (pid === null) return;
+      process.kill(pid, 'SIGKILL');
+      while ((await svc.status()).running) await sleep(20);
+    },
+    restart: (name) => component(name).start(),
     diagnostics: () =>
       [...launched.components.keys()]
         .map((name) => `--- ${name}\n${logTail(path.join(launched.layout.runDir, `${name}.log`))}`)

@@ -31,7 +31,7 @@ test('a killed primary, a promoted standby: commits resume on the same handle, e
       `# commits resumed ${((at - promoted) / 1000).toFixed(2)} s after the promotion ` +
         `(${((at - killed) / 1000).toFixed(2)} s after the kill, promotion included)\n`,
     );
-    assert.ok(at - promoted < 5000, 'the handle finds the new primary within seconds');
+    assert.ok(at - promoted < 10_000, 'the handle finds the new primary within seconds');
     const { rows } = await sql<{ n: number }>`SELECT n FROM acked ORDER BY n`.execute(db);
     const kept = new Set(rows.map((r) => r.n));
     assert.deepEqual(

@@ -173,7 +173,9 @@ export class NatsEventBus {
    * Consumes a durable consumer of the kube stream until `signal` aborts, handing the handler every message that
    * arrived while it was busy (group commit: batch size 1 when idle, larger under load). Messages are acked only
    * after the handler's promise resolves (its work is committed); a throwing handler naks the batch. A consume loop
-   * that stops (missed heartbeats after a server restart) is recreated.
+   * that stops (missed heartbeats after a server restart) is recreated. Heartbeats come every second by default:
+   * when the consumer's leader moves to another node of a cluster, the client re-pulls after two missed ones (the
+   * client's own rule), so consumption resumes about 2 s after the loss, not 4.
    */
   async consumeBatches(
     durable: string,
@@ -186,7 +188,7 @@ export class NatsEventBus {
         const consumer = await this.js.consumers.get(this.declaration.kube.name, durable);
         const messages = await consumer.consume({
           max_messages: Math.max(maxBatch, 64),
-          idle_heartbeat: options.idleHeartbeatMs ?? 2000,
+          idle_heartbeat: options.idleHeartbeatMs ?? 1000,
           expires: 10_000,
         });
         const stop = (): void => void messages.close();
