@@ -29,6 +29,8 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
  */
 export interface Tracing {
   readonly tracer: Tracer;
+  /** True when spans leave the process; a hot path may skip making spans nobody receives. */
+  readonly exporting: boolean;
   shutdown(): Promise<void>;
 }
 
@@ -54,7 +56,11 @@ export function startTracing(
     installed = true;
   }
   trace.setGlobalTracerProvider(provider);
-  return { tracer: provider.getTracer(service), shutdown: () => provider.shutdown() };
+  return {
+    tracer: provider.getTracer(service),
+    exporting: exporter !== undefined,
+    shutdown: () => provider.shutdown(),
+  };
 }
 
 /** An OTLP/HTTP exporter when the environment names an endpoint and does not turn traces off; else undefined. */

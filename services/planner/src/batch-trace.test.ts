@@ -63,3 +63,18 @@ test('a failed commit is recorded on its span and rethrown', async () => {
   const commit = exporter.getFinishedSpans().find((s) => s.name === 'planner.commit')!;
   assert.equal(commit.status.message, 'postgres down');
 });
+
+test('without a tracer no span is made, and snapshots still record the newest trace id', async () => {
+  exporter.reset();
+  const spans = new BatchTrace(null);
+  spans.fold(message(1, published(traceA, '4'.repeat(16))), () => undefined);
+  spans.fold(message(2, published(traceB, '5'.repeat(16))), () => undefined);
+  let announced: Readonly<Record<string, string>> | undefined;
+  await spans.commit(2, 2, async (headers) => {
+    announced = headers;
+    return 1;
+  });
+  assert.equal(spans.traceId, traceB);
+  assert.deepEqual(announced, {}, 'announcements carry no trace context');
+  assert.equal(exporter.getFinishedSpans().length, 0);
+});

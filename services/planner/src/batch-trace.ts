@@ -32,23 +32,28 @@ const MAX_LINKS = 32;
  * span's link leads from the newer trace back to it: one change never starts a second trace.
  */
 export class BatchTrace {
-  private readonly tracer: Tracer;
+  /** Null when spans leave nowhere: the fold then makes none (it runs per message, in the hottest loop). */
+  private readonly tracer: Tracer | null;
   private readonly links: Link[] = [];
-  private last: { readonly context: Context; readonly traceId: string | null } | null = null;
+  /** The `traceparent` of the batch's last traced message, and the context of its fold span (when one was made). */
+  private lastTraceparent: string | null = null;
+  private lastFold: Context | null = null;
 
-  constructor(tracer: Tracer) {
+  constructor(tracer: Tracer | null) {
     this.tracer = tracer;
   }
 
   /** The trace id of the batch's last traced message: the trace its snapshots continue (null: none traced). */
   get traceId(): string | null {
-    return this.last?.traceId ?? null;
+    return this.lastTraceparent?.split('-')[1] ?? null;
   }
 
   /** Runs the fold of one message, inside its span when the message carries a trace context. */
   fold<T>(m: BusMessage, fn: () => T): T {
     const traceparent = m.headers.traceparent;
     if (traceparent === undefined) return fn();
+    this.lastTraceparent = traceparent;
+    if (this.tracer === null) return fn();
     const span = this.tracer.startSpan(
       'planner.fold',
       { attributes: { [plannerSpanAttributes.subject]: m.subject, [plannerSpanAttributes.streamSeq]: m.streamSeq } },
@@ -61,11 +66,9 @@ export class BatchTrace {
       throw e;
     } finally {
       span.end();
-      if (this.last !== null && this.links.length < MAX_LINKS) {
-        const previous = trace.getSpanContext(this.last.context);
-        if (previous !== undefined) this.links.push({ context: previous });
-      }
-      this.last = { context: trace.setSpan(ROOT_CONTEXT, span), traceId: traceparent.split('-')[1] ?? null };
+      const previous = this.lastFold === null ? undefined : trace.getSpanContext(this.lastFold);
+      if (previous !== undefined && this.links.length < MAX_LINKS) this.links.push({ context: previous });
+      this.lastFold = trace.setSpan(ROOT_CONTEXT, span);
     }
   }
 
@@ -78,13 +81,14 @@ export class BatchTrace {
     position: number,
     fn: (announce: Readonly<Record<string, string>>) => Promise<number>,
   ): Promise<number> {
+    if (this.tracer === null) return fn({});
     const span = this.tracer.startSpan(
       'planner.commit',
       {
         attributes: { [plannerSpanAttributes.messages]: messages, [plannerSpanAttributes.position]: position },
         links: this.links,
       },
-      this.last?.context ?? ROOT_CONTEXT,
+      this.lastFold ?? ROOT_CONTEXT,
     );
     try {
       const snapshots = await fn(traceHeadersOf(span));

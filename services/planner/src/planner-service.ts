@@ -3,7 +3,7 @@ import { planSubject, selectionHeldSubject } from '@portolan/bus';
 import { create, toBinary, timestampFromMs, SelectionHeldSchema, SnapshotCommittedSchema } from '@portolan/proto';
 import { fleetConfigSchema } from '@portolan/fleet-config';
 import { selectionDrops } from './core/holds/config-change-hold.ts';
-import { trace, type Logger, type Tracer } from '@portolan/telemetry';
+import type { Logger, Tracer } from '@portolan/telemetry';
 import { BatchTrace } from './batch-trace.ts';
 import { decodeBusMessage } from './core/world/decode-bus-message.ts';
 import { foldInput } from './core/fold-input.ts';
@@ -36,8 +36,8 @@ export interface PlannerServiceOptions {
    * an operator could hold the older layout while older appliers still run.
    */
   readonly layout?: SnapshotLayout;
-  /** Where the planner's spans go (default: the global tracer, which drops them unless tracing was started). */
-  readonly tracer?: Tracer;
+  /** Where the planner's spans go; none are made without one (the default). */
+  readonly tracer?: Tracer | null;
 }
 
 /**
@@ -48,7 +48,7 @@ export interface PlannerServiceOptions {
  */
 export class PlannerService {
   private readonly o: PlannerServiceOptions;
-  private readonly tracer: Tracer;
+  private readonly tracer: Tracer | null;
   private planner: Planner;
   private sync: SyncTracker;
   /** Appliances that already got their first snapshot after every cluster they serve had synced. */
@@ -65,7 +65,7 @@ export class PlannerService {
 
   constructor(options: PlannerServiceOptions) {
     this.o = options;
-    this.tracer = options.tracer ?? trace.getTracer('planner');
+    this.tracer = options.tracer ?? null;
     this.planner = new Planner(options.config, { layout: options.layout });
     this.sync = new SyncTracker(options.config);
   }
