@@ -6,6 +6,7 @@ export { sql, type Insertable, type Kysely, type RawBuilder, type Transaction } 
 export { isPinned, readPin, readPins, pinHoldReason, type SnapshotPin } from './snapshot-pins.ts';
 export { readApplyOperations, readValueTree } from './value-tree-store.ts';
 export { StoredDataMissingError } from './errors.ts';
+export { prefetchSnapshot, readSnapshotDesired, readSnapshotPieces } from './snapshot-pieces.ts';
 export { readOpenHolds, readHoldsBetween, readHoldsReleasedAt, type RecordedHold } from './removal-holds.ts';
 export {
   PgSnapshotHeads,

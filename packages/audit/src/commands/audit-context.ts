@@ -1,6 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { isSystemError, PortolanError } from '@portolan/errors';
-import { PgSnapshotSource, type SnapshotSource } from '@portolan/applier';
 import type { DesiredState } from '@portolan/desired-state';
 import {
   FleetConfigError,
@@ -8,7 +7,14 @@ import {
   type ApplianceConfig,
   type LoadedFleetConfig,
 } from '@portolan/fleet-config';
-import { openDatabase, PgSnapshotHeads, type Database, type Kysely, type SnapshotHeads } from '@portolan/store';
+import {
+  openDatabase,
+  PgSnapshotHeads,
+  readSnapshotDesired,
+  type Database,
+  type Kysely,
+  type SnapshotHeads,
+} from '@portolan/store';
 import { PgAuditStore } from '../adapters/pg-audit-store.ts';
 import type { CommandIo } from '../adapters/command-io.ts';
 import type { SnapshotRecord } from '../core/history-report.ts';
@@ -67,7 +73,6 @@ export interface AuditContext {
   readonly fleet: LoadedFleetConfig;
   readonly db: Kysely<Database>;
   readonly store: PgAuditStore;
-  readonly snapshots: SnapshotSource;
   /** Where rollback and resume append snapshots, under the same compare-and-set as the planner's commits. */
   readonly heads: SnapshotHeads;
   close(): Promise<void>;
@@ -89,12 +94,10 @@ export async function openAuditContext(io: CommandIo, configOption: unknown): Pr
     throw e;
   }
   const db = openDatabase(fleet.config.store.url, { max: 4 });
-  const snapshots = new PgSnapshotSource(db);
   return {
     fleet,
     db,
     store: new PgAuditStore(db),
-    snapshots,
     heads: new PgSnapshotHeads(db),
     close: () => db.destroy(),
   };
@@ -129,9 +132,9 @@ export async function requireSnapshot(ctx: AuditContext, ref: string, appliance?
   return s;
 }
 
-/** Decodes a snapshot's desired state. */
+/** Decodes a snapshot's desired state from its pieces (each verified against its id). */
 export async function desiredOf(ctx: AuditContext, s: SnapshotRecord): Promise<DesiredState> {
-  return (await ctx.snapshots.get(s.id)).desired;
+  return readSnapshotDesired(ctx.db, s.rootHash);
 }
 
 /** Runs a command body with an opened context, printing CommandFailed as `portolan <name>: message` (exit 1). */

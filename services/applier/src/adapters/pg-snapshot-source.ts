@@ -1,5 +1,5 @@
 import type { DesiredState } from '@portolan/desired-state';
-import { sql, type Database, type Kysely } from '@portolan/store';
+import { prefetchSnapshot, readSnapshotPieces, type Database, type Kysely } from '@portolan/store';
 import type { SnapshotHeader } from '../core/apply-target.ts';
 import { SnapshotPieceMissingError, SnapshotReader, type PieceLookup } from '@portolan/snapshot';
 import { SnapshotLoadError } from '../errors.ts';
@@ -177,28 +177,11 @@ export class PgSnapshotSource implements SnapshotSource {
   }
 
   private async prefetchAll(root: string, fetched: Map<string, Uint8Array>): Promise<void> {
-    for (let level = [root]; level.length > 0;) {
-      const rows = await this.fetch(level);
-      const next = new Set<string>();
-      for (const r of rows) {
-        const body = new Uint8Array(r.body);
-        fetched.set(r.hash, body);
-        // Verified and parsed once, here; the read that follows uses the parsed piece. A corrupt piece throws
-        // SnapshotCorruptError naming it.
-        for (const ref of this.reader.admit(r.hash, body)) if (!fetched.has(ref)) next.add(ref);
-      }
-      level = [...next];
-    }
+    this.fetchedPieces += await prefetchSnapshot(this.db, this.reader, root, fetched);
   }
 
   private async fetch(ids: readonly string[]): Promise<{ hash: string; body: Buffer }[]> {
-    // One array parameter, not one parameter per id: a level of a 10k-Service snapshot holds more pieces than the
-    // 65,535 bind parameters Postgres accepts in one statement.
-    const rows = await this.db
-      .selectFrom('snapshot_pieces')
-      .select(['hash', 'body'])
-      .where(sql<boolean>`hash = any(${ids}::text[])`)
-      .execute();
+    const rows = await readSnapshotPieces(this.db, ids);
     this.fetchedPieces += rows.length;
     return rows;
   }
