@@ -45,13 +45,4 @@ export {
   type TokenBucket,
   type RateLimit,
 } from './core/kube-write-plan.ts';
-export {
-  FakeAppliance,
-  FakeApplianceDriver,
-  renderFake,
-  diffFake,
-  type FakeObjects,
-  type FakeWrite,
-} from './testing/fake-appliance.ts';
-export { writeSnapshot } from './testing/snapshot-writer.ts';
 export { SnapshotLoadError, SecretResolveError } from './errors.ts';

@@ -1,0 +1,11 @@
+// Test fakes of the applier, for tests of other workspaces: imported as @portolan/applier/testing, never from
+// the package's public index.
+export {
+  FakeAppliance,
+  FakeApplianceDriver,
+  renderFake,
+  diffFake,
+  type FakeObjects,
+  type FakeWrite,
+} from './testing/fake-appliance.ts';
+export { writeSnapshot } from './testing/snapshot-writer.ts';
