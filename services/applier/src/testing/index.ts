@@ -7,5 +7,5 @@ export {
   diffFake,
   type FakeObjects,
   type FakeWrite,
-} from './testing/fake-appliance.ts';
-export { writeSnapshot } from './testing/snapshot-writer.ts';
+} from './fake-appliance.ts';
+export { writeSnapshot } from './snapshot-writer.ts';
