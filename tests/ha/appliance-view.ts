@@ -2,7 +2,7 @@
 // and whether the extra Ingress's host is routed. A background watcher notes when each endpoint change first shows.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { VtmClient } from '../e2e/appliance-clients.ts';
-import { churned, ns, type AckedChange } from './chaos-workload.ts';
+import { churned, ns, stepOfNode, type AckedChange } from './chaos-workload.ts';
 
 /** The appliance's state as far as the workload's changes go. */
 export interface ApplianceView {
@@ -40,12 +40,6 @@ export function expectedView(changes: readonly AckedChange[], port = 8080): Appl
   return { pools, extraRouted };
 }
 
-/** The step whose unique addresses a pool holds (`10.2.<step>.x`), or null. */
-const stepOf = (nodes: readonly string[]): number | null => {
-  const m = /^10\.2\.(\d+)\.\d+:/.exec(nodes[0] ?? '');
-  return m === null ? null : Number(m[1]);
-};
-
 /** Polls the appliance until stopped, noting when each endpoint change's addresses first showed (by step). */
 export function watchAppliance(vtm: VtmClient): { seen: Map<number, number>; stop(): Promise<void> } {
   const seen = new Map<number, number>();
@@ -56,7 +50,7 @@ export function watchAppliance(vtm: VtmClient): { seen: Map<number, number>; sto
       const view = await readApplianceView(vtm).catch(() => null);
       const at = performance.now();
       for (const nodes of view?.pools.values() ?? []) {
-        const step = stepOf(nodes);
+        const step = nodes[0] === undefined ? null : stepOfNode(nodes[0]);
         if (step !== null && !seen.has(step)) seen.set(step, at);
       }
       await sleep(150);

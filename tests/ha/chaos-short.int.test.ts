@@ -16,7 +16,14 @@ import {
 } from './chaos-workload.ts';
 import { haStackFixture } from './ha-fixture.ts';
 import { appliance, startHaPipeline } from './ha-pipeline.ts';
-import { checkFinalState, checkRecords, checkReplay, formatViolations, historySummary } from './history-checker.ts';
+import {
+  checkApplianceAgainstHead,
+  checkFinalState,
+  checkRecords,
+  checkReplay,
+  formatViolations,
+  historySummary,
+} from './history-checker.ts';
 
 const fixture = haStackFixture();
 const seed = Number(process.env.PORTOLAN_CHAOS_SEED ?? Date.now() % 1000);
@@ -81,6 +88,7 @@ test(`chaos (short, seed ${seed}): engine faults under churn lose no change and 
     const violations = [
       ...checkFinalState(expected, await readApplianceView(pipeline.vtm)),
       ...(await checkRecords(db, appliance, appliance)),
+      ...(await checkApplianceAgainstHead(pipeline.fleetConfig, appliance, db)),
       ...(await checkReplay(pipeline.fleetConfig)),
     ];
     assert.equal(violations.length, 0, `the history breaks a rule:\n${formatViolations(violations)}`);

@@ -10,8 +10,17 @@ export const ns = 'chaos';
 export const churned = ['web-0', 'web-1', 'web-2', 'web-3'] as const;
 const className = 'vtm';
 
-/** The addresses of change `step`: unique to it, so a pool's nodes name the change they came from. */
-export const addressesOf = (step: number): string[] => [`10.2.${step}.1`, `10.2.${step}.2`];
+/** The addresses of change `step`: unique to it (up to step 63 000), so a pool's nodes name the change they came from. */
+export const addressesOf = (step: number): string[] => {
+  const prefix = `10.${2 + Math.floor(step / 256)}.${step % 256}`;
+  return [`${prefix}.1`, `${prefix}.2`];
+};
+
+/** The step whose addresses a pool's first node has, or null (the inverse of addressesOf). */
+export function stepOfNode(node: string): number | null {
+  const m = /^10\.(\d+)\.(\d+)\.\d+:/.exec(node);
+  return m === null ? null : (Number(m[1]) - 2) * 256 + Number(m[2]);
+}
 
 /** The manifests applied before the watchers start: the namespace, the Services at step 0, their Ingress. */
 export function initialManifests(): string {
@@ -54,6 +63,8 @@ export interface PlannedFault {
 
 /** The workload's length and pace, when the extra Ingress comes and goes, and the faults. */
 export interface FaultPlan {
+  /** The first step's number (default 1): rounds of a long run continue the numbering, so addresses stay unique. */
+  readonly firstStep?: number;
   readonly steps: number;
   readonly intervalMs: number;
   readonly extraAddedAt: number;
@@ -80,7 +91,9 @@ export async function runWorkload(
   const changes: AckedChange[] = [];
   const faults: InjectedFault[] = [];
   const recoveries = new Map<number, (() => Promise<void>)[]>();
-  for (let step = 1; step <= plan.steps; step++) {
+  const first = plan.firstStep ?? 1;
+  const last = first + plan.steps - 1;
+  for (let step = first; step <= last; step++) {
     for (const recover of recoveries.get(step) ?? []) await recover();
     for (const planned of plan.faults.filter((f) => f.step === step)) {
       const { fault, recover } = await inject(planned.kind, ctx, plan.seed);
@@ -93,7 +106,7 @@ export async function runWorkload(
     changes.push(await change(step, plan, ctx.pipeline));
     await sleep(plan.intervalMs);
   }
-  for (const [, recover] of [...recoveries].filter(([at]) => at > plan.steps)) for (const r of recover) await r();
+  for (const [, recover] of [...recoveries].filter(([at]) => at > last)) for (const r of recover) await r();
   return { changes, faults };
 }
 

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { expectedView } from './appliance-view.ts';
+import { addressesOf, stepOfNode } from './chaos-workload.ts';
 import {
   chainBreaks,
   checkFinalState,
@@ -84,4 +85,9 @@ test('the appliance must hold the last acknowledged change of every object', () 
   assert.deepEqual(rules(checkFinalState(expected, { ...expected, extraRouted: false })), [
     'acknowledged-change-missing',
   ]);
+});
+
+test('every change has addresses of its own, and a node names the change it came from', () => {
+  for (const step of [1, 255, 256, 4000]) assert.equal(stepOfNode(`${addressesOf(step)[0]}:8080`), step);
+  assert.equal(stepOfNode('192.168.0.1:8080'), null);
 });

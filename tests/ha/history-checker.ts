@@ -4,6 +4,8 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { DriverRegistry, PgSnapshotSource } from '@portolan/applier';
+import { loadFleetConfig } from '@portolan/fleet-config';
 import type { Database, Kysely } from '@portolan/store';
 import type { ApplianceView } from './appliance-view.ts';
 
@@ -15,6 +17,7 @@ export interface Violation {
     | 'stale-epoch-write'
     | 'two-writers'
     | 'snapshot-chain-not-linear'
+    | 'appliance-differs-from-head'
     | 'replay-differs';
   readonly history: readonly string[];
 }
@@ -146,6 +149,33 @@ export function headNotApplied(head: string | null, applies: readonly ApplyRow[]
   const applied = applies.filter((a) => String(a.snapshot_id) === head);
   if (head !== null && applied.some((a) => ['succeeded', 'noop'].includes(a.status))) return [];
   return [{ rule: 'head-not-applied', history: [`head snapshot ${head ?? '(none)'}`, ...applied.map(line)] }];
+}
+
+/**
+ * The appliance read back, against the head snapshot rendered by the appliance's driver: the operations an applier
+ * would still send. None, when the appliance holds exactly what the latest plan says.
+ */
+export async function checkApplianceAgainstHead(
+  fleetConfig: string,
+  appliance: string,
+  db: Kysely<Database>,
+): Promise<Violation[]> {
+  const loaded = await loadFleetConfig(fleetConfig);
+  const config = loaded.config.appliances.find((a) => a.name === appliance)!;
+  const source = new PgSnapshotSource(db);
+  const head = await source.head(appliance);
+  if (head === null) return [{ rule: 'head-not-applied', history: ['no snapshot at all'] }];
+  const snapshot = await source.get(head.id);
+  const driver = await new DriverRegistry().create(config, loaded.baseDir);
+  try {
+    const observed = await driver.readBack(AbortSignal.timeout(10_000));
+    const pending = driver.diff(driver.render(snapshot.desired, observed), observed);
+    if (pending.length === 0) return [];
+    const lines = pending.slice(0, 10).map((op) => JSON.stringify(op).slice(0, 200));
+    return [{ rule: 'appliance-differs-from-head', history: [`head snapshot ${head.id}`, ...lines] }];
+  } finally {
+    await driver.close();
+  }
 }
 
 const run = promisify(execFile);

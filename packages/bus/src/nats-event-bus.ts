@@ -72,6 +72,10 @@ export class NatsEventBus {
         name: options.name ?? 'portolan',
         maxReconnectAttempts: -1,
         reconnectTimeWait: 250,
+        // A node that hangs (paused, overloaded, cut off without a reset) keeps its socket open: two pings unanswered
+        // 3 s apart make the client move to another node, where the default (two minutes) would leave it waiting.
+        pingInterval: 3000,
+        maxPingOut: 2,
         timeout: options.timeoutMs ?? 5000,
         noAsyncTraces: options.noAsyncTraces ?? false,
       });

@@ -1,0 +1,179 @@
+// `npm run chaos`: the chaos suite's long form. Rounds of the workload, each with faults drawn at random (kinds,
+// steps, the NATS node) from a seed, on one HA stack and one two-site pipeline, until the time is up. After every
+// round the history checker runs on everything recorded so far; the stack is then repaired (`up`: killed nodes
+// restart, the old Postgres primary rejoins as a standby) for the next round. Exit code 1 on the first violation.
+//
+//   node tests/ha/chaos-long.ts [--minutes 15] [--seed N]
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { freeHaPorts, haStack, type HaStack } from '@portolan/infra';
+import { openDatabase, type Database, type Kysely } from '@portolan/store';
+import { eventually } from '../e2e/eventually.ts';
+import { expectedView, readApplianceView, watchAppliance } from './appliance-view.ts';
+import {
+  initialManifests,
+  runWorkload,
+  type AckedChange,
+  type FaultKind,
+  type FaultPlan,
+  type InjectedFault,
+} from './chaos-workload.ts';
+import { appliance, startHaPipeline, type HaPipeline } from './ha-pipeline.ts';
+import {
+  checkApplianceAgainstHead,
+  checkFinalState,
+  checkRecords,
+  checkReplay,
+  formatViolations,
+  historySummary,
+} from './history-checker.ts';
+
+const { values } = parseArgs({ options: { minutes: { type: 'string', default: '15' }, seed: { type: 'string' } } });
+const minutes = Number(values.minutes);
+const seed = Number(values.seed ?? Date.now() % 100_000);
+const log = (line: string): void => void process.stdout.write(`${line}\n`);
+
+/** A small seeded generator (mulberry32): the same seed draws the same faults. */
+function random(s: number): () => number {
+  let a = s >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const steps = 40;
+/** How many steps after its fault each kind is undone (engines that fail over are repaired between rounds). */
+const recoverAfter: Partial<Record<FaultKind, number>> = {
+  'nats-node': 6,
+  'nats-pause': 4,
+  'leader-applier': 4,
+  planner: 4,
+};
+
+/** Three to five faults of distinct kinds at distinct steps, at least six steps apart. */
+function roundPlan(next: () => number, firstStep: number): FaultPlan {
+  const kinds: FaultKind[] = [
+    'nats-node',
+    'nats-pause',
+    'postgres-primary',
+    'redis-master',
+    'leader-applier',
+    'planner',
+  ];
+  const chosen = kinds.sort(() => next() - 0.5).slice(0, 3 + Math.floor(next() * 3));
+  // Killing and pausing NATS in one round would leave one node of three: no quorum, by design not survivable.
+  const usable = chosen.filter((k, _, all) => k !== 'nats-pause' || !all.includes('nats-node'));
+  const faults = usable.map((kind, i) => {
+    const step = firstStep + 3 + i * 7 + Math.floor(next() * 3);
+    const after = recoverAfter[kind];
+    return after === undefined ? { step, kind } : { step, kind, recoverAfter: after };
+  });
+  return {
+    firstStep,
+    steps,
+    intervalMs: 500,
+    extraAddedAt: firstStep + 5,
+    extraRemovedAt: firstStep + steps - 6,
+    faults,
+    seed: Math.floor(next() * 1000),
+  };
+}
+
+/** The round's figures: for each fault, the seconds until a change acknowledged after it showed. */
+function recoveries(faults: readonly InjectedFault[], changes: readonly AckedChange[], seen: Map<number, number>) {
+  return faults.map((f) => {
+    const shown = changes.filter((c) => c.ackedAt > f.at && seen.has(c.step)).map((c) => seen.get(c.step)!);
+    return { kind: f.kind, seconds: shown.length === 0 ? null : (Math.min(...shown) - f.at) / 1000 };
+  });
+}
+
+/** One round: the workload with its faults, convergence, the checker; returns the round's figures. */
+async function round(stack: HaStack, pipeline: HaPipeline, db: Kysely<Database>, plan: FaultPlan, all: AckedChange[]) {
+  const leader = async (): Promise<string | null> =>
+    (await db.selectFrom('leader_epochs').select('holder').where('group_name', '=', appliance).executeTakeFirst())
+      ?.holder ?? null;
+  const watcher = watchAppliance(pipeline.vtm);
+  const { changes, faults } = await runWorkload({ stack, pipeline, leader, log: (l) => log(`  ${l}`) }, plan);
+  all.push(...changes);
+  const expected = expectedView(all);
+  await eventually(
+    'every acknowledged change on the appliance',
+    async () => {
+      assert.deepEqual(await readApplianceView(pipeline.vtm), expected);
+    },
+    { timeoutMs: 120_000, context: pipeline.diagnostics },
+  );
+  await watcher.stop();
+  const violations = [
+    ...checkFinalState(expected, await readApplianceView(pipeline.vtm)),
+    ...(await checkRecords(db, appliance, appliance)),
+    ...(await checkApplianceAgainstHead(pipeline.fleetConfig, appliance, db)),
+  ];
+  if (violations.length > 0) throw new assert.AssertionError({ message: formatViolations(violations) });
+  return recoveries(faults, changes, watcher.seen);
+}
+
+/** Median and p99 (nearest rank) of each fault kind's figures. */
+function summary(figures: readonly { kind: string; seconds: number | null }[]): string[] {
+  const kinds = [...new Set(figures.map((f) => f.kind))].sort();
+  return kinds.map((kind) => {
+    const xs = figures
+      .filter((f) => f.kind === kind && f.seconds !== null)
+      .map((f) => f.seconds!)
+      .sort((a, b) => a - b);
+    const at = (q: number): string =>
+      xs.length === 0 ? '-' : xs[Math.min(xs.length - 1, Math.ceil(q * xs.length) - 1)]!.toFixed(2);
+    return `${kind.padEnd(17)} n=${String(xs.length).padEnd(3)} median ${at(0.5)} s  p99 ${at(0.99)} s`;
+  });
+}
+
+const stateDir = mkdtempSync(path.join(os.tmpdir(), 'portolan-chaos-'));
+const stack = haStack({ config: { stateDir, ...(await freeHaPorts()) } });
+let code = 0;
+try {
+  log(`chaos (long): seed ${seed}, ${minutes} min`);
+  await stack.up();
+  const pipeline = await startHaPipeline(stack, initialManifests());
+  const db = openDatabase(stack.endpoints.postgresUrl, { max: 2 });
+  const next = random(seed);
+  const deadline = performance.now() + minutes * 60_000;
+  const figures: { kind: string; seconds: number | null }[] = [];
+  const all: AckedChange[] = [];
+  try {
+    await eventually(
+      'the first configuration',
+      async () => {
+        assert.equal((await readApplianceView(pipeline.vtm)).pools.size, 4);
+      },
+      { timeoutMs: 90_000, context: pipeline.diagnostics },
+    );
+    for (let n = 1; performance.now() < deadline; n++) {
+      const plan = roundPlan(next, 1 + (n - 1) * steps);
+      log(`round ${n}: ${plan.faults.map((f) => `${f.kind}@${f.step}`).join(' ')}`);
+      figures.push(...(await round(stack, pipeline, db, plan, all)));
+      await stack.up();
+      for (const name of pipeline.launched.components.keys()) await pipeline.restart(name);
+      log(`  ${await historySummary(db, appliance)}`);
+    }
+    const replay = await checkReplay(pipeline.fleetConfig);
+    if (replay.length > 0) throw new assert.AssertionError({ message: formatViolations(replay) });
+    log(`passed: ${all.length} acknowledged changes, every one on the appliance; time to the next change applied:`);
+    for (const line of summary(figures)) log(`  ${line}`);
+  } finally {
+    await db.destroy();
+    await pipeline.stop();
+  }
+} catch (e) {
+  log(`chaos (long) FAILED, seed ${seed}:\n${e instanceof Error ? e.message : String(e)}`);
+  code = 1;
+} finally {
+  await stack.down();
+  rmSync(stateDir, { recursive: true, force: true });
+}
+process.exit(code);
