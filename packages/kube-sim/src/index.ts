@@ -14,3 +14,11 @@ export type { ChangeLogEntry, ObjectStore } from './store/object-store.ts';
 export type { PatchType } from './store/object-writer.ts';
 export type { KubeObject, ObjectMeta, ResourceType } from './core/resource-types.ts';
 export type { ApiError } from './core/api-error.ts';
+export {
+  authorize,
+  serviceAccountUser,
+  type RbacDecision,
+  type RbacPolicy,
+  type ResourceAttributes,
+  type UserInfo,
+} from './core/rbac-authorizer.ts';

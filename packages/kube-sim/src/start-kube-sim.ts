@@ -11,6 +11,7 @@ import { FaultController } from './server/fault-controller.ts';
 import { createRequestListener, type RequestLogEntry } from './server/kube-sim-server.ts';
 import { renderKubeconfig } from './server/kubeconfig.ts';
 import { ObjectsApi } from './server/objects-api.ts';
+import { ServiceAccountTokens } from './server/service-account-tokens.ts';
 import { loadStateFile, StateFileWriter } from './server/state-file.ts';
 
 /** Options of startKubeSim; every field has a default. */
@@ -46,7 +47,13 @@ export interface KubeSim {
   readonly port: number;
   /** The generated CA in PEM, or null with tls: false. */
   readonly caPem: string | null;
+  /** The admin token: every request made with it is allowed, whatever RBAC objects are stored. */
   readonly token: string;
+  /**
+   * A bearer token for the ServiceAccount `namespace/name`: requests made with it are authorized by the stored
+   * Roles, ClusterRoles and bindings, as the API server's RBAC authorizer does.
+   */
+  issueServiceAccountToken(namespace: string, name: string): string;
   /** Direct object access with API semantics (tests, sample data). */
   readonly objects: ObjectsApi;
   /** The underlying store (resourceVersion, compaction, raw ApiResult operations). */
@@ -145,6 +152,7 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
   const { server, caPem } = await createServer(options.tls ?? true, host);
   let port = 0;
   const scheme = caPem === null ? 'http' : 'https';
+  const tokens = new ServiceAccountTokens();
   server.requestTimeout = 0;
   server.on(
     'request',
@@ -153,6 +161,7 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
       writer,
       faults,
       token,
+      tokens,
       version,
       onRequest: options.onRequest,
       bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
@@ -170,6 +179,7 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
     port,
     caPem,
     token,
+    issueServiceAccountToken: (namespace, name) => tokens.issue(namespace, name),
     objects,
     store,
     faults,

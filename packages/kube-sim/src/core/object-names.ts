@@ -27,3 +27,10 @@ export function checkIngressHost(host: string): string | null {
     return "a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain";
   return checkSubdomainName(rest);
 }
+
+/** Why a name cannot be a path segment (RBAC object names), or null when it can. */
+export function checkPathSegmentName(name: string): string | null {
+  if (name === '.' || name === '..') return `may not be '${name}'`;
+  if (name.includes('/') || name.includes('%')) return "may not contain '/' or '%'";
+  return null;
+}

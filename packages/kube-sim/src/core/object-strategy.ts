@@ -9,8 +9,8 @@ import {
   type FieldProblem,
   type ServiceAllocators,
 } from './kind-rules.ts';
-import { checkLabelName, checkSubdomainName } from './object-names.ts';
-import { apiVersionOf, type KubeObject, type ObjectMeta, type ResourceType } from './resource-types.ts';
+import { checkLabelName, checkPathSegmentName, checkSubdomainName } from './object-names.ts';
+import { apiVersionOf, rbacGroup, type KubeObject, type ObjectMeta, type ResourceType } from './resource-types.ts';
 
 /** What a create needs from the shell: the time, a fresh uid, a name suffix and the Service allocators. */
 export interface CreateContext extends ServiceAllocators {
@@ -80,7 +80,9 @@ function resetStatusOnCreate(type: ResourceType, obj: KubeObject): void {
 }
 
 function checkName(type: ResourceType, name: string): string | null {
-  return type.kind === 'Namespace' ? checkLabelName(name) : checkSubdomainName(name);
+  if (type.kind === 'Namespace') return checkLabelName(name);
+  // RBAC names are path segments (`system:discovery`), as the API server validates them.
+  return type.group === rbacGroup ? checkPathSegmentName(name) : checkSubdomainName(name);
 }
 
 /** Builds the object a create stores: type meta, identity, timestamps, defaults; or the 4xx to answer. */

@@ -73,6 +73,9 @@ function resource(
   };
 }
 
+/** The API group of Role, ClusterRole, RoleBinding and ClusterRoleBinding. */
+export const rbacGroup = 'rbac.authorization.k8s.io';
+
 /** Every resource the simulator serves: what Portolan watches, writes, or kubectl needs. */
 export const resourceTypes: readonly ResourceType[] = [
   resource({
@@ -143,6 +146,25 @@ export const resourceTypes: readonly ResourceType[] = [
     generation: 'spec',
   }),
   resource({ group: 'coordination.k8s.io', version: 'v1', kind: 'Lease', plural: 'leases', namespaced: true }),
+  resource({
+    group: '',
+    version: 'v1',
+    kind: 'ServiceAccount',
+    plural: 'serviceaccounts',
+    namespaced: true,
+    shortNames: ['sa'],
+  }),
+  // RBAC objects: stored like any other kind, and read by the authorizer on every service-account request.
+  resource({ group: rbacGroup, version: 'v1', kind: 'Role', plural: 'roles', namespaced: true }),
+  resource({ group: rbacGroup, version: 'v1', kind: 'ClusterRole', plural: 'clusterroles', namespaced: false }),
+  resource({ group: rbacGroup, version: 'v1', kind: 'RoleBinding', plural: 'rolebindings', namespaced: true }),
+  resource({
+    group: rbacGroup,
+    version: 'v1',
+    kind: 'ClusterRoleBinding',
+    plural: 'clusterrolebindings',
+    namespaced: false,
+  }),
 ];
 
 /** The apiVersion string of a resource type (`v1`, `networking.k8s.io/v1`). */

@@ -3,6 +3,7 @@ import { isJsonObject } from '../core/json-value.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import type { FaultController, RequestFailure, WatchTarget } from './fault-controller.ts';
 import { parseJsonBody, sendError, sendJson } from './http-io.ts';
+import type { ServiceAccountTokens } from './service-account-tokens.ts';
 
 function target(body: Record<string, unknown>): WatchTarget {
   return typeof body['resource'] === 'string' ? { resource: body['resource'] } : {};
@@ -50,18 +51,32 @@ function applyFault(faults: FaultController, body: Record<string, unknown>): unk
   }
 }
 
+/** `POST /_sim/tokens {namespace, name}`: a ServiceAccount token, answered with the user it authenticates as. */
+function issueToken(tokens: ServiceAccountTokens, bodyText: string, res: ServerResponse): void {
+  const body = parseJsonBody(bodyText);
+  if (!body.ok) return sendError(res, body.error);
+  const namespace = isJsonObject(body.value) ? body.value['namespace'] : undefined;
+  const name = isJsonObject(body.value) ? body.value['name'] : undefined;
+  if (typeof namespace !== 'string' || namespace === '' || typeof name !== 'string' || name === '')
+    return sendError(res, { code: 400, reason: 'BadRequest', message: 'a token needs a namespace and a name' });
+  const token = tokens.issue(namespace, name);
+  sendJson(res, 201, { token, user: tokens.userOf(token)?.name });
+}
+
 /**
- * The admin endpoint (same bearer token): `POST /_sim/faults {action, ...}` drives the fault controls,
- * `GET /_sim/faults` reports them, `GET /_sim/changelog` returns the change log (the test oracle).
+ * The admin endpoint (the admin token only): `POST /_sim/faults {action, ...}` drives the fault controls,
+ * `GET /_sim/faults` reports them, `GET /_sim/changelog` returns the change log (the test oracle),
+ * `POST /_sim/tokens {namespace, name}` issues a ServiceAccount token.
  */
 export function handleAdminRequest(
-  store: ObjectStore,
-  faults: FaultController,
+  ctx: { readonly store: ObjectStore; readonly faults: FaultController; readonly tokens: ServiceAccountTokens },
   action: string,
   method: string,
   bodyText: string,
   res: ServerResponse,
 ): void {
+  const { store, faults } = ctx;
+  if (action === 'tokens' && method === 'POST') return issueToken(ctx.tokens, bodyText, res);
   if (action === 'changelog' && method === 'GET')
     return sendJson(res, 200, { resourceVersion: String(store.resourceVersion), items: store.changeLog });
   if (action === 'faults' && method === 'GET') {

@@ -12,8 +12,10 @@ import {
 import { contentTypeOf, negotiateFormat } from '../core/media-type.ts';
 import { openApiV3Document, openApiV3Index } from '../core/openapi-v3.ts';
 import { handleAdminRequest } from './admin-handler.ts';
+import type { UserInfo } from '../core/rbac-authorizer.ts';
 import { readBody, sendError, sendJson } from './http-io.ts';
 import { handleResourceRequest, type ResourceContext } from './resource-handler.ts';
+import type { ServiceAccountTokens } from './service-account-tokens.ts';
 
 /** One served request, for request logs. */
 export interface RequestLogEntry {
@@ -27,6 +29,7 @@ export interface RequestLogEntry {
 /** What the request dispatcher needs besides the resource context. */
 export interface DispatcherContext extends ResourceContext {
   readonly token: string;
+  readonly tokens: ServiceAccountTokens;
   readonly version: string;
   readonly serverAddress: () => string;
   readonly onRequest?: (entry: RequestLogEntry) => void;
@@ -39,12 +42,18 @@ const notFoundError = {
   details: {},
 };
 
-function isAuthorized(req: IncomingMessage, token: string): boolean {
+/** Who sent a request: the admin (the simulator's own token, never restricted), a ServiceAccount, or nobody. */
+type Caller = { readonly admin: true } | { readonly admin: false; readonly user: UserInfo };
+
+function authenticate(req: IncomingMessage, ctx: DispatcherContext): Caller | null {
   const header = req.headers.authorization ?? '';
-  if (!header.startsWith('Bearer ')) return false;
-  const given = Buffer.from(header.slice('Bearer '.length).trim());
-  const wanted = Buffer.from(token);
-  return given.length === wanted.length && timingSafeEqual(given, wanted);
+  if (!header.startsWith('Bearer ')) return null;
+  const presented = header.slice('Bearer '.length).trim();
+  const given = Buffer.from(presented);
+  const wanted = Buffer.from(ctx.token);
+  if (given.length === wanted.length && timingSafeEqual(given, wanted)) return { admin: true };
+  const user = ctx.tokens.userOf(presented);
+  return user === undefined ? null : { admin: false, user };
 }
 
 function sendDiscovery(ctx: DispatcherContext, req: IncomingMessage, res: ServerResponse, route: ApiRoute): void {
@@ -79,11 +88,19 @@ async function route(ctx: DispatcherContext, req: IncomingMessage, res: ServerRe
     return void res.end('ok');
   }
   if (r.kind === 'version') return sendJson(res, 200, versionDocument(ctx.version));
-  if (!isAuthorized(req, ctx.token))
-    return sendError(res, { code: 401, reason: 'Unauthorized', message: 'Unauthorized' });
+  const caller = authenticate(req, ctx);
+  if (caller === null) return sendError(res, { code: 401, reason: 'Unauthorized', message: 'Unauthorized' });
+  const user = caller.admin ? null : caller.user;
+  // Discovery and OpenAPI stay open to every authenticated user (the system:discovery role); the admin endpoint
+  // is the simulator's own and no ServiceAccount's business.
+  if (r.kind === 'admin' && user !== null) {
+    const verb = (req.method ?? 'GET').toLowerCase();
+    const message = `forbidden: User "${user.name}" cannot ${verb} path "${url.pathname}"`;
+    return sendError(res, { code: 403, reason: 'Forbidden', message, details: {} });
+  }
   switch (r.kind) {
     case 'resource':
-      return handleResourceRequest(ctx, req, res, { ...r, url, format: negotiateFormat(req.headers.accept) });
+      return handleResourceRequest(ctx, req, res, { ...r, url, format: negotiateFormat(req.headers.accept), user });
     case 'openapi-v3-index':
       return sendJson(res, 200, openApiV3Index(ctx.version.replace(/\W/g, '')));
     case 'openapi-v3': {
@@ -93,7 +110,7 @@ async function route(ctx: DispatcherContext, req: IncomingMessage, res: ServerRe
     case 'admin': {
       const body = await readBody(req);
       if (!body.ok) return sendError(res, body.error);
-      return handleAdminRequest(ctx.store, ctx.faults, r.action, req.method ?? 'GET', body.text, res);
+      return handleAdminRequest(ctx, r.action, req.method ?? 'GET', body.text, res);
     }
     case 'not-found':
       return sendError(res, notFoundError);

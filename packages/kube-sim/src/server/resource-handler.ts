@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type ApiError, type ApiResult, badRequest } from '../core/api-error.ts';
 import { isJsonObject } from '../core/json-value.ts';
 import { contentTypeOf, type ResponseFormat } from '../core/media-type.ts';
+import { authorize, forbidden, requestAttributes, type UserInfo } from '../core/rbac-authorizer.ts';
 import { parseCollectionQuery, type CollectionQuery } from '../core/request-query.ts';
 import { apiVersionOf, type KubeObject, type ResourceType } from '../core/resource-types.ts';
 import { toPartialObjectMetadata, toTable } from '../core/table.ts';
@@ -9,6 +10,7 @@ import type { ObjectStore, ListResult } from '../store/object-store.ts';
 import type { ObjectWriter, PatchType } from '../store/object-writer.ts';
 import type { ApiVerb, FaultController } from './fault-controller.ts';
 import { parseJsonBody, readBody, sendError, sendJson } from './http-io.ts';
+import { rbacPolicyOf } from './rbac-policy.ts';
 import { WatchStream } from './watch-stream.ts';
 
 /** What resource requests need from the running simulator. */
@@ -30,6 +32,8 @@ export interface ResourceRequest {
   readonly subresource: string;
   readonly url: URL;
   readonly format: ResponseFormat;
+  /** Who asks; null for the admin token, which RBAC does not restrict. */
+  readonly user: UserInfo | null;
 }
 
 const patchTypes: readonly string[] = [
@@ -224,6 +228,16 @@ export async function handleResourceRequest(
       reason: 'MethodNotAllowed',
       message: `the server does not allow this method on the requested resource`,
     });
+  // Like the API server's filter chain: authorization comes before anything the handler itself would refuse.
+  if (r.user !== null) {
+    const attributes = requestAttributes(
+      verb,
+      { ...r, group: r.type.group, plural: r.type.plural },
+      r.url.searchParams,
+    );
+    const decision = authorize(r.user, attributes, rbacPolicyOf(ctx.store));
+    if (!decision.allowed) return sendError(res, forbidden(r.user, attributes, decision.reason));
+  }
   const refused = refusal(ctx, r, verb);
   if (refused !== null) return sendError(res, refused.error, refused.headers);
   if (verb === 'get') return handleGet(ctx, res, r);
