@@ -17,7 +17,8 @@ export const STEP_MS = 10_000;
 export const pod = (n: number): string => `127.0.41.${n}`;
 export const PODS = Array.from({ length: 40 }, (_, i) => pod(i + 1));
 
-let p: Pipeline;
+/** The day's pipeline (a live binding: set by startDay, read by every step module). */
+export let p: Pipeline;
 
 /** Starts the day's pipeline; every helper below acts on it. */
 export async function startDay(options: PipelineOptions): Promise<Pipeline> {
