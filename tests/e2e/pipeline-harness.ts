@@ -122,6 +122,7 @@ export async function startPipeline(options: PipelineOptions): Promise<Pipeline>
     echo: await free(),
     watcherHealth: await free(),
     plannerHealth: await free(),
+    leaderHealth: await free(),
   };
   const haproxyPorts = { http: await free(), https: await free(), stats: await free() };
   const applierHealthPorts: Record<string, number> = {};

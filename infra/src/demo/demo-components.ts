@@ -133,6 +133,7 @@ function serviceComponents(layout: DemoLayout, selection: DemoSelection, daemon:
   return [
     service('watcher', p.watcherHealth, ['--cluster', demoCluster]),
     service('planner', p.plannerHealth, []),
+    ...(p.leaderHealth === undefined ? [] : [service('leader', p.leaderHealth, [])]),
     ...(selection.sites ?? []).flatMap((site) => [
       service(`watcher-${site.name}`, site.watcherHealth, ['--cluster', demoCluster]),
       service(`planner-${site.name}`, site.plannerHealth, []),

@@ -19,6 +19,8 @@ export interface DemoPorts {
   readonly echo: number;
   readonly watcherHealth: number;
   readonly plannerHealth: number;
+  /** The leader service's health port; absent, no leader service runs (a test pipeline asks for one explicitly). */
+  readonly leaderHealth?: number;
 }
 
 /** Ports and files of a demo pipeline (`portolan up`, or an end-to-end test), all under one folder. */
@@ -38,6 +40,9 @@ export interface DemoLayout {
   readonly vtmPort: number;
   readonly loadmasterPort: number;
 }
+
+/** The leader service's health port under `portolan up` (tests give their own, or run none). */
+export const UP_LEADER_HEALTH_PORT = 19100;
 
 /** `portolan up`'s fixed ports, used unless overridden. */
 export const defaultDemoPorts: DemoPorts = {

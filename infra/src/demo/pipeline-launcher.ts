@@ -12,6 +12,7 @@ import { demoComponents, type DemoSite } from './demo-components.ts';
 export type { DemoSite } from './demo-components.ts';
 import { demoAppliances, type DemoAppliance, type DemoFleetInputs, type DemoHaproxy } from './demo-fleet-config.ts';
 import {
+  UP_LEADER_HEALTH_PORT,
   demoCredentials,
   demoLayout,
   writeDemoFiles,
@@ -194,7 +195,7 @@ export async function stopPipeline(
   appliances: readonly DemoAppliance[] = demoAppliances,
   log: (line: string) => void = () => {},
 ): Promise<void> {
-  const layout = demoLayout(path.resolve(root));
+  const layout = demoLayout(path.resolve(root), { ports: { leaderHealth: UP_LEADER_HEALTH_PORT } });
   const { inputs, services } = demoComponents(layout, {
     appliances,
     appliers: demoAppliers(appliances),

@@ -2,7 +2,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { localStack } from '../local-stack.ts';
 import { waitFor } from '../process-control.ts';
-import type { DemoLayout } from './demo-files.ts';
+import { UP_LEADER_HEALTH_PORT, type DemoLayout } from './demo-files.ts';
 import { launchPipeline, stopPipeline } from './pipeline-launcher.ts';
 import { sampleManifests } from './sample-manifests.ts';
 
@@ -34,6 +34,7 @@ export async function portolanUp(options: UpOptions = {}): Promise<UpResult> {
       ...(options.httpPort ? { http: options.httpPort } : {}),
       ...(options.httpsPort ? { https: options.httpsPort } : {}),
     },
+    ports: { leaderHealth: UP_LEADER_HEALTH_PORT },
     manifests: sampleManifests(),
     ...(options.log ? { log: options.log } : {}),
   });
