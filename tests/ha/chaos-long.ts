@@ -3,7 +3,7 @@
 // round the history checker runs on everything recorded so far; the stack is then repaired (`up`: killed nodes
 // restart, the old Postgres primary rejoins as a standby) for the next round. Exit code 1 on the first violation.
 //
-//   node tests/ha/chaos-long.ts [--minutes 15] [--seed N]
+//   node tests/ha/chaos-long.ts [--minutes 15] [--seed N] [--kinds site-pause,redis-master,...]
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -31,7 +31,20 @@ import {
   historySummary,
 } from './history-checker.ts';
 
-const { values } = parseArgs({ options: { minutes: { type: 'string', default: '15' }, seed: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { minutes: { type: 'string', default: '15' }, seed: { type: 'string' }, kinds: { type: 'string' } },
+});
+const allKinds: FaultKind[] = [
+  'nats-node',
+  'nats-pause',
+  'postgres-primary',
+  'redis-master',
+  'leader-applier',
+  'planner',
+  'site-pause',
+];
+/** `--kinds a,b` limits the faults drawn (e.g. to repeat one kind); default all. */
+const kinds = values.kinds === undefined ? allKinds : (values.kinds.split(',') as FaultKind[]);
 const minutes = Number(values.minutes);
 const seed = Number(values.seed ?? Date.now() % 100_000);
 const log = (line: string): void => void process.stdout.write(`${line}\n`);
@@ -52,23 +65,18 @@ const steps = 40;
 const recoverAfter: Partial<Record<FaultKind, number>> = {
   'nats-node': 6,
   'nats-pause': 4,
+  'site-pause': 8,
   'leader-applier': 4,
   planner: 4,
 };
 
 /** Three to five faults of distinct kinds at distinct steps, at least six steps apart. */
 function roundPlan(next: () => number, firstStep: number): FaultPlan {
-  const kinds: FaultKind[] = [
-    'nats-node',
-    'nats-pause',
-    'postgres-primary',
-    'redis-master',
-    'leader-applier',
-    'planner',
-  ];
-  const chosen = kinds.sort(() => next() - 0.5).slice(0, 3 + Math.floor(next() * 3));
-  // Killing and pausing NATS in one round would leave one node of three: no quorum, by design not survivable.
-  const usable = chosen.filter((k, _, all) => k !== 'nats-pause' || !all.includes('nats-node'));
+  const chosen = [...kinds].sort(() => next() - 0.5).slice(0, 3 + Math.floor(next() * 3));
+  // Two NATS faults in one round would leave one node of three: no quorum, by design not survivable.
+  const nats: FaultKind[] = ['nats-node', 'nats-pause', 'site-pause'];
+  const firstNats = chosen.find((k) => nats.includes(k));
+  const usable = chosen.filter((k) => !nats.includes(k) || k === firstNats);
   const faults = usable.map((kind, i) => {
     const step = firstStep + 3 + i * 7 + Math.floor(next() * 3);
     const after = recoverAfter[kind];

@@ -45,7 +45,11 @@ export interface AckedChange {
 }
 
 /** The kinds of fault the workload injects. */
-export type FaultKind = 'nats-node' | 'nats-pause' | 'postgres-primary' | 'redis-master' | 'leader-applier' | 'planner';
+export type FaultKind =
+  'nats-node' | 'nats-pause' | 'postgres-primary' | 'redis-master' | 'leader-applier' | 'planner' | 'site-pause';
+
+/** Site b: its Portolan processes, and the NATS node that stands for its engines. */
+export const siteB = { processes: ['watcher-b', 'planner-b', `applier-${replicas[1]}`], natsNode: 'nats-2' } as const;
 
 /** One fault injected, when, and on which node or process. */
 export interface InjectedFault {
@@ -137,6 +141,16 @@ async function inject(
       const master = (await stack.redisMaster()) ?? 'redis-1';
       await stack.kill(master);
       return { fault: { kind, node: master, at }, recover: null };
+    }
+    case 'site-pause': {
+      // The whole site stops at once (SIGSTOP): to the other site it looks cut off; its leader, if it led, resumes
+      // later believing nothing happened, and must find its term over.
+      const signal = (sig: NodeJS.Signals) => async (): Promise<void> => {
+        await stack.signal(siteB.natsNode, sig);
+        for (const name of siteB.processes) await pipeline.signal(name, sig);
+      };
+      await signal('SIGSTOP')();
+      return { fault: { kind, node: 'site b', at }, recover: signal('SIGCONT') };
     }
     case 'leader-applier':
     case 'planner': {

@@ -32,6 +32,8 @@ export interface HaPipeline {
   remove(kind: string, ns: string, name: string): Promise<void>;
   /** SIGKILLs one pipeline process (`planner`, `watcher-b`, `applier-vtm-a`...) and waits until it is gone. */
   kill(name: string): Promise<void>;
+  /** Sends `signal` (SIGSTOP, SIGCONT) to one pipeline process; nothing when it is not running. */
+  signal(name: string, signal: NodeJS.Signals): Promise<void>;
   /** Starts a killed process again and waits for its health check. */
   restart(name: string): Promise<void>;
   /** The last lines of every process's log. */
@@ -112,6 +114,10 @@ function haPipelineOf(launched: LaunchedPipeline, root: string): HaPipeline {
       if (pid === null) return;
       process.kill(pid, 'SIGKILL');
       while ((await svc.status()).running) await sleep(20);
+    },
+    async signal(name, signal) {
+      const { pid } = await component(name).status();
+      if (pid !== null) process.kill(pid, signal);
     },
     restart: (name) => component(name).start(),
     diagnostics: () =>
