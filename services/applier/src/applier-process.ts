@@ -26,13 +26,13 @@ function defaultAddressOf(appliance: ApplianceConfig): string | null {
 }
 
 /** One Kubernetes client per cluster, built on first use; a cluster that cannot be configured gets none. */
-function kubeApis(config: FleetConfig, log: Logger): (cluster: string) => KubeApi | null {
+function kubeApis(config: FleetConfig, log: Logger, serviceAccountRoot: string): (cluster: string) => KubeApi | null {
   const apis = new Map<string, KubeApi | null>();
   return (cluster) => {
     if (!apis.has(cluster)) {
       const entry = config.clusters.find((c) => c.name === cluster);
       try {
-        apis.set(cluster, entry === undefined ? null : new ClientNodeKubeApi(entry));
+        apis.set(cluster, entry === undefined ? null : new ClientNodeKubeApi(entry, { serviceAccountRoot }));
       } catch (e) {
         // A bad kubeconfig costs this cluster its status and Events, never the applies: logged, and left unwritten.
         log.error({ err: e, cluster }, 'cannot configure the Kubernetes client: no status or Events for this cluster');
@@ -237,7 +237,7 @@ async function main(): Promise<void> {
   });
   const { driver, challenges } = await buildDriver(appliance, baseDir);
   const writeback = new KubeWriteback({
-    apiFor: kubeApis(config, log),
+    apiFor: kubeApis(config, log, run.serviceAccountRoot),
     reportingInstance: run.replicaId,
     onError: (e) => log.warn({ err: e }, 'Kubernetes write-back failed'),
     // vTM: Ingresses on the default traffic IP group show the group's addresses as the driver read them back.

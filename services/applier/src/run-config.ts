@@ -8,6 +8,11 @@ export interface ApplierRunConfig {
   readonly replicaId: string;
   readonly healthPort: number;
   readonly verbose: boolean;
+  /**
+   * A folder standing in for `/` when the in-cluster service-account files are read (PORTOLAN_SERVICE_ACCOUNT_ROOT:
+   * tests run the applier in-cluster without a pod); '' in pods.
+   */
+  readonly serviceAccountRoot: string;
 }
 
 /** A usage mistake on the command line, printed with the usage text. */
@@ -49,5 +54,6 @@ export function parseRunConfig(argv: readonly string[], env: NodeJS.ProcessEnv =
   const healthPort = Number(values['health-port'] ?? 0);
   if (!Number.isInteger(healthPort) || healthPort < 0 || healthPort > 65535)
     throw new ApplierUsageError('--health-port must be a port number');
-  return { configFile, appliance, replicaId, healthPort, verbose: values.verbose === true };
+  const serviceAccountRoot = env.PORTOLAN_SERVICE_ACCOUNT_ROOT ?? '';
+  return { configFile, appliance, replicaId, healthPort, verbose: values.verbose === true, serviceAccountRoot };
 }

@@ -2,6 +2,7 @@
 export { ClusterWatcher, type ClusterWatcherOptions } from './cluster-watcher.ts';
 export { StreamRunner } from './stream-runner.ts';
 export { KubeApiClient, KubeApiError, type KubeEndpoint } from './adapters/kube-api-client.ts';
+export { KubeEventRecorder, type InvolvedObject } from './adapters/kube-event-recorder.ts';
 export { BusPublisher, type PublishTarget, type BusPublisherOptions } from './adapters/bus-publisher.ts';
 export { natsConnectivity } from './adapters/nats-connectivity.ts';
 export { runWatcher, parseWatcherArgs, WatcherArgsError, watcherUsage, type WatcherArgs } from './run-watcher.ts';

@@ -53,9 +53,10 @@ export class ClientNodeKubeApi implements KubeApi {
   private readonly core: CoreV1Api;
   private readonly objects: KubernetesObjectApi;
 
-  constructor(cluster: Pick<ClusterConfig, 'kubeconfig' | 'context'>) {
+  /** `serviceAccountRoot` stands in for `/` when the in-cluster service-account files are read (tests). */
+  constructor(cluster: Pick<ClusterConfig, 'kubeconfig' | 'context'>, options: { serviceAccountRoot?: string } = {}) {
     const kc = new KubeConfig();
-    if (cluster.kubeconfig === undefined) kc.loadFromCluster();
+    if (cluster.kubeconfig === undefined) kc.loadFromCluster(options.serviceAccountRoot ?? '');
     else kc.loadFromFile(cluster.kubeconfig);
     if (cluster.context !== undefined) kc.setCurrentContext(cluster.context);
     this.networking = kc.makeApiClient(NetworkingV1Api);
@@ -97,7 +98,9 @@ export class ClientNodeKubeApi implements KubeApi {
     name: string,
   ): Promise<{ resourceVersion: string; entries: LoadBalancerIngress[]; uid?: string } | null> {
     try {
-      const ing = await this.networking.readNamespacedIngressStatus({ namespace, name });
+      // The Ingress itself, not its /status: the object carries its status, and reading it needs only `get` on
+      // `ingresses` (RBAC grants a subresource separately; the ClusterRole gives `ingresses/status` patch only).
+      const ing = await this.networking.readNamespacedIngress({ namespace, name });
       const entries = (ing.status?.loadBalancer?.ingress ?? []).map((e) => ({
         ...(e.ip ? { ip: e.ip } : {}),
         ...(e.hostname ? { hostname: e.hostname } : {}),

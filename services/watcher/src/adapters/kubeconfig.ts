@@ -9,6 +9,13 @@ export class KubeconfigError extends PortolanError {
 }
 
 /**
+ * The environment variable naming a folder that stands in for `/` when the service-account files are read
+ * (`<root>/var/run/secrets/kubernetes.io/serviceaccount/{token,ca.crt,namespace}`): tests run the services
+ * in-cluster without a pod. Unset in pods.
+ */
+export const SERVICE_ACCOUNT_ROOT_ENV = 'PORTOLAN_SERVICE_ACCOUNT_ROOT';
+
+/**
  * Where the API server is and how to authenticate to it, read by @kubernetes/client-node as every Kubernetes tool
  * reads it: a kubeconfig (tokens, token files, client certificates, basic auth, exec credential plugins such as
  * `aws eks get-token` or `gke-gcloud-auth-plugin`, auth-provider plugins such as OIDC), or without one the pod's
@@ -19,12 +26,13 @@ export async function loadKubeEndpoint(options: {
   kubeconfig?: string;
   context?: string;
   env: Readonly<Record<string, string | undefined>>;
-  /** Prefix of the service-account folder (tests place one under a temporary directory). */
+  /** Prefix of the service-account folder (default: the environment's PORTOLAN_SERVICE_ACCOUNT_ROOT, else none). */
   serviceAccountRoot?: string;
 }): Promise<KubeEndpoint> {
   const kc = new KubeConfig();
   const source = options.kubeconfig ?? 'the in-cluster service account';
-  if (options.kubeconfig === undefined) loadInCluster(kc, options.env, options.serviceAccountRoot ?? '');
+  const root = options.serviceAccountRoot ?? options.env[SERVICE_ACCOUNT_ROOT_ENV] ?? '';
+  if (options.kubeconfig === undefined) loadInCluster(kc, options.env, root);
   else loadFile(kc, options.kubeconfig, options.context);
   const cluster = kc.getCurrentCluster();
   if (cluster === null) throw new KubeconfigError(`${source}: context "${kc.getCurrentContext()}" has no cluster`);
