@@ -168,4 +168,28 @@ describe('the rendered RBAC is least privilege', () => {
       s.sim.objects.apply(role);
     }
   });
+  it('keeps a restarted watcher unready, naming the kinds it may no longer list', async () => {
+    const role = roles.find((r) => r.metadata.name === 'portolan-watcher')!;
+    const rule = (role.rules as { resources: string[] }[]).findIndex((r) => r.resources.includes('nodes'));
+    s.sim.objects.apply(withoutVerb(role, rule, 'list'));
+    try {
+      await running.splice(2, 1)[0]!.stop();
+      const watcher = await s.startService('watcher');
+      running.push(watcher);
+      await eventually(
+        'the watcher to report Service and Node not synced',
+        async () => {
+          const res = await fetch(`http://127.0.0.1:${watcher.healthPort}/readyz`);
+          const text = await res.text();
+          assert.equal(res.status, 503, text);
+          assert.match(text, /Service not synced/);
+          assert.match(text, /Node not synced/);
+          assert.doesNotMatch(text, /Ingress not synced/);
+        },
+        { timeoutMs: 20_000, context: logs },
+      );
+    } finally {
+      s.sim.objects.apply(role);
+    }
+  });
 });
