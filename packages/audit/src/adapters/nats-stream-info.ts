@@ -1,6 +1,6 @@
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { heartbeatSubject } from '@portolan/bus';
+import { heartbeatSubject, natsServers } from '@portolan/bus';
 import { errorMessage } from '@portolan/errors';
 
 /** The kube stream's bounds, or why they could not be read. */
@@ -55,7 +55,7 @@ export async function readBusView(
   const timeout = o.timeoutMs ?? 3000;
   let nc;
   try {
-    nc = await connect({ servers: url, name: 'portolan-status', timeout, maxReconnectAttempts: 0 });
+    nc = await connect({ servers: natsServers(url), name: 'portolan-status', timeout, maxReconnectAttempts: 0 });
   } catch (e) {
     // `portolan status` reports an unreachable broker as a finding (with what it could still read), not a crash.
     return {
