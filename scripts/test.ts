@@ -84,16 +84,26 @@ function testFiles(dir: string): string[] {
 const files = testFiles(root)
   .filter((f) => !unitOnly || (!f.includes('.int.test.') && !f.split(path.sep).includes('e2e')))
   .sort();
-const args = [
-  '--test',
-  '--test-reporter=spec',
-  `--test-concurrency=${process.env.PORTOLAN_TEST_CONCURRENCY ?? '3'}`,
-  '--test-timeout=300000',
-  ...extra,
-  ...files,
-];
-const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit' });
-const code: number = await new Promise((resolve) => child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
+/**
+ * Files that mark themselves `@serial` near the top are the fault loops that load the whole machine (killing and
+ * restarting engines while work flows). They run after the rest, one at a time: two of them side by side starve
+ * each other's engine restarts, which tests the machine's load, not Portolan.
+ */
+const isSerial = (f: string): boolean => readFileSync(path.join(root, f), 'utf8').slice(0, 2000).includes('@serial');
+const parallel = files.filter((f) => !isSerial(f));
+const serial = files.filter(isSerial);
+
+function runTests(list: readonly string[], concurrency: string): Promise<number> {
+  const args = ['--test', '--test-reporter=spec', `--test-concurrency=${concurrency}`, '--test-timeout=300000'];
+  const child = spawn(process.execPath, [...args, ...extra, ...list], { cwd: root, stdio: 'inherit' });
+  return new Promise((resolve) => child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
+}
+
+let code = await runTests(parallel, process.env.PORTOLAN_TEST_CONCURRENCY ?? '3');
+if (serial.length > 0) {
+  process.stdout.write(`# fault loops, one at a time: ${serial.join(', ')}\n`);
+  code = Math.max(code, await runTests(serial, '1'));
+}
 
 if (useLocalStack && process.env.PORTOLAN_KEEP_STACK !== '1') await stack.down();
 process.exit(code);

@@ -1,3 +1,4 @@
+// @serial: a fault loop that loads the whole machine; `npm test` runs it after the rest, alone.
 // Issue "No change lost, ever", end to end: one long-lived pipeline of real processes (simulator, watcher, planner,
 // two HAProxy appliers, HAProxy) on a Postgres and a NATS that belong to this test alone (stopping the shared test
 // stack's would break the tests beside this one). While EndpointSlice changes flow through kubectl, Postgres is

@@ -1,3 +1,4 @@
+// @serial: a fault loop that loads the whole machine; `npm test` runs it after the rest, alone.
 // The chaos suite's short form: while endpoint churn and an Ingress added and removed flow through a real pipeline
 // of two sites on the HA stack, one NATS node, the Postgres primary (then the standby promoted) and the Redis
 // master are killed. The history checker then proves no acknowledged change was lost, no superseded epoch wrote,

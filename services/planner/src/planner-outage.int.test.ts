@@ -1,3 +1,4 @@
+// @serial: a fault loop that loads the whole machine; `npm test` runs it after the rest, alone.
 // The planner against a Postgres that goes away: a private Postgres (stopping the shared test stack's would break
 // the tests beside this one) is stopped with `pg_ctl stop -m fast|immediate` at random points of the planner's
 // batches and started again, while the planner is also killed and restarted, and a checker then holds the pipeline
