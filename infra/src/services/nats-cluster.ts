@@ -7,8 +7,10 @@ const clusterName = 'portolan-ha';
 
 /**
  * The three nodes of a NATS cluster with JetStream (`nats-1`..`nats-3`), each routed to the other two. A node is
- * healthy once its monitor's full `/healthz` passes, which needs the JetStream meta group to have a leader: start
- * the three together, as one alone never becomes healthy.
+ * healthy once its monitor's `/healthz?js-server-only=true` passes: JetStream is up and current with the meta
+ * group's leader, so start the three together, as one alone never becomes healthy. Streams and consumers are not
+ * part of it: a restarted node serves clients while its replicas catch up, and an idle consumer's replica may stay
+ * "not current" for minutes on nats-server 2.9.
  */
 export function natsClusterServices(config: HaStackConfig, binary: string): StackService[] {
   return config.nats.map((node, i) => {
@@ -34,10 +36,12 @@ export function natsClusterServices(config: HaStackConfig, binary: string): Stac
   });
 }
 
-/** True when the node's monitor reports JetStream current (meta leader known). */
+/** True when the node's monitor reports its JetStream server current with the meta leader. */
 async function natsHealthy(monitorPort: number): Promise<boolean> {
   try {
-    const res = await fetch(`http://127.0.0.1:${monitorPort}/healthz`, { signal: AbortSignal.timeout(1000) });
+    const res = await fetch(`http://127.0.0.1:${monitorPort}/healthz?js-server-only=true`, {
+      signal: AbortSignal.timeout(1000),
+    });
     return res.ok;
   } catch {
     // Not listening yet, or not answering within the second: the starter polls again.
