@@ -89,10 +89,10 @@ function inputComponents(layout: DemoLayout, selection: DemoSelection, daemon: D
     daemon(
       `${kind}-emulator`,
       port,
-      [cliBin, 'emulate', kind, '--port', String(port), '--user', user, '--password-file', passwordFile].concat([
-        '--state',
-        path.join(layout.root, `${kind}-emulator.json`),
-      ]),
+      [cliBin, 'emulate', kind, '--port', String(port), '--user', user, '--password-file', passwordFile].concat(
+        ['--state', path.join(layout.root, `${kind}-emulator.json`)],
+        kind === 'vtm' ? ['--audit-log', layout.vtmAuditLog] : [],
+      ),
       () => isPortOpen(port),
     );
   const kubeSimArgs = ['--port', String(p.kubeSim), '--kubeconfig', layout.kubeconfig, '--state', layout.kubeSimState];

@@ -34,6 +34,8 @@ export interface DemoLayout {
   readonly vtmPasswordFile: string;
   readonly loadmasterPasswordFile: string;
   readonly kubeSimState: string;
+  /** The vTM emulator's audit log: every write with the epoch and snapshot it carried, one JSON line each. */
+  readonly vtmAuditLog: string;
   readonly ports: DemoPorts;
   /** The same as `ports.kubeSim`, `ports.vtm` and `ports.loadmaster` (what `portolan up` prints). */
   readonly kubeSimPort: number;
@@ -69,6 +71,7 @@ export function demoLayout(
     vtmPasswordFile: path.join(root, 'secrets', 'vtm.password'),
     loadmasterPasswordFile: path.join(root, 'secrets', 'loadmaster.password'),
     kubeSimState: path.join(root, 'kube-sim.json'),
+    vtmAuditLog: path.join(root, 'vtm-emulator-audit.log'),
     ports,
     kubeSimPort: ports.kubeSim,
     vtmPort: ports.vtm,

@@ -19,6 +19,11 @@ export type ConfigCheck = { readonly ok: true } | { readonly ok: false; readonly
 export interface ExecutionContext<Vendor = unknown> {
   /** The fencing token of the leader issuing the write; drivers stamp it where the appliance can hold it. */
   readonly epoch: number;
+  /**
+   * The snapshot the operations were diffed from. Drivers whose appliance records requests (an audit log) stamp it
+   * on every write beside the epoch, so each change on the appliance traces to one snapshot and one leader term.
+   */
+  readonly snapshotId?: string;
   readonly secrets: SecretResolver;
   /** Aborted when leadership is lost: a runner must stop issuing writes at once. */
   readonly signal: AbortSignal;

@@ -72,7 +72,12 @@ describe('VtmDriver against the emulator (strict references)', () => {
   let emu: VtmEmulator;
   let driver: VtmDriver;
   const secrets = new MapSecrets();
-  const context = (): ExecutionContext => ({ epoch: 1, secrets, signal: new AbortController().signal });
+  const context = (): ExecutionContext => ({
+    epoch: 1,
+    snapshotId: 's-1',
+    secrets,
+    signal: new AbortController().signal,
+  });
   const apply = async (ops: readonly Operation[]): Promise<OperationResult[]> => {
     const results: OperationResult[] = [];
     for (const op of ops) results.push(await driver.execute(op, context()));
@@ -163,6 +168,14 @@ describe('VtmDriver against the emulator (strict references)', () => {
     const tig = emu.state.get('traffic_ip_groups', vtmName('tip', '192.0.2.10'));
     assert.ok(tig?.kind === 'json');
     assert.deepEqual(tig.properties['basic']?.['machines'], ['tm-a', 'tm-b'], 'machines learned from traffic_managers');
+  });
+
+  test('every write carries the epoch and the snapshot it applies as headers', () => {
+    assert.ok(emu.writeLog.length > 0);
+    assert.deepEqual(
+      emu.writeLog.filter((w) => w.epoch !== 1 || w.snapshot !== 's-1').map((w) => `${w.method} ${w.type}/${w.name}`),
+      [],
+    );
   });
 
   test('look-alike and hand-made objects were never written or deleted', () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { request } from 'node:https';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -338,6 +338,40 @@ describe('vTM emulator options', () => {
       assert.equal(emu.writeLog.length, 0, 'out-of-band changes are not REST writes');
     } finally {
       await emu.close();
+    }
+  });
+
+  test('the audit log holds every write with the epoch and snapshot headers it carried, and no body', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'vtm-audit-'));
+    const auditLogPath = join(dir, 'audit.log');
+    const emu = await startVtmEmulator({ users: { admin: 'secret' }, auditLogPath });
+    try {
+      const stamp = { 'x-portolan-epoch': '7', 'x-portolan-snapshot': '42' };
+      await call(emu, 'PUT', `${CFG}/pools/web`, { properties: { basic: { note: 'n' } } }, stamp);
+      await call(emu, 'PUT', `${CFG}/pools/bare`, { properties: {} });
+      await call(emu, 'GET', `${CFG}/pools/web`, undefined, stamp);
+      await call(emu, 'DELETE', `${CFG}/pools/web`, undefined, { 'x-portolan-epoch': '8' });
+      const lines = (await readFile(auditLogPath, 'utf8'))
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      assert.deepEqual(
+        lines.map((l) => [l.seq, l.method, l.name, l.status, l.epoch, l.snapshot]),
+        [
+          [1, 'PUT', 'web', 201, 7, '42'],
+          [2, 'PUT', 'bare', 201, null, null],
+          [3, 'DELETE', 'web', 204, 8, null],
+        ],
+      );
+      assert.ok(lines.every((l) => !('body' in l) && !Number.isNaN(Date.parse(l.at))));
+      assert.deepEqual(
+        emu.writeLog[0]?.body,
+        { properties: { basic: { note: 'n' } } },
+        'the in-memory log keeps bodies',
+      );
+    } finally {
+      await emu.close();
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });

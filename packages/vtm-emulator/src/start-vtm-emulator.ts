@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { appendFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -31,6 +32,11 @@ export interface VtmEmulatorOptions {
    * rules (TrafficScript subset) and its pools. Absent: control plane only.
    */
   readonly dataPlane?: DataPlaneOptions;
+  /**
+   * Append every write to this file, one JSON line each (no bodies): what a real Traffic Manager's audit log holds,
+   * plus the `X-Portolan-Epoch` and `X-Portolan-Snapshot` headers the write carried.
+   */
+  readonly auditLogPath?: string;
 }
 
 /** One successful write, as a test sees it (private keys redacted). */
@@ -40,6 +46,11 @@ export interface WriteLogEntry {
   readonly type: string;
   readonly name: string;
   readonly status: number;
+  /** When the write was answered (ISO 8601). */
+  readonly at: string;
+  /** The `X-Portolan-Epoch` and `X-Portolan-Snapshot` headers of the request; null when absent. */
+  readonly epoch: number | null;
+  readonly snapshot: string | null;
   /** Parsed JSON body, raw text for text objects, null for DELETE. */
   readonly body: unknown;
 }
@@ -90,7 +101,12 @@ export async function startVtmEmulator(options: VtmEmulatorOptions): Promise<Vtm
   };
   const writeLog: WriteLogEntry[] = [];
   const requestLog: RequestLogEntry[] = [];
-  const onRequest = requestListener(store, options, { writeLog, requestLog, persist });
+  const audit = options.auditLogPath;
+  const record = (entry: WriteLogEntry): void => {
+    writeLog.push(entry);
+    if (audit !== undefined) appendFileSync(audit, `${JSON.stringify({ ...entry, body: undefined })}\n`);
+  };
+  const onRequest = requestListener(store, options, { record, writeLog, requestLog, persist });
   const tls = options.https === true ? await makeSelfSignedCert() : null;
   const server: Server =
     tls === null ? createHttpServer(onRequest) : createHttpsServer({ key: tls.key, cert: tls.cert }, onRequest);
@@ -123,7 +139,12 @@ export async function startVtmEmulator(options: VtmEmulatorOptions): Promise<Vtm
 function requestListener(
   store: VtmConfigStore,
   options: VtmEmulatorOptions,
-  sinks: { writeLog: WriteLogEntry[]; requestLog: RequestLogEntry[]; persist: () => void },
+  sinks: {
+    record: (entry: WriteLogEntry) => void;
+    writeLog: readonly WriteLogEntry[];
+    requestLog: RequestLogEntry[];
+    persist: () => void;
+  },
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const handlerOptions: HandlerOptions = {
     users: options.users,
@@ -145,11 +166,14 @@ function requestListener(
       );
       sinks.requestLog.push({ method, path, status: response.status });
       if (response.write !== null) {
-        sinks.writeLog.push({
+        sinks.record({
           seq: sinks.writeLog.length + 1,
           method: method as 'PUT' | 'DELETE',
           ...response.write,
           status: response.status,
+          at: new Date().toISOString(),
+          epoch: headerNumber(req.headers['x-portolan-epoch']),
+          snapshot: headerText(req.headers['x-portolan-snapshot']),
           body: method === 'PUT' ? redact(response.write.type, body) : null,
         });
         sinks.persist();
@@ -159,6 +183,17 @@ function requestListener(
       res.writeHead(response.status, headers).end(response.body);
     });
   };
+}
+
+/** A request header as a number, null when absent or not one. */
+function headerNumber(value: string | string[] | undefined): number | null {
+  const text = headerText(value);
+  return text === null || !/^\d+$/.test(text) ? null : Number(text);
+}
+
+/** A single request header's text, null when absent. */
+function headerText(value: string | string[] | undefined): string | null {
+  return typeof value === 'string' && value !== '' ? value : null;
 }
 
 function stateAccess(store: VtmConfigStore, persist: () => void): EmulatorStateAccess {

@@ -288,7 +288,13 @@ export class Applier {
     const { leadership, snapshot, operations, phases } = c;
     const startedAt = new Date();
     this.appliesStarted++;
-    const sent = await sendUnderEpoch(this.o, leadership, operations, c.rendered, phases, c.staleEpoch, c.spans);
+    const sent = await sendUnderEpoch(this.o, leadership, operations, {
+      target: c.rendered,
+      snapshotId: snapshot.id,
+      phases,
+      staleEpoch: c.staleEpoch,
+      trace: c.spans,
+    });
     phases.mark('send');
     const fenced = sent.fenced || sent.outcomes.length < operations.length;
     const summary = summarizeApply(operations.length, sent.outcomes, fenced);

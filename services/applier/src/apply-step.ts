@@ -39,6 +39,15 @@ export interface Sent {
   readonly fenced: boolean;
 }
 
+/** What a send is for: the render, the snapshot, the cycle's clock and spans, and the epoch check under way. */
+export interface SendRequest {
+  readonly target: unknown;
+  readonly snapshotId: string;
+  readonly phases: CyclePhases;
+  readonly staleEpoch: Promise<boolean> | null;
+  readonly trace?: CycleTrace;
+}
+
 /**
  * Sends the operations under the epoch check. A driver that accepts a write gate starts at once (it reads its own
  * fence, which worker runs, while the check is in flight) and writes only once the check says yes; any other
@@ -48,30 +57,26 @@ export async function sendUnderEpoch(
   o: ApplierOptions,
   leadership: Leadership,
   operations: readonly Operation[],
-  target: unknown,
-  phases: CyclePhases,
-  staleEpoch: Promise<boolean> | null,
-  trace?: CycleTrace,
+  r: SendRequest,
 ): Promise<Sent> {
   if (operations.length === 0) return { outcomes: [], fenced: false };
-  const stale = staleEpoch ?? isEpochStale(leadership);
-  const phase = (name: string): void => phases.mark(`send:${name}`);
+  const stale = r.staleEpoch ?? isEpochStale(leadership);
+  const send = {
+    target: r.target,
+    snapshotId: r.snapshotId,
+    phase: (name: string): void => r.phases.mark(`send:${name}`),
+    ...(r.trace === undefined ? {} : { trace: r.trace }),
+  };
   if (o.driver.capabilities.acceptsWriteGate) {
-    phases.mark('epoch');
+    r.phases.mark('epoch');
     const writeGate = stale.then((s) => !s);
-    const outcomes = await executeOperations(o.driver, leadership, o.secrets, operations, {
-      target,
-      phase,
-      writeGate,
-      ...(trace === undefined ? {} : { trace }),
-    });
+    const outcomes = await executeOperations(o.driver, leadership, o.secrets, operations, { ...send, writeGate });
     const fenced = await stale;
     return { outcomes: fenced ? [] : outcomes, fenced };
   }
   const fenced = await stale;
-  phases.mark('epoch');
+  r.phases.mark('epoch');
   if (fenced) return { outcomes: [], fenced };
-  const send = { target, phase, ...(trace === undefined ? {} : { trace }) };
   return { outcomes: await executeOperations(o.driver, leadership, o.secrets, operations, send), fenced };
 }
 

@@ -18,6 +18,8 @@ export interface SendOptions {
   readonly writeGate?: Promise<boolean>;
   /** The cycle's spans: each call to the appliance gets a child span. */
   readonly trace?: CycleTrace;
+  /** The snapshot being applied: drivers stamp it on their writes. */
+  readonly snapshotId?: string;
 }
 
 /**
@@ -35,6 +37,7 @@ export async function executeOperations(
 ): Promise<OperationOutcome[]> {
   const context: ExecutionContext = {
     epoch: leadership.epoch,
+    ...(options.snapshotId === undefined ? {} : { snapshotId: options.snapshotId }),
     secrets,
     signal: leadership.signal,
     target: options.target,

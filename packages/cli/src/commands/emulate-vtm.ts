@@ -4,11 +4,12 @@ import { usageErrorFrom } from '../command.ts';
 import { passwordFrom, requiredPort } from './emulator-options.ts';
 
 const usage = `Usage: portolan emulate vtm --port <p> [--host 127.0.0.1] [--user admin] (--password-file <f> | --password <p>)
-                         [--state <file>] [--strict] [--https] [--machines tm-1,tm-2]
+                         [--state <file>] [--audit-log <file>] [--strict] [--https] [--machines tm-1,tm-2]
 
 Runs an emulated Traffic Manager REST API 8.3 until interrupted.
   --port       TCP port (0 picks a free one; the address is printed)
   --state      keep the configuration in this file across restarts
+  --audit-log  append every write to this file, one JSON line each, with the epoch and snapshot it carried
   --strict     refuse dangling references and deleting objects in use
   --https      serve HTTPS with a fresh self-signed certificate, as a real appliance does
   --machines   traffic manager names of the emulated cluster (default vtm-1)`;
@@ -19,6 +20,7 @@ interface Parsed {
   readonly user: string;
   readonly password: string;
   readonly statePath: string | undefined;
+  readonly auditLogPath: string | undefined;
   readonly strict: boolean;
   readonly https: boolean;
   readonly machines: string[];
@@ -36,6 +38,7 @@ async function parse(args: readonly string[]): Promise<Parsed> {
         password: { type: 'string' },
         'password-file': { type: 'string' },
         state: { type: 'string' },
+        'audit-log': { type: 'string' },
         strict: { type: 'boolean', default: false },
         https: { type: 'boolean', default: false },
         machines: { type: 'string', default: 'vtm-1' },
@@ -57,6 +60,7 @@ async function parse(args: readonly string[]): Promise<Parsed> {
     user: values.user,
     password,
     statePath: values.state,
+    auditLogPath: values['audit-log'],
     strict: values.strict,
     https: values.https,
     machines,
@@ -79,6 +83,7 @@ export const emulateVtm: CliCommand = {
       https: o.https,
       machines: o.machines,
       ...(o.statePath === undefined ? {} : { statePath: o.statePath }),
+      ...(o.auditLogPath === undefined ? {} : { auditLogPath: o.auditLogPath }),
     });
     process.stdout.write(
       `vTM REST API emulator listening on ${emulator.url} (user ${o.user}${o.strict ? ', strict' : ''}${o.statePath === undefined ? '' : `, state ${o.statePath}`})\n`,

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ExecutionContext, Operation, OperationResult } from '@portolan/appliance-driver';
 import type { JsonObject, ObjectRef } from '@portolan/desired-state';
-import { VtmTransportError, type VtmReply, type VtmRestClient } from './vtm-rest-client.ts';
+import { VtmTransportError, type VtmReply, type VtmRestClient, type WriteStamp } from './vtm-rest-client.ts';
 
 /**
  * Runs one diff operation against the appliance. Appliance refusals and transport failures become failed
@@ -36,20 +36,27 @@ async function send(
   context: ExecutionContext,
 ): Promise<{ reply: VtmReply; detail: string }> {
   const { objectType: type, objectName: name } = op;
-  const signal = context.signal;
+  const { signal } = context;
+  const stamp = writeStamp(context);
   if (op.action === 'delete')
-    return { reply: await client.delete(type, name, signal), detail: `DELETE ${type}/${name}` };
+    return { reply: await client.delete(type, name, signal, stamp), detail: `DELETE ${type}/${name}` };
   const payload = op.payload ?? {};
   if (type === 'rules')
     return {
-      reply: await client.putText(type, name, String(payload['text'] ?? ''), signal),
+      reply: await client.putText(type, name, String(payload['text'] ?? ''), signal, stamp),
       detail: `PUT ${type}/${name}`,
     };
   if (type === 'ssl/server_keys') return putServerKey(client, op, context);
   return {
-    reply: await client.putJson(type, name, { properties: payload['properties'] }, signal),
+    reply: await client.putJson(type, name, { properties: payload['properties'] }, signal, stamp),
     detail: `PUT ${type}/${name}`,
   };
+}
+
+/** The epoch and snapshot of a write, as headers. */
+function writeStamp(context: ExecutionContext): WriteStamp {
+  const epoch = { 'x-portolan-epoch': String(context.epoch) };
+  return context.snapshotId === undefined ? epoch : { ...epoch, 'x-portolan-snapshot': context.snapshotId };
 }
 
 /**
@@ -73,7 +80,7 @@ async function putServerKey(
   const unchanged =
     current.status === 200 && currentBasic?.private === keyHash && currentBasic.public === material.certificatePem;
   const basic = unchanged ? { note } : { note, public: material.certificatePem, private: material.privateKeyPem };
-  const reply = await client.putJson(type, name, { properties: { basic } }, context.signal);
+  const reply = await client.putJson(type, name, { properties: { basic } }, context.signal, writeStamp(context));
   return { reply, detail: `PUT ${type}/${name} (${unchanged ? 'key unchanged, note only' : 'certificate and key'})` };
 }
 

@@ -17,6 +17,12 @@ export interface VtmRestClientOptions {
   readonly maxSockets?: number;
 }
 
+/**
+ * Headers a write carries to name where it came from: the leader's epoch and the snapshot applied. A vTM ignores
+ * headers it does not know; its audit log and any proxy in front of it record them.
+ */
+export type WriteStamp = Readonly<Partial<Record<'x-portolan-epoch' | 'x-portolan-snapshot', string>>>;
+
 /** One HTTP answer: status, and the body as JSON (when it is JSON) or text. */
 export interface VtmReply {
   readonly status: number;
@@ -80,29 +86,31 @@ export class VtmRestClient {
     return this.request('GET', this.configPath(type, name), undefined, signal);
   }
 
-  /** PUT a JSON object (full or partial `{properties}`). */
-  putJson(type: string, name: string, body: unknown, signal?: AbortSignal): Promise<VtmReply> {
+  /** PUT a JSON object (full or partial `{properties}`); `stamp` adds headers naming the write's origin. */
+  putJson(type: string, name: string, body: unknown, signal?: AbortSignal, stamp?: WriteStamp): Promise<VtmReply> {
     return this.request(
       'PUT',
       this.configPath(type, name),
       { contentType: 'application/json', data: JSON.stringify(body) },
       signal,
+      stamp,
     );
   }
 
   /** PUT a raw text object (a TrafficScript rule). */
-  putText(type: string, name: string, text: string, signal?: AbortSignal): Promise<VtmReply> {
+  putText(type: string, name: string, text: string, signal?: AbortSignal, stamp?: WriteStamp): Promise<VtmReply> {
     return this.request(
       'PUT',
       this.configPath(type, name),
       { contentType: 'application/octet-stream', data: text },
       signal,
+      stamp,
     );
   }
 
   /** DELETE one object. */
-  delete(type: string, name: string, signal?: AbortSignal): Promise<VtmReply> {
-    return this.request('DELETE', this.configPath(type, name), undefined, signal);
+  delete(type: string, name: string, signal?: AbortSignal, stamp?: WriteStamp): Promise<VtmReply> {
+    return this.request('DELETE', this.configPath(type, name), undefined, signal, stamp);
   }
 
   /** One request; resolves with any HTTP status, rejects with VtmTransportError on connection failures. */
@@ -111,12 +119,13 @@ export class VtmRestClient {
     path: string,
     body?: { contentType: string; data: string },
     signal?: AbortSignal,
+    stamp?: WriteStamp,
   ): Promise<VtmReply> {
     this.calls += 1;
     const url = new URL(path, this.#options.url);
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     return new Promise<VtmReply>((resolve, reject) => {
-      const headers: Record<string, string> = { authorization: this.#auth, accept: 'application/json' };
+      const headers: Record<string, string> = { ...stamp, authorization: this.#auth, accept: 'application/json' };
       if (body !== undefined) {
         headers['content-type'] = body.contentType;
         headers['content-length'] = String(Buffer.byteLength(body.data));
