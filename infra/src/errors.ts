@@ -24,3 +24,8 @@ export class StackSettingError extends PortolanError {
 export class SignalError extends PortolanError {
   readonly code = 'SIGNAL_REFUSED';
 }
+
+/** The private network of the HA stack's sites could not be made, changed or removed; the message names the command. */
+export class SiteNetworkError extends PortolanError {
+  readonly code = 'SITE_NETWORK_FAILED';
+}

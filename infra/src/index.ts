@@ -44,3 +44,14 @@ export {
   type HaStackEndpoints,
   type NatsNodePorts,
 } from './ha-stack-config.ts';
+export {
+  createSiteNetwork,
+  removeSiteNetwork,
+  siteNetworkAvailable,
+  siteNetworkLayout,
+  siteNames,
+  type Site,
+  type SiteName,
+  type SiteNetwork,
+  type SitePlacement,
+} from './site-network.ts';
