@@ -120,7 +120,7 @@ async function round(stack: HaStack, pipeline: HaPipeline, db: Kysely<Database>,
   await watcher.stop();
   const violations = [
     ...checkFinalState(expected, await readApplianceView(pipeline.vtm)),
-    ...(await checkRecords(db, appliance, appliance)),
+    ...(await checkRecords(db, appliance, appliance, { log: pipeline.launched.layout.vtmAuditLog })),
     ...(await checkApplianceAgainstHead(pipeline.fleetConfig, appliance, db)),
   ];
   if (violations.length > 0) throw new assert.AssertionError({ message: formatViolations(violations) });

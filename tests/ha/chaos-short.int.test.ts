@@ -88,7 +88,7 @@ test(`chaos (short, seed ${seed}): engine faults under churn lose no change and 
     log(`history: ${await historySummary(db, appliance)}`);
     const violations = [
       ...checkFinalState(expected, await readApplianceView(pipeline.vtm)),
-      ...(await checkRecords(db, appliance, appliance)),
+      ...(await checkRecords(db, appliance, appliance, { log: pipeline.launched.layout.vtmAuditLog })),
       ...(await checkApplianceAgainstHead(pipeline.fleetConfig, appliance, db)),
       ...(await checkReplay(pipeline.fleetConfig)),
     ];

@@ -4,10 +4,12 @@ import { expectedView } from './appliance-view.ts';
 import { addressesOf, stepOfNode } from './chaos-workload.ts';
 import {
   chainBreaks,
+  checkApplianceWrites,
   checkFinalState,
   headNotApplied,
   staleEpochWrites,
   twoWriters,
+  type ApplianceWrite,
   type ApplyRow,
   type GrantRow,
 } from './history-checker.ts';
@@ -90,4 +92,41 @@ test('the appliance must hold the last acknowledged change of every object', () 
 test('every change has addresses of its own, and a node names the change it came from', () => {
   for (const step of [1, 255, 256, 4000]) assert.equal(stepOfNode(`${addressesOf(step)[0]}:8080`), step);
   assert.equal(stepOfNode('192.168.0.1:8080'), null);
+});
+
+test('on the appliance, a write of an older epoch after a newer one is found, and so is a write that names nothing', () => {
+  const write = (seq: number, at: number, epoch: number | null, snapshot: string | null = '1'): ApplianceWrite => ({
+    seq,
+    at: t(at).toISOString(),
+    method: 'PUT',
+    type: 'pools',
+    name: `p${seq}`,
+    status: 200,
+    epoch,
+    snapshot,
+  });
+  const grants = [grant(1, 0), grant(2, 10)];
+  const snapshots = [
+    { id: '1', parent_id: null },
+    { id: '2', parent_id: '1' },
+  ];
+  const check = (writes: ApplianceWrite[], since = t(0)): string[] =>
+    rules(checkApplianceWrites(writes, grants, snapshots, since));
+  assert.deepEqual(check([write(1, 1, 1), write(2, 2, 1), write(3, 11, 2, '2'), write(4, 12, 2, '2')]), []);
+  assert.deepEqual(
+    check([write(1, 11, 2), write(2, 12, 1)]),
+    ['appliance-epoch-regressed'],
+    'the old leader wrote last',
+  );
+  const regressed = checkApplianceWrites([write(1, 11, 2), write(2, 12, 1)], grants, snapshots, t(0))[0]!;
+  assert.equal(regressed.history.length, 3, 'the grant, the newer write and the older one: nothing else');
+  assert.deepEqual(check([write(1, 1, null, null)]), ['untraced-write'], 'a write without its stamp');
+  assert.deepEqual(check([write(1, 1, 3)]), ['untraced-write'], 'an epoch never granted');
+  assert.deepEqual(check([write(1, 1, 1, '9')]), ['untraced-write'], 'a snapshot this appliance never had');
+  assert.deepEqual(
+    check([write(1, 1, null, null), write(2, 11, 2)], t(5)),
+    [],
+    'setup writes before `since` are skipped',
+  );
+  assert.deepEqual(check([{ ...write(1, 12, 1), status: 404 }, write(2, 11, 2)]), [], 'refused writes changed nothing');
 });

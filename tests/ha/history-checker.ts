@@ -2,6 +2,7 @@
 // epoch and times, every epoch grant) and what the appliance holds, and returns each rule broken with the shortest
 // history that shows it: the rows involved, nothing else.
 import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { DriverRegistry, PgSnapshotSource } from '@portolan/applier';
@@ -15,6 +16,8 @@ export interface Violation {
     | 'acknowledged-change-missing'
     | 'head-not-applied'
     | 'stale-epoch-write'
+    | 'appliance-epoch-regressed'
+    | 'untraced-write'
     | 'two-writers'
     | 'snapshot-chain-not-linear'
     | 'appliance-differs-from-head'
@@ -35,6 +38,62 @@ export interface ApplyRow {
 
 /** Statuses of applies that wrote to the appliance under their epoch. */
 const WROTE = ['succeeded', 'partial'];
+
+/** One write as the appliance's audit log holds it (the vTM emulator's `--audit-log`). */
+export interface ApplianceWrite {
+  readonly seq: number;
+  readonly at: string;
+  readonly method: string;
+  readonly type: string;
+  readonly name: string;
+  readonly status: number;
+  readonly epoch: number | null;
+  readonly snapshot: string | null;
+}
+
+/** The audit log's writes, in the order the appliance answered them. */
+export function readApplianceWrites(auditLog: string): ApplianceWrite[] {
+  if (!existsSync(auditLog)) return [];
+  const lines = readFileSync(auditLog, 'utf8').split('\n');
+  return lines.filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as ApplianceWrite);
+}
+
+const writeLine = (w: ApplianceWrite): string =>
+  `appliance write ${w.seq} at ${w.at}: ${w.method} ${w.type}/${w.name} → ${w.status}, ` +
+  `epoch ${w.epoch ?? '(none)'}, snapshot ${w.snapshot ?? '(none)'}`;
+
+/**
+ * What reached the appliance, against the records: once a write of epoch E landed, no write of an older epoch may
+ * land after it (a superseded leader wrote: the fence failed); and every write the pipeline made names an epoch
+ * that was granted and a snapshot of this appliance. Writes before `since` (the launcher's own setup) are skipped.
+ */
+export function checkApplianceWrites(
+  writes: readonly ApplianceWrite[],
+  grants: readonly GrantRow[],
+  snapshots: readonly SnapshotRow[],
+  since: Date,
+): Violation[] {
+  const out: Violation[] = [];
+  const granted = new Set(grants.map((g) => Number(g.epoch)));
+  const known = new Set(snapshots.map((s) => String(s.id)));
+  let newest: ApplianceWrite | null = null;
+  for (const w of writes.filter((x) => Date.parse(x.at) >= since.getTime() && x.status < 300)) {
+    if (w.epoch === null || w.snapshot === null || !granted.has(w.epoch) || !known.has(w.snapshot)) {
+      out.push({ rule: 'untraced-write', history: [writeLine(w)] });
+      continue;
+    }
+    if (newest !== null && w.epoch < newest.epoch!) {
+      const grant = grants.find((g) => Number(g.epoch) === newest!.epoch);
+      const granted =
+        grant === undefined
+          ? []
+          : [`epoch ${grant.epoch} granted to ${grant.holder} at ${grant.acquired_at.toISOString()}`];
+      out.push({ rule: 'appliance-epoch-regressed', history: [...granted, writeLine(newest), writeLine(w)] });
+    }
+    if (newest === null || w.epoch > newest.epoch!) newest = w;
+  }
+  return out;
+}
 
 /** The appliance's final state against the acknowledged changes: every one must show (latest per object). */
 export function checkFinalState(expected: ApplianceView, observed: ApplianceView): Violation[] {
@@ -71,8 +130,15 @@ export interface SnapshotRow {
   readonly parent_id: string | null;
 }
 
-/** The recorded history of one appliance and its group, rule by rule. */
-export async function checkRecords(db: Kysely<Database>, appliance: string, group: string): Promise<Violation[]> {
+/** The recorded history of one appliance and its group: applies, epoch grants, snapshots and the head. */
+interface RecordedHistory {
+  readonly applies: ApplyRow[];
+  readonly grants: GrantRow[];
+  readonly snapshots: SnapshotRow[];
+  readonly head: string | null;
+}
+
+async function readHistory(db: Kysely<Database>, appliance: string, group: string): Promise<RecordedHistory> {
   const applies = (await db
     .selectFrom('applies')
     .select(['id', 'snapshot_id', 'epoch', 'leader_id', 'status', 'started_at', 'finished_at'])
@@ -96,11 +162,29 @@ export async function checkRecords(db: Kysely<Database>, appliance: string, grou
     .select('snapshot_id')
     .where('appliance', '=', appliance)
     .executeTakeFirst();
+  return { applies, grants, snapshots, head: head === undefined ? null : String(head.snapshot_id) };
+}
+
+/**
+ * The recorded history of one appliance and its group, rule by rule; with `audit`, also what reached the appliance
+ * (its audit log from `audit.since` on, by default from the first apply; see checkApplianceWrites).
+ */
+export async function checkRecords(
+  db: Kysely<Database>,
+  appliance: string,
+  group: string,
+  audit?: { readonly log: string; readonly since?: Date },
+): Promise<Violation[]> {
+  const h = await readHistory(db, appliance, group);
+  // By default the audit is read from the first apply on: what came before is the launcher's own setup.
+  const firstApply = h.applies.reduce<Date | null>((t, a) => (t === null || a.started_at < t ? a.started_at : t), null);
+  const since = audit?.since ?? firstApply ?? new Date();
   return [
-    ...staleEpochWrites(applies, grants),
-    ...twoWriters(applies),
-    ...chainBreaks(snapshots),
-    ...headNotApplied(head === undefined ? null : String(head.snapshot_id), applies),
+    ...staleEpochWrites(h.applies, h.grants),
+    ...twoWriters(h.applies),
+    ...chainBreaks(h.snapshots),
+    ...headNotApplied(h.head, h.applies),
+    ...(audit === undefined ? [] : checkApplianceWrites(readApplianceWrites(audit.log), h.grants, h.snapshots, since)),
   ];
 }
 
