@@ -25,10 +25,12 @@ import { appliance, startHaPipeline, type HaPipeline } from './ha-pipeline.ts';
 import {
   checkApplianceAgainstHead,
   checkFinalState,
+  readApplianceWrites,
   checkRecords,
   checkReplay,
   formatViolations,
   historySummary,
+  recentHistory,
 } from './history-checker.ts';
 
 const { values } = parseArgs({
@@ -119,11 +121,18 @@ async function round(stack: HaStack, pipeline: HaPipeline, db: Kysely<Database>,
   );
   await watcher.stop();
   const violations = [
-    ...checkFinalState(expected, await readApplianceView(pipeline.vtm)),
+    ...checkFinalState(
+      expected,
+      await readApplianceView(pipeline.vtm),
+      readApplianceWrites(pipeline.launched.layout.vtmAuditLog),
+    ),
     ...(await checkRecords(db, appliance, appliance, { log: pipeline.launched.layout.vtmAuditLog })),
     ...(await checkApplianceAgainstHead(pipeline.fleetConfig, appliance, db)),
   ];
-  if (violations.length > 0) throw new assert.AssertionError({ message: formatViolations(violations) });
+  if (violations.length > 0)
+    throw new assert.AssertionError({
+      message: `${formatViolations(violations)}\n${await recentHistory(db, appliance)}\n${pipeline.diagnostics()}`,
+    });
   return recoveries(faults, changes, watcher.seen);
 }
 

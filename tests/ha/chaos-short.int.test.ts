@@ -20,6 +20,7 @@ import { appliance, startHaPipeline } from './ha-pipeline.ts';
 import {
   checkApplianceAgainstHead,
   checkFinalState,
+  readApplianceWrites,
   checkRecords,
   checkReplay,
   formatViolations,
@@ -87,7 +88,11 @@ test(`chaos (short, seed ${seed}): engine faults under churn lose no change and 
 
     log(`history: ${await historySummary(db, appliance)}`);
     const violations = [
-      ...checkFinalState(expected, await readApplianceView(pipeline.vtm)),
+      ...checkFinalState(
+        expected,
+        await readApplianceView(pipeline.vtm),
+        readApplianceWrites(pipeline.launched.layout.vtmAuditLog),
+      ),
       ...(await checkRecords(db, appliance, appliance, { log: pipeline.launched.layout.vtmAuditLog })),
       ...(await checkApplianceAgainstHead(pipeline.fleetConfig, appliance, db)),
       ...(await checkReplay(pipeline.fleetConfig)),

@@ -95,8 +95,16 @@ export function checkApplianceWrites(
   return out;
 }
 
-/** The appliance's final state against the acknowledged changes: every one must show (latest per object). */
-export function checkFinalState(expected: ApplianceView, observed: ApplianceView): Violation[] {
+/**
+ * The appliance's final state against the acknowledged changes: every one must show (latest per object). A missing
+ * change is shown with the last writes of its pool that reached the appliance (`writes`: its audit log), which say
+ * under which epoch and from which snapshot the pool got what it holds.
+ */
+export function checkFinalState(
+  expected: ApplianceView,
+  observed: ApplianceView,
+  writes: readonly ApplianceWrite[] = [],
+): Violation[] {
   const out: Violation[] = [];
   for (const [svc, nodes] of expected.pools) {
     const held = observed.pools.get(svc) ?? [];
@@ -106,6 +114,10 @@ export function checkFinalState(expected: ApplianceView, observed: ApplianceView
         history: [
           `last acknowledged: ${svc} → ${nodes.join(' ')}`,
           `appliance holds: ${held.join(' ') || '(no pool)'}`,
+          ...writes
+            .filter((w) => w.type === 'pools' && w.name.endsWith(svc))
+            .slice(-4)
+            .map(writeLine),
         ],
       });
   }
@@ -302,6 +314,30 @@ export async function historySummary(db: Kysely<Database>, appliance: string): P
     `${await count('snapshots')} snapshots, ${await count('applies')} applies ` +
     `(${statuses.map((r) => `${r.n} ${r.status}`).join(', ')}), epoch grants ${grants.map((g) => `${g.epoch}:${g.holder}`).join(' ')}`
   );
+}
+
+/** The last applies (with their triggers) and the head: printed beside a failed round's violations. */
+export async function recentHistory(db: Kysely<Database>, appliance: string, n = 10): Promise<string> {
+  const applies = await db
+    .selectFrom('applies')
+    .select(['id', 'snapshot_id', 'epoch', 'leader_id', 'trigger', 'status', 'started_at'])
+    .where('appliance', '=', appliance)
+    .orderBy('id', 'desc')
+    .limit(n)
+    .execute();
+  const head = await db
+    .selectFrom('snapshot_heads')
+    .select('snapshot_id')
+    .where('appliance', '=', appliance)
+    .executeTakeFirst();
+  const lines = applies
+    .reverse()
+    .map(
+      (a) =>
+        `  apply ${a.id}: snapshot ${a.snapshot_id}, epoch ${a.epoch} by ${a.leader_id}, ${a.trigger}, ${a.status}, ` +
+        `${a.started_at.toISOString()}`,
+    );
+  return [`head snapshot ${head?.snapshot_id ?? '(none)'}; the last applies:`, ...lines].join('\n');
 }
 
 /** The violations as the report a failed run prints. */
