@@ -74,6 +74,8 @@ export interface Pipeline extends AsyncDisposable {
   readonly echoPort: number;
   readonly haproxyConfigDir: string;
   readonly vtm: VtmClient;
+  /** The vTM emulator's audit log: every write with the epoch and snapshot it carried, one JSON line each. */
+  readonly vtmAuditLog: string;
   readonly loadmaster: LoadMasterClient;
   readonly processes: ReadonlyMap<string, PipelineProcess>;
   /** The fleet config name of a logical appliance name. */
@@ -223,6 +225,7 @@ function buildPipeline(p: Parts): Pipeline {
     haproxyUrl: `http://127.0.0.1:${launched.haproxy.httpPort}`,
     echoPort: p.echoPort,
     haproxyConfigDir: launched.haproxy.dir,
+    vtmAuditLog: launched.layout.vtmAuditLog,
     vtm: new VtmClient(`http://127.0.0.1:${launched.layout.ports.vtm}`, vtm.user, vtm.password),
     loadmaster: new LoadMasterClient(
       `https://127.0.0.1:${launched.layout.ports.loadmaster}`,
