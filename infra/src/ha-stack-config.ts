@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { StackSettingError } from './errors.ts';
 import { freePort } from './process-control.ts';
+import type { SiteName, SitePlacement } from './site-network.ts';
 import type { StackEndpoints } from './stack-config.ts';
 
 /** The three ports of one NATS cluster node. */
@@ -25,6 +26,44 @@ export interface HaStackConfig {
   readonly sentinelName: string;
   /** Install missing system packages with apt-get (off when PORTOLAN_NO_INSTALL=1). */
   readonly install: boolean;
+  /**
+   * Places the nodes in the sites of a site network (see `nodeSites`): each runs in its site's namespace, binds its
+   * site's address, and clients name that address. Absent (the default): every node on 127.0.0.1 in this namespace.
+   */
+  readonly sites?: SitePlacement;
+}
+
+/** The site of each node when the stack is placed: one node of each engine per site, the witness c breaking ties. */
+export const nodeSites: Readonly<Record<string, SiteName>> = {
+  'nats-1': 'a',
+  'postgres-1': 'a',
+  'redis-1': 'a',
+  'sentinel-1': 'a',
+  'nats-2': 'b',
+  'postgres-2': 'b',
+  'redis-2': 'b',
+  'sentinel-2': 'b',
+  'nats-3': 'c',
+  'sentinel-3': 'c',
+};
+
+/** The address node `name` (`nats-2`, `postgres-1`...) binds and clients name: its site's, or 127.0.0.1. */
+export function nodeHost(config: Pick<HaStackConfig, 'sites'>, name: string): string {
+  const site = nodeSites[name];
+  return config.sites === undefined || site === undefined ? '127.0.0.1' : config.sites.sites[site].address;
+}
+
+/** The command that runs `binary` for node `name`: inside its site's namespace when placed, else as it is. */
+export function nodeCommand(
+  config: Pick<HaStackConfig, 'sites'>,
+  name: string,
+  binary: string,
+  args: readonly string[],
+): { readonly command: string; readonly args: string[] } {
+  const site = nodeSites[name];
+  if (config.sites === undefined || site === undefined) return { command: binary, args: [...args] };
+  const [command, ...prefix] = config.sites.sites[site].exec;
+  return { command: command!, args: [...prefix, binary, ...args] };
 }
 
 /** The default ports: `base` onwards (PORTOLAN_HA_BASE_PORT, 35000), in the order of the config's fields. */
@@ -87,10 +126,11 @@ export interface HaStackEndpoints extends StackEndpoints {
 
 /** The URLs clients use to reach the HA stack described by `config`. */
 export function haStackEndpoints(config: HaStackConfig): HaStackEndpoints {
-  const natsUrls = config.nats.map((n) => `nats://127.0.0.1:${n.client}`);
-  const sentinels = config.sentinels.map((port) => ({ host: '127.0.0.1', port }));
-  const hosts = config.postgres.map((p) => `127.0.0.1:${p}`).join(',');
-  const node = (port: number): string => `postgres://portolan@127.0.0.1:${port}/portolan`;
+  const host = (name: string): string => nodeHost(config, name);
+  const natsUrls = config.nats.map((n, i) => `nats://${host(`nats-${i + 1}`)}:${n.client}`);
+  const sentinels = config.sentinels.map((port, i) => ({ host: host(`sentinel-${i + 1}`), port }));
+  const hosts = config.postgres.map((p, i) => `${host(`postgres-${i + 1}`)}:${p}`).join(',');
+  const node = (i: number): string => `postgres://portolan@${host(`postgres-${i + 1}`)}:${config.postgres[i]}/portolan`;
   return {
     // libpq's multi-host form: the store connects to whichever host accepts writes.
     postgresUrl: `postgres://portolan@${hosts}/portolan?target_session_attrs=read-write`,
@@ -99,6 +139,6 @@ export function haStackEndpoints(config: HaStackConfig): HaStackEndpoints {
     natsUrls,
     sentinels,
     sentinelName: config.sentinelName,
-    postgresNodeUrls: [node(config.postgres[0]), node(config.postgres[1])],
+    postgresNodeUrls: [node(0), node(1)],
   };
 }

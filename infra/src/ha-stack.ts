@@ -1,11 +1,18 @@
 import { mkdirSync } from 'node:fs';
 import { StackServiceError } from './errors.ts';
-import { haStackConfig, haStackEndpoints, type HaStackConfig, type HaStackEndpoints } from './ha-stack-config.ts';
+import {
+  haStackConfig,
+  haStackEndpoints,
+  nodeHost,
+  type HaStackConfig,
+  type HaStackEndpoints,
+} from './ha-stack-config.ts';
 import { isAlive, signalUnlessGone, waitFor } from './process-control.ts';
 import type { ServiceStatus, StackService } from './services/daemon-service.ts';
 import { natsClusterServices } from './services/nats-cluster.ts';
 import { postgresPair, type PostgresPair } from './services/postgres-pair.ts';
 import { redisSentinelServices, sentinelMasterPort } from './services/redis-sentinel.ts';
+import type { SitePlacement } from './site-network.ts';
 import { ensureBinaries, stackBinaries } from './system-packages.ts';
 
 /**
@@ -31,13 +38,23 @@ export interface HaStack {
   postgresPrimary(): string;
   /** Promotes the Postgres standby; returns the new primary's name. */
   promotePostgres(): Promise<string>;
+  /**
+   * Whether the Postgres primary waits for its standby's flush before a commit returns. Off when the standby is lost
+   * (a site cut off), as a failover manager would; on again waits until the standby has caught up.
+   */
+  postgresSynchronous(on: boolean): Promise<void>;
   /** The Redis node the Sentinels currently name as master, or null when no Sentinel answers. */
   redisMaster(): Promise<string | null>;
 }
 
-/** Builds the HA stack for a config (defaults: `.portolan/ha-stack` under the working directory, ports from 35000). */
-export function haStack(options: { config?: Partial<HaStackConfig>; log?: (line: string) => void } = {}): HaStack {
-  const config = haStackConfig(options.config);
+/**
+ * Builds the HA stack for a config (defaults: `.portolan/ha-stack` under the working directory, ports from 35000).
+ * `sites` (or `config.sites`) places the nodes in the sites of a site network; by default all are on 127.0.0.1.
+ */
+export function haStack(
+  options: { config?: Partial<HaStackConfig>; sites?: SitePlacement; log?: (line: string) => void } = {},
+): HaStack {
+  const config = haStackConfig({ ...options.config, ...(options.sites === undefined ? {} : { sites: options.sites }) });
   const log = options.log ?? (() => {});
   let built: { services: StackService[]; pair: PostgresPair } | null = null;
   const build = (install: boolean) => {
@@ -82,6 +99,7 @@ export function haStack(options: { config?: Partial<HaStackConfig>; log?: (line:
     },
     postgresPrimary: () => `postgres-${build(false).pair.primary() + 1}`,
     promotePostgres: async () => `postgres-${(await build(false).pair.promote()) + 1}`,
+    postgresSynchronous: (on) => build(false).pair.synchronous(on),
     async redisMaster() {
       const port = await sentinelMasterPort(config);
       return port === null ? null : `redis-${config.redis.indexOf(port) + 1}`;
@@ -97,7 +115,7 @@ async function upInOrder(
 ): Promise<void> {
   mkdirSync(config.stateDir, { recursive: true });
   const start = async (s: StackService): Promise<void> => {
-    log(`starting ${s.name} on 127.0.0.1:${s.port}`);
+    log(`starting ${s.name} on ${nodeHost(config, s.name)}:${s.port}`);
     await s.start();
   };
   await Promise.all(services.filter((s) => s.name.startsWith('nats-')).map(start));

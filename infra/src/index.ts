@@ -18,6 +18,7 @@ export {
   type PipelineLaunchOptions,
   type DemoSite,
   type LaunchedPipeline,
+  type ServicePlacement,
 } from './demo/pipeline-launcher.ts';
 export {
   demoLayout,
@@ -40,12 +41,15 @@ export {
   haStackConfig,
   haStackEndpoints,
   freeHaPorts,
+  nodeHost,
+  nodeSites,
   type HaStackConfig,
   type HaStackEndpoints,
   type NatsNodePorts,
 } from './ha-stack-config.ts';
 export {
   createSiteNetwork,
+  removeOrphanedSiteNetworks,
   removeSiteNetwork,
   siteNetworkAvailable,
   siteNetworkLayout,

@@ -10,9 +10,12 @@
 // "external" one, is never cut: test-only processes that stand for the world outside the sites (the Kubernetes API,
 // the appliances) listen there, so a cut-off site still reaches its appliance, as an old leader often does.
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { promisify } from 'node:util';
 import { SiteNetworkError } from './errors.ts';
+import { isAlive } from './process-control.ts';
 
 const run = promisify(execFile);
 
@@ -134,7 +137,10 @@ const insideVeth = 'site0';
  */
 export async function createSiteNetwork(key: number): Promise<SiteNetwork> {
   const layout = siteNetworkLayout(key);
+  await removeOrphanedSiteNetworks();
   await removeSiteNetwork(key);
+  mkdirSync(OWNERS, { recursive: true });
+  writeFileSync(path.join(OWNERS, String(key)), String(process.pid));
   const prefix = layout.subnet.replace(/0\/24$/, '');
   if ((await ip(['-4', '-o', 'addr', 'show'])).includes(` ${prefix}`))
     throw new SiteNetworkError(`${layout.subnet} is already in use on this machine; choose another key than ${key}`);
@@ -211,6 +217,21 @@ async function heal(key: number, layout: SitePlacement, site: SiteName): Promise
   await del(['-n', layout.sites[site].namespace, 'qdisc', 'del', 'dev', insideVeth, 'root']);
 }
 
+/** Where each network's owner notes its pid, so a later run can tell a network whose owner crashed. */
+const OWNERS = path.join(os.tmpdir(), 'portolan-site-networks');
+
+/** Removes every site network whose owner is gone (a run killed before its `close`). */
+export async function removeOrphanedSiteNetworks(): Promise<void> {
+  const owned = existsSync(OWNERS) ? readdirSync(OWNERS) : [];
+  const names = `${await ip(['netns', 'list'])}\n${await ip(['-o', 'link', 'show'])}`;
+  const keys = new Set([...names.matchAll(/\bptl(?:br)?(\d+)(?:-[abc]\b|[abc]@|:)/g)].map((m) => Number(m[1])));
+  for (const key of [...keys, ...owned.map(Number)]) {
+    const file = path.join(OWNERS, String(key));
+    const owner = existsSync(file) ? Number(readFileSync(file, 'utf8')) : null;
+    if (owner === null || !isAlive(owner)) await removeSiteNetwork(key);
+  }
+}
+
 /** Removes the network for `key` and anything left of it: the sites' veth pairs and namespaces, then the bridge. */
 export async function removeSiteNetwork(key: number): Promise<void> {
   const layout = siteNetworkLayout(key);
@@ -225,4 +246,5 @@ export async function removeSiteNetwork(key: number): Promise<void> {
     if (namespaces.split('\n').some((line) => line.split(' ')[0] === ns)) await remove(() => ip(['netns', 'del', ns]));
   }
   if (links.includes(` ${layout.bridge}:`)) await remove(() => ip(['link', 'del', layout.bridge]));
+  rmSync(path.join(OWNERS, String(key)), { force: true });
 }

@@ -25,6 +25,16 @@ export interface DemoSelection {
   readonly env?: Readonly<Record<string, string>>;
   /** Further sites, each with its own watcher and planner (`watcher-<site>`, `planner-<site>`) beside the first's. */
   readonly sites?: readonly DemoSite[];
+  /** The address the simulator and the emulators listen on (default: their own default, 127.0.0.1). */
+  readonly inputsHost?: string;
+  /** Runs a service (by name) in another network namespace; undefined: here, its health port on 127.0.0.1. */
+  readonly placement?: (service: string) => ServicePlacement | undefined;
+}
+
+/** Where a service runs: the command prefix entering its namespace (the pid stays the same), and its address there. */
+export interface ServicePlacement {
+  readonly exec: readonly string[];
+  readonly address: string;
 }
 
 /** A further site of a pipeline: its name and its watcher's and planner's health ports. */
@@ -53,27 +63,32 @@ type Daemon = (
   args: string[],
   healthy: () => Promise<boolean>,
   env?: Readonly<Record<string, string>>,
+  place?: ServicePlacement,
 ) => StackService;
 
 /** Builds a node daemon from its entry point (checked to exist, so a broken checkout fails with the name). */
 function daemonFactory(layout: DemoLayout): Daemon {
-  return (name, port, args, healthy, env) => {
+  return (name, port, args, healthy, env, place) => {
     const entry = args[0]!;
     if (!existsSync(entry)) {
       const where = path.relative(repoRoot, entry);
       throw new StackServiceError('STACK_START_FAILED', name, `entry point ${where} does not exist`);
     }
-    const command = process.execPath;
-    const extra = env === undefined ? {} : { env };
-    return daemonService({ name, port, dir: layout.runDir, command, args, healthy, startTimeoutMs: 60_000, ...extra });
+    const [command, ...prefix] = place === undefined ? [process.execPath] : [...place.exec, process.execPath];
+    const extra = {
+      ...(env === undefined ? {} : { env }),
+      ...(place === undefined ? {} : { host: place.address }),
+    };
+    const spec = { name, port, dir: layout.runDir, command: command!, args: [...prefix, ...args], healthy };
+    return daemonService({ ...spec, startTimeoutMs: 60_000, ...extra });
   };
 }
 
 /** True once the service's health endpoint answers 200; false while it cannot be reached or is not ready. */
-function healthOf(port: number): () => Promise<boolean> {
+function healthOf(port: number, host = '127.0.0.1'): () => Promise<boolean> {
   return async () => {
     try {
-      return (await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(1000) })).ok;
+      return (await fetch(`http://${host}:${port}/healthz`, { signal: AbortSignal.timeout(1000) })).ok;
     } catch {
       // Not listening yet, or not answering within the second: the starter polls again.
       return false;
@@ -85,6 +100,8 @@ function inputComponents(layout: DemoLayout, selection: DemoSelection, daemon: D
   const p = layout.ports;
   const cliBin = cliBinOf(selection.codeRoot ?? repoRoot);
   const uses = (driver: DemoAppliance['driver']): boolean => selection.appliances.some((a) => a.driver === driver);
+  const host = selection.inputsHost ?? '127.0.0.1';
+  const hostArgs = selection.inputsHost === undefined ? [] : ['--host', selection.inputsHost];
   const emulator = (kind: 'vtm' | 'loadmaster', port: number, user: string, passwordFile: string): StackService =>
     daemon(
       `${kind}-emulator`,
@@ -92,14 +109,16 @@ function inputComponents(layout: DemoLayout, selection: DemoSelection, daemon: D
       [cliBin, 'emulate', kind, '--port', String(port), '--user', user, '--password-file', passwordFile].concat(
         ['--state', path.join(layout.root, `${kind}-emulator.json`)],
         kind === 'vtm' ? ['--audit-log', layout.vtmAuditLog] : [],
+        hostArgs,
       ),
-      () => isPortOpen(port),
+      () => isPortOpen(port, host),
     );
   const kubeSimArgs = ['--port', String(p.kubeSim), '--kubeconfig', layout.kubeconfig, '--state', layout.kubeSimState];
+  kubeSimArgs.push(...hostArgs);
   const echoListen = selection.echoAddresses.map((a) => `${a}:${p.echo}`).join(',');
   return [
     daemon('kube-sim', p.kubeSim, [cliBin, 'kube-sim', ...kubeSimArgs], async () => {
-      return existsSync(layout.kubeconfig) && isPortOpen(p.kubeSim);
+      return existsSync(layout.kubeconfig) && isPortOpen(p.kubeSim, host);
     }),
     ...(selection.echoAddresses.length === 0
       ? []
@@ -116,8 +135,9 @@ function inputComponents(layout: DemoLayout, selection: DemoSelection, daemon: D
 function serviceComponents(layout: DemoLayout, selection: DemoSelection, daemon: Daemon): StackService[] {
   const p = layout.ports;
   const cfg = ['--config', layout.fleetConfig];
-  const service = (name: string, port: number, args: string[]): StackService =>
-    daemon(
+  const service = (name: string, port: number, args: string[]): StackService => {
+    const place = selection.placement?.(name);
+    return daemon(
       name,
       port,
       [
@@ -127,9 +147,11 @@ function serviceComponents(layout: DemoLayout, selection: DemoSelection, daemon:
         '--health-port',
         String(port),
       ],
-      healthOf(port),
+      healthOf(port, place?.address),
       selection.env,
+      place,
     );
+  };
   return [
     service('watcher', p.watcherHealth, ['--cluster', demoCluster]),
     service('planner', p.plannerHealth, []),

@@ -52,6 +52,8 @@ export interface DemoFleetInputs {
   readonly leases?: { readonly ttlMs?: number; readonly renewEveryMs?: number; readonly retryEveryMs?: number };
   /** Watcher heartbeat period (default 2 s). */
   readonly heartbeatSeconds?: number;
+  /** The address the vTM and LoadMaster emulators listen on (default 127.0.0.1). */
+  readonly applianceHost?: string;
 }
 
 /** The name of the demo's single cluster (the simulator). */
@@ -110,14 +112,14 @@ ${a.drift ? `    drift: { intervalSeconds: ${a.drift.intervalSeconds}, policy: $
 `;
     case 'vtm':
       return `${head}    vtm:
-      url: http://127.0.0.1:${layout.ports.vtm}
+      url: http://${inputs.applianceHost ?? '127.0.0.1'}:${layout.ports.vtm}
       username: admin
       passwordFile: ${q(layout.vtmPasswordFile)}
       defaultTrafficIpGroup: ${demoTrafficIpGroup.name}
 `;
     case 'loadmaster':
       return `${head}    loadmaster:
-      url: https://127.0.0.1:${layout.ports.loadmaster}
+      url: https://${inputs.applianceHost ?? '127.0.0.1'}:${layout.ports.loadmaster}
       username: bal
       passwordFile: ${q(layout.loadmasterPasswordFile)}
       mode: ${a.mode ?? 'ingress'}

@@ -11,9 +11,10 @@ export const demoTrafficIpGroup = { name: 'portolan-default', address: '127.0.0.
 export async function putDemoTrafficIpGroup(
   vtmPort: number,
   credentials: { readonly user: string; readonly password: string },
+  host = '127.0.0.1',
 ): Promise<void> {
   const { user, password } = credentials;
-  const url = `http://127.0.0.1:${vtmPort}/api/tm/8.3/config/active/traffic_ip_groups/${demoTrafficIpGroup.name}`;
+  const url = `http://${host}:${vtmPort}/api/tm/8.3/config/active/traffic_ip_groups/${demoTrafficIpGroup.name}`;
   const reply = await fetch(url, {
     method: 'PUT',
     headers: {

@@ -8,8 +8,8 @@ import { haproxyPaths, haproxyService } from '../services/haproxy.ts';
 import type { StackService } from '../services/daemon-service.ts';
 import { StackServiceError } from '../errors.ts';
 import { errorMessage } from '@portolan/errors';
-import { demoComponents, type DemoSite } from './demo-components.ts';
-export type { DemoSite } from './demo-components.ts';
+import { demoComponents, type DemoSelection, type DemoSite, type ServicePlacement } from './demo-components.ts';
+export type { DemoSite, ServicePlacement } from './demo-components.ts';
 import { demoAppliances, type DemoAppliance, type DemoFleetInputs, type DemoHaproxy } from './demo-fleet-config.ts';
 import {
   UP_LEADER_HEALTH_PORT,
@@ -55,6 +55,13 @@ export interface PipelineLaunchOptions {
   readonly sites?: readonly DemoSite[];
   /** Variables added to the environment of the services (watchers, planners, appliers), e.g. `OTEL_*` for traces. */
   readonly env?: Readonly<Record<string, string>>;
+  /**
+   * Where the simulator and the emulators listen (default 127.0.0.1); the kubeconfig and the fleet config name it.
+   * Services placed in other network namespaces reach them there (e.g. a site network's external address).
+   */
+  readonly inputsHost?: string;
+  /** Runs services by name (`watcher-b`, `applier-vtm-a`...) in other network namespaces; default all here. */
+  readonly placement?: (service: string) => ServicePlacement | undefined;
   readonly log?: (line: string) => void;
 }
 
@@ -122,17 +129,12 @@ export async function launchPipeline(options: PipelineLaunchOptions): Promise<La
       ...(options.bus ? { bus: options.bus } : {}),
       ...(options.leases ? { leases: options.leases } : {}),
       ...(options.heartbeatSeconds ? { heartbeatSeconds: options.heartbeatSeconds } : {}),
+      ...(options.inputsHost === undefined ? {} : { applianceHost: options.inputsHost }),
     });
-    const { inputs, services } = demoComponents(layout, {
-      appliances,
-      appliers,
-      echoAddresses: options.echoAddresses ?? [...demoBackends.web, ...demoBackends.api],
-      ...(options.codeRoot === undefined ? {} : { codeRoot: path.resolve(options.codeRoot) }),
-      ...(options.sites === undefined ? {} : { sites: options.sites }),
-      ...(options.env === undefined ? {} : { env: options.env }),
-    });
+    const { inputs, services } = demoComponents(layout, componentSelection(options, appliances, appliers));
     await startAll(inputs);
-    if (appliances.some((a) => a.driver === 'vtm')) await putDemoTrafficIpGroup(layout.ports.vtm, demoCredentials.vtm);
+    if (appliances.some((a) => a.driver === 'vtm'))
+      await putDemoTrafficIpGroup(layout.ports.vtm, demoCredentials.vtm, options.inputsHost);
     if (options.manifests !== undefined) applyManifests(layout, options.manifests, log);
     await startAll(services);
     const components = new Map<string, StackService>(
@@ -146,6 +148,24 @@ export async function launchPipeline(options: PipelineLaunchOptions): Promise<La
     await stop().catch((cleanup: unknown) => log(`stopping after a failed start: ${errorMessage(cleanup)}`));
     throw e;
   }
+}
+
+/** What the pipeline runs besides the stack, from the launch options. */
+function componentSelection(
+  options: PipelineLaunchOptions,
+  appliances: readonly DemoAppliance[],
+  appliers: readonly DemoApplier[],
+): DemoSelection {
+  return {
+    appliances,
+    appliers,
+    echoAddresses: options.echoAddresses ?? [...demoBackends.web, ...demoBackends.api],
+    ...(options.codeRoot === undefined ? {} : { codeRoot: path.resolve(options.codeRoot) }),
+    ...(options.sites === undefined ? {} : { sites: options.sites }),
+    ...(options.env === undefined ? {} : { env: options.env }),
+    ...(options.inputsHost === undefined ? {} : { inputsHost: options.inputsHost }),
+    ...(options.placement === undefined ? {} : { placement: options.placement }),
+  };
 }
 
 /** Where the pipeline's files live and which ports its stack uses. */

@@ -35,6 +35,8 @@ export interface StackService {
 export interface DaemonSpec {
   readonly name: string;
   readonly port: number;
+  /** The address it listens on (default 127.0.0.1): where a port already taken is looked for. */
+  readonly host?: string;
   /** Folder for this service's data, log and pid file. */
   readonly dir: string;
   readonly command: string;
@@ -98,11 +100,12 @@ async function startDaemon(spec: DaemonSpec, pidFile: string, logFile: string, o
     await spec.afterStart?.();
     return;
   }
-  if (running === null && (await isPortOpen(spec.port))) {
+  const host = spec.host ?? '127.0.0.1';
+  if (running === null && (await isPortOpen(spec.port, host))) {
     throw new StackServiceError(
       'STACK_PORT_TAKEN',
       spec.name,
-      `port ${spec.port} on 127.0.0.1 is already taken by another process; stop it or choose another port (see PORTOLAN_*_PORT)`,
+      `port ${spec.port} on ${host} is already taken by another process; stop it or choose another port (see PORTOLAN_*_PORT)`,
     );
   }
   if (running === null) {

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { HaStackConfig } from '../ha-stack-config.ts';
+import { nodeCommand, nodeHost, type HaStackConfig } from '../ha-stack-config.ts';
 import { daemonService, type StackService } from './daemon-service.ts';
 
 /** The name of the HA stack's NATS cluster. */
@@ -16,30 +16,35 @@ export function natsClusterServices(config: HaStackConfig, binary: string): Stac
   return config.nats.map((node, i) => {
     const name = `nats-${i + 1}`;
     const dir = path.join(config.stateDir, name);
+    const host = nodeHost(config, name);
     const routes = config.nats
-      .filter((_, j) => j !== i)
-      .map((other) => `nats://127.0.0.1:${other.cluster}`)
+      .map((other, j) => ({ other, j }))
+      .filter(({ j }) => j !== i)
+      .map(({ other, j }) => `nats://${nodeHost(config, `nats-${j + 1}`)}:${other.cluster}`)
       .join(',');
+    // The monitor listens on the client address (-a) too.
+    const { command, args } = nodeCommand(config, name, binary, [
+      ...['-a', host, '-p', String(node.client), '-m', String(node.monitor)],
+      ...['-js', '-sd', path.join(dir, 'jetstream'), '-n', name],
+      ...['--cluster_name', clusterName, '--cluster', `nats://${host}:${node.cluster}`, '--routes', routes],
+    ]);
     return daemonService({
       name,
       port: node.client,
+      host,
       dir,
-      command: binary,
-      args: [
-        ...['-a', '127.0.0.1', '-p', String(node.client), '-m', String(node.monitor)],
-        ...['-js', '-sd', path.join(dir, 'jetstream'), '-n', name],
-        ...['--cluster_name', clusterName, '--cluster', `nats://127.0.0.1:${node.cluster}`, '--routes', routes],
-      ],
-      healthy: () => natsHealthy(node.monitor),
+      command,
+      args,
+      healthy: () => natsHealthy(host, node.monitor),
       startTimeoutMs: 60_000,
     });
   });
 }
 
 /** True when the node's monitor reports its JetStream server current with the meta leader. */
-async function natsHealthy(monitorPort: number): Promise<boolean> {
+async function natsHealthy(host: string, monitorPort: number): Promise<boolean> {
   try {
-    const res = await fetch(`http://127.0.0.1:${monitorPort}/healthz?js-server-only=true`, {
+    const res = await fetch(`http://${host}:${monitorPort}/healthz?js-server-only=true`, {
       signal: AbortSignal.timeout(1000),
     });
     return res.ok;

@@ -31,11 +31,11 @@ export function postgresService(config: StackConfig, postgresBinary: string): St
   });
 }
 
-/** The command line of one Postgres server: loopback only, durable commits, ready to stream to a standby. */
-export function postgresArgs(dataDir: string, port: number, socketDir: string): string[] {
+/** The command line of one Postgres server: on one address (loopback), durable commits, ready to stream to a standby. */
+export function postgresArgs(dataDir: string, port: number, socketDir: string, host = '127.0.0.1'): string[] {
   return [
     ...['-D', dataDir, '-p', String(port), '-k', socketDir],
-    ...['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
+    ...['-c', `listen_addresses=${host}`, '-c', 'max_connections=200'],
     ...['-c', 'fsync=on', '-c', 'synchronous_commit=on'],
   ];
 }

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import type { HaStackConfig } from '../ha-stack-config.ts';
+import { nodeCommand, nodeHost, type HaStackConfig } from '../ha-stack-config.ts';
 import { daemonService, type StackService } from './daemon-service.ts';
 import { redisPing } from './redis.ts';
 
@@ -14,52 +14,63 @@ const downAfterMs = 1000;
  * config file after a failover), so a stack restarted after a failover starts the new master as master.
  */
 export function redisSentinelServices(config: HaStackConfig, binary: string): StackService[] {
-  const master = recordedMasterPort(config) ?? config.redis[0];
+  const masterPort = recordedMasterPort(config) ?? config.redis[0];
+  const master = { host: nodeHost(config, `redis-${config.redis.indexOf(masterPort) + 1}`), port: masterPort };
   const nodes = config.redis.map((port, i) => {
     const name = `redis-${i + 1}`;
     const dir = path.join(config.stateDir, name);
-    const replicaOf = port === master ? [] : ['--replicaof', '127.0.0.1', String(master)];
+    const host = nodeHost(config, name);
+    const replicaOf = port === master.port ? [] : ['--replicaof', master.host, String(master.port)];
+    // Placed in sites, clients come from other addresses than loopback, which protected mode refuses.
+    const open = config.sites === undefined ? [] : ['--protected-mode', 'no'];
     return daemonService({
       name,
       port,
+      host,
       dir,
-      command: binary,
-      args: [
-        ...['--bind', '127.0.0.1', '--port', String(port), '--dir', dir],
+      ...nodeCommand(config, name, binary, [
+        ...['--bind', host, '--port', String(port), '--dir', dir],
         // An append-only file, as on the single-node stack: a restarted node keeps its leases.
-        ...['--save', '', '--appendonly', 'yes', '--daemonize', 'no', ...replicaOf],
-      ],
-      healthy: () => redisPing(port),
+        ...['--save', '', '--appendonly', 'yes', '--daemonize', 'no', ...open, ...replicaOf],
+      ]),
+      healthy: () => redisPing(port, host),
     });
   });
   const sentinels = config.sentinels.map((port, i) => {
     const name = `sentinel-${i + 1}`;
     const dir = path.join(config.stateDir, name);
     const file = path.join(dir, 'sentinel.conf');
+    const host = nodeHost(config, name);
     return daemonService({
       name,
       port,
+      host,
       dir,
-      command: binary,
-      args: [file, '--sentinel'],
+      ...nodeCommand(config, name, binary, [file, '--sentinel']),
       // Written once: from then on the Sentinel owns the file and records failovers in it.
       prepare: () => {
-        if (!existsSync(file)) writeFileSync(file, sentinelConf(config, port, dir, master));
+        if (!existsSync(file)) writeFileSync(file, sentinelConf(config, { host, port }, dir, master));
       },
-      healthy: () => redisPing(port),
+      healthy: () => redisPing(port, host),
     });
   });
   return [...nodes, ...sentinels];
 }
 
-function sentinelConf(config: HaStackConfig, port: number, dir: string, masterPort: number): string {
+function sentinelConf(
+  config: HaStackConfig,
+  own: { host: string; port: number },
+  dir: string,
+  master: { host: string; port: number },
+): string {
   const n = config.sentinelName;
   return [
-    `port ${port}`,
-    'bind 127.0.0.1',
+    `port ${own.port}`,
+    `bind ${own.host}`,
+    ...(config.sites === undefined ? [] : ['protected-mode no']),
     'daemonize no',
     `dir ${dir}`,
-    `sentinel monitor ${n} 127.0.0.1 ${masterPort} 2`,
+    `sentinel monitor ${n} ${master.host} ${master.port} 2`,
     `sentinel down-after-milliseconds ${n} ${downAfterMs}`,
     `sentinel failover-timeout ${n} 10000`,
     `sentinel parallel-syncs ${n} 1`,
@@ -79,10 +90,10 @@ function recordedMasterPort(config: HaStackConfig): number | null {
 
 /** The master's port as the Sentinels report it now (the first Sentinel that answers), or null if none answers. */
 export async function sentinelMasterPort(config: HaStackConfig): Promise<number | null> {
-  for (const port of config.sentinels) {
+  for (const [i, port] of config.sentinels.entries()) {
     const client = new Redis({
       port,
-      host: '127.0.0.1',
+      host: nodeHost(config, `sentinel-${i + 1}`),
       lazyConnect: true,
       maxRetriesPerRequest: 0,
       connectTimeout: 1000,

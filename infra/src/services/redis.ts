@@ -32,9 +32,9 @@ export function redisService(config: StackConfig, binary: string): StackService 
 }
 
 /** Sends PING over a raw socket and expects +PONG (a Redis server or a Sentinel). */
-export function redisPing(port: number): Promise<boolean> {
+export function redisPing(port: number, host = '127.0.0.1'): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = net.connect({ port, host: '127.0.0.1' });
+    const socket = net.connect({ port, host });
     const done = (ok: boolean): void => {
       socket.destroy();
       resolve(ok);
