@@ -3,13 +3,24 @@
 // round the history checker runs on everything recorded so far; the stack is then repaired (`up`: killed nodes
 // restart, the old Postgres primary rejoins as a standby) for the next round. Exit code 1 on the first violation.
 //
-//   node tests/ha/chaos-long.ts [--minutes 15] [--seed N] [--kinds site-pause,redis-master,...]
+//   node tests/ha/chaos-long.ts [--minutes 15] [--seed N] [--kinds site-partition,redis-master,...]
+//
+// Where network namespaces can be made, the stack and the pipeline run in three sites and site b is cut off by the
+// network (`site-partition`); elsewhere it is paused as a whole (`site-pause`), and the run says which.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { freeHaPorts, haStack, type HaStack } from '@portolan/infra';
+import {
+  createSiteNetwork,
+  freeHaPorts,
+  freePort,
+  haStack,
+  siteNetworkAvailable,
+  type HaStack,
+  type SiteNetwork,
+} from '@portolan/infra';
 import { openDatabase, type Database, type Kysely } from '@portolan/store';
 import { eventually } from '../e2e/eventually.ts';
 import { expectedView, readApplianceView, watchAppliance } from './appliance-view.ts';
@@ -36,6 +47,9 @@ import {
 const { values } = parseArgs({
   options: { minutes: { type: 'string', default: '15' }, seed: { type: 'string' }, kinds: { type: 'string' } },
 });
+const namespaces = await siteNetworkAvailable();
+/** Site b cut off by the network where namespaces can be made, else paused (SIGSTOP) as a whole. */
+const siteFault: FaultKind = namespaces.ok ? 'site-partition' : 'site-pause';
 const allKinds: FaultKind[] = [
   'nats-node',
   'nats-pause',
@@ -43,7 +57,7 @@ const allKinds: FaultKind[] = [
   'redis-master',
   'leader-applier',
   'planner',
-  'site-pause',
+  siteFault,
 ];
 /** `--kinds a,b` limits the faults drawn (e.g. to repeat one kind); default all. */
 const kinds = values.kinds === undefined ? allKinds : (values.kinds.split(',') as FaultKind[]);
@@ -68,6 +82,7 @@ const recoverAfter: Partial<Record<FaultKind, number>> = {
   'nats-node': 6,
   'nats-pause': 4,
   'site-pause': 8,
+  'site-partition': 8,
   'leader-applier': 4,
   planner: 4,
 };
@@ -76,9 +91,11 @@ const recoverAfter: Partial<Record<FaultKind, number>> = {
 function roundPlan(next: () => number, firstStep: number): FaultPlan {
   const chosen = [...kinds].sort(() => next() - 0.5).slice(0, 3 + Math.floor(next() * 3));
   // Two NATS faults in one round would leave one node of three: no quorum, by design not survivable.
-  const nats: FaultKind[] = ['nats-node', 'nats-pause', 'site-pause'];
+  const nats: FaultKind[] = ['nats-node', 'nats-pause', 'site-pause', 'site-partition'];
   const firstNats = chosen.find((k) => nats.includes(k));
-  const usable = chosen.filter((k) => !nats.includes(k) || k === firstNats);
+  // Promoting the standby needs it reachable: it is in site b.
+  const cut = chosen.includes('site-partition') && firstNats === 'site-partition';
+  const usable = chosen.filter((k) => (!nats.includes(k) || k === firstNats) && !(cut && k === 'postgres-primary'));
   const faults = usable.map((kind, i) => {
     const step = firstStep + 3 + i * 7 + Math.floor(next() * 3);
     const after = recoverAfter[kind];
@@ -104,12 +121,22 @@ function recoveries(faults: readonly InjectedFault[], changes: readonly AckedCha
 }
 
 /** One round: the workload with its faults, convergence, the checker; returns the round's figures. */
-async function round(stack: HaStack, pipeline: HaPipeline, db: Kysely<Database>, plan: FaultPlan, all: AckedChange[]) {
+async function round(
+  {
+    stack,
+    pipeline,
+    db,
+    network,
+  }: { stack: HaStack; pipeline: HaPipeline; db: Kysely<Database>; network?: SiteNetwork },
+  plan: FaultPlan,
+  all: AckedChange[],
+) {
   const leader = async (): Promise<string | null> =>
     (await db.selectFrom('leader_epochs').select('holder').where('group_name', '=', appliance).executeTakeFirst())
       ?.holder ?? null;
   const watcher = watchAppliance(pipeline.vtm);
-  const { changes, faults } = await runWorkload({ stack, pipeline, leader, log: (l) => log(`  ${l}`) }, plan);
+  const ctx = { stack, pipeline, leader, log: (l: string) => log(`  ${l}`), ...(network ? { network } : {}) };
+  const { changes, faults } = await runWorkload(ctx, plan);
   all.push(...changes);
   const expected = expectedView(all);
   await eventually(
@@ -151,10 +178,16 @@ function summary(figures: readonly { kind: string; seconds: number | null }[]): 
 }
 
 const stateDir = mkdtempSync(path.join(os.tmpdir(), 'portolan-chaos-'));
-const stack = haStack({ config: { stateDir, ...(await freeHaPorts()) } });
+const network = namespaces.ok ? await createSiteNetwork(await freePort()) : undefined;
+const stack = haStack({ config: { stateDir, ...(await freeHaPorts()) }, ...(network ? { sites: network } : {}) });
 let code = 0;
 try {
   log(`chaos (long): seed ${seed}, ${minutes} min`);
+  log(
+    network
+      ? `site b is cut off by the network (namespaces ${Object.values(network.sites).map((s) => s.namespace)})`
+      : `site b is paused with SIGSTOP: network namespaces cannot be made here (${namespaces.ok ? '' : namespaces.reason})`,
+  );
   await stack.up();
   const pipeline = await startHaPipeline(stack, initialManifests());
   const db = openDatabase(stack.endpoints.postgresUrl, { max: 2 });
@@ -173,7 +206,7 @@ try {
     for (let n = 1; performance.now() < deadline; n++) {
       const plan = roundPlan(next, 1 + (n - 1) * steps);
       log(`round ${n}: ${plan.faults.map((f) => `${f.kind}@${f.step}`).join(' ')}`);
-      figures.push(...(await round(stack, pipeline, db, plan, all)));
+      figures.push(...(await round({ stack, pipeline, db, ...(network ? { network } : {}) }, plan, all)));
       await stack.up();
       for (const name of pipeline.launched.components.keys()) await pipeline.restart(name);
       log(`  ${await historySummary(db, appliance)}`);
@@ -190,7 +223,9 @@ try {
   log(`chaos (long) FAILED, seed ${seed}:\n${e instanceof Error ? e.message : String(e)}`);
   code = 1;
 } finally {
+  await network?.heal('b');
   await stack.down();
+  await network?.close();
   rmSync(stateDir, { recursive: true, force: true });
 }
 process.exit(code);

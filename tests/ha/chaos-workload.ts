@@ -1,7 +1,8 @@
 // The chaos workload: endpoint churn on a few Services (each change a new, unique address set, so the appliance
 // shows which change it holds), an Ingress added and removed, and faults injected on the engines at set steps.
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { HaStack } from '@portolan/infra';
+import { InternalError } from '@portolan/errors';
+import type { HaStack, SiteNetwork } from '@portolan/infra';
 import { endpointSlice, ingress, ingressClass, namespace, service } from '../e2e/manifests.ts';
 import { replicas, type HaPipeline } from './ha-pipeline.ts';
 
@@ -46,7 +47,14 @@ export interface AckedChange {
 
 /** The kinds of fault the workload injects. */
 export type FaultKind =
-  'nats-node' | 'nats-pause' | 'postgres-primary' | 'redis-master' | 'leader-applier' | 'planner' | 'site-pause';
+  | 'nats-node'
+  | 'nats-pause'
+  | 'postgres-primary'
+  | 'redis-master'
+  | 'leader-applier'
+  | 'planner'
+  | 'site-pause'
+  | 'site-partition';
 
 /** Site b: its Portolan processes, and the NATS node that stands for its engines. */
 export const siteB = { processes: ['watcher-b', 'planner-b', `applier-${replicas[1]}`], natsNode: 'nats-2' } as const;
@@ -85,6 +93,8 @@ export interface WorkloadContext {
   /** The replica id holding the appliance group's newest epoch, or null. */
   readonly leader: () => Promise<string | null>;
   readonly log: (line: string) => void;
+  /** The site network the stack and pipeline are placed in; `site-partition` needs it. */
+  readonly network?: Pick<SiteNetwork, 'cut' | 'heal'>;
 }
 
 /** Runs the workload with its faults; returns every acknowledged change and every fault, in order. */
@@ -117,9 +127,10 @@ export async function runWorkload(
 /** Injects one fault; returns it, and how to undo what a restart or SIGCONT undoes (null: the engine fails over). */
 async function inject(
   kind: FaultKind,
-  { stack, pipeline, leader }: WorkloadContext,
+  ctx: WorkloadContext,
   seed: number,
 ): Promise<{ fault: InjectedFault; recover: (() => Promise<void>) | null }> {
+  const { stack, pipeline, leader } = ctx;
   const at = performance.now();
   const natsNode = `nats-${(seed % 3) + 1}`;
   switch (kind) {
@@ -152,6 +163,8 @@ async function inject(
       await signal('SIGSTOP')();
       return { fault: { kind, node: 'site b', at }, recover: signal('SIGCONT') };
     }
+    case 'site-partition':
+      return { fault: { kind, node: 'site b', at }, recover: await partition(ctx) };
     case 'leader-applier':
     case 'planner': {
       const name = kind === 'planner' ? 'planner' : `applier-${(await leader()) ?? replicas[0]}`;
@@ -159,6 +172,27 @@ async function inject(
       return { fault: { kind, node: name, at }, recover: () => pipeline.restart(name) };
     }
   }
+}
+
+/**
+ * Cuts site b off by the network: its processes and engine nodes run on, unreachable from sites a and c and from
+ * this process, while the appliance stays reachable from b. The Postgres standby is in b: a primary in a would wait
+ * for it on every commit, so it is told not to, 0.5 s later, as a failover manager would. Returns the heal, which
+ * makes the primary wait for its standby again once the standby has caught up.
+ */
+async function partition({ stack, network }: WorkloadContext): Promise<() => Promise<void>> {
+  if (network === undefined)
+    throw new InternalError('CHAOS_NO_SITE_NETWORK', 'site-partition needs the stack placed in a site network');
+  await network.cut('b');
+  const primaryInA = stack.postgresPrimary() === 'postgres-1';
+  if (primaryInA) {
+    await sleep(500);
+    await stack.postgresSynchronous(false);
+  }
+  return async () => {
+    await network.heal('b');
+    if (primaryInA) await stack.postgresSynchronous(true);
+  };
 }
 
 /** Applies step's change, retrying until the API server acknowledges it (the simulator is not faulted). */

@@ -13,6 +13,8 @@ import {
   launchPipeline,
   type HaStack,
   type LaunchedPipeline,
+  type PipelineLaunchOptions,
+  type SiteName,
   type StackService,
 } from '@portolan/infra';
 import { VtmClient } from '../e2e/appliance-clients.ts';
@@ -39,6 +41,32 @@ export interface HaPipeline {
   /** The last lines of every process's log. */
   diagnostics(): string;
   stop(): Promise<void>;
+}
+
+/** The site each pipeline process runs in when the stack is placed in sites. */
+export const processSites: Readonly<Record<string, SiteName>> = {
+  watcher: 'a',
+  planner: 'a',
+  [`applier-${replicas[0]}`]: 'a',
+  'watcher-b': 'b',
+  'planner-b': 'b',
+  [`applier-${replicas[1]}`]: 'b',
+};
+
+/**
+ * Where the processes run when the stack is placed in sites: each site's watcher, planner and applier replica in
+ * that site's namespace; the simulator and the emulator on the external address, reachable from every site.
+ */
+function placementOf(stack: HaStack): Pick<PipelineLaunchOptions, 'inputsHost' | 'placement'> {
+  const placed = stack.config.sites;
+  if (placed === undefined) return {};
+  return {
+    inputsHost: placed.externalAddress,
+    placement: (name) => {
+      const site = processSites[name];
+      return site === undefined ? undefined : placed.sites[site];
+    },
+  };
 }
 
 /** Starts the pipeline on `stack` and applies `manifests` before the watchers start. */
@@ -74,14 +102,15 @@ export async function startHaPipeline(stack: HaStack, manifests: string): Promis
     sites: [{ name: 'b', watcherHealth: await free(), plannerHealth: await free() }],
     echoAddresses: [],
     manifests,
+    ...placementOf(stack),
   }).catch((e: unknown) => {
     rmSync(root, { recursive: true, force: true });
     throw e;
   });
-  return haPipelineOf(launched, root);
+  return haPipelineOf(launched, root, stack.config.sites?.externalAddress ?? '127.0.0.1');
 }
 
-function haPipelineOf(launched: LaunchedPipeline, root: string): HaPipeline {
+function haPipelineOf(launched: LaunchedPipeline, root: string, inputsHost: string): HaPipeline {
   const kubectl = kubectlBinary();
   const run = (args: readonly string[], input?: string): Promise<void> =>
     new Promise((resolve, reject) => {
@@ -105,7 +134,7 @@ function haPipelineOf(launched: LaunchedPipeline, root: string): HaPipeline {
   return {
     launched,
     fleetConfig: launched.layout.fleetConfig,
-    vtm: new VtmClient(`http://127.0.0.1:${launched.layout.ports.vtm}`, user, password),
+    vtm: new VtmClient(`http://${inputsHost}:${launched.layout.ports.vtm}`, user, password),
     apply: (yaml) => run(['apply', '-f', '-'], yaml),
     remove: (kind, ns, name) => run(['delete', kind, '-n', ns, name, '--wait=false']),
     async kill(name) {
