@@ -6,10 +6,11 @@ export { haproxyPaths } from './services/haproxy.ts';
 export { natsService } from './services/nats.ts';
 export type { ServiceStatus } from './services/daemon-service.ts';
 export { testStack, type TestStack } from './test-stack.ts';
-export { portolanUp, portolanDown, type UpOptions, type UpResult } from './demo/portolan-up.ts';
+export { portolanUp, portolanDown, type UpOptions, type UpResult, type UpHaReport } from './demo/portolan-up.ts';
+export { upPlan, upPortSpan, haDemoAppliances, haSiteName, type UpPlan } from './demo/up-plan.ts';
 export { demoBackends, sampleManifests } from './demo/sample-manifests.ts';
 export type { StackService } from './services/daemon-service.ts';
-export { freePort, isAlive, waitFor } from './process-control.ts';
+export { freePort, freePortRange, isAlive, waitFor } from './process-control.ts';
 export {
   launchPipeline,
   stopPipeline,

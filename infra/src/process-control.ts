@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isSystemError } from '@portolan/errors';
-import { SignalError, SpawnError } from './errors.ts';
+import { SignalError, SpawnError, StackServiceError } from './errors.ts';
 
 /** Last `lines` lines of a log file, or a note that it is empty — shown in every start error. */
 export function logTail(file: string, lines = 15): string {
@@ -125,6 +125,24 @@ export async function freePort(host = '127.0.0.1'): Promise<number> {
     if ((await listenOnce(port, host)) !== null) return port;
   }
   return (await listenOnce(0, host))!;
+}
+
+/**
+ * The first of `count` consecutive ports that were free on `host` a moment ago, below the ephemeral range and
+ * claimed like `freePort`'s: for a setting that lays out several ports from one (`portolan up --base-port`,
+ * PORTOLAN_HA_BASE_PORT). A candidate range with one port taken or claimed is skipped (its claims held until exit).
+ */
+export async function freePortRange(count: number, host = '127.0.0.1'): Promise<number> {
+  const [low, high] = ephemeralPorts();
+  const [from, to] = low > 12_000 ? [10_000, low - count] : [high + 1, 65_536 - count];
+  for (let attempt = 0; attempt < 50 && to > from; attempt++) {
+    const base = from + Math.floor(Math.random() * (to - from));
+    const ports = Array.from({ length: count }, (_, i) => base + i);
+    if (!ports.every((p) => reservePort(p))) continue;
+    const bound = await Promise.all(ports.map((p) => listenOnce(p, host)));
+    if (bound.every((b) => b !== null)) return base;
+  }
+  throw new StackServiceError('STACK_PORT_TAKEN', 'ports', `found no ${count} consecutive free ports on ${host}`);
 }
 
 /** Where processes note the ports they chose (one file per port, holding the owner's pid). */

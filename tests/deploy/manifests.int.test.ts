@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { parse } from 'yaml';
 import { byKind, deployRoot, overlays, render, validate, type Manifest } from './render.ts';
 
 for (const overlay of overlays) {
@@ -68,6 +69,31 @@ test('appliers run two per group, spread over zones and nodes, kept by a PodDisr
   const selectors = appliers.map((d: Manifest) => JSON.stringify(d.spec.selector.matchLabels));
   assert.equal(new Set(selectors).size, 2, 'the two sites never select each other’s pods');
   assert.equal(byKind(multi, 'PodDisruptionBudget').length, 2, 'one budget per site');
+});
+
+test('multi-site: the fleet config names every engine node (3 NATS URLs, multi-host Postgres, Sentinels)', async () => {
+  const { parseFleetConfig } = await import('@portolan/fleet-config');
+  const multi = render('multi-site');
+  const [fleet] = byKind(multi, 'ConfigMap').filter((c) => c.metadata.name.startsWith('portolan-fleet'));
+  const text = fleet.data['fleet.yaml'] as string;
+  const { config } = parseFleetConfig(text, 'fleet.yaml', '/etc/portolan');
+  const raw = parse(text) as { bus: { url: unknown } };
+  assert.ok(Array.isArray(raw.bus.url) && raw.bus.url.length === 3, 'bus.url lists three NATS nodes');
+  assert.equal(new Set(raw.bus.url).size, 3);
+  assert.equal(config.bus.replicas, 3, 'every stream on all three nodes');
+  const store = new URL(config.store.url.replace(/@[^/]+\//, '@host/'));
+  assert.equal(store.searchParams.get('target_session_attrs'), 'read-write');
+  assert.equal(/@([^/]+)\//.exec(config.store.url)![1]!.split(',').length, 2, 'the primary and its standby');
+  assert.equal(config.leases.sentinels?.length, 3);
+  assert.equal(config.leases.sentinelName, 'portolan');
+  assert.match(config.leases.redisUrl, /^redis-sentinel:\/\//);
+  // Each site's group is served by a pair of applier replicas of its own.
+  const appliers = byKind(multi, 'Deployment').filter((d) => d.metadata.name.startsWith('portolan-applier-site-'));
+  assert.deepEqual(appliers.map((d: Manifest) => [d.metadata.labels['portolan.dev/site'], d.spec.replicas]).sort(), [
+    ['site-a', 2],
+    ['site-b', 2],
+  ]);
+  assert.deepEqual(config.appliances.map((a) => a.name).sort(), ['edge-a', 'edge-b']);
 });
 
 test('RBAC: each service may do only what it uses; Secrets are written only with the ACME component', () => {

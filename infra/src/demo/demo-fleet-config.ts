@@ -1,3 +1,4 @@
+import type { HaStackEndpoints } from '../ha-stack-config.ts';
 import type { StackEndpoints } from '../stack-config.ts';
 import type { DemoLayout } from './demo-files.ts';
 import { demoTrafficIpGroup } from './demo-traffic-ip-group.ts';
@@ -45,7 +46,8 @@ export interface DemoHaproxy {
 export interface DemoFleetInputs {
   readonly layout: DemoLayout;
   readonly appliances: readonly DemoAppliance[];
-  readonly endpoints: StackEndpoints;
+  /** An HA stack's endpoints also list every node: the fleet config then names them one by one. */
+  readonly endpoints: StackEndpoints & Partial<Pick<HaStackEndpoints, 'natsUrls' | 'sentinels' | 'sentinelName'>>;
   readonly haproxy: DemoHaproxy;
   /** Stream name and subject prefix (distinct values let several pipelines share one NATS); stream replicas. */
   readonly bus?: { readonly stream?: string; readonly subjectPrefix?: string; readonly replicas?: number };
@@ -64,13 +66,13 @@ export function demoFleetConfig(inputs: DemoFleetInputs): string {
   const q = (s: string): string => JSON.stringify(s);
   const { layout, endpoints } = inputs;
   const bus = [
-    `  url: ${q(endpoints.natsUrl)}`,
+    `  url: ${endpoints.natsUrls === undefined ? q(endpoints.natsUrl) : `[${endpoints.natsUrls.map(q).join(', ')}]`}`,
     ...(inputs.bus?.stream ? [`  stream: ${q(inputs.bus.stream)}`] : []),
     ...(inputs.bus?.subjectPrefix ? [`  subjectPrefix: ${q(inputs.bus.subjectPrefix)}`] : []),
     ...(inputs.bus?.replicas ? [`  replicas: ${inputs.bus.replicas}`] : []),
   ];
   const leases = [
-    `  redisUrl: ${q(endpoints.redisUrl)}`,
+    ...leaseStoreYaml(endpoints),
     ...Object.entries(inputs.leases ?? {})
       .filter(([, v]) => v !== undefined)
       .map(([k, v]) => `  ${k}: ${String(v)}`),
@@ -92,6 +94,16 @@ ${leases.join('\n')}
 secrets:
   keyFile: ${q(layout.keyFile)}
 `;
+}
+
+/** The Sentinels one by one when the endpoints list them, else the Redis URL. */
+function leaseStoreYaml(endpoints: DemoFleetInputs['endpoints']): string[] {
+  const q = (s: string): string => JSON.stringify(s);
+  if (endpoints.sentinels === undefined) return [`  redisUrl: ${q(endpoints.redisUrl)}`];
+  return [
+    `  sentinels: [${endpoints.sentinels.map((s) => `{ host: ${q(s.host)}, port: ${s.port} }`).join(', ')}]`,
+    `  sentinelName: ${q(endpoints.sentinelName ?? 'portolan')}`,
+  ];
 }
 
 function applianceYaml(a: DemoAppliance, inputs: DemoFleetInputs): string {

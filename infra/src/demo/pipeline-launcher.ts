@@ -209,22 +209,35 @@ async function startStackPhase(
   return { endpoints: options.endpoints, haproxy };
 }
 
-/** Stops the processes of a pipeline launched under `root` with these appliances (by pid file; ports not needed). */
+/**
+ * Stops the processes of a pipeline launched under `root` with these appliances and further sites (by pid file;
+ * ports not needed): one by one, services before what they talk to; `together`, every service at once, then every
+ * input at once (each Node process takes a moment to exit, and a two-site pipeline has a dozen).
+ */
 export async function stopPipeline(
   root: string,
   appliances: readonly DemoAppliance[] = demoAppliances,
   log: (line: string) => void = () => {},
+  sites: readonly DemoSite[] = [],
+  together = false,
 ): Promise<void> {
   const layout = demoLayout(path.resolve(root), { ports: { leaderHealth: UP_LEADER_HEALTH_PORT } });
   const { inputs, services } = demoComponents(layout, {
     appliances,
     appliers: demoAppliers(appliances),
     echoAddresses: [...demoBackends.web],
+    sites,
   });
-  for (const c of [...inputs, ...services].reverse()) {
+  const stop = async (c: StackService): Promise<void> => {
     log(`stopping ${c.name}`);
     await c.stop();
+  };
+  if (together) {
+    await Promise.all(services.map(stop));
+    await Promise.all(inputs.map(stop));
+    return;
   }
+  for (const c of [...inputs, ...services].reverse()) await stop(c);
 }
 
 /** The kubectl binary (Debian package kubernetes-client). */

@@ -7,9 +7,9 @@ export const demoBackends = {
   port: 9000,
 } as const;
 
-/** Multi-document YAML applied with kubectl against the simulator. */
+/** Multi-document YAML applied with kubectl against the simulator (the pods listen on `echoPort`). */
 // eslint-disable-next-line max-lines-per-function -- the manifests read best as one YAML document, top to bottom
-export function sampleManifests(): string {
+export function sampleManifests(echoPort: number = demoBackends.port): string {
   const slice = (service: string, addresses: readonly string[]): string => `---
 apiVersion: discovery.k8s.io/v1
 kind: EndpointSlice
@@ -21,7 +21,7 @@ metadata:
 addressType: IPv4
 ports:
   - name: http
-    port: ${demoBackends.port}
+    port: ${echoPort}
     protocol: TCP
 endpoints:
 ${addresses.map((a) => `  - addresses: ["${a}"]\n    conditions: { ready: true, serving: true, terminating: false }`).join('\n')}
@@ -37,7 +37,7 @@ spec:
   ports:
     - name: http
       port: 80
-      targetPort: ${demoBackends.port}
+      targetPort: ${echoPort}
 `;
   return `apiVersion: v1
 kind: Namespace
