@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { busDeclaration, kubeEventSubject, NatsEventBus } from '@portolan/bus';
+import { JetStreamAckTarget, JetStreamPublishError } from '@portolan/watcher';
 import { firstSuccess, haStackFixture } from './ha-fixture.ts';
 
 const fixture = haStackFixture();
@@ -89,5 +90,48 @@ test('publishes are acked again within seconds of losing the stream leader, then
     );
   } finally {
     await bus.close();
+  }
+});
+
+test('a publish whose stream leader died is failed for a resend once a new leader is elected, not at its deadline', async () => {
+  const stack = fixture.stack;
+  await stack.up();
+  const declaration = busDeclaration({ stream: 'HA2', replicas: 3, maxPayloadBytes: 1 << 20, subjectPrefix: 'ha2' });
+  const bus = await NatsEventBus.open(stack.endpoints.natsUrl, declaration, { name: 'ha-ack-test', timeoutMs: 2000 });
+  const target = new JetStreamAckTarget(bus);
+  try {
+    const subject = kubeEventSubject('ha2', 'ingress');
+    const data = new TextEncoder().encode('x');
+    const clientNode = `nats-${stack.config.nats.findIndex((p) => bus.connection.getServer().endsWith(`:${p.client}`)) + 1}`;
+    // The stream's leader on a node the client is not connected to: the client stays, the leader goes.
+    for (let i = 0; (await bus.jsm.streams.info('HA2')).cluster?.leader === clientNode; i++) {
+      assert.ok(i < 10, "the stream leader stayed on the client's node");
+      await bus.connection.request('$JS.API.STREAM.LEADER.STEPDOWN.HA2', undefined, { timeout: 2000 }).catch(() => {});
+      await sleep(1000);
+    }
+    await target.publish(subject, data, { msgId: 'before', timeoutMs: 5000 });
+    const leader = (await bus.jsm.streams.info('HA2')).cluster!.leader!;
+    // The leader hangs, a publish goes to it, then it dies: that publish is in flight and will never be answered.
+    await stack.signal(leader, 'SIGSTOP');
+    const inFlight = target.publish(subject, data, { msgId: 'during', timeoutMs: 120_000 }).then(
+      () => 'acked',
+      (e: unknown) => (e instanceof JetStreamPublishError ? e.code : String(e)),
+    );
+    await sleep(200);
+    await stack.kill(leader);
+    // Its deadline is far beyond any election: only the new leader's advisory can settle it within the test.
+    const outcome = await Promise.race([inFlight, sleep(60_000, 'still waiting after 60 s')]);
+    assert.equal(outcome, 'JETSTREAM_ACK_LOST', 'the publish in flight is failed for a resend');
+    const { at } = await firstSuccess(
+      () => target.publish(subject, data, { msgId: 'during', timeoutMs: 2000 }),
+      30_000,
+    );
+    assert.ok(at > 0);
+    const info = await bus.jsm.streams.info('HA2');
+    assert.equal(info.state.messages, 2, 'the resent message is stored once');
+  } finally {
+    target.close();
+    await bus.close();
+    await stack.up();
   }
 });

@@ -43,6 +43,12 @@ interface Pending {
 }
 
 const RETRY = { baseMs: 100, capMs: 2_000 };
+/**
+ * No responders: the stream is missing (re-declared before the retry) or has no leader while its Raft group elects
+ * one (2 to 5 s on nats-server 2.9). Retried at a short, steady pace so the first publish after the election is
+ * not a whole backoff step late.
+ */
+const RETRY_NO_LEADER = { baseMs: 100, capMs: 300 };
 
 /**
  * Publishes in order and waits for every ack; nothing observed is dropped. Messages wait in bounded memory while
@@ -142,8 +148,9 @@ export class BusPublisher {
           this.replace(item, this.options.onTooLarge({ ...item.message, type: 'event', message: event }));
           continue;
         }
-        if (isStreamMissing(e)) await this.reprovision();
-        await sleep(backoffDelayMs(item.attempt, this.options.random(), RETRY));
+        const missing = isStreamMissing(e);
+        if (missing) await this.reprovision();
+        await sleep(backoffDelayMs(item.attempt, this.options.random(), missing ? RETRY_NO_LEADER : RETRY));
         while (!this.closed && !this.options.connected()) await sleep(100);
       }
     }

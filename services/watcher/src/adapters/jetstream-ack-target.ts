@@ -9,6 +9,7 @@ export class JetStreamPublishError extends Error {
     | 'JETSTREAM_PUBLISH_REFUSED'
     | 'JETSTREAM_NO_RESPONDERS'
     | 'JETSTREAM_ACK_TIMEOUT'
+    | 'JETSTREAM_ACK_LOST'
     | 'JETSTREAM_API_ERROR'
     | 'JETSTREAM_CLOSED';
   constructor(code: JetStreamPublishError['code'], message: string, options?: ErrorOptions) {
@@ -43,6 +44,7 @@ export class JetStreamAckTarget implements PublishTarget {
   private readonly inbox: string;
   private readonly awaited = new Map<string, AwaitedAck>();
   private readonly sub: Subscription;
+  private readonly elections: Subscription;
   private readonly sweeper: NodeJS.Timeout;
   private readonly outbox: { token: string; subject: string; data: Uint8Array; headers: WireHeaders }[] = [];
   private sending: NodeJS.Timeout | null = null;
@@ -54,6 +56,27 @@ export class JetStreamAckTarget implements PublishTarget {
     this.inbox = createInbox();
     this.sub = this.nc.subscribe(`${this.inbox}.*`, { callback: (_err, msg) => this.onAck(msg) });
     this.sweeper = setInterval(() => this.sweep(), 200).unref();
+    // A publish sent to a stream leader that died, or on a connection that was replaced, is never answered. Rather
+    // than wait out its ack deadline, it is sent again (same message id, deduplicated) as soon as the stream has a
+    // new leader or the client is connected again.
+    const elected = `$JS.EVENT.ADVISORY.STREAM.LEADER_ELECTED.${bus.declaration.kube.name}`;
+    this.elections = this.nc.subscribe(elected, {
+      callback: () => this.abandonInFlight('the stream elected a leader'),
+    });
+    // The status stream ends or fails only with the connection, when nothing is awaited any more.
+    this.followReconnects().catch(() => undefined);
+  }
+
+  private async followReconnects(): Promise<void> {
+    for await (const s of this.nc.status()) if (s.type === 'reconnect') this.abandonInFlight('reconnected');
+  }
+
+  /** Fails every publish awaiting its ack with a retryable error, so the publisher sends it again now. */
+  private abandonInFlight(why: string): void {
+    this.fail(
+      (a) => new JetStreamPublishError('JETSTREAM_ACK_LOST', `publish to ${a.subject}: ${why} before its ack`),
+      () => true,
+    );
   }
 
   /** Acks awaited now. */
@@ -125,6 +148,7 @@ export class JetStreamAckTarget implements PublishTarget {
     this.sending = null;
     this.outbox.length = 0;
     this.sub.unsubscribe();
+    this.elections.unsubscribe();
     this.fail(
       (a) => new JetStreamPublishError('JETSTREAM_CLOSED', `publish to ${a.subject}: closed before its ack`),
       () => true,
