@@ -73,8 +73,9 @@ export class NatsEventBus {
         maxReconnectAttempts: -1,
         reconnectTimeWait: 250,
         // A node that hangs (paused, overloaded, cut off without a reset) keeps its socket open: two pings unanswered
-        // 3 s apart make the client move to another node, where the default (two minutes) would leave it waiting.
-        pingInterval: 3000,
+        // 1.5 s apart make the client move to another node, where the default (two minutes) would leave it waiting.
+        // A client that itself stalls that long only reconnects; what it had in flight is resent.
+        pingInterval: 1500,
         maxPingOut: 2,
         timeout: options.timeoutMs ?? 5000,
         noAsyncTraces: options.noAsyncTraces ?? false,
