@@ -2,7 +2,15 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freeHaPorts, haStack } from '@portolan/infra';
+import {
+  createSiteNetwork,
+  freeHaPorts,
+  freePort,
+  haStack,
+  siteNetworkAvailable,
+  type HaStack,
+  type SiteNetwork,
+} from '@portolan/infra';
 import { openDatabase } from '@portolan/store';
 import { eventually } from '../../tests/e2e/eventually.ts';
 import { expectedView, readApplianceView, watchAppliance } from '../../tests/ha/appliance-view.ts';
@@ -22,24 +30,43 @@ const faults: readonly { kind: FaultKind; what: string; goal: string }[] = [
   { kind: 'nats-node', what: 'a NATS node killed (each node in turn)', goal: '≤ 2' },
   { kind: 'redis-master', what: 'the Redis master killed (Sentinel failover)', goal: '≤ 6' },
   { kind: 'postgres-primary', what: 'the Postgres primary killed, standby promoted 0.5 s later', goal: '≤ 10' },
-  { kind: 'site-pause', what: 'site b stopped at once (SIGSTOP of its processes and nats-2)', goal: '≤ 10' },
+  { kind: 'site-pause', what: 'site b stopped at once (SIGSTOP of its processes and engine nodes)', goal: '≤ 10' },
+  { kind: 'site-partition', what: 'site b cut off by the network (namespaces)', goal: '≤ 10' },
+];
+/**
+ * One round's injections, in order. The Redis master and the Postgres primary are killed twice, so each is back in
+ * site a when site b is cut off (a partition of the site holding them stops every writer until it heals: the local
+ * stack has no witness to promote across it). Without namespaces, the partition is left out.
+ */
+const roundKinds = (partition: boolean): FaultKind[] => [
+  'nats-node',
+  'redis-master',
+  'postgres-primary',
+  'site-pause',
+  'redis-master',
+  'postgres-primary',
+  ...(partition ? (['site-partition'] as const) : []),
 ];
 /** Steps of one injection: the fault comes before the third change; what a restart undoes comes back at the tenth. */
 const steps = 12;
 
 /**
- * Failover on the HA stack with the two-site pipeline (tests/ha): for each fault kind in turn, a short run of
- * endpoint changes (one every 250 ms) with the fault injected before its third change, then the stack repaired
- * (`up`: killed nodes restart, the old Postgres primary rejoins as a standby) before the next. The figure is the
- * time from the fault to the first change made after it showing on the vTM appliance. After all of them, the
- * history checker must find every acknowledged change on the appliance and no rule broken.
+ * Failover on the HA stack with the two-site pipeline (tests/ha), placed in three sites where network namespaces
+ * can be made: for each fault in turn, a short run of endpoint changes (one every 250 ms) with the fault injected
+ * before its third change, then the stack repaired (`up`: killed nodes restart, the old Postgres primary rejoins as
+ * a standby) before the next. The figure is the time from the fault to the first change made after it showing on
+ * the vTM appliance. After all of them, the history checker must find every acknowledged change on the appliance
+ * and no rule broken.
  */
 export const haFailoverBench: Benchmark = {
   name: 'ha-failover',
   async run({ quick, log }) {
     const rounds = quick ? 2 : 20;
     const stateDir = mkdtempSync(path.join(os.tmpdir(), 'portolan-bench-ha-'));
-    const stack = haStack({ config: { stateDir, ...(await freeHaPorts()) } });
+    const namespaces = await siteNetworkAvailable();
+    if (!namespaces.ok) log(`no site partition: network namespaces cannot be made here (${namespaces.reason})`);
+    const network = namespaces.ok ? await createSiteNetwork(await freePort()) : undefined;
+    const stack = haStack({ config: { stateDir, ...(await freeHaPorts()) }, ...(network ? { sites: network } : {}) });
     const samples = new Map<FaultKind, number[]>(faults.map((f) => [f.kind, []]));
     const figures = (): Figure[] =>
       faults
@@ -59,7 +86,7 @@ export const haFailoverBench: Benchmark = {
       await stack.up();
       const pipeline = await startHaPipeline(stack, initialManifests());
       try {
-        await measure(stack, pipeline, rounds, samples, log);
+        await measure({ stack, pipeline, ...(network ? { network } : {}) }, rounds, samples, log);
       } finally {
         await pipeline.stop();
       }
@@ -67,7 +94,9 @@ export const haFailoverBench: Benchmark = {
     } catch (e) {
       throw new PartialResultError((e as Error).message, figures(), { cause: e });
     } finally {
+      await network?.heal('b');
       await stack.down();
+      await network?.close();
       rmSync(stateDir, { recursive: true, force: true });
     }
   },
@@ -75,12 +104,12 @@ export const haFailoverBench: Benchmark = {
 
 /** Runs the injections, checks the whole history, and fills `samples`. */
 async function measure(
-  stack: ReturnType<typeof haStack>,
-  pipeline: HaPipeline,
+  on: { stack: HaStack; pipeline: HaPipeline; network?: SiteNetwork },
   rounds: number,
   samples: Map<FaultKind, number[]>,
   log: (line: string) => void,
 ): Promise<void> {
+  const { stack, pipeline, network } = on;
   const db = openDatabase(stack.endpoints.postgresUrl, { max: 2 });
   const leader = async (): Promise<string | null> =>
     (await db.selectFrom('leader_epochs').select('holder').where('group_name', '=', appliance).executeTakeFirst())
@@ -90,11 +119,12 @@ async function measure(
     await converged(pipeline, all, 90_000);
     let step = 1;
     for (let round = 0; round < rounds; round++)
-      for (const { kind } of faults) {
+      for (const kind of roundKinds(network !== undefined)) {
         const watcher = watchAppliance(pipeline.vtm);
         const plan = { firstStep: step, steps, intervalMs: 250, extraAddedAt: -1, extraRemovedAt: -1, seed: round };
         const faultPlan = { ...plan, faults: [{ step: step + 2, kind, recoverAfter: 7 }] };
-        const { changes, faults: injected } = await runWorkload({ stack, pipeline, leader, log: () => {} }, faultPlan);
+        const ctx = { stack, pipeline, leader, log: () => {}, ...(network ? { network } : {}) };
+        const { changes, faults: injected } = await runWorkload(ctx, faultPlan);
         all.push(...changes);
         await converged(pipeline, all, 120_000);
         await watcher.stop();
