@@ -56,6 +56,7 @@ test('JetStream: published events are consumed in order, acked, and a republishe
     assert.deepEqual(seqs, [1, 2, 3, 4, 5], 'the kube stream holds only observations: sequences are contiguous');
     assert.deepEqual(await bus.kubeStreamBounds(), { firstSeq: 1, lastSeq: 5 });
     assert.equal(new TextDecoder().decode((await bus.getKubeMessage(3))?.data), 'event-3');
+    assert.equal(await bus.getKubeMessage(99), null, 'a sequence the stream does not hold reads as gone');
     const info = await bus.jsm.consumers.info(stream, 'planner');
     assert.equal(info.num_ack_pending, 0);
     assert.equal(info.num_pending, 0);

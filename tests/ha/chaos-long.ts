@@ -8,7 +8,7 @@
 // Where network namespaces can be made, the stack and the pipeline run in three sites and site b is cut off by the
 // network (`site-partition`); elsewhere it is paused as a whole (`site-pause`), and the run says which.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -215,6 +215,12 @@ try {
     if (replay.length > 0) throw new assert.AssertionError({ message: formatViolations(replay) });
     log(`passed: ${all.length} acknowledged changes, every one on the appliance; time to the next change applied:`);
     for (const line of summary(figures)) log(`  ${line}`);
+  } catch (e) {
+    // The processes' whole logs and the appliance's audit log, kept for the post-mortem (stop() removes the root).
+    const kept = path.join(os.tmpdir(), `portolan-chaos-failed-${seed}-${Date.now()}`);
+    cpSync(pipeline.launched.layout.root, kept, { recursive: true });
+    log(`logs kept in ${kept}`);
+    throw e;
   } finally {
     await db.destroy();
     await pipeline.stop();

@@ -156,22 +156,22 @@ export class NatsEventBus {
     return { firstSeq: info.state.first_seq, lastSeq: info.state.last_seq };
   }
 
-  /** Reads one kube-stream message by sequence (gap filling); null when it no longer exists. */
+  /**
+   * Reads one kube-stream message by sequence (gap filling); null only when the stream answers that it holds no
+   * such message (JetStream's 10037). Anything else — a stream with no leader, a node not yet current that answers
+   * "stream not found", a timeout — rejects: the caller must not take a message it could not read for one that is
+   * gone, or it would skip an event that exists.
+   */
   async getKubeMessage(seq: number): Promise<BusMessage | null> {
-    try {
-      const m = await this.jsm.streams.getMessage(this.declaration.kube.name, { seq });
-      if (m === null) return null;
-      return {
-        subject: this.logicalSubject(m.subject),
-        data: m.data,
-        streamSeq: m.seq,
-        redelivered: false,
-        headers: fromNatsHeaders(m.header),
-      };
-    } catch (e) {
-      if (isNotFound(e)) return null;
-      throw e;
-    }
+    const m = await this.jsm.streams.getMessage(this.declaration.kube.name, { seq });
+    if (m === null) return null;
+    return {
+      subject: this.logicalSubject(m.subject),
+      data: m.data,
+      streamSeq: m.seq,
+      redelivered: false,
+      headers: fromNatsHeaders(m.header),
+    };
   }
 
   /**
