@@ -30,7 +30,7 @@ const faults: readonly { kind: FaultKind; what: string; goal: string }[] = [
   { kind: 'nats-node', what: 'a NATS node killed (each node in turn)', goal: '≤ 2' },
   { kind: 'redis-master', what: 'the Redis master killed (Sentinel failover)', goal: '≤ 6' },
   { kind: 'postgres-primary', what: 'the Postgres primary killed, standby promoted 0.5 s later', goal: '≤ 10' },
-  { kind: 'site-pause', what: 'site b stopped at once (SIGSTOP of its processes and engine nodes)', goal: '≤ 10' },
+  { kind: 'site-pause', what: 'site b stopped at once (SIGSTOP of its Portolan processes and nats-2)', goal: '≤ 10' },
   { kind: 'site-partition', what: 'site b cut off by the network (namespaces)', goal: '≤ 10' },
 ];
 /**
