@@ -232,6 +232,8 @@ try {
   await network?.heal('b');
   await stack.down();
   await network?.close();
-  rmSync(stateDir, { recursive: true, force: true });
+  // A failed run keeps the engines' data (Postgres, the NATS streams) for the post-mortem.
+  if (code === 0) rmSync(stateDir, { recursive: true, force: true });
+  else log(`engine data kept in ${stateDir}`);
 }
 process.exit(code);
