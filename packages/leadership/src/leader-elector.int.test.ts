@@ -4,6 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from '@portolan/store';
+import { PgEpochStore } from './adapters/pg-epoch-store.ts';
+import type { LeaderEvent } from './leader-elector.ts';
 import { startChildCandidate } from './testing/child-candidate.ts';
 import { defaults, electorFixture, fast, unique } from './testing/elector-fixture.ts';
 
@@ -127,3 +129,36 @@ test('SIGSTOP past the TTL then SIGCONT: the old holder is aborted, its record i
     await successor.close();
   }
 });
+
+test('a holder whose epoch was superseded (the lease store split) ends its term, gives the lease back, and the group leads again under a newer epoch', async () => {
+  const group = `g${unique()}`;
+  const prefix = `t${unique()}:`;
+  const a = fx.elector(group, 'a', fast, prefix);
+  try {
+    a.e.start();
+    const first = await a.e.waitForLeadership();
+    // Another holder is granted an epoch while `a` still holds its key: what a second Redis master gives during a
+    // partition, or a replica promoted without the key.
+    const other = await new PgEpochStore(fx.database.db).grant(group, 'elsewhere', 'another-run-id', () => 0);
+    assert.ok(other.epoch > first.epoch);
+    const lost = await eventuallyEvent(a, (ev) => ev.type === 'lost' && ev.epoch === first.epoch);
+    assert.equal(lost.type === 'lost' ? lost.reason : null, 'superseded');
+    const again = await a.e.waitForLeadership();
+    assert.ok(again.epoch > other.epoch, `led again under epoch ${again.epoch}, after ${other.epoch}`);
+    await again.assertEpochCurrent();
+  } finally {
+    await a.close();
+  }
+});
+
+/** The first event of `c` that `match` accepts, waiting up to 5 s. */
+async function eventuallyEvent(
+  c: { events: readonly LeaderEvent[] },
+  match: (ev: LeaderEvent) => boolean,
+): Promise<LeaderEvent> {
+  for (const deadline = Date.now() + 5000; Date.now() < deadline; await sleep(20)) {
+    const found = c.events.find(match);
+    if (found !== undefined) return found;
+  }
+  return assert.fail(`no such event in ${JSON.stringify(c.events)}`);
+}

@@ -5,10 +5,14 @@ import type { PgEpochStore } from './adapters/pg-epoch-store.ts';
 import type { RedisLeaseClient } from './adapters/redis-lease-client.ts';
 import { actingDelayMs, leaseDeadline, type LeaseTimings } from './core/lease-timings.ts';
 import { formatLeaseValue, leaseKey } from './core/lease-value.ts';
-import { LeaderListenerError } from './errors.ts';
+import { LeaderListenerError, StaleEpochError } from './errors.ts';
 
-/** Why a leadership ended. */
-export type LossReason = 'renew-refused' | 'validity-expired' | 'stopped';
+/**
+ * Why a leadership ended. `superseded`: a newer epoch was granted while this holder still held the lease — the
+ * lease store lost or split its key (a failover to a replica that never saw it, a partition healing) — so the term
+ * can only be fenced; it is ended and the lease given back, so a campaign grants an epoch that is current again.
+ */
+export type LossReason = 'renew-refused' | 'validity-expired' | 'stopped' | 'superseded';
 
 /** One term of leadership: valid while `signal` is not aborted and the local validity lasts. */
 export interface Leadership {
@@ -217,8 +221,27 @@ export class LeaderElector {
       } catch (error) {
         this.emit({ type: 'error', stage: 'renew', error });
       }
+      if (await this.superseded(term)) {
+        this.endTerm(term, 'superseded');
+        break;
+      }
     }
     if (term.timer !== null) clearTimeout(term.timer);
+  }
+
+  /**
+   * True when a newer epoch than the term's was granted. Without this, a holder whose lease outlived a split of the
+   * lease store would keep the lease for ever with an epoch every write is fenced by, and the group would apply
+   * nothing. A store that cannot be read says nothing (the term's validity still bounds it).
+   */
+  private async superseded(term: Term): Promise<boolean> {
+    if (term.controller.signal.aborted) return false;
+    try {
+      await this.options.epochs.assertCurrent(this.group, term.epoch);
+      return false;
+    } catch (error) {
+      return error instanceof StaleEpochError;
+    }
   }
 
   /**
