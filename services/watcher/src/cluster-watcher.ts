@@ -140,6 +140,11 @@ export class ClusterWatcher {
     });
   }
 
+  /** Every stream lists again (the broker may have lost messages it acknowledged: see StreamRunner). */
+  relistAfterBrokerFault(): void {
+    for (const r of this.runners) r.relistAfterBrokerFault();
+  }
+
   /** Starts every stream, the supervisor clock and the heartbeat. */
   static start(options: ClusterWatcherOptions): ClusterWatcher {
     const w = new ClusterWatcher(options);

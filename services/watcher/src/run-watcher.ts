@@ -77,12 +77,7 @@ export async function runWatcher(
   args: WatcherArgs,
   logger: Logger = createLogger('watcher', { verbose: args.verbose }),
 ): Promise<{ stop: () => Promise<void>; healthPort: number; watcher: ClusterWatcher }> {
-  const { config } = await loadFleetConfig(args.config);
-  const cluster = config.clusters.find((c) => c.name === args.cluster);
-  if (cluster === undefined)
-    throw new WatcherArgsError(
-      `cluster "${args.cluster}" is not in ${args.config} (known: ${config.clusters.map((c) => c.name).join(', ')})`,
-    );
+  const { config, cluster } = await clusterOf(args);
   const fleetKey = loadFleetKey(config.secrets.keyFile, config.secrets.keyId);
   const tracing = startTracing('watcher');
   const registry = createMetricsRegistry('watcher');
@@ -112,6 +107,8 @@ export async function runWatcher(
     tracer: tracing.tracer,
     watcherId: `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
   });
+  const relist = relistAfterBrokerFaults(watcher, logger);
+  acks.onBrokerFault = relist.fault;
   await watcher
     .checkServerVersion()
     .catch((e: unknown) => logger.error({ err: (e as Error).message }, 'cannot read the API server version'));
@@ -124,6 +121,7 @@ export async function runWatcher(
     healthPort: health.port,
     watcher,
     stop: async () => {
+      relist.stop();
       governor?.stop();
       await watcher.stop({ flush: false });
       await health.close();
@@ -155,6 +153,47 @@ async function connectBus(config: FleetConfig, clusterName: string, logger: Logg
   const acks = new JetStreamAckTarget(bus);
   const serverMax = bus.connection.info?.max_payload ?? config.bus.maxPayloadBytes;
   return { bus, link, acks, serverMax };
+}
+
+/** The fleet config and the cluster this watcher serves; a cluster the config does not name is a usage error. */
+async function clusterOf(
+  args: WatcherArgs,
+): Promise<{ config: FleetConfig; cluster: FleetConfig['clusters'][number] }> {
+  const { config } = await loadFleetConfig(args.config);
+  const cluster = config.clusters.find((c) => c.name === args.cluster);
+  if (cluster === undefined)
+    throw new WatcherArgsError(
+      `cluster "${args.cluster}" is not in ${args.config} (known: ${config.clusters.map((c) => c.name).join(', ')})`,
+    );
+  return { config, cluster };
+}
+
+/** How long after the last broker fault the watcher relists: the broker's elections settle first. */
+const BROKER_SETTLE_MS = 2_000;
+
+/**
+ * Relists every stream once the broker has been quiet for BROKER_SETTLE_MS after a fault (a stream leader elected,
+ * a reconnect): what the broker acknowledged around the fault and then lost is published again within seconds,
+ * not at the next periodic relist.
+ */
+function relistAfterBrokerFaults(
+  watcher: ClusterWatcher,
+  logger: Logger,
+): { fault: (why: string) => void; stop: () => void } {
+  let timer: NodeJS.Timeout | null = null;
+  return {
+    fault: (why) => {
+      if (timer === null) logger.warn({ why }, 'broker fault: every kind is relisted once the broker settles');
+      else clearTimeout(timer);
+      timer = setTimeout(() => {
+        timer = null;
+        watcher.relistAfterBrokerFault();
+      }, BROKER_SETTLE_MS);
+    },
+    stop: () => {
+      if (timer !== null) clearTimeout(timer);
+    },
+  };
 }
 
 /** The health server (liveness of the watches, readiness of kinds and bus, /metrics) and the heap governor. */

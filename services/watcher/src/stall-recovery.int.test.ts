@@ -158,3 +158,36 @@ test('a watcher stopped while 5 Ingresses and 3 EndpointSlices were deleted publ
     await h.close();
   }
 });
+
+test('after a broker fault every kind is listed and published again, the watches resuming after it', async () => {
+  const { natsUrl } = await testStack();
+  const h = await startHarness({
+    natsUrl,
+    deferStart: true,
+    kinds: [watchedKind('Ingress'), watchedKind('EndpointSlice')],
+  });
+  try {
+    h.sim.objects.create(namespace('shop'));
+    h.sim.objects.create(ingress('shop', 'web0'));
+    h.sim.objects.create(endpointSlice('shop', 'web0-a', 'web0', 2));
+    h.startWatcher();
+    await waitFor('synced', () => (h.watcher.readiness().ok ? true : undefined));
+    const before = (await h.read()).length;
+    h.watcher.relistAfterBrokerFault();
+    const relisted = await waitFor('both kinds relisted for the fault', async () => {
+      const fresh = (await h.read()).slice(before).filter((r) => r.kind === 'marker');
+      const kinds = new Set(fresh.map((r) => (r.kind === 'marker' ? r.marker.kind : null)));
+      return kinds.has(KubeKind.INGRESS) && kinds.has(KubeKind.ENDPOINT_SLICE) ? fresh : undefined;
+    });
+    assert.equal(relisted.length, 2, 'one list marker per kind');
+    assert.equal(await metricValue(h.registry, 'portolan_watcher_relists_total', { reason: 'broker-fault' }), 2);
+    // The watches resume from the new list: a later change still arrives.
+    h.sim.objects.create(ingress('shop', 'web1'));
+    await waitFor('the change after the relist', async () => {
+      const state = stateLines(foldEvents(await h.read(), KubeKind.INGRESS));
+      return state.some((l) => l.includes('shop/web1')) ? true : undefined;
+    });
+  } finally {
+    await h.close();
+  }
+});

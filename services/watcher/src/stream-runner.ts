@@ -71,6 +71,8 @@ export class StreamRunner {
   private current: { controller: AbortController; reason?: StreamFailure } | null = null;
   private blockedOnBus = false;
   private listReason = 'initial';
+  /** A relist asked for after a broker fault, not yet begun. */
+  private brokerFaultRelist = false;
   private stateValue: StreamState;
 
   constructor(stream: WatchStream, deps: StreamRunnerDeps) {
@@ -102,9 +104,24 @@ export class StreamRunner {
     }
   }
 
+  /**
+   * Asks for a relist because the broker may have lost what it acknowledged: a watch under way ends for a list at
+   * once; a list or a wait under way is followed by one (its messages may have gone out before the fault).
+   */
+  relistAfterBrokerFault(): void {
+    this.brokerFaultRelist = true;
+    this.tick();
+  }
+
   /** Applies the supervisor clock: abandons a request that stalled or outlived the relist period. */
   tick(): void {
     if (this.current === null || this.blockedOnBus || this.current.reason !== undefined) return;
+    if (this.brokerFaultRelist && this.stateValue.phase === 'watching') {
+      this.deps.logger.warn({ stream: this.stream.id }, 'relisting: the broker may have lost acknowledged messages');
+      this.current.reason = 'broker-fault';
+      this.current.controller.abort();
+      return;
+    }
     const verdict = checkStreamClock(this.stateValue, this.deps.timing, this.deps.now());
     if (verdict === 'ok') return;
     this.deps.logger.warn(
@@ -161,6 +178,7 @@ export class StreamRunner {
   private async list(): Promise<StreamStep> {
     const { tracker, metrics } = this.deps;
     metrics.relists.inc({ kind: tracker.kind.kind, reason: this.listReason });
+    this.brokerFaultRelist = false;
     const generation = tracker.nextGeneration();
     const seen = new Set<string>();
     let continueToken: string | undefined;

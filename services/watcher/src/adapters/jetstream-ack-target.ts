@@ -50,6 +50,13 @@ export class JetStreamAckTarget implements PublishTarget {
   private sending: NodeJS.Timeout | null = null;
   private next = 0;
 
+  /**
+   * Called when the stream elects a leader or the client reconnects: a message the broker acknowledged around such a
+   * change may still be lost (nats-server has lost acknowledged writes across a paused or killed leader), so the
+   * watcher relists to publish its state again.
+   */
+  onBrokerFault: (why: string) => void = () => {};
+
   constructor(bus: NatsEventBus) {
     this.bus = bus;
     this.nc = bus.connection;
@@ -73,6 +80,7 @@ export class JetStreamAckTarget implements PublishTarget {
 
   /** Fails every publish awaiting its ack with a retryable error, so the publisher sends it again now. */
   private abandonInFlight(why: string): void {
+    this.onBrokerFault(why);
     this.fail(
       (a) => new JetStreamPublishError('JETSTREAM_ACK_LOST', `publish to ${a.subject}: ${why} before its ack`),
       () => true,

@@ -20,6 +20,11 @@ export type StreamFailure =
   | 'stalled'
   /** The periodic relist timer fired. */
   | 'relist-due'
+  /**
+   * The broker changed hands (a stream leader elected, the connection replaced): a message it acknowledged may be
+   * gone, so the state is listed and published again.
+   */
+  | 'broker-fault'
   /** Anything else: 403, 429, 5xx, resets, timeouts. Retried with capped, jittered backoff — never given up. */
   | 'transient';
 
