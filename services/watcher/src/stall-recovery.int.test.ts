@@ -172,7 +172,11 @@ test('after a broker fault every kind is listed and published again, the watches
     h.sim.objects.create(endpointSlice('shop', 'web0-a', 'web0', 2));
     h.startWatcher();
     await waitFor('synced', () => (h.watcher.readiness().ok ? true : undefined));
-    const before = (await h.read()).length;
+    // The first lists' markers may still be on their way when the kinds count as synced: wait for both.
+    const before = await waitFor('the first markers', async () => {
+      const records = await h.read();
+      return records.filter((r) => r.kind === 'marker').length >= 2 ? records.length : undefined;
+    });
     h.watcher.relistAfterBrokerFault();
     const relisted = await waitFor('both kinds relisted for the fault', async () => {
       const fresh = (await h.read()).slice(before).filter((r) => r.kind === 'marker');
