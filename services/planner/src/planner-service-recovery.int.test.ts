@@ -1,6 +1,8 @@
 // The planner service when things go wrong: a layout upgrade, a kill between commit and ack, two planners racing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { createLogger } from '@portolan/telemetry';
 import { KubeEventType } from '@portolan/proto';
 import { PlannerService } from './planner-service.ts';
 import { replayVerify } from './replay-verify.ts';
@@ -142,6 +144,41 @@ test('two planners racing on one durable consumer keep the chain linear and repl
     const report = await replayVerify(h.store, config);
     assert.deepEqual(report.mismatches, []);
     assert.equal(report.verified, chain.length);
+  } finally {
+    await teardown(h);
+  }
+});
+
+test('two planners taking turns: after its first conflict each folds what the other committed instead of rebuilding', async () => {
+  const h = await harness();
+  try {
+    await world(h.bus, ['10.0.0.1']);
+    const lines: string[] = [];
+    const destination = new Writable({
+      write: (chunk, _e, done) => {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    const log = createLogger('test', { destination });
+    const make = (): PlannerService =>
+      new PlannerService({ store: h.store, bus: h.bus, config, fleetConfigHash: hash, log, metrics: null });
+    const [a, b] = [make(), make()];
+    await a.recover();
+    await b.recover();
+    await runUntil(h, a, WORLD_MESSAGES);
+    let seq = WORLD_MESSAGES;
+    for (let i = 2; i <= 9; i++) {
+      await publish(h.bus, 'EndpointSlice', slice(Array.from({ length: i }, (_, j) => `10.0.1.${j + 1}`)));
+      seq += 1;
+      await runUntil(h, i % 2 === 0 ? b : a, seq);
+    }
+    const rebuilds = lines.filter((l) => l.includes('another writer committed first')).length;
+    assert.equal(rebuilds, 2, 'one conflict for each planner, then each batch lands on what the other committed');
+    const chain = await h.tdb.db.selectFrom('snapshots').select(['id', 'parent_id']).orderBy('id').execute();
+    chain.forEach((r, i) => assert.equal(r.parent_id, i === 0 ? null : chain[i - 1]!.id));
+    assert.deepEqual((await replayVerify(h.store, config)).mismatches, []);
+    assert.equal((await make().recover()).snapshots, 0, 'the head is what a fresh planner plans from the archive');
   } finally {
     await teardown(h);
   }

@@ -1,8 +1,7 @@
 import type { BusMessage, NatsEventBus } from '@portolan/bus';
-import { planSubject, selectionHeldSubject } from '@portolan/bus';
-import { create, toBinary, timestampFromMs, SelectionHeldSchema, SnapshotCommittedSchema } from '@portolan/proto';
-import { fleetConfigSchema } from '@portolan/fleet-config';
-import { selectionDrops } from './core/holds/config-change-hold.ts';
+import { planSubject } from '@portolan/bus';
+import { create, toBinary, timestampFromMs, SnapshotCommittedSchema } from '@portolan/proto';
+import { publishConfigDrops } from './config-drops.ts';
 import type { Logger, Tracer } from '@portolan/telemetry';
 import { BatchTrace } from './batch-trace.ts';
 import { decodeBusMessage } from './core/world/decode-bus-message.ts';
@@ -62,6 +61,8 @@ export class PlannerService {
    * ahead of the store (see handleBatch), and only a rebuild from the archive makes the two agree again.
    */
   private aheadOfStore = false;
+  /** Set once another writer committed first: from then on each batch first folds what others committed. */
+  private sharesConsumer = false;
 
   constructor(options: PlannerServiceOptions) {
     this.o = options;
@@ -96,48 +97,11 @@ export class PlannerService {
     this.o.metrics?.observeHolds(this.planner.heldRemovals());
     // A fleet-config change that would drop too much is held like any unexplained removal: the hold goes into the
     // stream first, and planning waits for it to come back in order (so replay holds at the same point).
-    const held = await this.holdConfigDrops();
+    const held = await publishConfigDrops(this.o, this.planner.world);
     const snapshots = held ? 0 : await this.commitPlans([], this.position, null);
     this.aheadOfStore = false;
     await this.checkBrokerHistory();
     return { replayed, snapshots };
-  }
-
-  /**
-   * Compares what each appliance served under the fleet config of its head snapshot with what the config in force
-   * serves; removals over the safety limits are published as SelectionHeld. True when something was published.
-   */
-  private async holdConfigDrops(): Promise<boolean> {
-    if (this.o.bus === null) return false;
-    const previous = await this.o.store.headFleetConfigs();
-    let published = false;
-    for (const [hash, entry] of previous) {
-      if (hash === this.o.fleetConfigHash) continue;
-      const parsed = fleetConfigSchema.safeParse(entry.body);
-      if (!parsed.success) continue;
-      const drops = selectionDrops(this.planner.world, parsed.data, this.o.config).filter((d) =>
-        entry.appliances.includes(d.appliance),
-      );
-      for (const d of drops) {
-        const msg = create(SelectionHeldSchema, {
-          appliance: d.appliance,
-          ingresses: d.ingresses.map((i) => `${i.cluster}/${i.namespace}/${i.name}`),
-          reason: d.reason,
-          previousConfigHash: hash,
-          configHash: this.o.fleetConfigHash,
-          heldAt: timestampFromMs(Date.now()),
-        });
-        await this.o.bus.publish(selectionHeldSubject, toBinary(SelectionHeldSchema, msg), {
-          msgId: `selection:${d.appliance}:${hash}:${this.o.fleetConfigHash}`,
-        });
-        this.o.log.warn(
-          { appliance: d.appliance, ingresses: d.ingresses.length, reason: d.reason },
-          'fleet-config change held by the safety rule: approve with `portolan approve <appliance> --reason ...`',
-        );
-        published = true;
-      }
-    }
-    return published;
   }
 
   /** A stream whose history ends before what we committed lost acknowledged messages. */
@@ -177,13 +141,14 @@ export class PlannerService {
         { position: this.position, replayed, snapshots },
         'rebuilt the world from the archive after a failed commit',
       );
-    }
+    } else if (this.sharesConsumer) await this.catchUp();
     for (let attempt = 1; ; attempt++) {
       try {
         await this.foldAndCommit(batch);
         return;
       } catch (e) {
         if (!(e instanceof HeadMovedError) || attempt >= 5) throw e;
+        this.sharesConsumer = true;
         this.o.log.info(
           { reason: e.message, attempt },
           'another writer committed first; rebuilding from the archive and retrying the batch',
@@ -191,6 +156,23 @@ export class PlannerService {
         await this.recover();
       }
     }
+  }
+
+  /**
+   * Folds, from the archive, what other planners committed past this one's position, so the batch lands on top of
+   * it: two sites' planners take turns on one durable consumer, and without this every batch would fail the
+   * position's compare-and-set and rebuild the whole world. Their holds were logged by whoever committed them.
+   */
+  private async catchUp(): Promise<void> {
+    const stored = await this.o.store.position();
+    if (stored <= this.position) return;
+    this.aheadOfStore = true;
+    for await (const e of this.o.store.archive(this.position, stored))
+      foldInput(this.planner, decodeBusMessage(e.subject, e.payload), this.heartbeats, this.sync);
+    this.planner.takeHoldTransitions();
+    this.heads = await this.o.store.heads();
+    this.position = stored;
+    this.aheadOfStore = false;
   }
 
   private async foldAndCommit(batch: readonly BusMessage[]): Promise<void> {
