@@ -16,13 +16,7 @@ import { eventually } from '../../tests/e2e/eventually.ts';
 import { expectedView, readApplianceView, watchAppliance } from '../../tests/ha/appliance-view.ts';
 import { initialManifests, runWorkload, type AckedChange, type FaultKind } from '../../tests/ha/chaos-workload.ts';
 import { appliance, startHaPipeline, type HaPipeline } from '../../tests/ha/ha-pipeline.ts';
-import {
-  checkApplianceAgainstHead,
-  checkFinalState,
-  checkRecords,
-  formatViolations,
-  readApplianceWrites,
-} from '../../tests/ha/history-checker.ts';
+import { checkHistory, formatViolations } from '../../tests/ha/history-checker.ts';
 import { PartialResultError, summarize, type Benchmark, type Figure } from '../figure.ts';
 
 /** The faults measured, each with its goal (seconds from the fault to the next change applied). */
@@ -138,12 +132,7 @@ async function measure(
         for (const name of pipeline.launched.components.keys()) await pipeline.restart(name);
         step += steps;
       }
-    const audit = pipeline.launched.layout.vtmAuditLog;
-    const violations = [
-      ...checkFinalState(expectedView(all), await readApplianceView(pipeline.vtm), readApplianceWrites(audit)),
-      ...(await checkRecords(db, appliance, appliance, { log: audit })),
-      ...(await checkApplianceAgainstHead(pipeline.fleetConfig, appliance, db)),
-    ];
+    const violations = await checkHistory(pipeline, db, appliance, expectedView(all));
     assert.equal(violations.length, 0, `the history breaks a rule:\n${formatViolations(violations)}`);
     log(`${all.length} acknowledged changes, every one on the appliance; no rule of the history broken`);
   } finally {

@@ -33,16 +33,7 @@ import {
   type InjectedFault,
 } from './chaos-workload.ts';
 import { appliance, startHaPipeline, type HaPipeline } from './ha-pipeline.ts';
-import {
-  checkApplianceAgainstHead,
-  checkFinalState,
-  readApplianceWrites,
-  checkRecords,
-  checkReplay,
-  formatViolations,
-  historySummary,
-  recentHistory,
-} from './history-checker.ts';
+import { checkHistory, checkReplay, formatViolations, historySummary, recentHistory } from './history-checker.ts';
 
 const { values } = parseArgs({
   options: { minutes: { type: 'string', default: '15' }, seed: { type: 'string' }, kinds: { type: 'string' } },
@@ -147,15 +138,7 @@ async function round(
     { timeoutMs: 120_000, context: pipeline.diagnostics },
   );
   await watcher.stop();
-  const violations = [
-    ...checkFinalState(
-      expected,
-      await readApplianceView(pipeline.vtm),
-      readApplianceWrites(pipeline.launched.layout.vtmAuditLog),
-    ),
-    ...(await checkRecords(db, appliance, appliance, { log: pipeline.launched.layout.vtmAuditLog })),
-    ...(await checkApplianceAgainstHead(pipeline.fleetConfig, appliance, db)),
-  ];
+  const violations = await checkHistory(pipeline, db, appliance, expected);
   if (violations.length > 0)
     throw new assert.AssertionError({
       message: `${formatViolations(violations)}\n${await recentHistory(db, appliance)}\n${pipeline.diagnostics()}`,

@@ -17,15 +17,7 @@ import {
 } from './chaos-workload.ts';
 import { haStackFixture } from './ha-fixture.ts';
 import { appliance, startHaPipeline } from './ha-pipeline.ts';
-import {
-  checkApplianceAgainstHead,
-  checkFinalState,
-  readApplianceWrites,
-  checkRecords,
-  checkReplay,
-  formatViolations,
-  historySummary,
-} from './history-checker.ts';
+import { checkHistory, checkReplay, formatViolations, historySummary } from './history-checker.ts';
 
 const fixture = haStackFixture();
 const seed = Number(process.env.PORTOLAN_CHAOS_SEED ?? Date.now() % 1000);
@@ -88,13 +80,7 @@ test(`chaos (short, seed ${seed}): engine faults under churn lose no change and 
 
     log(`history: ${await historySummary(db, appliance)}`);
     const violations = [
-      ...checkFinalState(
-        expected,
-        await readApplianceView(pipeline.vtm),
-        readApplianceWrites(pipeline.launched.layout.vtmAuditLog),
-      ),
-      ...(await checkRecords(db, appliance, appliance, { log: pipeline.launched.layout.vtmAuditLog })),
-      ...(await checkApplianceAgainstHead(pipeline.fleetConfig, appliance, db)),
+      ...(await checkHistory(pipeline, db, appliance, expected)),
       ...(await checkReplay(pipeline.fleetConfig)),
     ];
     assert.equal(violations.length, 0, `the history breaks a rule:\n${formatViolations(violations)}`);

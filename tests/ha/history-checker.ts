@@ -8,7 +8,8 @@ import { promisify } from 'node:util';
 import { DriverRegistry, PgSnapshotSource } from '@portolan/applier';
 import { loadFleetConfig } from '@portolan/fleet-config';
 import type { Database, Kysely } from '@portolan/store';
-import type { ApplianceView } from './appliance-view.ts';
+import type { VtmClient } from '../e2e/appliance-clients.ts';
+import { readApplianceView, type ApplianceView } from './appliance-view.ts';
 
 /** One broken rule and the records that show it. */
 export interface Violation {
@@ -338,6 +339,31 @@ export async function recentHistory(db: Kysely<Database>, appliance: string, n =
         `${a.started_at.toISOString()}`,
     );
   return [`head snapshot ${head?.snapshot_id ?? '(none)'}; the last applies:`, ...lines].join('\n');
+}
+
+/** What checking a pipeline's history reads: its vTM, the vTM's audit log and its fleet config. */
+export interface CheckedPipeline {
+  readonly vtm: VtmClient;
+  readonly fleetConfig: string;
+  readonly launched: { readonly layout: { readonly vtmAuditLog: string } };
+}
+
+/**
+ * Every rule over one appliance of a pipeline: the final state against the acknowledged changes (`expected`, shown
+ * with the pool's last writes), the records with the appliance's audit log, and the appliance against its head.
+ */
+export async function checkHistory(
+  pipeline: CheckedPipeline,
+  db: Kysely<Database>,
+  appliance: string,
+  expected: ApplianceView,
+): Promise<Violation[]> {
+  const log = pipeline.launched.layout.vtmAuditLog;
+  return [
+    ...checkFinalState(expected, await readApplianceView(pipeline.vtm), readApplianceWrites(log)),
+    ...(await checkRecords(db, appliance, appliance, { log })),
+    ...(await checkApplianceAgainstHead(pipeline.fleetConfig, appliance, db)),
+  ];
 }
 
 /** The violations as the report a failed run prints. */
