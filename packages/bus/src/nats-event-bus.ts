@@ -1,5 +1,5 @@
 import { connect } from '@nats-io/transport-node';
-import { headers as natsHeaders, TimeoutError, type NatsConnection, type MsgHdrs } from '@nats-io/nats-core';
+import { headers as natsHeaders, type NatsConnection, type MsgHdrs } from '@nats-io/nats-core';
 import {
   jetstream,
   jetstreamManager,
@@ -10,6 +10,7 @@ import {
 } from '@nats-io/jetstream';
 import { PortolanError } from '@portolan/errors';
 import type { BusDeclaration } from './bus-declaration.ts';
+import { provisionPatiently } from './patient-provision.ts';
 
 /** The bus could not be reached or refused a request. */
 export class BusError extends PortolanError {
@@ -58,12 +59,13 @@ export class NatsEventBus {
   /**
    * Connects (reconnecting forever), then creates or updates the stream and its durable consumers.
    * `noAsyncTraces` spares the client three stack-capturing Errors per request (a high-rate publisher's main
-   * garbage); failures then carry the client's own stack only.
+   * garbage); failures then carry the client's own stack only. Provisioning rides through a cluster that is electing
+   * or catching up for `provisionDeadlineMs` (default 60 s) before the open fails.
    */
   static async open(
     url: string,
     declaration: BusDeclaration,
-    options: { name?: string; timeoutMs?: number; noAsyncTraces?: boolean } = {},
+    options: { name?: string; timeoutMs?: number; noAsyncTraces?: boolean; provisionDeadlineMs?: number } = {},
   ): Promise<NatsEventBus> {
     let nc: NatsConnection;
     try {
@@ -84,7 +86,9 @@ export class NatsEventBus {
       throw new BusError('BUS_CONNECT_FAILED', `cannot connect to NATS at ${url}`, { cause });
     }
     try {
-      const bus = await provisionPatiently(() => NatsEventBus.provisioned(nc, declaration));
+      const bus = await provisionPatiently(() => NatsEventBus.provisioned(nc, declaration), {
+        deadlineMs: options.provisionDeadlineMs,
+      });
       return bus;
     } catch (cause) {
       await nc.close();
@@ -267,25 +271,6 @@ export class NatsEventBus {
   async close(): Promise<void> {
     if (!this.connection.isClosed()) await this.connection.drain().catch(() => this.connection.close());
   }
-}
-
-/**
- * Runs `provision` again while it times out, up to four times: on a cluster, creating a replicated stream waits for
- * its Raft group to elect a leader (seconds), and services starting together all ask at once.
- */
-async function provisionPatiently<T>(provision: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await provision();
-    } catch (e) {
-      if (attempt >= 4 || !isTimeout(e)) throw e;
-    }
-  }
-}
-
-/** True for a JetStream API request that got no answer in time (also when wrapped in a BusError). */
-function isTimeout(e: unknown): boolean {
-  return e instanceof TimeoutError || (e instanceof BusError && e.cause instanceof TimeoutError);
 }
 
 function toBusMessage(m: JsMsg, subject: string): BusMessage {
