@@ -71,8 +71,8 @@ export class StreamRunner {
   private current: { controller: AbortController; reason?: StreamFailure } | null = null;
   private blockedOnBus = false;
   private listReason = 'initial';
-  /** A relist asked for after a broker fault, not yet begun. */
-  private brokerFaultRelist = false;
+  /** A relist that republishes everything, asked for (after a broker fault, or by the planner), not yet begun. */
+  private republishAsked: 'broker-fault' | 'state-mismatch' | null = null;
   private stateValue: StreamState;
 
   constructor(stream: WatchStream, deps: StreamRunnerDeps) {
@@ -109,16 +109,25 @@ export class StreamRunner {
    * once; a list or a wait under way is followed by one (its messages may have gone out before the fault).
    */
   relistAfterBrokerFault(): void {
-    this.brokerFaultRelist = true;
+    this.republishAsked = 'broker-fault';
+    this.tick();
+  }
+
+  /** Like `relistAfterBrokerFault`, because the planner's state of this kind disagrees with the ledger. */
+  relistForMismatch(): void {
+    this.republishAsked ??= 'state-mismatch';
     this.tick();
   }
 
   /** Applies the supervisor clock: abandons a request that stalled or outlived the relist period. */
   tick(): void {
     if (this.current === null || this.blockedOnBus || this.current.reason !== undefined) return;
-    if (this.brokerFaultRelist && this.stateValue.phase === 'watching') {
-      this.deps.logger.warn({ stream: this.stream.id }, 'relisting: the broker may have lost acknowledged messages');
-      this.current.reason = 'broker-fault';
+    if (this.republishAsked !== null && this.stateValue.phase === 'watching') {
+      this.deps.logger.warn(
+        { stream: this.stream.id, reason: this.republishAsked },
+        'relisting: the broker may have lost acknowledged messages',
+      );
+      this.current.reason = this.republishAsked;
       this.current.controller.abort();
       return;
     }
@@ -178,21 +187,34 @@ export class StreamRunner {
   private async list(): Promise<StreamStep> {
     const { tracker, metrics } = this.deps;
     metrics.relists.inc({ kind: tracker.kind.kind, reason: this.listReason });
-    this.brokerFaultRelist = false;
-    const generation = tracker.nextGeneration();
+    // A republish asked for is taken up by this list; one asked for while it runs needs another list after it.
+    const republish = this.republishAsked ?? republishReason(this.listReason);
+    this.republishAsked = null;
+    try {
+      const resourceVersion = await this.listAll(tracker.nextGeneration(), republish !== null);
+      this.listReason = 'relist-due';
+      return this.dispatch({ type: 'listed', resourceVersion }) ?? { type: 'list' };
+    } catch (e) {
+      // A republishing list cut short must be made whole by the next one.
+      if (republish !== null) this.republishAsked ??= republish;
+      throw e;
+    }
+  }
+
+  /** Lists every page, publishing what changed (everything when `republish`), then the deletes and the marker. */
+  private async listAll(generation: bigint, republish: boolean): Promise<string> {
     const seen = new Set<string>();
     let continueToken: string | undefined;
     let resourceVersion = '';
     do {
-      const page = await this.listPage(continueToken, seen, generation);
+      const page = await this.listPage(continueToken, seen, generation, republish);
       this.dispatch({ type: 'alive' });
       for (const m of page.messages) await this.emit(m);
       continueToken = page.continueToken;
       resourceVersion = page.resourceVersion;
     } while (continueToken !== undefined);
     await this.finishList(resourceVersion, seen, generation);
-    this.listReason = 'relist-due';
-    return this.dispatch({ type: 'listed', resourceVersion }) ?? { type: 'list' };
+    return resourceVersion;
   }
 
   /**
@@ -204,6 +226,7 @@ export class StreamRunner {
     continueToken: string | undefined,
     seen: Set<string>,
     generation: bigint,
+    republish: boolean,
   ): Promise<{ messages: OutboundMessage[]; continueToken: string | undefined; resourceVersion: string }> {
     const path = streamRequestPath(this.stream, {
       type: 'list',
@@ -214,13 +237,13 @@ export class StreamRunner {
     if (!page.ok) throw new GarbledError(page.detail);
     const messages: OutboundMessage[] = [];
     for (const item of page.items) {
-      const m = this.listItem(item, seen, generation);
+      const m = this.listItem(item, seen, generation, republish);
       if (m !== null) messages.push(m);
     }
     return { messages, continueToken: page.continueToken, resourceVersion: page.resourceVersion };
   }
 
-  private listItem(item: unknown, seen: Set<string>, generation: bigint): OutboundMessage | null {
+  private listItem(item: unknown, seen: Set<string>, generation: bigint, republish: boolean): OutboundMessage | null {
     const kind = this.stream.kind;
     const p = prepareObject(kind.kind, item, { maxObjectBytes: this.deps.maxObjectBytes, seal: this.deps.seal });
     if (!p.ok) {
@@ -230,7 +253,7 @@ export class StreamRunner {
       return null;
     }
     seen.add(objectKey(p.identity.namespace, p.identity.name));
-    const change = this.deps.tracker.ledger.observeListItem(p.identity);
+    const change = this.deps.tracker.ledger.observeListItem(p.identity, republish);
     if (change === null) return null;
     if (p.omittedReason !== '') this.deps.onTooLarge(kind.kind, p.identity, p.omittedReason);
     return kubeEventMessage(this.deps.cluster, kind, change, p.identity, p.bytes, {
@@ -340,4 +363,9 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
     }
     signal.addEventListener('abort', done, { once: true });
   });
+}
+
+/** The republish a list for `reason` stands for, if any. */
+function republishReason(reason: string): 'broker-fault' | 'state-mismatch' | null {
+  return reason === 'broker-fault' || reason === 'state-mismatch' ? reason : null;
 }

@@ -20,6 +20,15 @@ test('a relist with no change asks for nothing; a changed or recreated object is
   assert.equal(l.observeListItem(obj('a', 'x', 'u2', '9')), 'MODIFIED');
 });
 
+test('a republishing relist publishes even what the ledger says was published, and keeps the ledger', () => {
+  const l = new ObjectLedger();
+  assert.equal(l.observeListItem(obj('a', 'x', 'u1', '5')), 'ADDED');
+  assert.equal(l.observeListItem(obj('a', 'x', 'u1', '5'), true), 'MODIFIED', 'the broker may have lost it');
+  assert.equal(l.observeListItem(obj('a', 'y', 'u2', '6'), true), 'ADDED', 'a new object is still ADDED');
+  assert.equal(l.observeListItem(obj('a', 'x', 'u1', '5')), null, 'an ordinary list again publishes nothing');
+  assert.equal(l.size, 2);
+});
+
 test('watch events repeating what was published are skipped; deletes of unknown objects too', () => {
   const l = new ObjectLedger();
   assert.equal(l.observeWatchEvent('ADDED', obj('a', 'x', 'u1', '5')), true);

@@ -28,11 +28,16 @@ export class ObjectLedger {
     return this.entries.size;
   }
 
-  /** A list item: new → ADDED, changed (other version, or recreated with another uid) → MODIFIED, same → nothing. */
-  observeListItem(o: ObservedObject): ListItemChange {
+  /**
+   * A list item: new → ADDED, changed (other version, or recreated with another uid) → MODIFIED, same → nothing, or
+   * MODIFIED again when `republish` is set: the broker may have lost what it acknowledged, so what the ledger says
+   * was published cannot be trusted (the stream's dedup window drops the copies it still holds).
+   */
+  observeListItem(o: ObservedObject, republish = false): ListItemChange {
     const key = objectKey(o.namespace, o.name);
     const known = this.entries.get(key);
-    if (known !== undefined && known.uid === o.uid && known.resourceVersion === o.resourceVersion) return null;
+    if (known !== undefined && known.uid === o.uid && known.resourceVersion === o.resourceVersion)
+      return republish ? 'MODIFIED' : null;
     this.entries.set(key, o);
     return known === undefined ? 'ADDED' : 'MODIFIED';
   }

@@ -25,6 +25,11 @@ export type StreamFailure =
    * gone, so the state is listed and published again.
    */
   | 'broker-fault'
+  /**
+   * The planner's state of the kind disagrees with this watcher's ledger although both are settled: a message was
+   * lost on the way, so the state is listed and published again.
+   */
+  | 'state-mismatch'
   /** Anything else: 403, 429, 5xx, resets, timeouts. Retried with capped, jittered backoff — never given up. */
   | 'transient';
 
