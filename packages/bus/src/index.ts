@@ -4,6 +4,7 @@ export {
   kubeEventSubject,
   kubeListMarkerSubject,
   heartbeatSubject,
+  relistRequestSubject,
   holdApprovalSubject,
   objectsRefusedSubject,
   selectionHeldSubject,

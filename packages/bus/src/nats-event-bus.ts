@@ -267,6 +267,21 @@ export class NatsEventBus {
     await reader.catch(() => {});
   }
 
+  /** Sends `data` on a plain NATS subject (no stream, no ack): for requests that are simply asked again if lost. */
+  notify(logical: string, data: Uint8Array): void {
+    this.connection.publish(this.subject(logical), data);
+  }
+
+  /** Receives plain NATS messages on `logical` until the returned function is called. */
+  listen(logical: string, handler: (data: Uint8Array) => void): () => void {
+    const sub = this.connection.subscribe(this.subject(logical), {
+      callback: (err, m) => {
+        if (err === null) handler(m.data);
+      },
+    });
+    return () => sub.unsubscribe();
+  }
+
   /** Drains and closes the connection. */
   async close(): Promise<void> {
     if (!this.connection.isClosed()) await this.connection.drain().catch(() => this.connection.close());

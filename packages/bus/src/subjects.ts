@@ -29,6 +29,11 @@ export const holdApprovalSubject = 'kube._operator.approval';
 export const objectsRefusedSubject = 'kube._appliance.refused';
 /** `kube._planner.selection-held`: Ingresses a fleet-config change would stop serving, held by the safety rule. */
 export const selectionHeldSubject = 'kube._planner.selection-held';
+/**
+ * `control.<cluster>.relist`: the planner asks the cluster's watchers to list kinds again and republish them (its
+ * state differs from theirs). Plain NATS, outside every stream: a lost request is asked again, and replay has none.
+ */
+export const relistRequestSubject = (cluster: string): string => `control.${part(cluster, 'cluster')}.relist`;
 /** `plan.<appliance>`: a snapshot became head. */
 export const planSubject = (appliance: string): string => `plan.${part(appliance, 'appliance')}`;
 /** `apply.<appliance>`: an apply was recorded. */

@@ -3,3 +3,4 @@ export { KUBE_KINDS, SERVICE_NAME_LABEL, LAST_APPLIED_ANNOTATION } from './objec
 export { trimObject, type TrimResult } from './trim-object.ts';
 export { objectKey, parseObjectKey, worldKeyString, compareWorldKeys, type WorldKey } from './world-key.ts';
 export type { KubeWatchEvent, KubeListMarker, WatchEventType } from './events.ts';
+export { entryHash, RunningDigest, type StateDigest } from './state-digest.ts';

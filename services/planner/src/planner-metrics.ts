@@ -4,6 +4,8 @@ import type { HeldRemoval } from './core/world/removal-hold.ts';
 /** The planner's Prometheus metrics. */
 export interface PlannerMetrics {
   readonly brokerHistoryRegressed: Counter;
+  /** Lost messages found by comparing watchers' settled digests with the planner's state (a relist was asked). */
+  readonly lostMessagesSuspected: Counter<'cluster' | 'kind'>;
   observeBatch(events: number, snapshots: number, ms: number): void;
   /** Sets the held-removals gauge from the holds in force (every cluster and kind, zero included once seen). */
   observeHolds(holds: readonly HeldRemoval[]): void;
@@ -38,6 +40,12 @@ export function plannerMetrics(registry: Registry, sources?: PlannerGaugeSources
     help: 'Stream sequences missing or behind the committed position',
     registers: [registry],
   });
+  const lost = new Counter({
+    name: 'portolan_planner_lost_messages_suspected_total',
+    help: 'Kinds whose state differed from a settled watcher digest, so the watchers were asked to relist',
+    labelNames: ['cluster', 'kind'],
+    registers: [registry],
+  });
   const events = new Counter({
     name: 'portolan_planner_events_total',
     help: 'Kube-stream messages folded',
@@ -63,6 +71,7 @@ export function plannerMetrics(registry: Registry, sources?: PlannerGaugeSources
   const seen = new Set<string>();
   return {
     brokerHistoryRegressed: regressed,
+    lostMessagesSuspected: lost,
     batchFailures: failures,
     observeCommitted(atMs) {
       lastCommit.set(atMs / 1000);

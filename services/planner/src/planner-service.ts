@@ -21,6 +21,8 @@ import {
   type SnapshotHead,
 } from './adapters/pg-planner-store.ts';
 import type { PlannerMetrics } from './planner-metrics.ts';
+import { LostMessageAudit } from './lost-message-audit.ts';
+import type { KubeKind, StateDigest } from '@portolan/kube-model';
 
 /** What the planner service is wired with. */
 export interface PlannerServiceOptions {
@@ -63,12 +65,19 @@ export class PlannerService {
   private aheadOfStore = false;
   /** Set once another writer committed first: from then on each batch first folds what others committed. */
   private sharesConsumer = false;
+  /** Compares watchers' settled digests with the world and asks for a republish when a message was lost. */
+  private readonly lost = new LostMessageAudit();
 
   constructor(options: PlannerServiceOptions) {
     this.o = options;
     this.tracer = options.tracer ?? null;
     this.planner = new Planner(options.config, { layout: options.layout });
     this.sync = new SyncTracker(options.config);
+  }
+
+  /** The digest of one kind's state in a cluster, as watchers report theirs in settled heartbeats. */
+  stateDigest(cluster: string, kind: KubeKind): StateDigest {
+    return this.planner.world.stateDigest(cluster, kind);
   }
 
   /** Committed stream position. */
@@ -184,11 +193,13 @@ export class PlannerService {
     const spans = new BatchTrace(this.tracer);
     // Cleared only once the commit is answered (handleBatch says why).
     this.aheadOfStore = true;
+    this.lost.discard();
     for (const m of ordered) {
       const input = decodeBusMessage(m.subject, m.data);
       if (input.type === 'unreadable')
         this.o.log.warn({ seq: m.streamSeq, reason: input.reason }, 'unreadable message archived and skipped');
       spans.fold(m, () => foldInput(this.planner, input, this.heartbeats, this.sync));
+      this.lost.note(input, this.planner.world, Date.now(), this.o.log, this.o.metrics);
       events.push(archivedEvent(m, input));
       for (const transition of this.planner.takeHoldTransitions())
         holds.push({ seq: m.streamSeq, atMs: inputTimeMs(input), transition });
@@ -199,6 +210,7 @@ export class PlannerService {
       this.commitPlans(events, to, spans.traceId, holds, announce),
     );
     this.aheadOfStore = false;
+    this.lost.send(this.o.bus);
     if (holds.length > 0) this.o.metrics?.observeHolds(this.planner.heldRemovals());
     this.o.metrics?.observeBatch(ordered.length, n, performance.now() - started);
   }

@@ -14,6 +14,7 @@ import {
   type NamespaceScope,
   type ObservedObject,
   type OutboundMessage,
+  type SettledState,
   type StreamTiming,
   type WatchedKind,
 } from './core/index.ts';
@@ -145,6 +146,39 @@ export class ClusterWatcher {
     for (const r of this.runners) r.relistAfterBrokerFault();
   }
 
+  /**
+   * The planner found its state of these kinds differing from this watcher's ledger while both were settled: their
+   * streams list again and republish everything. Unknown kind names are ignored. Returns the kinds relisted.
+   */
+  relistForMismatch(kinds: readonly string[]): string[] {
+    const wanted = new Set(kinds);
+    const hit = new Set<string>();
+    for (const r of this.runners)
+      if (wanted.has(r.stream.kind.kind)) {
+        r.relistForMismatch();
+        hit.add(r.stream.kind.kind);
+      }
+    return [...hit];
+  }
+
+  /**
+   * Each kind's ledger digest, and whether it is settled: no message at all queued or awaiting its ack, and every
+   * stream of the kind watching after a completed list. Only then has the stream stored everything the digest covers,
+   * before this heartbeat.
+   */
+  private settledStates(): Map<WatchedKind, SettledState> {
+    const idle = this.publisher.pending === 0;
+    return new Map(
+      this.trackers.map((t) => [
+        t.kind,
+        {
+          settled: idle && t.states().every((s) => s.phase === 'watching' && s.synced),
+          digest: t.ledger.digest,
+        },
+      ]),
+    );
+  }
+
   /** Starts every stream, the supervisor clock and the heartbeat. */
   static start(options: ClusterWatcherOptions): ClusterWatcher {
     const w = new ClusterWatcher(options);
@@ -201,6 +235,7 @@ export class ClusterWatcher {
       this.options.watcherId,
       this.freshness(),
       (this.options.now ?? Date.now)(),
+      this.settledStates(),
     );
     this.options.bus
       .publish(hb.subject, toBinary(WatcherHeartbeatSchema, hb.message), { msgId: hb.msgId, timeoutMs: 2_000 })

@@ -17,6 +17,7 @@ import { KubeApiClient } from './adapters/kube-api-client.ts';
 import { JetStreamAckTarget } from './adapters/jetstream-ack-target.ts';
 import { natsConnectivity } from './adapters/nats-connectivity.ts';
 import { ClusterWatcher } from './cluster-watcher.ts';
+import { listenForRelistRequests } from './relist-requests.ts';
 
 /**
  * Garbage the heap may hold above its live size before the governor collects (measured with
@@ -109,6 +110,7 @@ export async function runWatcher(
   });
   const relist = relistAfterBrokerFaults(watcher, logger);
   acks.onBrokerFault = relist.fault;
+  const stopListening = listenForRelistRequests(bus, cluster.name, watcher, logger);
   await watcher
     .checkServerVersion()
     .catch((e: unknown) => logger.error({ err: (e as Error).message }, 'cannot read the API server version'));
@@ -122,6 +124,7 @@ export async function runWatcher(
     watcher,
     stop: async () => {
       relist.stop();
+      stopListening();
       governor?.stop();
       await watcher.stop({ flush: false });
       await health.close();

@@ -5,6 +5,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { testStack } from '@portolan/infra';
+import { relistRequestSubject } from '@portolan/bus';
+import { RunningDigest } from '@portolan/kube-model';
+import { createLogger, type Logger } from '@portolan/telemetry';
+import { JetStreamAckTarget } from './adapters/jetstream-ack-target.ts';
+import type { PublishTarget } from './adapters/bus-publisher.ts';
+import { listenForRelistRequests } from './relist-requests.ts';
 import { KubeKind } from '@portolan/proto';
 import { watchedKind } from './core/index.ts';
 import { startHarness, waitFor, foldEvents, simState, stateLines, metricValue } from './testing/watcher-harness.ts';
@@ -210,3 +216,61 @@ test('after a broker fault every kind is listed and published again, lost messag
     await h.close();
   }
 });
+
+test('a message acknowledged and lost: the settled heartbeat shows it, and a relist request republishes it', async () => {
+  const { natsUrl } = await testStack();
+  const h = await startHarness({ natsUrl, deferStart: true, kinds: [watchedKind('Ingress')] });
+  const acks = new JetStreamAckTarget(h.bus);
+  // The broker acknowledges the first event of shop/lost and stores nothing (as a replaced stream leader can).
+  let dropped = 0;
+  const lossy: PublishTarget = {
+    publish: async (subject, data, options) => {
+      if (dropped === 0 && subject.endsWith('.ingress') && new TextDecoder().decode(data).includes('lost')) {
+        dropped++;
+        return { duplicate: false };
+      }
+      return acks.publish(subject, data, options);
+    },
+    provision: () => acks.provision(),
+  };
+  let stop: () => void = () => undefined;
+  try {
+    h.sim.objects.create(namespace('shop'));
+    h.sim.objects.create(ingress('shop', 'web0'));
+    h.startWatcher({ bus: lossy });
+    stop = listenForRelistRequests(h.bus, h.cluster, h.watcher, silentLogger());
+    await waitFor('synced', () => (h.watcher.readiness().ok ? true : undefined));
+    h.sim.objects.create(ingress('shop', 'lost'));
+    const settled = await waitFor('a settled heartbeat counting the lost Ingress', async () => {
+      const beats = (await h.read()).filter((r) => r.kind === 'heartbeat');
+      const k = beats.at(-1)?.kind === 'heartbeat' ? beats.at(-1)!.heartbeat.kinds[0] : undefined;
+      return k?.settled === true && k.objectCount === 2n ? k : undefined;
+    });
+    assert.equal(dropped, 1);
+    const streamState = foldEvents(await h.read(), KubeKind.INGRESS);
+    assert.deepEqual([...streamState.keys()], ['shop/web0'], 'the stream lacks the lost Ingress');
+    assert.notEqual(settled.stateDigest, digestOf(streamState).digest, 'the digest tells the two apart');
+
+    h.bus.notify(relistRequestSubject(h.cluster), new TextEncoder().encode(JSON.stringify({ kinds: ['Ingress'] })));
+    const mended = await waitFor('the lost Ingress republished', async () => {
+      const state = foldEvents(await h.read(), KubeKind.INGRESS);
+      return state.has('shop/lost') ? state : undefined;
+    });
+    assert.deepEqual(stateLines(mended), stateLines(simState(h.sim, 'networking.k8s.io/v1', 'Ingress')));
+    assert.equal(digestOf(mended).digest, settled.stateDigest, 'the stream now has what the watcher published');
+    assert.equal(await metricValue(h.registry, 'portolan_watcher_relists_total', { reason: 'state-mismatch' }), 1);
+  } finally {
+    stop();
+    await h.close();
+  }
+});
+
+function digestOf(state: ReadonlyMap<string, string>): { digest: number; count: number } {
+  const d = new RunningDigest();
+  for (const [key, rv] of state) d.add(key, rv);
+  return { digest: d.digest, count: d.count };
+}
+
+function silentLogger(): Logger {
+  return createLogger('watcher-test', { destination: { write: () => true } as unknown as NodeJS.WritableStream });
+}

@@ -15,7 +15,7 @@ import {
   kubeListMarkerSubject,
   heartbeatSubject,
 } from '@portolan/bus';
-import { objectKey } from '@portolan/kube-model';
+import { objectKey, type StateDigest } from '@portolan/kube-model';
 import type { WatchedKind } from './watched-kinds.ts';
 import type { ObservedObject } from './object-ledger.ts';
 import type { KindFreshness } from './kind-freshness.ts';
@@ -118,6 +118,7 @@ export function heartbeatMessage(
   watcherId: string,
   kinds: readonly KindFreshness[],
   sentAtMs: number,
+  states: ReadonlyMap<WatchedKind, SettledState> = new Map(),
 ): { subject: string; msgId: string; message: MessageShape<typeof WatcherHeartbeatSchema> } {
   return {
     subject: heartbeatSubject(cluster),
@@ -132,8 +133,20 @@ export function heartbeatMessage(
           lastEventAgeMs: BigInt(Math.max(0, Math.round(k.ageMs))),
           synced: k.synced,
           listGeneration: k.generation,
+          ...settledFields(states.get(k.kind)),
         }),
       ),
     }),
   };
+}
+
+/** A kind's published state as the heartbeat reports it: settled when nothing of it is queued, unacked or listing. */
+export interface SettledState {
+  readonly settled: boolean;
+  readonly digest: StateDigest;
+}
+
+function settledFields(s: SettledState | undefined): { settled: boolean; stateDigest: number; objectCount: bigint } {
+  if (s === undefined || !s.settled) return { settled: false, stateDigest: 0, objectCount: 0n };
+  return { settled: true, stateDigest: s.digest.digest, objectCount: BigInt(s.digest.count) };
 }

@@ -31,6 +31,7 @@ export {
   kubeEventMessage,
   listMarkerMessages,
   heartbeatMessage,
+  type SettledState,
   type OutboundMessage,
   type WatchEventType,
 } from './bus-messages.ts';

@@ -1,4 +1,4 @@
-import { objectKey } from '@portolan/kube-model';
+import { objectKey, RunningDigest, type StateDigest } from '@portolan/kube-model';
 
 /** What the watcher remembers of one published object: enough to recognise "no change" and to publish a delete. */
 export interface LedgerEntry {
@@ -22,10 +22,22 @@ export type ListItemChange = 'ADDED' | 'MODIFIED' | null;
  */
 export class ObjectLedger {
   private readonly entries = new Map<string, LedgerEntry>();
+  private readonly running = new RunningDigest();
 
   /** Number of objects known. */
   get size(): number {
     return this.entries.size;
+  }
+
+  /** The digest of every known key and version (what the planner's state of the kind should match once settled). */
+  get digest(): StateDigest {
+    return { digest: this.running.digest, count: this.running.count };
+  }
+
+  private set(key: string, o: LedgerEntry, known: LedgerEntry | undefined): void {
+    if (known !== undefined) this.running.remove(key, known.resourceVersion);
+    this.running.add(key, o.resourceVersion);
+    this.entries.set(key, o);
   }
 
   /**
@@ -38,7 +50,7 @@ export class ObjectLedger {
     const known = this.entries.get(key);
     if (known !== undefined && known.uid === o.uid && known.resourceVersion === o.resourceVersion)
       return republish ? 'MODIFIED' : null;
-    this.entries.set(key, o);
+    this.set(key, o, known);
     return known === undefined ? 'ADDED' : 'MODIFIED';
   }
 
@@ -49,10 +61,11 @@ export class ObjectLedger {
     if (type === 'DELETED') {
       if (known === undefined) return false;
       this.entries.delete(key);
+      this.running.remove(key, known.resourceVersion);
       return true;
     }
     if (known !== undefined && known.uid === o.uid && known.resourceVersion === o.resourceVersion) return false;
-    this.entries.set(key, o);
+    this.set(key, o, known);
     return true;
   }
 
@@ -66,7 +79,11 @@ export class ObjectLedger {
       if (namespace !== undefined && entry.namespace !== namespace) continue;
       if (!listedKeys.has(key)) gone.push(entry);
     }
-    for (const entry of gone) this.entries.delete(objectKey(entry.namespace, entry.name));
+    for (const entry of gone) {
+      const key = objectKey(entry.namespace, entry.name);
+      this.entries.delete(key);
+      this.running.remove(key, entry.resourceVersion);
+    }
     return gone.sort((a, b) => compare(objectKey(a.namespace, a.name), objectKey(b.namespace, b.name)));
   }
 

@@ -210,6 +210,26 @@ export declare type KindFreshness = Message<"portolan.v1.KindFreshness"> & {
    * @generated from field: uint64 list_generation = 4;
    */
   listGeneration: bigint;
+
+  /**
+   * Set when nothing of this kind is waiting to be published or being listed: every change the watcher knows of is
+   * acknowledged, so the planner's state of the kind, folded up to this heartbeat, should have this digest.
+   *
+   * @generated from field: bool settled = 5;
+   */
+  settled: boolean;
+
+  /**
+   * XOR of a 32-bit FNV-1a hash of each present object's key and resource_version (see @portolan/kube-model).
+   *
+   * @generated from field: uint32 state_digest = 6;
+   */
+  stateDigest: number;
+
+  /**
+   * @generated from field: uint64 object_count = 7;
+   */
+  objectCount: bigint;
 };
 
 /**

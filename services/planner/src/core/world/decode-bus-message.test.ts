@@ -80,7 +80,11 @@ test('list markers and heartbeats decode by subject', () => {
     WatcherHeartbeatSchema,
     create(WatcherHeartbeatSchema, {
       cluster: 'dev',
-      kinds: [{ kind: KubeKind.NODE, synced: true }],
+      watcherId: 'w1',
+      kinds: [
+        { kind: KubeKind.NODE, synced: true },
+        { kind: KubeKind.INGRESS, synced: true, settled: true, stateDigest: 0xdeadbeef, objectCount: 3n },
+      ],
       sentAt: timestampFromMs(42),
     }),
   );
@@ -89,6 +93,8 @@ test('list markers and heartbeats decode by subject', () => {
     cluster: 'dev',
     sentAtMs: 42,
     synced: true,
+    watcherId: 'w1',
+    settled: [{ kind: 'Ingress', digest: { digest: 0xdeadbeef, count: 3 } }],
   });
 });
 

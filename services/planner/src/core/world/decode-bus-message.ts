@@ -10,7 +10,7 @@ import {
   KubeKind as ProtoKind,
   KubeEventType,
 } from '@portolan/proto';
-import type { KubeKind, KubeListMarker, KubeWatchEvent } from '@portolan/kube-model';
+import type { KubeKind, KubeListMarker, KubeWatchEvent, StateDigest } from '@portolan/kube-model';
 
 /** What one message of the kube stream means to the planner. */
 export type PlannerInput =
@@ -23,7 +23,15 @@ export type PlannerInput =
       readonly omittedReason: string;
     }
   | { readonly type: 'marker'; readonly marker: KubeListMarker; readonly observedAtMs: number }
-  | { readonly type: 'heartbeat'; readonly cluster: string; readonly sentAtMs: number; readonly synced: boolean }
+  | {
+      readonly type: 'heartbeat';
+      readonly cluster: string;
+      readonly sentAtMs: number;
+      readonly synced: boolean;
+      readonly watcherId: string;
+      /** The kinds this watcher reported settled, with the digest of what it published. */
+      readonly settled: readonly SettledKind[];
+    }
   | { readonly type: 'approval'; readonly approval: HoldApproval; readonly approvedAtMs: number }
   | { readonly type: 'refused'; readonly refusal: ApplianceRefusal; readonly refusedAtMs: number }
   | { readonly type: 'selection-held'; readonly held: SelectionHold; readonly heldAtMs: number }
@@ -135,14 +143,28 @@ function decodeRefusal(data: Uint8Array): PlannerInput {
   };
 }
 
+/** A kind a watcher reported settled: everything it published of the kind was acknowledged before the heartbeat. */
+export interface SettledKind {
+  readonly kind: KubeKind;
+  readonly digest: StateDigest;
+}
+
 /** A watcher's heartbeat: synced when every kind it watches is. */
 function decodeHeartbeat(data: Uint8Array): PlannerInput {
   const h = fromBinary(WatcherHeartbeatSchema, data);
+  const settled: SettledKind[] = [];
+  for (const k of h.kinds) {
+    const kind = kinds[k.kind];
+    if (k.settled && kind !== undefined)
+      settled.push({ kind, digest: { digest: k.stateDigest, count: Number(k.objectCount) } });
+  }
   return {
     type: 'heartbeat',
     cluster: h.cluster,
     sentAtMs: h.sentAt ? timestampMs(h.sentAt) : 0,
     synced: h.kinds.length > 0 && h.kinds.every((k) => k.synced),
+    watcherId: h.watcherId,
+    settled,
   };
 }
 

@@ -11,7 +11,15 @@ import type {
   TrimmedSecret,
   TrimmedService,
 } from '@portolan/kube-model';
-import { KUBE_KINDS, objectKey, parseObjectKey, SERVICE_NAME_LABEL, trimObject } from '@portolan/kube-model';
+import {
+  KUBE_KINDS,
+  objectKey,
+  parseObjectKey,
+  RunningDigest,
+  SERVICE_NAME_LABEL,
+  trimObject,
+  type StateDigest,
+} from '@portolan/kube-model';
 import { canonicalJson } from '@portolan/desired-state';
 import { compareResourceVersions } from './resource-version.ts';
 import type { WorldView } from './world-view.ts';
@@ -296,6 +304,23 @@ export class World implements WorldView {
     const entries = this.clusters.get(cluster)?.kinds.get(kind)?.entries;
     if (entries === undefined) return;
     for (const e of entries.values()) if (e.object !== null) yield e.object as TrimmedObjectOf<K>;
+  }
+
+  /**
+   * The digest of one kind's live objects in a cluster, as the watchers compute theirs (key and resourceVersion of
+   * each). Objects kept only by the safety rule's hold are left out: the watchers have already let them go. O(n) in
+   * the kind's objects, so callers ask for it seldom.
+   */
+  stateDigest(cluster: string, kind: KubeKind): StateDigest {
+    const digest = new RunningDigest();
+    const entries = this.clusters.get(cluster)?.kinds.get(kind)?.entries;
+    if (entries === undefined) return digest;
+    const anyHeld = this.held.size > 0;
+    for (const [key, e] of entries) {
+      if (e.object === null || (anyHeld && this.held.holdOf(cluster, kind, key) !== undefined)) continue;
+      digest.add(key, e.rv);
+    }
+    return { digest: digest.digest, count: digest.count };
   }
 
   /** Number of live objects per kind, over all clusters. */
