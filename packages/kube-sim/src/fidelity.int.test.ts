@@ -49,7 +49,13 @@ describe('authentication and errors', () => {
     const groups = await call(fx.sim, 'GET', '/apis');
     assert.deepEqual(
       groups.body.groups.map((g: { name: string }) => g.name),
-      ['discovery.k8s.io', 'networking.k8s.io', 'coordination.k8s.io', 'rbac.authorization.k8s.io'],
+      [
+        'discovery.k8s.io',
+        'networking.k8s.io',
+        'coordination.k8s.io',
+        'rbac.authorization.k8s.io',
+        'gateway.networking.k8s.io',
+      ],
     );
   });
 });

@@ -95,21 +95,26 @@ export function conflict(
   };
 }
 
-/** 422 Invalid with field causes, as validation failures are reported. */
+/**
+ * 422 Invalid with field causes, worded as the API server's: the group-qualified kind, then the one error, or
+ * every distinct error in brackets.
+ */
 export function invalid(
   type: ResourceType,
   name: string,
-  causes: readonly { field: string; message: string }[],
+  causes: readonly { field: string; message: string; reason?: string }[],
 ): ApiError {
-  const text = causes.map((c) => `${c.field}: ${c.message}`).join(', ');
+  const texts = [...new Set(causes.map((c) => `${c.field}: ${c.message}`))];
+  const text = texts.length === 1 ? texts[0] : `[${texts.join(', ')}]`;
+  const kind = type.group === '' ? type.kind : `${type.kind}.${type.group}`;
   return {
     code: 422,
     reason: 'Invalid',
-    message: `${type.kind} "${name}" is invalid: ${text}`,
+    message: `${kind} "${name}" is invalid: ${text}`,
     details: {
       ...detailsOf(type, name),
       kind: type.kind,
-      causes: causes.map((c) => ({ reason: 'FieldValueInvalid', message: c.message, field: c.field })),
+      causes: causes.map((c) => ({ reason: c.reason ?? 'FieldValueInvalid', message: c.message, field: c.field })),
     },
   };
 }

@@ -11,11 +11,28 @@ function typesIn(group: string, version: string): ResourceType[] {
   return resourceTypes.filter((t) => t.group === group && t.version === version);
 }
 
-/** The served API groups other than the core group, with their versions. */
-export function servedGroups(): { group: string; version: string }[] {
-  const seen = new Map<string, string>();
-  for (const t of resourceTypes) if (t.group !== '' && !seen.has(t.group)) seen.set(t.group, t.version);
-  return [...seen].map(([group, version]) => ({ group, version }));
+/** Orders versions as discovery lists them: GA before beta before alpha, higher numbers first (v1, v1beta1, v1alpha2). */
+export function compareVersions(a: string, b: string): number {
+  const rank = (v: string): [number, number, number] => {
+    const m = /^v(\d+)(?:(beta|alpha)(\d+))?$/.exec(v);
+    if (m === null) return [0, 0, 0];
+    const stability = m[2] === undefined ? 3 : m[2] === 'beta' ? 2 : 1;
+    return [stability, Number(m[1]), Number(m[3] ?? 0)];
+  };
+  const [x, y] = [rank(a), rank(b)];
+  return y[0] - x[0] || y[1] - x[1] || y[2] - x[2];
+}
+
+/** The served API groups other than the core group, each with its versions, the preferred one first. */
+export function servedGroups(): { group: string; versions: string[] }[] {
+  const seen = new Map<string, Set<string>>();
+  for (const t of resourceTypes) {
+    if (t.group === '') continue;
+    const versions = seen.get(t.group) ?? new Set<string>();
+    versions.add(t.version);
+    seen.set(t.group, versions);
+  }
+  return [...seen].map(([group, versions]) => ({ group, versions: [...versions].sort(compareVersions) }));
 }
 
 /** `/api`: the APIVersions document of the legacy core group. */
@@ -27,14 +44,14 @@ export function apiVersionsDocument(serverAddress: string): Record<string, unkno
   };
 }
 
-function groupEntry(group: string, version: string): Record<string, unknown> {
-  const gv = { groupVersion: `${group}/${version}`, version };
-  return { name: group, versions: [gv], preferredVersion: gv };
+function groupEntry(group: string, versions: readonly string[]): Record<string, unknown> {
+  const gvs = versions.map((version) => ({ groupVersion: `${group}/${version}`, version }));
+  return { name: group, versions: gvs, preferredVersion: gvs[0] };
 }
 
 /** `/apis`: the APIGroupList of every named group. */
 export function apiGroupListDocument(): Record<string, unknown> {
-  return { kind: 'APIGroupList', apiVersion: 'v1', groups: servedGroups().map((g) => groupEntry(g.group, g.version)) };
+  return { kind: 'APIGroupList', apiVersion: 'v1', groups: servedGroups().map((g) => groupEntry(g.group, g.versions)) };
 }
 
 /** `/apis/<group>`: one APIGroup, or undefined when the group is not served. */
@@ -42,7 +59,7 @@ export function apiGroupDocument(group: string): Record<string, unknown> | undef
   const found = servedGroups().find((g) => g.group === group);
   return found === undefined
     ? undefined
-    : { kind: 'APIGroup', apiVersion: 'v1', ...groupEntry(found.group, found.version) };
+    : { kind: 'APIGroup', apiVersion: 'v1', ...groupEntry(found.group, found.versions) };
 }
 
 /** `/api/v1` or `/apis/<group>/<version>`: the APIResourceList, or undefined when not served. */
@@ -85,16 +102,20 @@ function discoveryResource(t: ResourceType): Record<string, unknown> {
   };
 }
 
-function discoveryGroup(group: string, version: string): Record<string, unknown> {
+function discoveryGroup(group: string, versions: readonly string[]): Record<string, unknown> {
   return {
     metadata: group === '' ? { creationTimestamp: null } : { name: group, creationTimestamp: null },
-    versions: [{ version, resources: typesIn(group, version).map(discoveryResource), freshness: 'Current' }],
+    versions: versions.map((version) => ({
+      version,
+      resources: typesIn(group, version).map(discoveryResource),
+      freshness: 'Current',
+    })),
   };
 }
 
 /** Aggregated discovery (apidiscovery.k8s.io/v2 APIGroupDiscoveryList) for `/api` (core) or `/apis` (named groups). */
 export function aggregatedDiscoveryDocument(core: boolean): Record<string, unknown> {
-  const items = core ? [discoveryGroup('', 'v1')] : servedGroups().map((g) => discoveryGroup(g.group, g.version));
+  const items = core ? [discoveryGroup('', ['v1'])] : servedGroups().map((g) => discoveryGroup(g.group, g.versions));
   return { kind: 'APIGroupDiscoveryList', apiVersion: 'apidiscovery.k8s.io/v2', metadata: {}, items };
 }
 

@@ -2,10 +2,12 @@ import { checkIngressHost } from './object-names.ts';
 import { isJsonObject, type JsonObject } from './json-value.ts';
 import type { KubeObject } from './resource-types.ts';
 
-/** A field-level validation failure (becomes a 422 Invalid cause). */
+/** A field-level validation failure (becomes a 422 Invalid cause): the field, the error body, its cause type. */
 export interface FieldProblem {
   readonly field: string;
   readonly message: string;
+  /** The cause type (`FieldValueRequired`, …); FieldValueInvalid when not given. */
+  readonly reason?: string;
 }
 
 /** Allocators the Service defaulting needs; injected so defaulting stays pure. */

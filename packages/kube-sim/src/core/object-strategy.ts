@@ -9,11 +9,27 @@ import {
   type FieldProblem,
   type ServiceAllocators,
 } from './kind-rules.ts';
+import { normalizeCustomResource, type FieldValidation } from './custom-resources.ts';
 import { checkLabelName, checkPathSegmentName, checkSubdomainName } from './object-names.ts';
-import { apiVersionOf, rbacGroup, type KubeObject, type ObjectMeta, type ResourceType } from './resource-types.ts';
+import {
+  apiVersionOf,
+  rbacGroup,
+  storageTypeOf,
+  type KubeObject,
+  type ObjectMeta,
+  type ResourceType,
+} from './resource-types.ts';
+
+/** How a write treats fields its schema does not declare (custom resources only), and where warnings go. */
+export interface DecodeOptions {
+  /** The request's fieldValidation; the API server's default is Warn. */
+  readonly fieldValidation?: FieldValidation;
+  /** Receives the warnings the response carries in Warning headers. */
+  readonly warnings?: string[];
+}
 
 /** What a create needs from the shell: the time, a fresh uid, a name suffix and the Service allocators. */
-export interface CreateContext extends ServiceAllocators {
+export interface CreateContext extends ServiceAllocators, DecodeOptions {
   readonly namespace: string;
   readonly now: string;
   readonly uid: string;
@@ -21,7 +37,7 @@ export interface CreateContext extends ServiceAllocators {
 }
 
 /** What an update needs from the shell: the URL's namespace and name, the subresource, and the allocators. */
-export interface UpdateContext extends ServiceAllocators {
+export interface UpdateContext extends ServiceAllocators, DecodeOptions {
   readonly namespace: string;
   readonly name: string;
   readonly subresource: 'status' | '';
@@ -77,6 +93,29 @@ function defaultNamespace(obj: KubeObject, meta: ObjectMeta): void {
 
 function resetStatusOnCreate(type: ResourceType, obj: KubeObject): void {
   if (type.kind === 'Ingress' || type.kind === 'Service') obj['status'] = { loadBalancer: {} };
+  // A custom resource with a status subresource is created without status (its schema may default one).
+  else if (type.custom && type.hasStatus) delete obj['status'];
+}
+
+/**
+ * Prunes, defaults and validates a custom resource in place, as the CRD handler decodes and validates it: unknown
+ * fields are a 400 under Strict and a warning under Warn; then any schema or rule failure is the 422.
+ */
+function customResourceError(
+  type: ResourceType,
+  obj: KubeObject,
+  old: KubeObject | undefined,
+  options: DecodeOptions,
+): ApiError | null {
+  const { problems, unknownFields } = normalizeCustomResource(type, obj, old);
+  const unknown = unknownFields.map((f) => `unknown field "${f}"`);
+  const mode = options.fieldValidation ?? 'Warn';
+  if (mode === 'Strict' && unknown.length > 0)
+    return badRequest(
+      `${type.kind} in version "${type.version}" cannot be handled as a ${type.kind}: strict decoding error: ${unknown.join(', ')}`,
+    );
+  if (mode === 'Warn') options.warnings?.push(...unknown);
+  return problems.length > 0 ? invalid(type, obj.metadata?.name ?? '', problems) : null;
 }
 
 function checkName(type: ResourceType, name: string): string | null {
@@ -124,7 +163,11 @@ export function prepareCreate(type: ResourceType, input: unknown, ctx: CreateCon
   obj.metadata = meta;
   if (type.kind === 'Namespace') defaultNamespace(obj, meta);
   resetStatusOnCreate(type, obj);
+  const customError = type.custom ? customResourceError(type, obj, undefined, ctx) : null;
+  if (customError !== null) return fail(customError);
   const problems = kindProblems(type, obj, undefined, ctx);
+  // Every version of a kind is stored as its storage version.
+  obj.apiVersion = apiVersionOf(storageTypeOf(type));
   return problems.length > 0 ? fail(invalid(type, name, problems)) : ok(obj);
 }
 
@@ -194,8 +237,12 @@ export function prepareUpdate(
     else target[key] = oldMeta[key];
   }
   const obj = mergeStatusRules(type, old, { ...raw, apiVersion: apiVersionOf(type), kind: type.kind }, ctx.subresource);
+  // A custom resource is validated whole on status writes too; built-in kinds' status writes skip spec rules.
+  const customError = type.custom ? customResourceError(type, obj, old, ctx) : null;
+  if (customError !== null) return fail(customError);
   const problems = ctx.subresource === 'status' ? [] : kindProblems(type, obj, old, ctx);
   if (problems.length > 0) return fail(invalid(type, ctx.name, problems));
+  obj.apiVersion = apiVersionOf(storageTypeOf(type));
   const generation = nextGeneration(type, old, obj);
   if (generation !== undefined && obj.metadata !== undefined) obj.metadata = { ...obj.metadata, generation };
   return ok(obj);

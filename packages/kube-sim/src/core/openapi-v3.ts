@@ -8,7 +8,10 @@ function gvPath(group: string, version: string): string {
 
 /** `/openapi/v3`: the index of per-group-version documents (kubectl reads it to check `fieldValidation` support). */
 export function openApiV3Index(hash: string): Record<string, unknown> {
-  const gvs = [{ group: '', version: 'v1' }, ...servedGroups()];
+  const gvs = [
+    { group: '', version: 'v1' },
+    ...servedGroups().flatMap((g) => g.versions.map((version) => ({ group: g.group, version }))),
+  ];
   const paths: Record<string, unknown> = {};
   for (const { group, version } of gvs)
     paths[gvPath(group, version)] = { serverRelativeURL: `/openapi/v3/${gvPath(group, version)}?hash=${hash}` };
@@ -22,6 +25,13 @@ const fieldValidation = {
     'fieldValidation instructs the server on how to handle objects in the request containing unknown or duplicate fields.',
   schema: { type: 'string', uniqueItems: true },
 };
+
+const customPatchBodies = Object.fromEntries(
+  ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'].map((m) => [
+    m,
+    { schema: { type: 'object' } },
+  ]),
+);
 
 function itemPath(t: ResourceType): string {
   const prefix = t.group === '' ? `/api/${t.version}` : `/apis/${t.group}/${t.version}`;
@@ -45,7 +55,10 @@ export function openApiV3Document(path: string, version: string): Record<string,
       'x-kubernetes-action': action,
       'x-kubernetes-group-version-kind': gvk,
     });
-    paths[itemPath(t)] = { get: op('get'), put: op('replace'), patch: op('patch'), delete: op('delete') };
+    // A custom resource's patch names its media types, without the strategic merge patch: kubectl then sends
+    // JSON merge patches, as it does for any CRD.
+    const patch = t.custom ? { ...op('patch'), requestBody: { content: customPatchBodies } } : op('patch');
+    paths[itemPath(t)] = { get: op('get'), put: op('replace'), patch, delete: op('delete') };
   }
   return {
     openapi: '3.0.0',

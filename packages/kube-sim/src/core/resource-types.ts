@@ -16,6 +16,11 @@ export interface ResourceType {
   readonly generation: GenerationPolicy;
   /** Field selector labels beyond metadata.name and metadata.namespace. */
   readonly fieldLabels: readonly string[];
+  /**
+   * Served from a CustomResourceDefinition: pruned, defaulted and validated against its schema, patched with merge
+   * and JSON patches only. Its versions share one storage, the first one listed.
+   */
+  readonly custom: boolean;
 }
 
 /** A Kubernetes object as JSON; stored objects are never mutated in place. */
@@ -69,8 +74,53 @@ function resource(
     hasStatus: false,
     generation: 'none',
     fieldLabels: [],
+    custom: false,
     ...r,
   };
+}
+
+/** The API group of the Gateway API kinds. */
+export const gatewayGroup = 'gateway.networking.k8s.io';
+
+/** The Gateway API kinds as their CRDs (release v1.3.0: standard channel, and TLSRoute from experimental) serve them. */
+const gatewayKinds: readonly (Pick<ResourceType, 'kind' | 'plural'> &
+  Partial<ResourceType> & { versions: string[] })[] = [
+  {
+    kind: 'GatewayClass',
+    plural: 'gatewayclasses',
+    namespaced: false,
+    shortNames: ['gc'],
+    versions: ['v1', 'v1beta1'],
+  },
+  { kind: 'Gateway', plural: 'gateways', shortNames: ['gtw'], versions: ['v1', 'v1beta1'] },
+  { kind: 'HTTPRoute', plural: 'httproutes', versions: ['v1', 'v1beta1'] },
+  { kind: 'GRPCRoute', plural: 'grpcroutes', versions: ['v1'] },
+  {
+    kind: 'ReferenceGrant',
+    plural: 'referencegrants',
+    shortNames: ['refgrant'],
+    hasStatus: false,
+    versions: ['v1beta1'],
+  },
+  { kind: 'TLSRoute', plural: 'tlsroutes', versions: ['v1alpha2'] },
+];
+
+/** Every served version of every Gateway API kind; a custom resource's generation moves on any non-metadata change. */
+function gatewayResources(): ResourceType[] {
+  return gatewayKinds.flatMap(({ versions, ...k }) =>
+    versions.map((version) =>
+      resource({
+        group: gatewayGroup,
+        version,
+        namespaced: true,
+        categories: ['gateway-api'],
+        hasStatus: true,
+        generation: 'non-metadata',
+        custom: true,
+        ...k,
+      }),
+    ),
+  );
 }
 
 /** The API group of Role, ClusterRole, RoleBinding and ClusterRoleBinding. */
@@ -165,11 +215,23 @@ export const resourceTypes: readonly ResourceType[] = [
     plural: 'clusterrolebindings',
     namespaced: false,
   }),
+  ...gatewayResources(),
 ];
 
 /** The apiVersion string of a resource type (`v1`, `networking.k8s.io/v1`). */
 export function apiVersionOf(type: ResourceType): string {
   return type.group === '' ? type.version : `${type.group}/${type.version}`;
+}
+
+/** The type whose version stores a resource: the first one listed of its group and plural. */
+export function storageTypeOf(type: ResourceType): ResourceType {
+  return resourceTypes.find((t) => t.group === type.group && t.plural === type.plural) ?? type;
+}
+
+/** The object as the type's version serves it (versions of one kind here differ only in apiVersion). */
+export function servedAs<T extends KubeObject>(type: ResourceType, obj: T): T {
+  const apiVersion = apiVersionOf(type);
+  return obj.apiVersion === undefined || obj.apiVersion === apiVersion ? obj : { ...obj, apiVersion };
 }
 
 /** The key the store indexes a resource type by (`/services`, `networking.k8s.io/ingresses`). */

@@ -9,7 +9,8 @@ export interface TableColumn {
   readonly format: string;
   readonly description: string;
   readonly priority: number;
-  readonly cell: (obj: KubeObject, nowMs: number) => string | number;
+  /** The cell; null where a custom resource's column path finds nothing (the API server sends null). */
+  readonly cell: (obj: KubeObject, nowMs: number) => string | number | null;
 }
 
 function obj(value: unknown): JsonObject {
@@ -122,6 +123,72 @@ function dataCount(o: KubeObject): number {
 
 const wide = { priority: 1 };
 
+// Custom resources print their CRD's additionalPrinterColumns after Name; each cell is the first value its JSONPath
+// finds (an array or object printed as JSON), or null.
+
+const crdNameCol = col('Name', (o) => o.metadata?.name ?? '', {
+  format: 'name',
+  description:
+    'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: http://kubernetes.io/docs/user-guide/identifiers#names',
+});
+
+function printerColumn(
+  name: string,
+  jsonPath: string,
+  cell: TableColumn['cell'],
+  extra: Partial<TableColumn> = {},
+): TableColumn {
+  return col(name, cell, {
+    description: `Custom resource definition column (in JSONPath format): ${jsonPath}`,
+    ...extra,
+  });
+}
+
+const crdAgeCol = printerColumn('Age', '.metadata.creationTimestamp', age, { type: 'date' });
+
+/** A string field's value as a cell: text as it is, anything else as JSON, absent as null. */
+function printed(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** `.status.conditions[?(@.type=="<type>")].status` */
+function conditionStatus(type: string): TableColumn {
+  return printerColumn(type, `.status.conditions[?(@.type=="${type}")].status`, (o) =>
+    printed(
+      list(obj(o['status'])['conditions'])
+        .map(obj)
+        .find((c) => c['type'] === type)?.['status'],
+    ),
+  );
+}
+
+const hostnamesCol = printerColumn('Hostnames', '.spec.hostnames', (o) => printed(obj(o['spec'])['hostnames']));
+
+/** The printer columns of the Gateway API CRDs (v1.3.0). */
+const gatewayApiColumns: Readonly<Record<string, readonly TableColumn[]>> = {
+  GatewayClass: [
+    crdNameCol,
+    printerColumn('Controller', '.spec.controllerName', (o) => printed(obj(o['spec'])['controllerName'])),
+    conditionStatus('Accepted'),
+    crdAgeCol,
+    printerColumn('Description', '.spec.description', (o) => printed(obj(o['spec'])['description']), wide),
+  ],
+  Gateway: [
+    crdNameCol,
+    printerColumn('Class', '.spec.gatewayClassName', (o) => printed(obj(o['spec'])['gatewayClassName'])),
+    printerColumn('Address', '.status.addresses[*].value', (o) =>
+      printed(obj(list(obj(o['status'])['addresses'])[0])['value']),
+    ),
+    conditionStatus('Programmed'),
+    crdAgeCol,
+  ],
+  HTTPRoute: [crdNameCol, hostnamesCol, crdAgeCol],
+  GRPCRoute: [crdNameCol, hostnamesCol, crdAgeCol],
+  ReferenceGrant: [crdNameCol, crdAgeCol],
+  TLSRoute: [crdNameCol, crdAgeCol],
+};
+
 /** The server-side printing columns per kind, as `kubectl get` shows them (priority 1 = `-o wide`). */
 export const tableColumnsByKind: Readonly<Record<string, readonly TableColumn[]>> = {
   Namespace: [nameCol, col('Status', (o) => String(obj(o['status'])['phase'] ?? '')), ageCol],
@@ -186,4 +253,5 @@ export const tableColumnsByKind: Readonly<Record<string, readonly TableColumn[]>
     ageCol,
   ],
   Lease: [nameCol, col('Holder', (o) => String(obj(o['spec'])['holderIdentity'] ?? '')), ageCol],
+  ...gatewayApiColumns,
 };

@@ -1,5 +1,5 @@
 import { tableColumnsByKind, type TableColumn } from './table-columns.ts';
-import type { KubeObject, ResourceType } from './resource-types.ts';
+import { servedAs, type KubeObject, type ResourceType } from './resource-types.ts';
 
 /** What each Table row embeds (`includeObject` query parameter; the API server default is Metadata). */
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
@@ -29,9 +29,9 @@ export function toPartialObjectMetadata(obj: KubeObject): Record<string, unknown
   return { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: obj.metadata };
 }
 
-function rowObject(obj: KubeObject, include: IncludeObject): Record<string, unknown> | undefined {
+function rowObject(type: ResourceType, obj: KubeObject, include: IncludeObject): Record<string, unknown> | undefined {
   if (include === 'None') return undefined;
-  return include === 'Object' ? obj : toPartialObjectMetadata(obj);
+  return include === 'Object' ? servedAs(type, obj) : toPartialObjectMetadata(obj);
 }
 
 /** Renders objects as a meta.k8s.io/v1 Table (what `kubectl get` asks for with `as=Table`). */
@@ -54,7 +54,7 @@ export function toTable(
     metadata: options.listMeta,
     columnDefinitions: options.noHeaders === true ? null : definitions,
     rows: objects.map((o) => {
-      const object = rowObject(o, options.includeObject);
+      const object = rowObject(type, o, options.includeObject);
       return { cells: columns.map((c) => c.cell(o, options.nowMs)), ...(object === undefined ? {} : { object }) };
     }),
   };

@@ -4,7 +4,8 @@ import { isJsonObject } from '../core/json-value.ts';
 import { contentTypeOf, type ResponseFormat } from '../core/media-type.ts';
 import { authorize, forbidden, requestAttributes, type UserInfo } from '../core/rbac-authorizer.ts';
 import { parseCollectionQuery, type CollectionQuery } from '../core/request-query.ts';
-import { apiVersionOf, type KubeObject, type ResourceType } from '../core/resource-types.ts';
+import type { FieldValidation } from '../core/custom-resources.ts';
+import { apiVersionOf, servedAs, type KubeObject, type ResourceType } from '../core/resource-types.ts';
 import { toPartialObjectMetadata, toTable } from '../core/table.ts';
 import type { ObjectStore, ListResult } from '../store/object-store.ts';
 import type { ObjectWriter, PatchType } from '../store/object-writer.ts';
@@ -41,6 +42,9 @@ const patchTypes: readonly string[] = [
   'application/json-patch+json',
   'application/strategic-merge-patch+json',
 ];
+
+/** Custom resources take no strategic merge patch: the CRD handler lists the others, in its order. */
+const customPatchTypes: readonly string[] = ['application/json-patch+json', 'application/merge-patch+json'];
 
 function verbOf(method: string, r: ResourceRequest): ApiVerb | null {
   const watch = r.url.searchParams.get('watch');
@@ -95,7 +99,12 @@ function objectBody(ctx: ResourceContext, r: ResourceRequest, obj: KubeObject): 
       includeObject: 'Metadata',
       listMeta: { resourceVersion: obj.metadata?.resourceVersion ?? '' },
     });
-  return r.format === 'partial-metadata' ? toPartialObjectMetadata(obj) : obj;
+  return r.format === 'partial-metadata' ? toPartialObjectMetadata(obj) : servedAs(r.type, obj);
+}
+
+/** The Warning header of a response (several warnings in one header, comma-separated, as RFC 7234 allows). */
+function warningHeaders(warnings: readonly string[]): Record<string, string> {
+  return warnings.length === 0 ? {} : { Warning: warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(', ') };
 }
 
 function sendResult(
@@ -104,9 +113,15 @@ function sendResult(
   r: ResourceRequest,
   result: ApiResult<KubeObject>,
   status: number,
+  warnings: readonly string[] = [],
 ): void {
-  if (!result.ok) sendError(res, result.error);
-  else sendJson(res, status, objectBody(ctx, r, result.value), contentTypeOf(r.format));
+  if (!result.ok) sendError(res, result.error, warningHeaders(warnings));
+  else sendJson(res, status, objectBody(ctx, r, result.value), contentTypeOf(r.format), warningHeaders(warnings));
+}
+
+function fieldValidationOf(url: URL): FieldValidation | undefined {
+  const value = url.searchParams.get('fieldValidation');
+  return value === 'Ignore' || value === 'Warn' || value === 'Strict' ? value : undefined;
 }
 
 function startWatch(ctx: ResourceContext, res: ServerResponse, r: ResourceRequest, q: CollectionQuery): void {
@@ -305,34 +320,40 @@ async function handleWrite(
   if (!body.ok) return sendError(res, body.error);
   const dryRun = r.url.searchParams.get('dryRun') === 'All';
   const subresource = r.subresource === 'status' ? 'status' : '';
+  const warnings: string[] = [];
+  const fieldValidation = fieldValidationOf(r.url);
+  const options = {
+    dryRun,
+    subresource,
+    warnings,
+    ...(fieldValidation === undefined ? {} : { fieldValidation }),
+  } as const;
   switch (verb) {
     case 'create':
-      return sendResult(ctx, res, r, ctx.writer.create(r.type, r.namespace, body.value, { dryRun }), 201);
+      return sendResult(ctx, res, r, ctx.writer.create(r.type, r.namespace, body.value, options), 201, warnings);
     case 'update':
       return sendResult(
         ctx,
         res,
         r,
-        ctx.writer.update(r.type, r.namespace, r.name, body.value, { dryRun, subresource }),
+        ctx.writer.update(r.type, r.namespace, r.name, body.value, options),
         200,
+        warnings,
       );
     case 'patch': {
       const contentType = (req.headers['content-type'] ?? '').split(';')[0]?.trim() ?? '';
-      if (!patchTypes.includes(contentType)) {
+      const accepted = r.type.custom ? customPatchTypes : patchTypes;
+      if (!accepted.includes(contentType)) {
         return sendError(res, {
           code: 415,
           reason: 'UnsupportedMediaType',
-          message: `the body of the request was in an unknown format - accepted media types include: ${patchTypes.join(', ')}`,
+          message: `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
         });
       }
       if (body.value === undefined) return sendError(res, badRequest('the body of the request was empty'));
-      return sendResult(
-        ctx,
-        res,
-        r,
-        ctx.writer.patch(r.type, r.namespace, r.name, contentType as PatchType, body.value, { dryRun, subresource }),
-        200,
-      );
+      const patchType = contentType as PatchType;
+      const result = ctx.writer.patch(r.type, r.namespace, r.name, patchType, body.value, options);
+      return sendResult(ctx, res, r, result, 200, warnings);
     }
     case 'delete':
       return handleDelete(ctx, res, r, body.value, dryRun);

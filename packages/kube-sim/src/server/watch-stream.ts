@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { toStatus, type ApiError } from '../core/api-error.ts';
 import type { FieldSelector } from '../core/field-selector.ts';
 import type { LabelSelector } from '../core/label-selector.ts';
-import { apiVersionOf, type ResourceType } from '../core/resource-types.ts';
+import { apiVersionOf, servedAs, type ResourceType } from '../core/resource-types.ts';
 import { toTable, type IncludeObject } from '../core/table.ts';
 import type { ChangeEvent, WatchEventType, WatchSubscriber } from '../store/collection.ts';
 
@@ -84,6 +84,9 @@ export class WatchStream implements WatchSubscriber {
       this.tableHeadersSent = true;
       return `${JSON.stringify({ type, object: table })}\n`;
     }
+    // The cached encoding is the storage version's; a watch on another version encodes its own.
+    const object = servedAs(this.type, event.object);
+    if (object !== event.object) return `${JSON.stringify({ type, object })}\n`;
     const cache = (event.encoded ??= {});
     return (cache[type] ??= `${JSON.stringify({ type, object: event.object })}\n`);
   }

@@ -87,7 +87,9 @@ export class ObjectStore {
 
   constructor(options: ObjectStoreOptions = {}) {
     this.maxHistory = options.maxHistory ?? 200_000;
+    // The versions of one resource share its collection, whose type is the storage version (listed first).
     for (const type of resourceTypes) {
+      if (this.collections.has(resourceKeyOf(type))) continue;
       this.collections.set(resourceKeyOf(type), {
         type,
         objects: new Map(),

@@ -3,8 +3,8 @@ import { badRequest, conflict, fail, notFound, ok, type ApiError, type ApiResult
 import { applyJsonMergePatch } from '../core/json-merge-patch.ts';
 import { applyJsonPatch } from '../core/json-patch.ts';
 import { isJsonObject, type JsonObject } from '../core/json-value.ts';
-import { isNoopUpdate, prepareCreate, prepareUpdate } from '../core/object-strategy.ts';
-import { resourceTypes, type KubeObject, type ResourceType } from '../core/resource-types.ts';
+import { isNoopUpdate, prepareCreate, prepareUpdate, type DecodeOptions } from '../core/object-strategy.ts';
+import { resourceTypes, servedAs, type KubeObject, type ResourceType } from '../core/resource-types.ts';
 import { applyStrategicMergePatch } from '../core/strategic-merge-patch.ts';
 import type { ObjectStore } from './object-store.ts';
 
@@ -12,8 +12,8 @@ import type { ObjectStore } from './object-store.ts';
 export type PatchType =
   'application/merge-patch+json' | 'application/json-patch+json' | 'application/strategic-merge-patch+json';
 
-/** Options shared by writes. */
-export interface WriteOptions {
+/** Options shared by writes (fieldValidation and its warnings apply to custom resources). */
+export interface WriteOptions extends DecodeOptions {
   readonly subresource?: 'status' | '';
   readonly dryRun?: boolean;
 }
@@ -30,6 +30,13 @@ export interface WriterEnvironment {
   newUid(): string;
   nameSuffix(): string;
   maxObjectBytes(): number;
+}
+
+function decodeOptionsOf(options: WriteOptions): DecodeOptions {
+  return {
+    ...(options.fieldValidation === undefined ? {} : { fieldValidation: options.fieldValidation }),
+    ...(options.warnings === undefined ? {} : { warnings: options.warnings }),
+  };
 }
 
 const namespaceType = resourceTypes.find((t) => t.kind === 'Namespace') as ResourceType;
@@ -98,6 +105,7 @@ export class ObjectWriter {
       now: this.timestamp(),
       uid: this.env.newUid(),
       nameSuffix: this.env.nameSuffix(),
+      ...decodeOptionsOf(options),
     });
     if (!prepared.ok) return prepared;
     const obj = prepared.value;
@@ -138,6 +146,7 @@ export class ObjectWriter {
       namespace: ns,
       name,
       subresource: options.subresource ?? '',
+      ...decodeOptionsOf(options),
     });
     if (!prepared.ok) return prepared;
     const next = prepared.value;
@@ -161,8 +170,10 @@ export class ObjectWriter {
     patch: unknown,
     options: WriteOptions = {},
   ): ApiResult<KubeObject> {
-    const current = this.store.get(type, type.namespaced ? namespace : '', name);
-    if (current === undefined) return fail(notFound(type, name));
+    const stored = this.store.get(type, type.namespaced ? namespace : '', name);
+    if (stored === undefined) return fail(notFound(type, name));
+    // The patch applies to the object as the request's version serves it.
+    const current = servedAs(type, stored);
     let patched: JsonObject;
     if (patchType === 'application/json-patch+json') {
       const result = applyJsonPatch(current, patch);
