@@ -197,7 +197,7 @@ test('two applier processes on real HAProxy: the leader applies and serves, the 
   await waitFor(
     'b ready',
     async () => ((await get(healthB, 'localhost', '/readyz')).status === 200 ? true : null),
-    15_000,
+    30_000,
     b.output,
   );
   a.child.kill('SIGKILL');
