@@ -1,48 +1,19 @@
 // Drives the real kubectl binary against the simulator: apply, get -w, describe, delete, create secret tls, --chunk-size.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createCertificateAuthority, issueServerCertificate, startKubeSim, type KubeSim } from './index.ts';
-
-const kubectlPath = '/usr/bin/kubectl';
-const skip = existsSync(kubectlPath) ? false : 'kubectl is not installed at /usr/bin/kubectl';
+import { runKubectl, skipWithoutKubectl as skip, type KubectlResult } from './testing/kubectl-runner.ts';
 
 let sim: KubeSim;
 let dir: string;
 const requests: string[] = [];
 
-/** Runs kubectl asynchronously (the simulator lives in this process, so a sync spawn would deadlock). */
-function kubectl(
-  args: readonly string[],
-  timeoutMs = 30_000,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(kubectlPath, args, {
-      env: {
-        ...process.env,
-        KUBECONFIG: path.join(dir, 'kubeconfig'),
-        HOME: dir,
-        KUBECACHEDIR: path.join(dir, 'cache'),
-      },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+/** Runs kubectl against the simulator of this file. */
+function kubectl(args: readonly string[], timeoutMs = 30_000): Promise<KubectlResult> {
+  return runKubectl(dir, args, timeoutMs);
 }
 
 const manifest = (targetPort: number, note: string) => `apiVersion: v1
