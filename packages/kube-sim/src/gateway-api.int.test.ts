@@ -107,6 +107,19 @@ describe('one storage, served in the requested version', () => {
   });
 });
 
+describe('the library API', () => {
+  it('answers in the version it is given, whichever version stored the object', () => {
+    const created = fx.sim.objects.create({
+      ...gateway('lib', 'v1beta1'),
+      metadata: { name: 'lib', namespace: 'fid' },
+    });
+    assert.equal(created.apiVersion, `${group}/v1beta1`);
+    const ref = { kind: 'Gateway', namespace: 'fid', name: 'lib' };
+    assert.equal(fx.sim.objects.get({ ...ref, apiVersion: `${group}/v1` })?.apiVersion, `${group}/v1`);
+    assert.equal(fx.sim.objects.list(`${group}/v1beta1`, 'Gateway', 'fid')[0]?.apiVersion, `${group}/v1beta1`);
+  });
+});
+
 describe('status subresource, generation and patches', () => {
   before(async () => {
     await call(fx.sim, 'POST', gateways(), { body: gateway('web') });

@@ -1,6 +1,6 @@
 import { PortolanError } from '@portolan/errors';
 import type { ApiError, ApiResult } from '../core/api-error.ts';
-import { findResourceTypeByKind, type KubeObject, type ResourceType } from '../core/resource-types.ts';
+import { findResourceTypeByKind, servedAs, type KubeObject, type ResourceType } from '../core/resource-types.ts';
 import { cloneJson } from '../core/json-value.ts';
 import type { ObjectStore } from '../store/object-store.ts';
 import type { ObjectWriter, PatchType } from '../store/object-writer.ts';
@@ -42,6 +42,11 @@ function unwrap<T>(result: ApiResult<T>): T {
   return cloneJson(result.value);
 }
 
+/** The object of a write, in the version the caller named (the store keeps a kind's storage version). */
+function unwrapAs(type: ResourceType, result: ApiResult<KubeObject>): KubeObject {
+  return servedAs(type, unwrap(result));
+}
+
 /**
  * Direct object access for tests and `portolan up`: the same semantics (and change log, and watch events)
  * as requests through the API, without HTTP. Failures throw KubeSimRejectedError with the Status.
@@ -57,31 +62,26 @@ export class ObjectsApi {
 
   /** Creates an object (apiVersion and kind pick the resource). */
   create(obj: KubeObject): KubeObject {
-    return unwrap(this.writer.create(typeOf(obj.apiVersion, obj.kind), obj.metadata?.namespace ?? 'default', obj));
+    const type = typeOf(obj.apiVersion, obj.kind);
+    return unwrapAs(type, this.writer.create(type, obj.metadata?.namespace ?? 'default', obj));
   }
 
   /** Replaces an object (a resourceVersion in it is checked: 409 when stale). */
   update(obj: KubeObject): KubeObject {
-    return unwrap(
-      this.writer.update(
-        typeOf(obj.apiVersion, obj.kind),
-        obj.metadata?.namespace ?? 'default',
-        obj.metadata?.name ?? '',
-        obj,
-      ),
+    const type = typeOf(obj.apiVersion, obj.kind);
+    return unwrapAs(
+      type,
+      this.writer.update(type, obj.metadata?.namespace ?? 'default', obj.metadata?.name ?? '', obj),
     );
   }
 
   /** Replaces only the status of an object (the /status subresource). */
   updateStatus(obj: KubeObject): KubeObject {
-    return unwrap(
-      this.writer.update(
-        typeOf(obj.apiVersion, obj.kind),
-        obj.metadata?.namespace ?? 'default',
-        obj.metadata?.name ?? '',
-        obj,
-        { subresource: 'status' },
-      ),
+    const type = typeOf(obj.apiVersion, obj.kind);
+    const namespace = obj.metadata?.namespace ?? 'default';
+    return unwrapAs(
+      type,
+      this.writer.update(type, namespace, obj.metadata?.name ?? '', obj, { subresource: 'status' }),
     );
   }
 
@@ -96,7 +96,8 @@ export class ObjectsApi {
 
   /** Patches an object with a merge, JSON or strategic merge patch. */
   patch(ref: ObjectRef, patchType: PatchType, patch: unknown): KubeObject {
-    return unwrap(this.writer.patch(typeOf(ref.apiVersion, ref.kind), ref.namespace ?? '', ref.name, patchType, patch));
+    const type = typeOf(ref.apiVersion, ref.kind);
+    return unwrapAs(type, this.writer.patch(type, ref.namespace ?? '', ref.name, patchType, patch));
   }
 
   /** Deletes an object (namespaces take their contents; finalizers defer). */
@@ -106,12 +107,14 @@ export class ObjectsApi {
 
   /** The current object, or undefined. */
   get(ref: ObjectRef): KubeObject | undefined {
-    const obj = this.store.get(typeOf(ref.apiVersion, ref.kind), ref.namespace ?? '', ref.name);
-    return obj === undefined ? undefined : cloneJson(obj);
+    const type = typeOf(ref.apiVersion, ref.kind);
+    const obj = this.store.get(type, ref.namespace ?? '', ref.name);
+    return obj === undefined ? undefined : servedAs(type, cloneJson(obj));
   }
 
   /** All current objects of a kind (in one namespace, or all), in key order. */
   list(apiVersion: string, kind: string, namespace = ''): KubeObject[] {
-    return unwrap(this.store.list(typeOf(apiVersion, kind), { namespace, labels: [], fields: [] })).items;
+    const type = typeOf(apiVersion, kind);
+    return unwrap(this.store.list(type, { namespace, labels: [], fields: [] })).items.map((o) => servedAs(type, o));
   }
 }
