@@ -56,6 +56,10 @@ export interface ClusterWatcherOptions {
   readonly random?: () => number;
 }
 
+/** How often in-flight publishes are checked, and how old one must be to be reported. */
+const STUCK_CHECK_MS = 10_000;
+const STUCK_AFTER_S = 30;
+
 /**
  * One cluster's watcher: a supervised stream per kind (and namespace), a shared publisher, the supervisor clock,
  * heartbeats, freshness for /readyz and /metrics.
@@ -189,6 +193,7 @@ export class ClusterWatcher {
     const clockMs = Math.max(50, Math.min(1_000, options.timing.stallMs / 4));
     w.timers.push(setInterval(() => w.runners.forEach((r) => r.tick()), clockMs));
     w.timers.push(setInterval(() => w.sendHeartbeat(), options.heartbeatMs));
+    w.timers.push(setInterval(() => w.reportStuckPublishes(), STUCK_CHECK_MS).unref());
     return w;
   }
 
@@ -243,6 +248,16 @@ export class ClusterWatcher {
       .finally(() => {
         this.heartbeatInFlight = false;
       });
+  }
+
+  /** Logs messages in flight past STUCK_AFTER_S: each holds back every later change of its object. */
+  private reportStuckPublishes(): void {
+    const stuck = this.publisher.stuck(STUCK_AFTER_S);
+    if (stuck.length > 0)
+      this.options.logger.warn(
+        { stuck: stuck.slice(0, 20), count: stuck.length },
+        'publishes in flight for too long: later changes of these objects wait behind them',
+      );
   }
 
   private reportTooLarge(kind: string, o: ObservedObject, reason: string): void {

@@ -143,3 +143,28 @@ test('an event the broker refuses for its size is replaced by the stub the watch
     'the stub went out and the next object was not held up',
   );
 });
+
+test('a message that never settles is reported as stuck, with where it waits, and holds back its object only', async () => {
+  const never = new Promise<never>(() => {});
+  const target: PublishTarget = {
+    // o1's publish is never answered; o2's first finds no stream, and re-declaring it never returns.
+    publish: (_subject, _data, options) =>
+      options.msgId.includes('uid-o1:')
+        ? never
+        : options.msgId.includes('uid-o2:')
+          ? Promise.reject(new Error('no responders (503): stream not found'))
+          : Promise.resolve({ duplicate: false }),
+    provision: () => never,
+  };
+  const p = publisher(target);
+  for (const m of [event('o1', 1), event('o2', 2), event('o3', 3), event('o1', 4)]) await p.enqueue(m);
+  await new Promise((r) => setTimeout(r, 50));
+  const stuck = p.stuck(0);
+  assert.deepEqual(stuck.map((s) => [s.orderKey, s.stage]).sort(), [
+    [event('o1', 1).orderKey, 'publishing'],
+    [event('o2', 2).orderKey, 'reprovisioning'],
+  ]);
+  assert.equal(p.pending, 3, 'o3 went out; the second o1 waits behind the first');
+  assert.deepEqual(p.stuck(3600), [], 'nothing is older than an hour');
+  p.close();
+});

@@ -35,11 +35,24 @@ export interface BusPublisherOptions {
 /** What the publisher keeps of a message besides its encoded bytes (the decoded message is not held). */
 export type MessageHead = Pick<OutboundMessage, 'type' | 'subject' | 'msgId' | 'orderKey'>;
 
+/** Where a message in flight is: sending and awaiting its ack, re-declaring the stream, or waiting to retry. */
+export type FlightStage = 'publishing' | 'reprovisioning' | 'backoff' | 'disconnected';
+
 interface Pending {
   message: MessageHead;
   data: Uint8Array;
   readonly enqueuedAt: number;
   attempt: number;
+  stage: FlightStage;
+}
+
+/** A message in flight for longer than expected, as `stuck` reports it. */
+export interface StuckMessage {
+  readonly msgId: string;
+  readonly orderKey: string;
+  readonly attempt: number;
+  readonly stage: FlightStage;
+  readonly seconds: number;
 }
 
 const RETRY = { baseMs: 100, capMs: 2_000 };
@@ -62,6 +75,8 @@ export class BusPublisher {
   private readonly queue: Pending[] = [];
   private queueHead = 0;
   private readonly inFlightKeys = new Set<string>();
+  /** The messages in flight (sent, retrying or waiting to retry), for `stuck`. */
+  private readonly flying = new Set<Pending>();
   private inFlight = 0;
   private markersInFlight = 0;
   private pendingBytes = 0;
@@ -88,7 +103,7 @@ export class BusPublisher {
   async enqueue(message: OutboundMessage): Promise<void> {
     while (!this.closed && !this.hasRoom()) await new Promise<void>((r) => this.roomWaiters.push(r));
     const data = encode(message);
-    this.queue.push({ message: head(message), data, enqueuedAt: performance.now(), attempt: 0 });
+    this.queue.push({ message: head(message), data, enqueuedAt: performance.now(), attempt: 0, stage: 'publishing' });
     this.pendingBytes += data.length;
     this.pump();
   }
@@ -126,16 +141,39 @@ export class BusPublisher {
         this.queueHead = 0;
       }
       this.inFlight++;
+      this.flying.add(item);
       if (isMarker) this.markersInFlight++;
       else this.inFlightKeys.add(item.message.orderKey);
       void this.send(item);
     }
   }
 
+  /**
+   * Messages in flight for more than `seconds` since they were queued, with where each is: a message that never
+   * settles holds back every later change of its object, so the watcher reports these rather than stall silently.
+   */
+  stuck(seconds: number): StuckMessage[] {
+    const now = performance.now();
+    const out: StuckMessage[] = [];
+    for (const p of this.flying) {
+      const age = (now - p.enqueuedAt) / 1000;
+      if (age > seconds)
+        out.push({
+          msgId: p.message.msgId,
+          orderKey: p.message.orderKey,
+          attempt: p.attempt,
+          stage: p.stage,
+          seconds: age,
+        });
+    }
+    return out;
+  }
+
   private async send(item: Pending): Promise<void> {
     for (;;) {
       if (this.closed) return;
       try {
+        item.stage = 'publishing';
         const duplicate = await this.publishTraced(item);
         this.options.onPublished?.(item.message, (performance.now() - item.enqueuedAt) / 1000, duplicate);
         break;
@@ -149,8 +187,11 @@ export class BusPublisher {
           continue;
         }
         const missing = isStreamMissing(e);
+        item.stage = 'reprovisioning';
         if (missing) await this.reprovision();
+        item.stage = 'backoff';
         await sleep(backoffDelayMs(item.attempt, this.options.random(), missing ? RETRY_NO_LEADER : RETRY));
+        item.stage = 'disconnected';
         while (!this.closed && !this.options.connected()) await sleep(100);
       }
     }
@@ -192,6 +233,7 @@ export class BusPublisher {
 
   private settle(item: Pending): void {
     this.inFlight--;
+    this.flying.delete(item);
     this.pendingBytes -= item.data.length;
     if (item.message.type === 'marker') this.markersInFlight--;
     else this.inFlightKeys.delete(item.message.orderKey);
