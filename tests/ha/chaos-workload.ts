@@ -176,18 +176,24 @@ async function inject(
 
 /**
  * Cuts site b off by the network: its processes and engine nodes run on, unreachable from sites a and c and from
- * this process, while the appliance stays reachable from b. The Postgres standby is in b: a primary in a would wait
- * for it on every commit, so it is told not to, 0.5 s later, as a failover manager would. Returns the heal, which
- * makes the primary wait for its standby again once the standby has caught up.
+ * this process, while the appliance stays reachable from b. What a failover manager with a quorum (site c is the
+ * witness) does is done 0.5 s later:
+ * - the Postgres primary in a stops waiting for its standby in b (it would wait for it on every commit);
+ * - a primary in b has lost the quorum: it stops taking writes (stopped here, as a primary demoting itself on losing
+ *   its lease would) and a's standby, which holds every acknowledged commit, is promoted. The old primary rejoins as
+ *   a standby when the round ends, like a killed one.
+ * Returns the heal, which makes a primary in a wait for its standby again once the standby has caught up.
  */
 async function partition({ stack, network }: WorkloadContext): Promise<() => Promise<void>> {
   if (network === undefined)
     throw new InternalError('CHAOS_NO_SITE_NETWORK', 'site-partition needs the stack placed in a site network');
   await network.cut('b');
   const primaryInA = stack.postgresPrimary() === 'postgres-1';
-  if (primaryInA) {
-    await sleep(500);
-    await stack.postgresSynchronous(false);
+  await sleep(500);
+  if (primaryInA) await stack.postgresSynchronous(false);
+  else {
+    await stack.kill('postgres-2');
+    await stack.promotePostgres();
   }
   return async () => {
     await network.heal('b');
