@@ -260,6 +260,7 @@ export class StreamRunner {
       generation,
       observedAtMs: this.deps.now(),
       omittedReason: p.omittedReason,
+      republish,
     });
   }
 

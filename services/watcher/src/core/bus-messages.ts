@@ -48,7 +48,10 @@ const EVENT_TYPES: Readonly<Record<WatchEventType, KubeEventType>> = {
 
 /**
  * A KubeEvent for one observation. The message id is a pure function of (cluster, uid, resourceVersion, type), so
- * the same observation published twice (restart, retry, second watcher) is one message.
+ * the same observation published twice (restart, retry, second watcher) is one message. A republished one (`republish`:
+ * a relist after the broker may have lost what it acknowledged) adds its list generation: a broker that lost a
+ * message can still hold its id in the dedup window and would drop the copy as a duplicate. The planner folds the
+ * same resourceVersion twice as one change.
  */
 export function kubeEventMessage(
   cluster: string,
@@ -56,12 +59,19 @@ export function kubeEventMessage(
   type: WatchEventType,
   o: ObservedObject,
   object: Uint8Array,
-  extra: { generation: bigint; observedAtMs: number; omittedReason: string; noticedByRelist?: boolean },
+  extra: {
+    generation: bigint;
+    observedAtMs: number;
+    omittedReason: string;
+    noticedByRelist?: boolean;
+    republish?: boolean;
+  },
 ): OutboundMessage {
+  const msgId = kubeEventMsgId(cluster, o.uid, o.resourceVersion, type);
   return {
     type: 'event',
     subject: kubeEventSubject(cluster, kind.token),
-    msgId: kubeEventMsgId(cluster, o.uid, o.resourceVersion, type),
+    msgId: extra.republish === true ? `${msgId}:republished-${extra.generation}` : msgId,
     orderKey: `${kind.token}/${objectKey(o.namespace, o.name)}`,
     // A plain message literal (what `create` would return, without its generic field loop: one per event).
     message: {
