@@ -135,3 +135,36 @@ test('a publish whose stream leader died is failed for a resend once a new leade
     await stack.up();
   }
 });
+
+test('a stream leader asked to step down hands over to another replica, and publishes go on', async () => {
+  const declaration = busDeclaration({
+    stream: 'HA_STEPDOWN',
+    replicas: 3,
+    maxPayloadBytes: 1 << 20,
+    subjectPrefix: 'stepdown',
+  });
+  const bus = await NatsEventBus.open(fixture.stack.endpoints.natsUrl, declaration, { name: 'ha-stepdown' });
+  try {
+    const before = (await bus.jsm.streams.info('HA_STEPDOWN')).cluster?.leader;
+    assert.ok(before !== undefined, 'the stream has a leader');
+    await bus.stepDownKubeLeader();
+    const { value: after } = await firstSuccess(async () => {
+      const leader = (await bus.jsm.streams.info('HA_STEPDOWN')).cluster?.leader;
+      if (leader === undefined || leader === before) throw new Error(`leader still ${leader}`);
+      return leader;
+    }, 15_000);
+    assert.notEqual(after, before);
+    await firstSuccess(
+      () =>
+        bus.publish(kubeEventSubject('ha', 'ingress'), new TextEncoder().encode('after'), {
+          msgId: 'after-stepdown',
+          timeoutMs: 1000,
+        }),
+      15_000,
+    );
+  } finally {
+    await bus.jsm.streams.delete('HA_STEPDOWN').catch(() => undefined);
+    await bus.jsm.streams.delete(declaration.pipeline.name).catch(() => undefined);
+    await bus.close();
+  }
+});

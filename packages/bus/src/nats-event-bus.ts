@@ -267,6 +267,27 @@ export class NatsEventBus {
     await reader.catch(() => {});
   }
 
+  /**
+   * Asks the kube stream's leader to step down, so that another replica leads. nats-server 2.9 can leave a stream
+   * whose leader changed taking no writes for minutes ("high message lag" on the leader, every publish unanswered)
+   * with a quorum of replicas up; a new leader takes writes again. Rejects when the stream answers with an error.
+   */
+  async stepDownKubeLeader(): Promise<void> {
+    const reply = await this.connection.request(
+      `$JS.API.STREAM.LEADER.STEPDOWN.${this.declaration.kube.name}`,
+      undefined,
+      {
+        timeout: 5000,
+      },
+    );
+    const answer = JSON.parse(new TextDecoder().decode(reply.data)) as { error?: { description?: string } };
+    if (answer.error !== undefined)
+      throw new BusError(
+        'BUS_PUBLISH_FAILED',
+        `stream leader stepdown refused: ${answer.error.description ?? 'error'}`,
+      );
+  }
+
   /** Sends `data` on a plain NATS subject (no stream, no ack): for requests that are simply asked again if lost. */
   notify(logical: string, data: Uint8Array): void {
     this.connection.publish(this.subject(logical), data);

@@ -54,6 +54,8 @@ export interface ClusterWatcherOptions {
   readonly publishTimeoutMs?: number;
   readonly now?: () => number;
   readonly random?: () => number;
+  /** Publishes have gone unanswered for STUCK_AFTER_S on a live connection: the stream takes no writes. */
+  readonly onStreamStalled?: () => void;
 }
 
 /** How often in-flight publishes are checked, and how old one must be to be reported. */
@@ -250,14 +252,19 @@ export class ClusterWatcher {
       });
   }
 
-  /** Logs messages in flight past STUCK_AFTER_S: each holds back every later change of its object. */
+  /**
+   * Logs messages in flight past STUCK_AFTER_S: each holds back every later change of its object. When the
+   * connection is up, the stream is taking no writes: `onStreamStalled` (the stream leader's stepdown) is asked for.
+   */
   private reportStuckPublishes(): void {
     const stuck = this.publisher.stuck(STUCK_AFTER_S);
-    if (stuck.length > 0)
-      this.options.logger.warn(
-        { stuck: stuck.slice(0, 20), count: stuck.length },
-        'publishes in flight for too long: later changes of these objects wait behind them',
-      );
+    if (stuck.length === 0) return;
+    this.options.logger.warn(
+      { stuck: stuck.slice(0, 20), count: stuck.length },
+      'publishes in flight for too long: later changes of these objects wait behind them',
+    );
+    if (this.options.busConnected() && stuck.some((m) => m.stage === 'publishing' || m.stage === 'backoff'))
+      this.options.onStreamStalled?.();
   }
 
   private reportTooLarge(kind: string, o: ObservedObject, reason: string): void {

@@ -107,6 +107,7 @@ export async function runWatcher(
     logger,
     tracer: tracing.tracer,
     watcherId: `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
+    onStreamStalled: stepDownStalledStream(bus, logger),
   });
   const relist = relistAfterBrokerFaults(watcher, logger);
   acks.onBrokerFault = relist.fault;
@@ -169,6 +170,26 @@ async function clusterOf(
       `cluster "${args.cluster}" is not in ${args.config} (known: ${config.clusters.map((c) => c.name).join(', ')})`,
     );
   return { config, cluster };
+}
+
+/** The least time between two stepdowns this watcher asks for: a new leader gets time to catch up and take writes. */
+const STEPDOWN_EVERY_MS = 60_000;
+
+/**
+ * Asks the kube stream's leader to step down when publishes stay unanswered on a live connection (see
+ * `NatsEventBus.stepDownKubeLeader`), at most once a minute, and logs what the stream answered.
+ */
+function stepDownStalledStream(bus: NatsEventBus, logger: Logger): () => void {
+  let last = -Infinity;
+  return () => {
+    if (performance.now() - last < STEPDOWN_EVERY_MS) return;
+    last = performance.now();
+    logger.warn('the stream takes no writes: asking its leader to step down');
+    bus
+      .stepDownKubeLeader()
+      .then(() => logger.info('the stream leader stepped down'))
+      .catch((e: unknown) => logger.warn({ err: (e as Error).message }, 'the stream leader did not step down'));
+  };
 }
 
 /** How long after the last broker fault the watcher relists: the broker's elections settle first. */
