@@ -109,6 +109,7 @@ export async function runWatcher(
     watcherId: `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
     onStreamStalled: stepDownStalledStream(bus, logger),
   });
+  // Relists: after a broker fault, and when the planner finds its state differing from what was published.
   const relist = relistAfterBrokerFaults(watcher, logger);
   acks.onBrokerFault = relist.fault;
   const stopListening = listenForRelistRequests(bus, cluster.name, watcher, logger);
@@ -116,10 +117,8 @@ export async function runWatcher(
     .checkServerVersion()
     .catch((e: unknown) => logger.error({ err: (e as Error).message }, 'cannot read the API server version'));
   const { health, governor } = await serveHealth(args.healthPort, registry, watcher, link);
-  logger.info(
-    { cluster: cluster.name, healthPort: health.port, namespaces: cluster.namespaces, heapGovernor: governor !== null },
-    'watcher started',
-  );
+  const started = { cluster: cluster.name, healthPort: health.port, heapGovernor: governor !== null };
+  logger.info({ ...started, namespaces: cluster.namespaces }, 'watcher started');
   return {
     healthPort: health.port,
     watcher,
