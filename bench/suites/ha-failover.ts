@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
@@ -81,6 +81,12 @@ export const haFailoverBench: Benchmark = {
       const pipeline = await startHaPipeline(stack, initialManifests());
       try {
         await measure({ stack, pipeline, ...(network ? { network } : {}) }, rounds, samples, log);
+      } catch (e) {
+        // The processes' whole logs, kept for the post-mortem (stop() removes them), as the chaos suite keeps its own.
+        const kept = path.join(os.tmpdir(), `portolan-bench-ha-failed-${Date.now()}`);
+        cpSync(pipeline.launched.layout.root, kept, { recursive: true });
+        log(`logs kept in ${kept}`);
+        throw e;
       } finally {
         await pipeline.stop();
       }
