@@ -136,15 +136,16 @@ function describeRef(ref: ParentReference): string {
 
 /**
  * `attachedRoutes` of every listener: the routes accepted on it, whatever their backends (the specification counts
- * successful attachments). Keyed `namespace/gateway/listener`.
+ * successful attachments), each route once however many of its parentRefs pick the listener. `statuses` holds one
+ * entry per route. Keyed `namespace/gateway/listener`.
  */
 export function attachedRouteCounts(statuses: readonly (readonly ParentStatus[])[]): Map<string, number> {
   const counts = new Map<string, number>();
-  for (const perRoute of statuses)
+  for (const perRoute of statuses) {
+    const listeners = new Set<string>();
     for (const s of perRoute)
-      for (const a of s.attachments) {
-        const key = `${a.gateway.namespace}/${a.gateway.name}/${a.listener}`;
-        counts.set(key, (counts.get(key) ?? 0) + 1);
-      }
+      for (const a of s.attachments) listeners.add(`${a.gateway.namespace}/${a.gateway.name}/${a.listener}`);
+    for (const key of listeners) counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
   return counts;
 }

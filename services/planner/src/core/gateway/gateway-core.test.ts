@@ -173,6 +173,13 @@ test('attachment: each way a parent refuses a route has its upstream reason; att
   }
   // ok, cross and kind name no listener: only shop takes them (any-ns selects team-a); selected is on any-ns.
   assert.deepEqual(Object.fromEntries(attachedRouteCounts(all)), { 'infra/gw/shop': 3, 'infra/gw/any-ns': 1 });
+  // A route whose two parentRefs both pick listener shop counts once there.
+  const twice = route({
+    name: 'twice',
+    hostnames: ['shop.example.com'],
+    parentRefs: [...parent('shop'), ...parent('')],
+  });
+  assert.equal(attachedRouteCounts([attachHttpRoute(twice, ctx)]).get('infra/gw/shop'), 1);
   // A route naming a Gateway this controller does not manage gets no status from it.
   assert.deepEqual(
     attachHttpRoute(route({ name: 'foreign', parentRefs: [{ ...parent('')[0]!, name: 'theirs' }] }), ctx),
