@@ -2,43 +2,19 @@
 // ServiceAccount token (`kubectl --token`) allowed or refused as the API server would, and a changed Role
 // taking effect on the next request.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startKubeSim, type KubeSim } from './index.ts';
 import { call } from './testing/index.ts';
-
-const kubectlPath = '/usr/bin/kubectl';
-const skip = existsSync(kubectlPath) ? false : 'kubectl is not installed at /usr/bin/kubectl';
+import { runKubectl, skipWithoutKubectl } from './testing/kubectl-runner.ts';
 
 let sim: KubeSim;
 let dir: string;
 
-/** Runs kubectl asynchronously (the simulator lives in this process, so a sync spawn would deadlock). */
-function kubectl(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(kubectlPath, args, {
-      env: {
-        ...process.env,
-        KUBECONFIG: path.join(dir, 'kubeconfig'),
-        HOME: dir,
-        KUBECACHEDIR: path.join(dir, 'cache'),
-      },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const kubectl = (args: readonly string[]) => runKubectl(dir, args);
+const skip = skipWithoutKubectl;
 
 const policy = (verbs: readonly string[]) => `apiVersion: v1
 kind: Namespace
