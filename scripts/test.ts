@@ -93,16 +93,52 @@ const isSerial = (f: string): boolean => readFileSync(path.join(root, f), 'utf8'
 const parallel = files.filter((f) => !isSerial(f));
 const serial = files.filter(isSerial);
 
-function runTests(list: readonly string[], concurrency: string): Promise<number> {
+/**
+ * Runs node's test runner over `list` in a process group of its own. `--test-timeout` bounds each test but not its
+ * hooks, and a hook that never returns would hold CI until its own limit; past `deadlineMs` the whole group (the
+ * runner, its test files and the servers they started) is stopped and the run counts as failed.
+ */
+function runTests(list: readonly string[], concurrency: string, deadlineMs: number): Promise<number> {
   const args = ['--test', '--test-reporter=spec', `--test-concurrency=${concurrency}`, '--test-timeout=300000'];
-  const child = spawn(process.execPath, [...args, ...extra, ...list], { cwd: root, stdio: 'inherit' });
-  return new Promise((resolve) => child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))));
+  const child = spawn(process.execPath, [...args, ...extra, ...list], { cwd: root, stdio: 'inherit', detached: true });
+  const signalGroup = (signal: NodeJS.Signals): void => {
+    try {
+      process.kill(-child.pid!, signal);
+    } catch {
+      // The group is gone already.
+    }
+  };
+  // Detached, the group sees neither the terminal's Ctrl-C nor a stop sent to this script: pass them on, and end.
+  const interrupted = (): void => {
+    signalGroup('SIGTERM');
+    process.exitCode = 130;
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
+  const overdue = setTimeout(() => {
+    process.stdout.write(`# ${list.join(', ')}: not done after ${deadlineMs / 60_000} min; stopping it\n`);
+    signalGroup('SIGTERM');
+    setTimeout(() => signalGroup('SIGKILL'), 10_000).unref();
+  }, deadlineMs);
+  return new Promise((resolve) =>
+    child.on('exit', (c, signal) => {
+      clearTimeout(overdue);
+      process.off('SIGINT', interrupted);
+      process.off('SIGTERM', interrupted);
+      signalGroup('SIGKILL');
+      resolve(c ?? (signal ? 1 : 0));
+    }),
+  );
 }
 
-let code = await runTests(parallel, process.env.PORTOLAN_TEST_CONCURRENCY ?? '3');
+const minutes = (n: number): number => n * 60_000;
+// An empty list would make node's runner look for test files by itself: run nothing instead.
+let code =
+  parallel.length === 0 ? 0 : await runTests(parallel, process.env.PORTOLAN_TEST_CONCURRENCY ?? '3', minutes(40));
 if (serial.length > 0) {
+  // One file at a time, each under its own deadline, so that one stuck fault loop costs its own time, not the rest's.
   process.stdout.write(`# fault loops, one at a time: ${serial.join(', ')}\n`);
-  code = Math.max(code, await runTests(serial, '1'));
+  for (const file of serial) code = Math.max(code, await runTests([file], '1', minutes(10)));
 }
 
 if (useLocalStack && process.env.PORTOLAN_KEEP_STACK !== '1') await stack.down();

@@ -67,6 +67,54 @@ test('JetStream: published events are consumed in order, acked, and a republishe
   }
 });
 
+test('a connection closed under a consumer: the error is reported, and the loop ends when aborted', async () => {
+  const stack = await testStack();
+  const stream = `T_${unique()}`;
+  const bus = await NatsEventBus.open(
+    stack.natsUrl,
+    busDeclaration({ stream, replicas: 1, maxPayloadBytes: 1 << 20, subjectPrefix: stream }),
+  );
+  const unhandled: unknown[] = [];
+  const onUnhandled = (e: unknown): void => void unhandled.push(e);
+  process.on('unhandledRejection', onUnhandled);
+  try {
+    // Enough messages that the client pulls again while they are read: that pull, on a closed connection, throws
+    // out of the message iterator.
+    const cluster = `c${unique()}`;
+    for (let i = 1; i <= 200; i++)
+      await bus.publish(kubeEventSubject(cluster, 'ingress'), new TextEncoder().encode(`e${i}`), {
+        msgId: kubeEventMsgId(cluster, 'uid-1', String(i), 'MODIFIED'),
+      });
+    const controller = new AbortController();
+    const errors: unknown[] = [];
+    const consuming = bus.consumeBatches(
+      'planner',
+      async () => {
+        if (!bus.connection.isClosed()) await bus.connection.close();
+      },
+      { signal: controller.signal, onError: (e) => errors.push(e), maxBatch: 1 },
+    );
+    await new Promise((r) => setTimeout(r, 1500));
+    controller.abort();
+    const ended = await Promise.race([
+      consuming.then(() => true),
+      new Promise<boolean>((r) => setTimeout(() => r(false), 10_000)),
+    ]);
+    assert.equal(ended, true, 'the consume loop ended after the abort');
+    assert.ok(errors.length > 0, 'the closed connection was reported to onError');
+    assert.deepEqual(unhandled, [], 'no promise was left rejected without a handler');
+  } finally {
+    process.off('unhandledRejection', onUnhandled);
+    const admin = await NatsEventBus.open(
+      stack.natsUrl,
+      busDeclaration({ stream, replicas: 1, maxPayloadBytes: 1 << 20, subjectPrefix: stream }),
+    );
+    await admin.jsm.streams.delete(stream).catch(() => {});
+    await admin.jsm.streams.delete(admin.declaration.pipeline.name).catch(() => {});
+    await admin.close();
+  }
+});
+
 test('Postgres: a fresh migrated database per test file accepts and returns an archived event', async () => {
   const stack = await testStack();
   const tdb = await createTestDatabase(stack.postgresUrl);

@@ -238,14 +238,23 @@ export class NatsEventBus {
     const queue: JsMsg[] = [];
     // Held in an object so TypeScript does not narrow the callback away across the closures.
     const state: { wake: (() => void) | null; ended: boolean } = { wake: null, ended: false };
+    // The iterator throws when the connection closes under it (a killed broker, a closing client); either way the
+    // loop below must end, so the reader marks the end in `finally` and hands the error to `onError`.
     const reader = (async () => {
-      for await (const m of messages) {
-        queue.push(m);
+      try {
+        for await (const m of messages) {
+          queue.push(m);
+          state.wake?.();
+        }
+      } catch (e) {
+        if (!options.signal.aborted) options.onError?.(e);
+      } finally {
+        state.ended = true;
         state.wake?.();
       }
-      state.ended = true;
-      state.wake?.();
     })();
+    const wakeOnAbort = (): void => state.wake?.();
+    options.signal.addEventListener('abort', wakeOnAbort, { once: true });
     while (!options.signal.aborted) {
       if (queue.length === 0) {
         if (state.ended) break;
@@ -264,7 +273,8 @@ export class NatsEventBus {
       for (const m of batch.slice(0, -1)) m.ack();
       await batch[batch.length - 1]!.ackAck().catch((e: unknown) => options.onError?.(e));
     }
-    await reader.catch(() => {});
+    options.signal.removeEventListener('abort', wakeOnAbort);
+    await reader;
   }
 
   /**
