@@ -4,7 +4,19 @@
  */
 
 /** Lower-case kind token used in subjects, e.g. `endpointslice`. */
-export type KindToken = 'ingress' | 'ingressclass' | 'service' | 'endpointslice' | 'secret' | 'node';
+export type KindToken =
+  | 'ingress'
+  | 'ingressclass'
+  | 'service'
+  | 'endpointslice'
+  | 'secret'
+  | 'node'
+  | 'namespace'
+  | 'gatewayclass'
+  | 'gateway'
+  | 'httproute'
+  | 'tlsroute'
+  | 'referencegrant';
 
 const token = /^[A-Za-z0-9_-]+$/;
 function part(value: string, what: string): string {

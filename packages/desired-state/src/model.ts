@@ -8,6 +8,8 @@
  * - names are deterministic functions of Kubernetes identities, never of event order.
  */
 
+import type { KubeKind } from '@portolan/kube-model';
+
 /** Which driver family renders a desired state. */
 export type DriverKind = 'haproxy' | 'vtm' | 'loadmaster';
 
@@ -20,7 +22,7 @@ export interface ObjectRef {
 }
 
 /** Kubernetes kinds the pipeline follows. */
-export type KubeKind = 'Ingress' | 'IngressClass' | 'Service' | 'EndpointSlice' | 'Secret' | 'Node';
+export type { KubeKind };
 
 /** How a listener gets its address. `default` means the appliance profile's default (vTM: default traffic IP group). */
 export type ListenAddress =

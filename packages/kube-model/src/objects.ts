@@ -4,7 +4,20 @@
  */
 
 /** Kubernetes kinds the pipeline follows. */
-export type KubeKind = 'Ingress' | 'IngressClass' | 'Service' | 'EndpointSlice' | 'Secret' | 'Node';
+export type KubeKind =
+  'Ingress' | 'IngressClass' | 'Service' | 'EndpointSlice' | 'Secret' | 'Node' | 'Namespace' | GatewayKind;
+
+/** The Gateway API kinds the pipeline follows (group gateway.networking.k8s.io). */
+export type GatewayKind = 'GatewayClass' | 'Gateway' | 'HTTPRoute' | 'TLSRoute' | 'ReferenceGrant';
+
+/** The Gateway API kinds, in a fixed order. */
+export const GATEWAY_KINDS: readonly GatewayKind[] = [
+  'GatewayClass',
+  'Gateway',
+  'HTTPRoute',
+  'TLSRoute',
+  'ReferenceGrant',
+];
 
 /** Every kind, in a fixed order (for iteration that must not depend on insertion order). */
 export const KUBE_KINDS: readonly KubeKind[] = [
@@ -14,12 +27,18 @@ export const KUBE_KINDS: readonly KubeKind[] = [
   'EndpointSlice',
   'Secret',
   'Node',
+  'Namespace',
+  'GatewayClass',
+  'Gateway',
+  'HTTPRoute',
+  'TLSRoute',
+  'ReferenceGrant',
 ];
 
 /** The metadata kept on every trimmed object. */
 export interface TrimmedMeta {
   readonly name: string;
-  /** '' for cluster-scoped kinds (IngressClass, Node). */
+  /** '' for cluster-scoped kinds (IngressClass, Node, Namespace, GatewayClass). */
   readonly namespace: string;
   readonly uid?: string;
   readonly resourceVersion?: string;
@@ -165,9 +184,40 @@ export type SecretTlsSummary =
     }
   | { readonly ok: false; readonly reason: string };
 
+/** v1 Namespace, trimmed to its labels (the Gateway API's `allowedRoutes` selects namespaces by label). */
+export interface TrimmedNamespace {
+  readonly kind: 'Namespace';
+  readonly metadata: TrimmedMeta;
+}
+
+/** A JSON value as the API server sends it. */
+export type JsonValue = null | boolean | number | string | readonly JsonValue[] | { readonly [k: string]: JsonValue };
+
+/**
+ * A Gateway API object, trimmed to its metadata and spec: the CRD's schema has already shaped the spec (the API
+ * server validates and defaults it), and its status is Portolan's to write, not to read. The spec keeps only JSON
+ * values, keys in sorted order, so equal content has equal bytes.
+ */
+export interface TrimmedGatewayObject<K extends GatewayKind = GatewayKind> {
+  readonly kind: K;
+  readonly metadata: TrimmedMeta;
+  readonly spec: { readonly [k: string]: JsonValue };
+}
+
 /** Any trimmed object. */
 export type TrimmedObject =
-  TrimmedIngress | TrimmedIngressClass | TrimmedService | TrimmedEndpointSlice | TrimmedSecret | TrimmedNode;
+  | TrimmedIngress
+  | TrimmedIngressClass
+  | TrimmedService
+  | TrimmedEndpointSlice
+  | TrimmedSecret
+  | TrimmedNode
+  | TrimmedNamespace
+  | TrimmedGatewayObject<'GatewayClass'>
+  | TrimmedGatewayObject<'Gateway'>
+  | TrimmedGatewayObject<'HTTPRoute'>
+  | TrimmedGatewayObject<'TLSRoute'>
+  | TrimmedGatewayObject<'ReferenceGrant'>;
 
 /** The trimmed object type of a kind. */
 export type TrimmedObjectOf<K extends KubeKind> = Extract<TrimmedObject, { readonly kind: K }>;

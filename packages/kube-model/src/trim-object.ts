@@ -5,6 +5,7 @@ import {
   type IngressPath,
   type IngressRule,
   type IngressTls,
+  type JsonValue,
   type KubeKind,
   type SealedBox,
   type SecretTlsSummary,
@@ -29,6 +30,12 @@ const NAMESPACED: Readonly<Record<KubeKind, boolean>> = {
   EndpointSlice: true,
   Secret: true,
   Node: false,
+  Namespace: false,
+  GatewayClass: false,
+  Gateway: true,
+  HTTPRoute: true,
+  TLSRoute: true,
+  ReferenceGrant: true,
 };
 
 /**
@@ -135,7 +142,34 @@ function trimBody(kind: KubeKind, obj: Record<string, unknown>, metadata: Trimme
       return { kind, metadata, type: str(obj['type']) ?? 'Opaque', ...trimSealed(obj) };
     case 'Node':
       return { kind, metadata, status: trimNodeStatus(record(obj['status']) ?? {}) };
+    case 'Namespace':
+      return { kind, metadata };
+    case 'GatewayClass':
+    case 'Gateway':
+    case 'HTTPRoute':
+    case 'TLSRoute':
+    case 'ReferenceGrant':
+      return { kind, metadata, spec: record(jsonValue(spec, 0)) ?? {} };
   }
+}
+
+/** How deep a Gateway API spec may nest (the CRDs' schemas nest about 8 levels); anything deeper is dropped. */
+const MAX_SPEC_DEPTH = 32;
+
+/** `x` as a JSON value: objects with sorted keys, only finite numbers, nothing else (functions, undefined) kept. */
+function jsonValue(x: unknown, depth: number): JsonValue | undefined {
+  if (x === null || typeof x === 'boolean' || typeof x === 'string') return x;
+  if (typeof x === 'number') return Number.isFinite(x) ? x : undefined;
+  if (depth >= MAX_SPEC_DEPTH || typeof x !== 'object') return undefined;
+  if (Array.isArray(x)) return list(x, (item) => jsonValue(item, depth + 1)) ?? [];
+  const out: Record<string, JsonValue> = {};
+  const r = x as Record<string, unknown>;
+  for (const key of Object.keys(r).sort()) {
+    const v = jsonValue(r[key], depth + 1);
+    if (v !== undefined)
+      Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
+  }
+  return out;
 }
 
 function trimMeta(
@@ -149,6 +183,8 @@ function trimMeta(
   let annotations: Record<string, string> | undefined;
   if (kind === 'EndpointSlice') {
     labels = sliceLabels(m['labels'], previous?.labels);
+  } else if (kind === 'Namespace') {
+    labels = strMap(m['labels']);
   } else if (kind !== 'Node') {
     labels = strMap(m['labels']);
     annotations = strMap(m['annotations']);

@@ -161,7 +161,7 @@ export class StreamRunner {
       return await run();
     } catch (e) {
       if (this.stopper.signal.aborted) return { type: 'wait', ms: 0 };
-      const failure = this.current.reason ?? classify(e);
+      const failure = this.current.reason ?? classify(e, this.stream.kind.optional === true);
       controller.abort();
       this.record(failure, e);
       const next = this.dispatch({ type: 'failed', failure });
@@ -190,15 +190,35 @@ export class StreamRunner {
     // A republish asked for is taken up by this list; one asked for while it runs needs another list after it.
     const republish = this.republishAsked ?? republishReason(this.listReason);
     this.republishAsked = null;
+    const generation = tracker.nextGeneration();
     try {
-      const resourceVersion = await this.listAll(tracker.nextGeneration(), republish !== null);
+      const resourceVersion = await this.listAll(generation, republish !== null);
       this.listReason = 'relist-due';
       return this.dispatch({ type: 'listed', resourceVersion }) ?? { type: 'list' };
     } catch (e) {
+      if (this.stream.kind.optional === true && e instanceof KubeApiError && e.status === 404)
+        return this.absent(generation, republish !== null);
       // A republishing list cut short must be made whole by the next one.
       if (republish !== null) this.republishAsked ??= republish;
       throw e;
     }
+  }
+
+  /**
+   * The server does not serve the kind (its CRD is not installed, or was removed with all its objects): the kind is
+   * listed as empty, so what the ledger held is deleted and the planner sees the kind complete, and it is looked for
+   * again later.
+   */
+  private async absent(generation: bigint, republish: boolean): Promise<StreamStep> {
+    const known = this.stateValue.synced && this.deps.tracker.ledger.keys().length === 0;
+    // Looked for again and still absent, with nothing to delete: the planner has the empty list already.
+    if (!known || republish) {
+      if (!known)
+        this.deps.logger.info({ stream: this.stream.id }, 'kind not served by the API server: taken as empty');
+      await this.finishList('', new Set(), generation);
+    }
+    this.listReason = 'absent-recheck';
+    return this.dispatch({ type: 'absent' }) ?? { type: 'list' };
   }
 
   /** Lists every page, publishing what changed (everything when `republish`), then the deletes and the marker. */
@@ -346,8 +366,10 @@ export class StreamRunner {
   }
 }
 
-function classify(e: unknown): StreamFailure {
+/** `optional`: the kind is served only while its CRD is installed, so a 404 may mean it was removed: list to see. */
+function classify(e: unknown, optional: boolean): StreamFailure {
   if (e instanceof GoneError) return 'gone';
+  if (optional && e instanceof KubeApiError && e.status === 404) return 'gone';
   if (e instanceof GarbledError) return 'garbled';
   if (e instanceof KubeApiError && e.status === 410) return 'gone';
   return 'transient';

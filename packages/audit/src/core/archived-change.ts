@@ -66,6 +66,12 @@ const KINDS: Readonly<Record<number, KubeKind>> = {
   [ProtoKind.ENDPOINT_SLICE]: 'EndpointSlice',
   [ProtoKind.SECRET]: 'Secret',
   [ProtoKind.NODE]: 'Node',
+  [ProtoKind.NAMESPACE]: 'Namespace',
+  [ProtoKind.GATEWAY_CLASS]: 'GatewayClass',
+  [ProtoKind.GATEWAY]: 'Gateway',
+  [ProtoKind.HTTP_ROUTE]: 'HTTPRoute',
+  [ProtoKind.TLS_ROUTE]: 'TLSRoute',
+  [ProtoKind.REFERENCE_GRANT]: 'ReferenceGrant',
 };
 const EVENTS: Readonly<Record<number, ObjectChange['event']>> = {
   [KubeEventType.ADDED]: 'ADDED',

@@ -201,3 +201,16 @@ test('property: lists happen only at start, after a relisting failure, or when t
     ),
   );
 });
+
+test('a kind the server does not serve is synced and empty, waits the recheck period, then lists again', () => {
+  const { state, steps } = run([[{ type: 'absent' }, 5]]);
+  assert.equal(state.synced, true);
+  assert.equal(state.phase, 'waiting');
+  assert.equal(state.resourceVersion, null);
+  assert.deepEqual(steps, [{ type: 'wait', ms: 30_000 }]);
+  assert.equal(checkStreamClock(state, timing, 10_000_000), 'ok', 'a waiting absent kind is never stalled');
+  const again = advanceStream(state, { type: 'waited' }, timing, 30_005, 0.5);
+  assert.deepEqual(again.step, { type: 'list' });
+  const quick = advanceStream(initialStreamState(0), { type: 'absent' }, { ...timing, absentRecheckMs: 200 }, 1, 0.5);
+  assert.deepEqual(quick.step, { type: 'wait', ms: 200 });
+});

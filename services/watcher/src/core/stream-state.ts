@@ -8,6 +8,8 @@ export interface StreamTiming {
   readonly relistMs: number;
   /** Watch lifetime bound, randomised 1×–2× per request. */
   readonly watchTimeoutSeconds: number;
+  /** How often a kind whose API the server does not serve (its CRD not installed) is looked for again; 30 s. */
+  readonly absentRecheckMs?: number;
 }
 
 /** Why a list or watch stopped short. Each class has one fixed response (see `advanceStream`). */
@@ -58,6 +60,8 @@ export interface StreamState {
 /** Input to the stream state machine. */
 export type StreamInput =
   | { readonly type: 'listed'; readonly resourceVersion: string }
+  /** The server does not serve the kind (404 on its list): it has no objects, and is looked for again later. */
+  | { readonly type: 'absent' }
   | { readonly type: 'alive' }
   /** The stream was held back by the bus (backpressure): the stall bound starts again, freshness does not. */
   | { readonly type: 'resumed' }
@@ -104,6 +108,19 @@ export function advanceStream(
       };
       return watchFrom(next, input.resourceVersion, timing, now, random);
     }
+    case 'absent':
+      return {
+        state: {
+          ...state,
+          phase: 'waiting',
+          resourceVersion: null,
+          synced: true,
+          lastFreshAt: now,
+          lastListAt: now,
+          failures: 0,
+        },
+        step: { type: 'wait', ms: timing.absentRecheckMs ?? 30_000 },
+      };
     case 'alive':
       return { state: { ...state, lastFreshAt: now }, step: null };
     case 'resumed':

@@ -11,7 +11,27 @@ test('namespace scope: all-but-kube-system is one cluster-wide stream per kind w
   const streams = planWatchStreams(WATCHED_KINDS, 'all-except-kube-system', 'portolan.dev/tls=true');
   assert.deepEqual(
     streams.map((s) => s.id),
-    ['Ingress', 'IngressClass', 'Service', 'EndpointSlice', 'Secret', 'Node'],
+    [
+      'Ingress',
+      'IngressClass',
+      'Service',
+      'EndpointSlice',
+      'Secret',
+      'Node',
+      'Namespace',
+      'GatewayClass',
+      'Gateway',
+      'HTTPRoute',
+      'TLSRoute',
+      'ReferenceGrant',
+    ],
+  );
+  assert.equal(
+    streamRequestPath(
+      streams.find((s) => s.id === 'HTTPRoute')!,
+      { type: 'list', limit: 5 },
+    ),
+    '/apis/gateway.networking.k8s.io/v1/httproutes?fieldSelector=metadata.namespace%21%3Dkube-system&limit=5',
   );
   const secret = streams.find((s) => s.id === 'Secret')!;
   assert.equal(secret.fieldSelector, 'type=kubernetes.io/tls,metadata.namespace!=kube-system');

@@ -450,6 +450,36 @@ export enum KubeKind {
    * @generated from enum value: KUBE_KIND_NODE = 6;
    */
   NODE = 6,
+
+  /**
+   * @generated from enum value: KUBE_KIND_NAMESPACE = 7;
+   */
+  NAMESPACE = 7,
+
+  /**
+   * @generated from enum value: KUBE_KIND_GATEWAY_CLASS = 8;
+   */
+  GATEWAY_CLASS = 8,
+
+  /**
+   * @generated from enum value: KUBE_KIND_GATEWAY = 9;
+   */
+  GATEWAY = 9,
+
+  /**
+   * @generated from enum value: KUBE_KIND_HTTP_ROUTE = 10;
+   */
+  HTTP_ROUTE = 10,
+
+  /**
+   * @generated from enum value: KUBE_KIND_TLS_ROUTE = 11;
+   */
+  TLS_ROUTE = 11,
+
+  /**
+   * @generated from enum value: KUBE_KIND_REFERENCE_GRANT = 12;
+   */
+  REFERENCE_GRANT = 12,
 }
 
 /**

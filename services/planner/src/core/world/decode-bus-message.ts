@@ -72,6 +72,12 @@ const kinds: Readonly<Record<number, KubeKind>> = {
   [ProtoKind.ENDPOINT_SLICE]: 'EndpointSlice',
   [ProtoKind.SECRET]: 'Secret',
   [ProtoKind.NODE]: 'Node',
+  [ProtoKind.NAMESPACE]: 'Namespace',
+  [ProtoKind.GATEWAY_CLASS]: 'GatewayClass',
+  [ProtoKind.GATEWAY]: 'Gateway',
+  [ProtoKind.HTTP_ROUTE]: 'HTTPRoute',
+  [ProtoKind.TLS_ROUTE]: 'TLSRoute',
+  [ProtoKind.REFERENCE_GRANT]: 'ReferenceGrant',
 };
 const eventTypes = {
   [KubeEventType.ADDED]: 'ADDED',

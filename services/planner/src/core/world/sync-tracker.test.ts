@@ -31,3 +31,19 @@ test('an appliance is synced only once every kind of every cluster it serves has
   for (const k of kinds) t.noteMarker(marker('b', k));
   assert.equal(t.isApplianceSynced('both'), true);
 });
+
+test('a kind beyond the first six is needed once its watcher has begun listing it, and not before', () => {
+  const t = new SyncTracker(config);
+  for (const k of kinds) t.noteMarker(marker('a', k));
+  assert.equal(t.isApplianceSynced('only-a'), true, 'an archive with no Gateway API markers syncs as before');
+  t.noteMarker(marker('a', 'HTTPRoute', 0, 2));
+  assert.equal(t.isApplianceSynced('only-a'), false, 'HTTPRoute has begun listing and is not complete');
+  t.noteMarker(marker('a', 'HTTPRoute', 1, 2));
+  assert.equal(t.isApplianceSynced('only-a'), true);
+  t.noteMarker({ ...marker('a', 'Gateway', 0, 2), generation: 2 });
+  assert.equal(t.isApplianceSynced('only-a'), false, 'Gateway has begun listing');
+  t.noteMarker(marker('a', 'Namespace'));
+  assert.equal(t.isApplianceSynced('only-a'), false, 'Gateway is still one chunk short');
+  t.noteMarker({ ...marker('a', 'Gateway', 1, 2), generation: 2 });
+  assert.equal(t.isApplianceSynced('only-a'), true);
+});

@@ -1,5 +1,4 @@
 import type { KubeKind, KubeListMarker } from '@portolan/kube-model';
-import { KUBE_KINDS } from '@portolan/kube-model';
 import type { ApplianceConfig, ClusterConfig } from '@portolan/fleet-config';
 
 /** The fleet-config parts the sync gate reads: which clusters each appliance serves. */
@@ -9,12 +8,21 @@ export interface SyncScope {
 }
 
 /**
+ * The kinds every watcher has followed from the start. A cluster needs all of them listed, and also every other kind
+ * (Namespace, the Gateway API) whose watcher has begun listing it: a list marker of the kind has arrived. Archives
+ * written before those kinds existed hold no marker of them, so their replay syncs as it did.
+ */
+const BASE_KINDS: readonly KubeKind[] = ['Ingress', 'IngressClass', 'Service', 'EndpointSlice', 'Secret', 'Node'];
+
+/**
  * Which clusters have completed a full list of every kind (never plan from a partial world). A kind is
  * synced once all chunks of one list-marker generation have arrived; it stays synced (a later failing list leaves
  * the last complete world in place, which is the fail-static behaviour). Mutable: it folds markers as they arrive.
  */
 export class SyncTracker {
   private readonly synced = new Map<string, Set<KubeKind>>();
+  /** Per cluster, the kinds beyond BASE_KINDS whose list markers have begun to arrive. */
+  private readonly begun = new Map<string, Set<KubeKind>>();
   private readonly chunks = new Map<string, Set<number>>();
   private readonly servedBy: ReadonlyMap<string, readonly string[]>;
 
@@ -25,6 +33,11 @@ export class SyncTracker {
 
   /** Records one marker chunk. */
   noteMarker(marker: KubeListMarker): void {
+    if (!BASE_KINDS.includes(marker.kind)) {
+      const begun = this.begun.get(marker.cluster) ?? new Set<KubeKind>();
+      begun.add(marker.kind);
+      this.begun.set(marker.cluster, begun);
+    }
     const key = `${marker.cluster}/${marker.kind}/${marker.generation}`;
     const seen = this.chunks.get(key) ?? new Set<number>();
     seen.add(marker.chunkIndex);
@@ -39,7 +52,9 @@ export class SyncTracker {
   /** Whether a cluster has completed a list of every kind. */
   isClusterSynced(cluster: string): boolean {
     const kinds = this.synced.get(cluster);
-    return kinds !== undefined && KUBE_KINDS.every((k) => kinds.has(k));
+    if (kinds === undefined || !BASE_KINDS.every((k) => kinds.has(k))) return false;
+    for (const k of this.begun.get(cluster) ?? []) if (!kinds.has(k)) return false;
+    return true;
   }
 
   /** Whether every cluster an appliance serves is synced. */
