@@ -33,8 +33,47 @@ export type ListenAddress =
 /** Protocol a virtual service accepts. `tls-passthrough` routes by SNI without decrypting. */
 export type ListenProtocol = 'http' | 'https' | 'tls-passthrough';
 
-/** Ingress path match kind after normalisation (ImplementationSpecific is planned as Prefix). */
-export type PathMatch = 'Exact' | 'Prefix';
+/**
+ * Path match kind: Exact and Prefix from Ingress (ImplementationSpecific is planned as Prefix) and HTTPRoute; Regex
+ * from an HTTPRoute's RegularExpression path (a POSIX extended expression matched against the whole path).
+ */
+export type PathMatch = 'Exact' | 'Prefix' | 'Regex';
+
+/** A header or query parameter condition of an HTTPRoute match. Header names compare case-insensitively. */
+export interface ValueMatch {
+  readonly name: string;
+  readonly type: 'Exact' | 'Regex';
+  readonly value: string;
+}
+
+/** Header edits of a RequestHeaderModifier or ResponseHeaderModifier filter, each list sorted by name. */
+export interface HeaderEdits {
+  readonly set: readonly { readonly name: string; readonly value: string }[];
+  readonly add: readonly { readonly name: string; readonly value: string }[];
+  readonly remove: readonly string[];
+}
+
+/** A path rewrite: the whole path, or the part the route's Prefix matched. */
+export interface PathRewrite {
+  readonly type: 'ReplaceFullPath' | 'ReplacePrefixMatch';
+  readonly value: string;
+}
+
+/** What an HTTPRoute rule's filters do to a request it matches (at most one redirect or rewrite). */
+export interface RouteFilters {
+  readonly requestHeaders?: HeaderEdits;
+  readonly responseHeaders?: HeaderEdits;
+  /** Answer with a redirect instead of proxying; unset parts keep the request's. */
+  readonly redirect?: {
+    readonly scheme?: string;
+    readonly hostname?: string;
+    readonly port?: number;
+    readonly path?: PathRewrite;
+    readonly statusCode: number;
+  };
+  /** Rewrite the request before proxying it. */
+  readonly rewrite?: { readonly hostname?: string; readonly path?: PathRewrite };
+}
 
 /** One routing entry: host (exact, `*.suffix`, or '' for any) and path to a pool. */
 export interface Route {
@@ -51,6 +90,25 @@ export interface Route {
    * proxied to `pool` (per-route ssl-redirect on a listener shared with plain-http Ingresses). Absent: proxy.
    */
   readonly redirectToHttpsPort?: number;
+  /**
+   * Optional (HTTPRoute): the route's place among the routes of its host, 0 first, by the Gateway API's precedence
+   * (path kind and length, method, header and query matches, route age and name, rule order). Routes that carry it
+   * are ordered by it within their host, not by path; a virtual service holds routes of one API only.
+   */
+  readonly order?: number;
+  /** Optional (HTTPRoute): every header listed must match. */
+  readonly headers?: readonly ValueMatch[];
+  /** Optional (HTTPRoute): every query parameter listed must match. */
+  readonly queryParams?: readonly ValueMatch[];
+  /** Optional (HTTPRoute): the request method, upper case. */
+  readonly method?: string;
+  /** Optional (HTTPRoute): the rule's filters. */
+  readonly filters?: RouteFilters;
+  /**
+   * Optional (HTTPRoute): answer with this status instead of proxying (500 when none of the rule's backends is
+   * usable, as the specification asks); `pool` is then ''.
+   */
+  readonly fixedStatus?: number;
 }
 
 /** A listening service on the appliance: one per (address, port) after sharing rules. */

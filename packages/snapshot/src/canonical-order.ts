@@ -19,8 +19,10 @@ export function refKey(ref: ObjectRef): string {
 }
 
 /** Route precedence: exact hosts, then wildcards, then any host; per host longer paths first, Exact before Prefix. */
-export function routeSortKey(r: Pick<Route, 'host' | 'path' | 'match'>): string {
+export function routeSortKey(r: Pick<Route, 'host' | 'path' | 'match' | 'order'>): string {
   const rank = r.host === '' ? 2 : r.host.startsWith('*.') ? 1 : 0;
+  // An HTTPRoute's routes come in the order the planner computed for their host.
+  if (r.order !== undefined) return `${rank}\u0000${r.host}\u0000~${String(r.order).padStart(6, '0')}`;
   const length = String(99999 - r.path.length).padStart(5, '0');
   return `${rank}\u0000${r.host}\u0000${length}\u0000${r.match === 'Exact' ? 0 : 1}\u0000${r.path}`;
 }
