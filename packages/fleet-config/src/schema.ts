@@ -110,6 +110,11 @@ const appliance = z
     group: name.optional(),
     /** IngressClass spec.controller values this appliance answers. */
     ingressControllers: z.array(z.string().min(1)).min(1).default(['portolan.dev/ingress-controller']),
+    /**
+     * GatewayClass spec.controllerName values this appliance answers; `portolan.dev/gateway-controller` when unset.
+     * No default here, so the config hash of fleets that do not set it is unchanged.
+     */
+    gatewayControllers: z.array(z.string().min(1)).min(1).optional(),
     /** Clusters whose objects this appliance serves; omitted means all. */
     clusters: z.array(name).optional(),
     backendMode: z.enum(['endpoints', 'nodeport']).default('endpoints'),

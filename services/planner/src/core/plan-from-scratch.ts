@@ -41,5 +41,6 @@ function wholeWorld(world: WorldView): DirtySet {
     for (const svc of world.services(cluster))
       services.add(serviceKey(cluster, svc.metadata.namespace, svc.metadata.name));
   }
-  return { ingresses, services, nodeClusters: new Set(world.clusterNames()) };
+  const clusters = new Set(world.clusterNames());
+  return { ingresses, services, nodeClusters: clusters, gatewayClusters: clusters };
 }

@@ -69,6 +69,7 @@ export class Planner {
   private readonly dirtyIngresses = new Map<string, DirtyIngress>();
   private readonly dirtyServices = new Set<string>();
   private readonly dirtyNodes = new Set<string>();
+  private readonly dirtyGateways = new Set<string>();
   private version = 0;
   /** Per cluster: the safety rule's limits (the strictest of the appliances serving it; null when none does). */
   private readonly policies = new Map<string, RemovalPolicy | null>();
@@ -176,13 +177,18 @@ export class Planner {
 
   /** Whether events are waiting to be planned. */
   get hasDirty(): boolean {
-    return this.dirtyIngresses.size + this.dirtyServices.size + this.dirtyNodes.size > 0;
+    return this.dirtyIngresses.size + this.dirtyServices.size + this.dirtyNodes.size + this.dirtyGateways.size > 0;
   }
 
   /** Plans what changed since the last call; returns only appliances whose snapshot root changed. */
   planDirty(): PlannedAppliance[] {
     // One set of dirty collections serves every plan (engines read them during plan() and keep nothing).
-    const dirty = { ingresses: this.dirtyIngresses, services: this.dirtyServices, nodeClusters: this.dirtyNodes };
+    const dirty = {
+      ingresses: this.dirtyIngresses,
+      services: this.dirtyServices,
+      nodeClusters: this.dirtyNodes,
+      gatewayClusters: this.dirtyGateways,
+    };
     this.version++;
     const out: PlannedAppliance[] = [];
     try {
@@ -195,6 +201,7 @@ export class Planner {
       if (this.dirtyIngresses.size > 0) this.dirtyIngresses.clear();
       if (this.dirtyServices.size > 0) this.dirtyServices.clear();
       if (this.dirtyNodes.size > 0) this.dirtyNodes.clear();
+      if (this.dirtyGateways.size > 0) this.dirtyGateways.clear();
     }
     return out;
   }
@@ -231,6 +238,7 @@ export class Planner {
         break;
       case 'Secret':
         for (const k of this.bySecret.get(serviceKey(c.cluster, c.namespace, c.name)) ?? []) this.markIngress(k);
+        this.dirtyGateways.add(c.cluster);
         break;
       case 'Service':
         this.dirtyServices.add(serviceKey(c.cluster, c.namespace, c.name));
@@ -245,6 +253,9 @@ export class Planner {
       case 'Node':
         this.dirtyNodes.add(c.cluster);
         break;
+      default:
+        // Namespace and the Gateway API kinds: the cluster's Gateway translation is redone.
+        this.dirtyGateways.add(c.cluster);
     }
   }
 

@@ -1,3 +1,5 @@
+import type { JsonValue } from '@portolan/kube-model';
+
 /**
  * Gateway API objects as the Gateway translation reads them: the fields it uses, already decoded, with the defaults
  * the CRD schema applies filled in (path match PathPrefix "/", backendRef weight 1, group "" and kind Service,
@@ -44,6 +46,10 @@ export interface GatewayInput {
   readonly namespace: string;
   readonly name: string;
   readonly generation: number;
+  /** RFC 3339: the older Gateway keeps an address and port two of them ask for. */
+  readonly creationTimestamp?: string;
+  /** The IP addresses asked for in spec.addresses; empty: the appliance's default address. */
+  readonly addresses?: readonly string[];
   readonly gatewayClassName: string;
   readonly listeners: readonly ListenerInput[];
 }
@@ -83,11 +89,17 @@ export interface BackendReference extends ObjectReference {
   readonly weight: number;
 }
 
+/** One filter of a rule as the object spells it. */
+export interface RouteFilterInput {
+  readonly type: string;
+  readonly [field: string]: JsonValue;
+}
+
 export interface HttpRouteRule {
   readonly matches: readonly HttpRouteMatch[];
   readonly backendRefs: readonly BackendReference[];
-  /** Filters as written (their types decide what a driver must support). */
-  readonly filters: readonly { readonly type: string }[];
+  /** Filters as written: the type, and the fields of its configuration (e.g. `requestRedirect`). */
+  readonly filters: readonly RouteFilterInput[];
 }
 
 export interface HttpRouteInput {

@@ -13,6 +13,8 @@ export interface DirtySet {
   readonly services: ReadonlySet<string>;
   /** Clusters whose Nodes changed (NodePort mode). */
   readonly nodeClusters: ReadonlySet<string>;
+  /** Clusters where a Gateway API object, a Namespace or a Secret changed: their Gateway translation is redone. */
+  readonly gatewayClusters: ReadonlySet<string>;
 }
 
 /** The key of a Service in dirty sets and indexes. */

@@ -7,6 +7,7 @@ import { CertificateStage } from './certificate-stage.ts';
 import { ClaimStage } from './claim-stage.ts';
 import { ConditionStage } from './condition-stage.ts';
 import { DefaultBackendStage } from './default-backend-stage.ts';
+import { GatewayStage } from './gateway-stage.ts';
 import { IntentStage } from './intent-stage.ts';
 import { ListenerStage } from './listener-stage.ts';
 import { PlanWork } from './plan-work.ts';
@@ -18,7 +19,8 @@ import { VirtualServiceStage } from './virtual-service-stage.ts';
 
 /**
  * Plans one appliance in Ingress mode by running its stages in order over what changed: intents → listeners →
- * claims → routes → default backends → TLS → virtual services → certificates → pools → conditions. Each stage keeps
+ * claims → routes → default backends → TLS → virtual services → certificates → pools → conditions → the Gateway
+ * API (whose listeners keep off the addresses and ports Ingress listeners hold). Each stage keeps
  * its own indexes, so an event revisits only what depends on it (an endpoint change re-resolves the pools of its
  * Service; an Ingress edit re-claims its own routes; a contest is decided again only when a claim on it changes).
  * Output goes straight to a SnapshotEncoder, so a commit costs the size of the change. A new engine fed the whole
@@ -30,6 +32,7 @@ export class ApplianceEngine {
   readonly encoder: SnapshotEncoder;
   private readonly stages: readonly Stage[];
   private readonly pools: PoolStage;
+  private readonly gateways: GatewayStage;
   /** Reused by every plan (the stages' work lists), so an endpoint change allocates none of its collections. */
   private readonly work = new PlanWork();
 
@@ -46,6 +49,7 @@ export class ApplianceEngine {
     const defaults = new DefaultBackendStage(ctx);
     const tls = new TlsStage(ctx);
     this.pools = new PoolStage(ctx);
+    this.gateways = new GatewayStage(ctx, listeners);
     // The order is the data flow: a stage reads only what the stages before it decided in this pass.
     this.stages = [
       intents,
@@ -58,14 +62,15 @@ export class ApplianceEngine {
       new CertificateStage(ctx, tls),
       this.pools,
       new ConditionStage(ctx, intents, listeners, this.pools),
+      this.gateways,
     ];
   }
 
   /** Whether a dirty set can change this appliance at all (cheap: lets the planner skip untouched appliances). */
   isAffected(dirty: DirtySet): boolean {
-    if (this.encoder.root === null || dirty.ingresses.size > 0) return true;
+    if (this.encoder.root === null || dirty.ingresses.size > 0 || dirty.gatewayClusters.size > 0) return true;
     if (this.profile.backendMode === 'nodeport' && dirty.nodeClusters.size > 0) return true;
-    for (const svc of dirty.services) if (this.pools.follows(svc)) return true;
+    for (const svc of dirty.services) if (this.pools.follows(svc) || this.gateways.follows(svc)) return true;
     return false;
   }
 

@@ -12,6 +12,8 @@ export interface ApplianceProfile {
   readonly driver: DriverKind;
   /** IngressClass `spec.controller` values this appliance answers. */
   readonly controllers: readonly string[];
+  /** GatewayClass controllerName values this appliance answers, sorted. */
+  readonly gatewayControllers: readonly string[];
   /** Legacy `kubernetes.io/ingress.class` values answered without an IngressClass object (vTM: "vtm"). */
   readonly legacyClassValues: readonly string[];
   /** Clusters served; null = all. */
@@ -47,6 +49,9 @@ export interface ApplianceProfile {
   readonly defaultMonitor: Monitor | null;
 }
 
+/** The GatewayClass controllerName an appliance answers when its fleet config names none. */
+export const GATEWAY_CONTROLLER = 'portolan.dev/gateway-controller';
+
 /** Derives the planning profile of an appliance from its (validated) fleet-config entry. */
 export function profileFromConfig(a: ApplianceConfig): ApplianceProfile {
   const vtm = a.driver === 'vtm';
@@ -57,6 +62,7 @@ export function profileFromConfig(a: ApplianceConfig): ApplianceProfile {
     controllers: vtm
       ? [...new Set([...a.ingressControllers, VTM_CONTROLLER])].sort()
       : [...new Set(a.ingressControllers)].sort(),
+    gatewayControllers: [...new Set(a.gatewayControllers ?? [GATEWAY_CONTROLLER])].sort(),
     legacyClassValues: vtm ? ['vtm'] : lm ? ['kempLB'] : [],
     clusters: a.clusters === undefined ? null : [...a.clusters].sort(),
     backendMode: a.backendMode,

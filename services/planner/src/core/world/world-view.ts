@@ -1,4 +1,7 @@
 import type {
+  GatewayKind,
+  TrimmedGatewayObject,
+  TrimmedNamespace,
   TrimmedEndpointSlice,
   TrimmedIngress,
   TrimmedIngressClass,
@@ -20,6 +23,9 @@ export interface WorldView {
   slicesOfService(cluster: string, namespace: string, service: string): readonly TrimmedEndpointSlice[];
   secret(cluster: string, namespace: string, name: string): TrimmedSecret | undefined;
   nodes(cluster: string): Iterable<TrimmedNode>;
+  /** The objects of one Gateway API kind in a cluster. */
+  gatewayObjects<K extends GatewayKind>(cluster: string, kind: K): Iterable<TrimmedGatewayObject<K>>;
+  namespace(cluster: string, name: string): TrimmedNamespace | undefined;
   /** Why an appliance refused this object (its own check; see World.refuse), or null: it is left out of that plan. */
   refusalOf(
     appliance: string,

@@ -2,9 +2,12 @@ import type {
   KubeKind,
   KubeListMarker,
   KubeWatchEvent,
+  GatewayKind,
   TrimmedEndpointSlice,
+  TrimmedGatewayObject,
   TrimmedIngress,
   TrimmedIngressClass,
+  TrimmedNamespace,
   TrimmedNode,
   TrimmedObject,
   TrimmedObjectOf,
@@ -377,5 +380,13 @@ export class World implements WorldView {
 
   nodes(cluster: string): Iterable<TrimmedNode> {
     return this.list(cluster, 'Node');
+  }
+
+  gatewayObjects<K extends GatewayKind>(cluster: string, kind: K): Iterable<TrimmedGatewayObject<K>> {
+    return this.list(cluster, kind) as Iterable<TrimmedGatewayObject<K>>;
+  }
+
+  namespace(cluster: string, name: string): TrimmedNamespace | undefined {
+    return this.get(cluster, 'Namespace', '', name);
   }
 }
