@@ -1,0 +1,116 @@
+// A weighted canary through the Gateway API, end to end: kubectl applies a GatewayClass, a Gateway and a 90/10
+// HTTPRoute; the watcher, planner and applier put them on HAProxy; requests sent through it split as the weights
+// say, and moving the weights moves the split with no reload.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { freePort } from '@portolan/infra';
+import { startPipeline, type Pipeline } from './pipeline-harness.ts';
+import { endpointSlice, namespace, service } from './manifests.ts';
+import { eventually } from './eventually.ts';
+import { sendRequest } from './http-client.ts';
+
+const ns = 'shop';
+const pods = { stable: ['127.0.23.1', '127.0.23.2'], next: ['127.0.23.3'] };
+const REQUESTS = 1000;
+let p: Pipeline;
+let gatewayPort: number;
+
+const gateway = (port: number): string => `---
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: { name: portolan }
+spec: { controllerName: portolan.dev/gateway-controller }
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: { name: shared, namespace: ${ns} }
+spec:
+  gatewayClassName: portolan
+  listeners:
+    - { name: http, port: ${port}, protocol: HTTP }
+`;
+
+const canary = (stable: number, next: number): string => `---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: { name: canary, namespace: ${ns} }
+spec:
+  parentRefs: [{ name: shared }]
+  hostnames: [shop.example.com]
+  rules:
+    - backendRefs:
+        - { name: stable, port: 80, weight: ${stable} }
+        - { name: next, port: 80, weight: ${next} }
+`;
+
+before(async () => {
+  p = await startPipeline({
+    appliances: [
+      {
+        name: 'edge',
+        driver: 'haproxy',
+        ingressControllers: ['portolan.dev/ingress-controller'],
+        replicas: ['edge-a', 'edge-b'],
+      },
+    ],
+    echoAddresses: [...pods.stable, ...pods.next],
+  });
+  gatewayPort = await freePort();
+  await p.apply(
+    [
+      namespace(ns),
+      service(ns, 'stable', p.echoPort),
+      service(ns, 'next', p.echoPort),
+      endpointSlice(ns, 'stable', pods.stable, p.echoPort),
+      endpointSlice(ns, 'next', pods.next, p.echoPort),
+      gateway(gatewayPort),
+      canary(90, 10),
+    ].join(''),
+  );
+});
+after(async () => {
+  await p?.stop();
+});
+
+const context = (): string => p.diagnostics();
+
+/** The share of `n` requests the stable pods answered (every request must be answered by a pod). */
+async function stableShare(n = REQUESTS): Promise<number> {
+  let stable = 0;
+  for (let i = 0; i < n; i++) {
+    const r = await sendRequest(gatewayPort, 'shop.example.com', `/item/${i}`);
+    assert.ok(r.echo !== null, `request ${i} answered ${r.status} by no pod`);
+    if (pods.stable.includes(r.echo.address)) stable++;
+    else assert.ok(pods.next.includes(r.echo.address), r.echo.address);
+  }
+  return stable / n;
+}
+
+test('a 90/10 HTTPRoute splits 1,000 requests within 3 % of its weights', async () => {
+  await eventually(
+    'the route to be served',
+    async () => {
+      const r = await sendRequest(gatewayPort, 'shop.example.com', '/');
+      assert.ok(r.echo !== null, `status ${r.status}`);
+    },
+    { context, timeoutMs: 60_000 },
+  );
+  const share = await stableShare();
+  process.stdout.write(`# stable share at 90/10: ${(share * 100).toFixed(1)} %\n`);
+  assert.ok(Math.abs(share - 0.9) <= 0.03, `stable answered ${(share * 100).toFixed(1)} %`);
+  const other = await sendRequest(gatewayPort, 'other.example.com', '/');
+  assert.equal(other.status, 404, 'a host no route names is not served');
+});
+
+test('moving the weights to 50/50 moves the split, with no HAProxy reload', async () => {
+  const reloads = await p.haproxyReloads();
+  await p.apply(canary(50, 50));
+  await eventually('the new weights to be applied', async () => assert.ok((await stableShare(100)) < 0.7), {
+    context,
+    timeoutMs: 30_000,
+  });
+  const share = await stableShare();
+  process.stdout.write(`# stable share at 50/50: ${(share * 100).toFixed(1)} %\n`);
+  assert.ok(Math.abs(share - 0.5) <= 0.03, `stable answered ${(share * 100).toFixed(1)} %`);
+  assert.equal(await p.haproxyReloads(), reloads, 'a weight change must not reload HAProxy');
+});
