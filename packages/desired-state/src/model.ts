@@ -213,6 +213,12 @@ export interface ObjectCondition {
   /** Stable CamelCase reason, e.g. `SecretNotFound`, `HostConflict`. */
   readonly reason: string;
   readonly message: string;
+  /**
+   * Optional (Gateway API objects, on their Accepted or Rejected line): the status this appliance's controller
+   * gives the object, shaped as the specification's status (conditions with observedGeneration, listeners,
+   * route parents), without lastTransitionTime and addresses, which the writer adds.
+   */
+  readonly status?: JsonObject;
 }
 
 /** Everything one appliance should carry. */

@@ -6,7 +6,14 @@ import type {
   Route,
   VirtualService,
 } from '@portolan/desired-state';
-import { attachHttpRoute, type AttachContext, type ManagedGateway, type ParentStatus } from './attach.ts';
+import {
+  attachedRouteCounts,
+  attachHttpRoute,
+  type AttachContext,
+  type ManagedGateway,
+  type ParentStatus,
+} from './attach.ts';
+import { classCondition, gatewayConditions, gatewayOf, routeConditions } from './gateway-status.ts';
 import { cond, judgeListeners, type JudgedListener, type SecretCheck } from './listeners.ts';
 import { compareEntries, routeEntries, type RouteEntry } from './precedence.ts';
 import { ReferenceGrants } from './reference-grants.ts';
@@ -80,9 +87,10 @@ interface PortClaim {
  * virtual service holds, or that an older Gateway holds, is not accepted (`PortUnavailable`). Pure.
  */
 export function planGateways(input: GatewayPlanInput): GatewayPlan {
-  const classes = new Set(input.classes.filter((c) => input.controllers.includes(c.controllerName)).map((c) => c.name));
+  const ours = input.classes.filter((c) => input.controllers.includes(c.controllerName));
+  const classes = new Map(ours.map((c) => [c.name, c.controllerName] as const));
   const grants = new ReferenceGrants(input.grants);
-  const conditions: ObjectCondition[] = [];
+  const conditions: ObjectCondition[] = ours.map((c) => classCondition(input.cluster, c));
   const claims = new Map<string, PortClaim>();
   const managed = new Map<string, ManagedGateway>();
   const gateways = input.gateways
@@ -91,7 +99,6 @@ export function planGateways(input: GatewayPlanInput): GatewayPlan {
   for (const gw of gateways) {
     const judged = judgeListeners(gw, grants, input.secretProblem).map((l) => claimPort(gw, l, claims, input));
     managed.set(`${gw.namespace}/${gw.name}`, { gateway: gw, listeners: judged });
-    conditions.push(...gatewayConditions(input.cluster, gw, judged));
   }
   const ctx: AttachContext = {
     gateways: managed,
@@ -101,12 +108,15 @@ export function planGateways(input: GatewayPlanInput): GatewayPlan {
   };
   const entries = new Map<string, { entry: RouteEntry; route: Route }[]>();
   const pools: GatewayPoolSpec[] = [];
+  const attached: ParentStatus[][] = [];
   for (const route of input.routes) {
     const statuses = attachHttpRoute(route, ctx);
     if (statuses.length === 0) continue;
     const translated = translateRoute(input, route, grants);
-    conditions.push(...routeConditions(input.cluster, route, statuses, translated.refusal));
+    const controllerOf = (s: ParentStatus): string => classes.get(gatewayOf(managed, route, s).gatewayClassName) ?? '';
+    conditions.push(...routeConditions(input.cluster, route, statuses, translated.refusal, controllerOf));
     if (translated.refusal !== null) continue;
+    attached.push(statuses);
     pools.push(...translated.pools);
     for (const s of statuses)
       for (const a of s.attachments) {
@@ -117,6 +127,9 @@ export function planGateways(input: GatewayPlanInput): GatewayPlan {
         entries.set(vsName(claim.address, claim.port), list);
       }
   }
+  const counts = attachedRouteCounts(attached);
+  for (const { gateway: gw, listeners } of managed.values())
+    conditions.push(...gatewayConditions(input.cluster, gw, listeners, counts));
   return {
     virtualServices: [...claims.values()].map((c) => virtualService(input.cluster, c, entries)),
     pools,
@@ -285,43 +298,6 @@ function certificates(input: GatewayPlanInput, claims: ReadonlyMap<string, PortC
         out.set(name, held);
       }
   return [...out.values()].map(({ c, hosts }) => ({ ...c, hosts: [...hosts].sort() }));
-}
-
-function gatewayConditions(cluster: string, gw: GatewayInput, listeners: readonly JudgedListener[]): ObjectCondition[] {
-  const object: ObjectRef = { cluster, kind: 'Gateway', namespace: gw.namespace, name: gw.name };
-  const out: ObjectCondition[] = [];
-  for (const l of listeners)
-    for (const c of l.conditions)
-      if (!l.usable && c.status === 'False' && c.type !== 'Programmed')
-        out.push({ object, type: 'Warning', reason: c.reason, message: `listener ${l.listener.name}: ${c.message}` });
-  const usable = listeners.some((l) => l.usable);
-  out.push(
-    usable
-      ? { object, type: 'Accepted', reason: 'Accepted', message: 'Gateway accepted' }
-      : { object, type: 'Rejected', reason: 'ListenersNotValid', message: 'no listener of the Gateway is usable' },
-  );
-  return out;
-}
-
-function routeConditions(
-  cluster: string,
-  route: HttpRouteInput,
-  statuses: readonly ParentStatus[],
-  refusal: string | null,
-): ObjectCondition[] {
-  const object: ObjectRef = { cluster, kind: 'HTTPRoute', namespace: route.namespace, name: route.name };
-  if (refusal !== null) return [{ object, type: 'Rejected', reason: 'UnsupportedValue', message: refusal }];
-  const out: ObjectCondition[] = [];
-  const accepted = statuses.some((s) => s.conditions.some((c) => c.type === 'Accepted' && c.status === 'True'));
-  const first = statuses.flatMap((s) => s.conditions).find((c) => c.type === 'Accepted' && c.status === 'False');
-  out.push(
-    accepted
-      ? { object, type: 'Accepted', reason: 'Accepted', message: 'Route accepted' }
-      : { object, type: 'Rejected', reason: first?.reason ?? 'NoMatchingParent', message: first?.message ?? '' },
-  );
-  const refs = statuses.flatMap((s) => s.conditions).find((c) => c.type === 'ResolvedRefs' && c.status === 'False');
-  if (refs !== undefined) out.push({ object, type: 'Warning', reason: refs.reason, message: refs.message });
-  return out;
 }
 
 function compareAge(a: GatewayInput, b: GatewayInput): number {

@@ -76,7 +76,39 @@ test('a 90/10 HTTPRoute on a Gateway: one virtual service, one route, a pool who
   assert.ok(Math.abs(share(d, '10.1.') - 0.9) < 0.01, `v1 share ${share(d, '10.1.')}`);
   assert.deepEqual(
     summarize(d).filter((l) => /^(Accepted|Rejected|Warning)/.test(l)),
-    ['Accepted c1/infra/shared Accepted', 'Accepted c1/default/canary Accepted'],
+    ['Accepted c1/infra/shared Accepted', 'Accepted c1//portolan Accepted', 'Accepted c1/default/canary Accepted'],
+  );
+  const statusOf = (kind: string) => d.conditions.find((c) => c.object.kind === kind && c.status)?.status;
+  assert.deepEqual(statusOf('HTTPRoute'), {
+    parents: [
+      {
+        parentRef: { group: 'gateway.networking.k8s.io', kind: 'Gateway', namespace: 'infra', name: 'shared' },
+        controllerName: 'portolan.dev/gateway-controller',
+        conditions: [
+          { type: 'Accepted', status: 'True', reason: 'Accepted', message: 'Route accepted', observedGeneration: 0 },
+          {
+            type: 'ResolvedRefs',
+            status: 'True',
+            reason: 'ResolvedRefs',
+            message: 'All references resolved',
+            observedGeneration: 0,
+          },
+        ],
+      },
+    ],
+  });
+  const gw = statusOf('Gateway') as { conditions: { type: string; status: string }[]; listeners: unknown[] };
+  assert.deepEqual(
+    gw.conditions.map((c) => `${c.type}=${c.status}`),
+    ['Accepted=True', 'Programmed=True'],
+  );
+  const [listener] = gw.listeners as { name: string; attachedRoutes: number; supportedKinds: unknown[] }[];
+  assert.equal(listener?.attachedRoutes, 1);
+  assert.deepEqual(listener?.supportedKinds, [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute' }]);
+  const gc = statusOf('GatewayClass') as { conditions: { type: string }[] };
+  assert.deepEqual(
+    gc.conditions.map((c) => c.type),
+    ['Accepted', 'SupportedVersion'],
   );
 });
 
