@@ -6,12 +6,14 @@ import { renderHaproxyBundle, CONFIG_FILE, type HaproxyRenderOptions } from './c
 import { writeBundleFiles, writeCertificate } from './adapters/haproxy-config-files.ts';
 import { validateHaproxyConfig } from './adapters/validate-haproxy-config.ts';
 import { resolvePem } from './runtime-batch.ts';
+import { HaproxyRouteRefusedError } from './errors.ts';
+import type { HaproxyBundle } from './core/haproxy-bundle.ts';
 
 /**
  * `haproxy -c` on what `desired` renders to, in a scratch folder inside the configuration folder (certificates are
  * key material: they stay where the live ones are, owner-only, and the folder is removed after). Nothing running
  * is touched. A certificate whose Secret cannot be opened is left out, so HAProxy refuses its crt-list line and
- * the search that asks finds that Secret.
+ * the search that asks finds that Secret; a route the render refuses (`HaproxyRouteRefusedError`) is a refusal too.
  */
 export async function checkHaproxyConfiguration(
   desired: DesiredState,
@@ -19,9 +21,16 @@ export async function checkHaproxyConfiguration(
   binary: string,
   secrets: SecretResolver,
 ): Promise<ConfigCheck> {
+  let bundle: HaproxyBundle;
   const dir = await fs.mkdtemp(path.join(options.configDir, '.check-'));
   try {
-    const bundle = renderHaproxyBundle(desired, { ...options, configDir: dir });
+    try {
+      bundle = renderHaproxyBundle(desired, { ...options, configDir: dir });
+    } catch (error) {
+      // A route the render refuses is refused as HAProxy would refuse it: the search that asks finds its source.
+      if (error instanceof HaproxyRouteRefusedError) return { ok: false, message: error.message };
+      throw error;
+    }
     await writeBundleFiles(dir, bundle.files);
     for (const cert of bundle.certificates) {
       const pem = await resolvePem(secrets, cert.secret);

@@ -38,4 +38,4 @@ export {
   type RunningHaproxy,
 } from './adapters/start-haproxy.ts';
 export { validateHaproxyConfig, type ConfigValidation } from './adapters/validate-haproxy-config.ts';
-export { HaproxySocketError, HaproxyStartError, HaproxyProtocolError } from './errors.ts';
+export { HaproxySocketError, HaproxyStartError, HaproxyProtocolError, HaproxyRouteRefusedError } from './errors.ts';

@@ -4,6 +4,8 @@ import type { BundleFile, MapContent } from './haproxy-bundle.ts';
 import { type BackendMode, fileStem, frontendName } from './haproxy-names.ts';
 import { REDIRECT_VALUE_PREFIX, httpRoutingMaps, renderMapFile, sniRoutingMaps } from './routing-maps.ts';
 import { absolutePath, hostPort, section } from './config-text.ts';
+import { ruleHosts } from './rule-hosts.ts';
+import { type RouteRuleLines, type RuleListener, routeRuleLines } from './route-rules.ts';
 
 /** What rendering one listener needs to know about the rest of the bundle. */
 export interface FrontendContext {
@@ -55,7 +57,10 @@ export function renderFrontend(vs: VirtualService, ctx: FrontendContext): Render
     files.push({ path: crtList, content: lines.map((l) => `${l}\n`).join('') });
     bindLine = `${bind} ssl crt-list ${absolutePath(ctx.configDir, crtList)} alpn h2,http/1.1`;
   }
-  const maps = httpRoutingMaps(vs.routes, (pool) => ctx.backendOf(pool, 'http'));
+  const backendOf = (pool: string): string | null => ctx.backendOf(pool, 'http');
+  const hosts = ruleHosts(vs.routes);
+  const rules = hosts.size === 0 ? NO_RULES : routeRuleLines(vs.routes, hosts, listenerOf(vs), backendOf);
+  const maps = httpRoutingMaps(vs.routes, backendOf, hosts);
   const paths = { exact: `maps/${stem}.exact.map`, prefix: `maps/${stem}.prefix.map`, hosts: `maps/${stem}.hosts.map` };
   const mapContents: MapContent[] = [
     { path: paths.exact, entries: maps.exact },
@@ -74,17 +79,28 @@ export function renderFrontend(vs: VirtualService, ctx: FrontendContext): Render
       absolutePath(ctx.configDir, paths.prefix),
       absolutePath(ctx.configDir, paths.hosts),
     ),
+    ...rules.acls,
+    ...rules.request,
     ...routeRedirectLines(),
     ...(defaultBackend === null
       ? ['http-request return status 404 content-type text/plain string "no route\\n" if !routed']
       : []),
     `http-after-response set-header Server ${ctx.serverHeader}`,
+    ...rules.response,
     'use_backend %[var(txn.be)] if routed',
     ...(defaultBackend === null ? [] : [`default_backend ${defaultBackend}`]),
   ];
   for (const map of mapContents) files.push({ path: map.path, content: renderMapFile(map.entries) });
   return { text: section(header, lines), files, maps: mapContents };
 }
+
+/** The scheme and port a redirect keeps when its filter leaves them unset. */
+function listenerOf(vs: VirtualService): RuleListener {
+  return { protocol: vs.protocol === 'https' ? 'https' : 'http', port: vs.port };
+}
+
+/** A listener without rule hosts renders no rule lines (and exactly the map-only frontend). */
+const NO_RULES: RouteRuleLines = { acls: [], request: [], response: [] };
 
 /**
  * The lookup chain of `routing-maps.ts`: exact host (exact path, then longest prefix), then — unless that host

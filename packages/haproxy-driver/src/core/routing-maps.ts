@@ -30,12 +30,24 @@ export interface SniRoutingMaps {
 /** Resolves a pool name to its backend name; null when the pool is unknown (the route is then dropped). */
 export type BackendOf = (pool: string) => string | null;
 
-/** Builds the HTTP routing maps of one listener from its routes (already in precedence order). */
-export function httpRoutingMaps(routes: readonly Route[], backendOf: BackendOf): HttpRoutingMaps {
+/**
+ * Builds the HTTP routing maps of one listener from its routes (already in precedence order). The routes of
+ * `ruleHosts` are routed by frontend rules instead (`route-rules.ts`): only their host goes into the hosts map, so
+ * the lookup chain still resolves a request to its most specific host.
+ */
+export function httpRoutingMaps(
+  routes: readonly Route[],
+  backendOf: BackendOf,
+  ruleHosts: ReadonlySet<string> = new Set(),
+): HttpRoutingMaps {
   const exact = new EntryCollector();
   const prefix = new EntryCollector();
   const hosts = new EntryCollector();
   for (const route of routes) {
+    if (ruleHosts.has(route.host)) {
+      if (route.host !== '' && isMapToken(route.host)) hosts.add(route.host, route.host);
+      continue;
+    }
     const backend =
       route.redirectToHttpsPort === undefined ? backendOf(route.pool) : redirectTarget(route.redirectToHttpsPort);
     if (backend === null || !isMapToken(route.host) || !isMapToken(route.path)) continue;

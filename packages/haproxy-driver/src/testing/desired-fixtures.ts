@@ -36,6 +36,20 @@ export function route(host: string, path: string, match: Route['match'], poolNam
   return { host, path, match, pool: poolName, source: ingress };
 }
 
+const httpRoute: ObjectRef = { cluster: 'c1', kind: 'HTTPRoute', namespace: 'default', name: 'web-route' };
+
+/** A route from the `web-route` HTTPRoute at place `order` of its host, with HTTPRoute fields from `extra`. */
+export function gatewayRoute(
+  host: string,
+  path: string,
+  match: Route['match'],
+  poolName: string,
+  order: number,
+  extra: Partial<Route> = {},
+): Route {
+  return { host, path, match, pool: poolName, source: httpRoute, order, ...extra };
+}
+
 /** A listener on the appliance's default address. */
 export function service(
   name: string,
