@@ -123,12 +123,15 @@ export interface Reply {
   readonly certificateCn: string | null;
 }
 
-/** Sends GET `path` to 127.0.0.1:`port` with a Host header (and, for HTTPS, the same SNI unless `sni` is given). */
+/**
+ * Sends `path` (GET unless `method` says otherwise) to 127.0.0.1:`port` with a Host header (and, for HTTPS, the
+ * same SNI unless `sni` is given).
+ */
 export function request(
   port: number,
   host: string,
   requestPath: string,
-  extra: { tls?: boolean; sni?: string; headers?: Record<string, string> } = {},
+  extra: { tls?: boolean; sni?: string; headers?: Record<string, string>; method?: string } = {},
 ): Promise<Reply> {
   const tls = extra.tls === true;
   return new Promise((resolve, reject) => {
@@ -136,6 +139,7 @@ export function request(
       host: '127.0.0.1',
       port,
       path: requestPath,
+      method: extra.method ?? 'GET',
       headers: { host, ...extra.headers },
       agent: false as const,
       timeout: 5_000,
