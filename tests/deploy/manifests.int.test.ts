@@ -136,6 +136,12 @@ test('RBAC: each service may do only what it uses; Secrets are written only with
     'events:create',
     'events:list',
     'events:patch',
+    'gatewayclasses/status:patch',
+    'gatewayclasses:get',
+    'gateways/status:patch',
+    'gateways:get',
+    'httproutes/status:patch',
+    'httproutes:get',
     'ingresses/status:patch',
     'ingresses:get',
   ]);

@@ -100,6 +100,7 @@ function applierProbes(api: KubeApi, sim: KubeSim): Map<string, Probe> {
       () => api.patchIngressStatus(ns, 'web', ingress(sim).resourceVersion, [{ ip: '192.0.2.7' }]),
     ],
     [grant('', 'events', 'list'), () => api.findEvent(draft, ingress(sim).uid)],
+    ...gatewayStatusProbes(api, grant),
     [grant('', 'events', 'create'), () => api.createEvent(draft, ingress(sim).uid, 'rbac-probe', new Date())],
     [
       grant('', 'events', 'patch'),
@@ -110,12 +111,76 @@ function applierProbes(api: KubeApi, sim: KubeSim): Map<string, Probe> {
   ]);
 }
 
+const GATEWAY = 'gateway.networking.k8s.io';
+const gatewayObjects = [
+  { kind: 'GatewayClass' as const, resource: 'gatewayclasses', namespace: '' },
+  { kind: 'Gateway' as const, resource: 'gateways', namespace: ns },
+  { kind: 'HTTPRoute' as const, resource: 'httproutes', namespace: ns },
+];
+
+/** The applier's read of each Gateway API object it writes status on, and its status patch. */
+function gatewayStatusProbes(api: KubeApi, grant: (group: string, resource: string, verb: string) => string) {
+  return gatewayObjects.flatMap(({ kind, resource, namespace }): [string, Probe][] => {
+    const ref = { cluster: 'local', kind, namespace, name: 'probe' };
+    const read = async () => {
+      const o = await api.readGatewayStatus(ref);
+      if (o === null) throw new Error(`${kind} probe is gone`);
+      return o;
+    };
+    return [
+      [grant(GATEWAY, resource, 'get'), read],
+      [
+        grant(GATEWAY, `${resource}/status`, 'patch'),
+        async () => {
+          const { resourceVersion } = await readAsAdmin(kind);
+          await api.patchGatewayStatus(
+            ref,
+            resourceVersion,
+            kind === 'HTTPRoute' ? { parents: [] } : { conditions: [] },
+          );
+        },
+      ],
+    ];
+  });
+}
+
+let simForProbes: KubeSim | undefined;
+/** The probe object's resourceVersion, read with the admin token (so the patch probe needs only `patch`). */
+async function readAsAdmin(kind: string): Promise<{ resourceVersion: string }> {
+  const o = simForProbes!.objects.get({
+    apiVersion: `${GATEWAY}/v1`,
+    kind,
+    namespace: kind === 'GatewayClass' ? '' : ns,
+    name: 'probe',
+  });
+  return { resourceVersion: o?.metadata?.resourceVersion ?? '' };
+}
+
 /** Creates what the probes address and returns every probe by grant key. */
 export async function serviceProbes(
   sim: KubeSim,
   serviceAccountRoot: (service: 'watcher' | 'applier') => string,
 ): Promise<Map<string, Probe>> {
   sim.objects.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+  simForProbes = sim;
+  sim.objects.create({
+    apiVersion: `${GATEWAY}/v1`,
+    kind: 'GatewayClass',
+    metadata: { name: 'probe' },
+    spec: { controllerName: 'portolan.dev/gateway-controller' },
+  });
+  sim.objects.create({
+    apiVersion: `${GATEWAY}/v1`,
+    kind: 'Gateway',
+    metadata: { name: 'probe', namespace: ns },
+    spec: { gatewayClassName: 'probe', listeners: [{ name: 'http', port: 80, protocol: 'HTTP' }] },
+  });
+  sim.objects.create({
+    apiVersion: `${GATEWAY}/v1`,
+    kind: 'HTTPRoute',
+    metadata: { name: 'probe', namespace: ns },
+    spec: { parentRefs: [{ name: 'probe' }] },
+  });
   sim.objects.create({
     apiVersion: 'networking.k8s.io/v1',
     kind: 'Ingress',

@@ -114,3 +114,69 @@ test('moving the weights to 50/50 moves the split, with no HAProxy reload', asyn
   assert.ok(Math.abs(share - 0.5) <= 0.03, `stable answered ${(share * 100).toFixed(1)} %`);
   assert.equal(await p.haproxyReloads(), reloads, 'a weight change must not reload HAProxy');
 });
+
+test('the leader writes the status the specification asks for; kubectl describe shows it', async () => {
+  type Condition = { type: string; status: string; reason: string; lastTransitionTime?: string };
+  const get = async (what: string): Promise<{ status?: Record<string, unknown> }> =>
+    JSON.parse(await p.kubectl(['get', what, '-n', ns, '-o', 'json'])) as { status?: Record<string, unknown> };
+  const summary = (conditions: unknown): string[] =>
+    ((conditions ?? []) as Condition[]).map((c) => `${c.type}=${c.status} ${c.reason}`);
+  await eventually(
+    'the HTTPRoute, Gateway and GatewayClass statuses',
+    async () => {
+      const route = (await get('httproute/canary')).status as {
+        parents?: { conditions: unknown; controllerName: string }[];
+      };
+      assert.equal(route?.parents?.length, 1, JSON.stringify(route));
+      assert.equal(route.parents[0]!.controllerName, 'portolan.dev/gateway-controller');
+      assert.deepEqual(summary(route.parents[0]!.conditions), [
+        'Accepted=True Accepted',
+        'ResolvedRefs=True ResolvedRefs',
+      ]);
+      const gw = (await get('gateway/shared')).status as {
+        conditions: unknown;
+        addresses?: { value: string }[];
+        listeners?: { name: string; attachedRoutes: number; conditions: unknown }[];
+      };
+      assert.deepEqual(summary(gw.conditions), ['Accepted=True Accepted', 'Programmed=True Programmed']);
+      assert.ok((gw.addresses ?? []).length > 0, `addresses ${JSON.stringify(gw.addresses)}`);
+      assert.equal(gw.listeners?.[0]?.attachedRoutes, 1);
+      assert.deepEqual(summary(gw.listeners?.[0]?.conditions), [
+        'Accepted=True Accepted',
+        'ResolvedRefs=True ResolvedRefs',
+        'Conflicted=False NoConflicts',
+        'Programmed=True Programmed',
+      ]);
+      const gc = (await get('gatewayclass/portolan')).status as { conditions: unknown };
+      assert.deepEqual(summary(gc.conditions), ['Accepted=True Accepted', 'SupportedVersion=True SupportedVersion']);
+    },
+    { context, timeoutMs: 30_000 },
+  );
+  const described = await p.kubectl(['describe', 'httproute', 'canary', '-n', ns]);
+  assert.match(described, /Controller Name:\s+portolan\.dev\/gateway-controller/);
+  assert.match(described, /Reason:\s+Accepted/);
+  assert.match(described, /Type:\s+ResolvedRefs/);
+
+  // A route naming a Service that does not exist: attached, ResolvedRefs False BackendNotFound, answered 500.
+  await p.apply(`---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: { name: broken, namespace: ${ns} }
+spec:
+  parentRefs: [{ name: shared }]
+  hostnames: [broken.example.com]
+  rules: [{ backendRefs: [{ name: missing, port: 80 }] }]
+`);
+  await eventually(
+    'the broken route to be answered 500 and its status to say why',
+    async () => {
+      assert.equal((await sendRequest(gatewayPort, 'broken.example.com', '/')).status, 500);
+      const route = (await get('httproute/broken')).status as { parents?: { conditions: unknown }[] };
+      assert.deepEqual(summary(route?.parents?.[0]?.conditions), [
+        'Accepted=True Accepted',
+        'ResolvedRefs=False BackendNotFound',
+      ]);
+    },
+    { context, timeoutMs: 30_000 },
+  );
+});

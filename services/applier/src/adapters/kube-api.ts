@@ -1,4 +1,5 @@
 import {
+  CustomObjectsApi,
   CoreV1Api,
   KubeConfig,
   KubernetesObjectApi,
@@ -6,7 +7,7 @@ import {
   PatchStrategy,
   setHeaderOptions,
 } from '@kubernetes/client-node';
-import type { ObjectRef } from '@portolan/desired-state';
+import type { JsonObject, ObjectRef } from '@portolan/desired-state';
 import type { ClusterConfig } from '@portolan/fleet-config';
 import type { LoadBalancerIngress } from '../core/ingress-status.ts';
 import type { ObjectEventDraft } from '../core/kube-write-plan.ts';
@@ -33,6 +34,23 @@ export interface KubeApi {
   createEvent(event: ObjectEventDraft, uid: string, reportingInstance: string, now: Date): Promise<RecordedEvent>;
   /** Aggregates a repeat: sets `count` and `lastTimestamp` (firstTimestamp stays); false when the Event is gone. */
   patchEventCount(namespace: string, name: string, count: number, now: Date): Promise<boolean>;
+  /** A Gateway API object's resourceVersion and status; null when the object is gone. */
+  readGatewayStatus(ref: ObjectRef): Promise<{ resourceVersion: string; status: JsonObject | undefined } | null>;
+  /** Merge-patches a Gateway API object's status subresource at that resourceVersion. */
+  patchGatewayStatus(ref: ObjectRef, resourceVersion: string, status: JsonObject): Promise<void>;
+}
+
+/** Where the Gateway API kinds the applier writes status on are served. */
+const GATEWAY_RESOURCES: Readonly<Record<string, string>> = {
+  GatewayClass: 'gatewayclasses',
+  Gateway: 'gateways',
+  HTTPRoute: 'httproutes',
+};
+
+function gatewayResource(ref: ObjectRef): { group: string; version: string; plural: string; name: string } {
+  const plural = GATEWAY_RESOURCES[ref.kind];
+  if (plural === undefined) throw new RangeError(`${ref.kind} has no Gateway API status`);
+  return { group: 'gateway.networking.k8s.io', version: 'v1', plural, name: ref.name };
 }
 
 /** Where an Event is stored and how often it was seen. */
@@ -52,6 +70,7 @@ export class ClientNodeKubeApi implements KubeApi {
   private readonly networking: NetworkingV1Api;
   private readonly core: CoreV1Api;
   private readonly objects: KubernetesObjectApi;
+  private readonly custom: CustomObjectsApi;
 
   /** `serviceAccountRoot` stands in for `/` when the in-cluster service-account files are read (tests). */
   constructor(cluster: Pick<ClusterConfig, 'kubeconfig' | 'context'>, options: { serviceAccountRoot?: string } = {}) {
@@ -62,6 +81,32 @@ export class ClientNodeKubeApi implements KubeApi {
     this.networking = kc.makeApiClient(NetworkingV1Api);
     this.core = kc.makeApiClient(CoreV1Api);
     this.objects = KubernetesObjectApi.makeApiClient(kc);
+    this.custom = kc.makeApiClient(CustomObjectsApi);
+  }
+
+  async readGatewayStatus(ref: ObjectRef): Promise<{ resourceVersion: string; status: JsonObject | undefined } | null> {
+    const r = gatewayResource(ref);
+    try {
+      // The object itself (`get` on the kind), as for Ingress status: the ClusterRole grants `<kind>/status` patch only.
+      const o = (await (ref.namespace === ''
+        ? this.custom.getClusterCustomObject(r)
+        : this.custom.getNamespacedCustomObject({ ...r, namespace: ref.namespace }))) as {
+        metadata?: { resourceVersion?: string };
+        status?: JsonObject;
+      };
+      return { resourceVersion: o.metadata?.resourceVersion ?? '', status: o.status };
+    } catch (e) {
+      if (statusCode(e) === 404) return null;
+      throw e;
+    }
+  }
+
+  async patchGatewayStatus(ref: ObjectRef, resourceVersion: string, status: JsonObject): Promise<void> {
+    const r = gatewayResource(ref);
+    const body = { metadata: { resourceVersion }, status };
+    const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+    if (ref.namespace === '') await this.custom.patchClusterCustomObjectStatus({ ...r, body }, merge);
+    else await this.custom.patchNamespacedCustomObjectStatus({ ...r, namespace: ref.namespace, body }, merge);
   }
 
   async readUid(ref: ObjectRef): Promise<string | null> {

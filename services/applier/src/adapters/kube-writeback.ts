@@ -22,13 +22,17 @@ import {
   type RateLimit,
   type TokenBucket,
 } from '../core/kube-write-plan.ts';
+import { gatewayStatusTargets, nextGatewayStatus, type GatewayStatusTarget } from '../core/gateway-status.ts';
 import { EventRecorder } from './event-recorder.ts';
 import type { KubeApi } from './kube-api.ts';
 
 /** How often a condition that persists is recorded again (its Event's count rises), on the drift timer's rechecks. */
 const REPEAT_AFTER_MS = 10 * 60_000;
 
-type Task = { kind: 'status'; target: IngressStatusTarget } | { kind: 'event'; event: ObjectEventDraft };
+type Task =
+  | { kind: 'status'; target: IngressStatusTarget }
+  | { kind: 'gateway-status'; target: GatewayStatusTarget }
+  | { kind: 'event'; event: ObjectEventDraft };
 
 /** What the write-back did so far (tests and metrics). */
 export interface WritebackCounters {
@@ -73,6 +77,8 @@ export class KubeWriteback {
   private readonly recorder: EventRecorder;
   private readonly repeatAfterMs: number;
   private readonly ours = new Map<string, { target: IngressStatusTarget }>();
+  /** The Gateway API statuses this process last wrote (or found in place), by object, as planned. */
+  private readonly gatewayOurs = new Map<string, string>();
   private closed = false;
   private readonly defaultAddresses: () => readonly string[] | null;
   private lastInputs: {
@@ -149,6 +155,10 @@ export class KubeWriteback {
       // backlog delayed every Event by seconds); the drift timer's recheck re-reads them all.
       if (!recheck && sameEntries(this.ours.get(refKey(t.ref))?.target.entries, t.entries)) continue;
       this.enqueue(t.ref.cluster, `status:${refKey(t.ref)}`, { kind: 'status', target: t });
+    }
+    for (const t of gatewayStatusTargets(desired, addresses)) {
+      if (!recheck && this.gatewayOurs.get(refKey(t.ref)) === JSON.stringify(t.status)) continue;
+      this.enqueue(t.ref.cluster, `gateway-status:${refKey(t.ref)}`, { kind: 'gateway-status', target: t });
     }
     this.recordConditions(conditionEvents(desired), recheck);
     for (const e of newEvents(operationEvents(desired, outcomes), new Set()))
@@ -248,6 +258,7 @@ export class KubeWriteback {
       else this.counters.eventsDropped++;
       return;
     }
+    if (task.kind === 'gateway-status') return this.writeGatewayStatus(api, task.target);
     const { ref, entries } = task.target;
     const key = refKey(ref);
     const current = await api.readIngressStatus(ref.namespace, ref.name);
@@ -266,6 +277,29 @@ export class KubeWriteback {
     }
     if (entries.length === 0) this.ours.delete(key);
     else this.ours.set(key, { target: task.target });
+  }
+
+  /** Writes a Gateway API object's status when it differs from what the object carries (timestamps kept). */
+  private async writeGatewayStatus(api: KubeApi, target: GatewayStatusTarget): Promise<void> {
+    const key = refKey(target.ref);
+    const current = await api.readGatewayStatus(target.ref);
+    if (current === null) {
+      this.gatewayOurs.delete(key);
+      return;
+    }
+    const next = nextGatewayStatus(
+      target.ref.kind,
+      current.status,
+      target.status,
+      new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    );
+    if (next === null) this.counters.statusSkipped++;
+    else {
+      await this.waitForToken(target.ref.cluster);
+      await api.patchGatewayStatus(target.ref, current.resourceVersion, next);
+      this.counters.statusWrites++;
+    }
+    this.gatewayOurs.set(key, JSON.stringify(target.status));
   }
 }
 
