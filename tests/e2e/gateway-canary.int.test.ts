@@ -180,3 +180,42 @@ spec:
     { context, timeoutMs: 30_000 },
   );
 });
+
+test('a route HAProxy cannot carry is refused on its own: its status says why, and everything else applies', async () => {
+  await p.apply(`---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: { name: perl-regex, namespace: ${ns} }
+spec:
+  parentRefs: [{ name: shared }]
+  hostnames: [regex.example.com]
+  rules:
+    - matches: [{ path: { type: RegularExpression, value: '/item/\\d+' } }]
+      backendRefs: [{ name: next, port: 80 }]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: { name: after, namespace: ${ns} }
+spec:
+  parentRefs: [{ name: shared }]
+  hostnames: [after.example.com]
+  rules: [{ backendRefs: [{ name: next, port: 80 }] }]
+`);
+  await eventually(
+    'the route after it to be served, and the refused one to say why',
+    async () => {
+      const r = await sendRequest(gatewayPort, 'after.example.com', '/');
+      assert.ok(r.echo !== null && pods.next.includes(r.echo.address), `status ${r.status}`);
+      const status = JSON.parse(await p.kubectl(['get', 'httproute/perl-regex', '-n', ns, '-o', 'json'])) as {
+        status?: { parents?: { conditions: { type: string; status: string; reason: string; message: string }[] }[] };
+      };
+      const accepted = status.status?.parents?.[0]?.conditions.find((c) => c.type === 'Accepted');
+      assert.equal(`${accepted?.status} ${accepted?.reason}`, 'False UnsupportedValue', JSON.stringify(status.status));
+      assert.match(accepted!.message, /POSIX/);
+    },
+    { context, timeoutMs: 60_000 },
+  );
+  assert.equal((await sendRequest(gatewayPort, 'regex.example.com', '/item/7')).status, 404);
+  const share = await stableShare(200);
+  assert.ok(share > 0.3 && share < 0.7, `the canary still splits 50/50: ${share}`);
+});

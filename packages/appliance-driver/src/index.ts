@@ -12,4 +12,4 @@ export type {
 export { ownerNote, parseOwnerNote } from './ownership.ts';
 export { findRefusedSources, type RefusedSource } from './find-refused-sources.ts';
 export { executeInTurn } from './execute-in-turn.ts';
-export { CapabilityMissingError } from './errors.ts';
+export { CapabilityMissingError, RenderRefusedError } from './errors.ts';

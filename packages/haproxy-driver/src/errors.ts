@@ -2,7 +2,8 @@
  * Infrastructure failures of the HAProxy driver (one class per failure, stable `code`, `cause` kept).
  * Appliance-side refusals are not errors: they come back as failed `OperationResult`s.
  */
-import type { ObjectRef, Route } from '@portolan/desired-state';
+import type { Route } from '@portolan/desired-state';
+import { RenderRefusedError } from '@portolan/appliance-driver';
 import { PortolanError } from '@portolan/errors';
 
 /** A Runtime API or master CLI socket could not be reached, closed early, or did not answer in time. */
@@ -50,17 +51,15 @@ export class HaproxyDriverConfigError extends PortolanError {
  * PCRE2 reads differently from POSIX, an unsupported status): refused rather than emitted, so a hostile value
  * can never become configuration. Names the route by its source, host and path.
  */
-export class HaproxyRouteRefusedError extends PortolanError {
+export class HaproxyRouteRefusedError extends RenderRefusedError {
   readonly code = 'HAPROXY_ROUTE_REFUSED';
-  readonly source: ObjectRef;
-  readonly reason: string;
 
   constructor(route: Pick<Route, 'source' | 'host' | 'path'>, reason: string) {
     const { cluster, kind, namespace, name } = route.source;
     super(
+      route.source,
+      `route ${JSON.stringify(route.host)} ${JSON.stringify(route.path)}: ${reason}`,
       `route ${JSON.stringify(route.host)} ${JSON.stringify(route.path)} of ${kind} ${cluster}/${namespace}/${name}: ${reason}`,
     );
-    this.source = route.source;
-    this.reason = reason;
   }
 }

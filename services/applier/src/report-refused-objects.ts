@@ -1,5 +1,6 @@
 import {
   findRefusedSources,
+  type RenderRefusedError,
   type ApplianceDriver,
   type OperationOutcome,
   type SecretResolver,
@@ -33,6 +34,21 @@ export class RefusedObjectsReporter {
     logger: ApplierLogger;
   }) {
     this.#o = options;
+  }
+
+  /** Reports the object a render refused (no search needed: the driver named it), once per snapshot. */
+  async renderRefused(snapshotId: string, e: RenderRefusedError): Promise<void> {
+    const { bus, logger } = this.#o;
+    const key = `render:${snapshotId}`;
+    if (bus === null || this.#searched.has(key)) return;
+    this.#searched.add(key);
+    if (this.#searched.size > 64) this.#searched.delete(this.#searched.values().next().value!);
+    const { kind, cluster, namespace, name } = e.source;
+    logger.warn(
+      { snapshot: snapshotId, object: `${kind}/${cluster}/${namespace}/${name}`, reason: e.reason },
+      'object refused by the driver: asking the planner to leave it out',
+    );
+    await bus.objectsRefused(snapshotId, [{ ref: e.source, message: e.reason }], new Date());
   }
 
   /** Searches and reports when `outcomes` hold a whole-configuration refusal not yet searched for this snapshot. */

@@ -136,6 +136,7 @@ export class Planner {
       this.version++;
       if (o.kind === 'Ingress')
         this.markIngress(worldKeyString({ cluster: o.cluster, kind: 'Ingress', namespace: o.namespace, name: o.name }));
+      else if (o.kind === 'HTTPRoute') this.dirtyGateways.add(o.cluster);
       else for (const k of this.bySecret.get(serviceKey(o.cluster, o.namespace, o.name)) ?? []) this.markIngress(k);
     }
     return changed.length;

@@ -41,6 +41,8 @@ export interface GatewayPlanInput {
   readonly secretProblem: SecretCheck;
   /** The keyed fingerprint of a usable TLS Secret ('' when there is none). */
   readonly secretFingerprint: (namespace: string, name: string) => string;
+  /** Why the appliance refused this route (its driver could not write it), or null. */
+  readonly refusalOf: (namespace: string, name: string) => string | null;
   /** Whether an Ingress virtual service holds this address ('default' or an IP) and port. */
   readonly portTaken: (address: string, port: number) => boolean;
 }
@@ -183,6 +185,8 @@ interface TranslatedRoute {
 
 /** The route's rules for this driver: a pool per rule with usable backends, filters, or why the driver refuses. */
 function translateRoute(input: GatewayPlanInput, route: HttpRouteInput, grants: ReferenceGrants): TranslatedRoute {
+  const refusedBy = input.refusalOf(route.namespace, route.name);
+  if (refusedBy !== null) return refused(`refused by the appliance: ${refusedBy}`);
   const source: ObjectRef = { cluster: input.cluster, kind: 'HTTPRoute', namespace: route.namespace, name: route.name };
   const pools: GatewayPoolSpec[] = [];
   const perRule: { pool: string; filters: ReturnType<typeof translateFilters> }[] = [];

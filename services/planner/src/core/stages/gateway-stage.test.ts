@@ -221,3 +221,27 @@ test('on vTM, a route with a header match is refused with UnsupportedValue, neve
   assert.deepEqual(d.pools, []);
   assert.ok(summarize(d).includes('Rejected c1/default/app UnsupportedValue'), summarize(d).join('\n'));
 });
+
+test("a route the appliance refused is left out of that appliance's plan, with its message; the others stay", () => {
+  const p = new Planner(haproxy);
+  const other = route('other', [{ backendRefs: [{ name: 'web-v1', port: 80 }] }], { hostnames: ['other.example.com'] });
+  for (const e of f.added('c1', gatewayClass(), gateway(), canary(90, 10), other, ...backends())) p.applyEvent(e);
+  p.planDirty();
+  const message = 'route "shop.example.com" "/": \\d is not a POSIX escape';
+  const refusal = { cluster: 'c1', kind: 'HTTPRoute' as const, namespace: 'default', name: 'canary', message };
+  assert.equal(p.refuseObjects({ appliance: 'lb', snapshotId: '1', objects: [refusal] }), 1);
+  p.planDirty();
+  const d = p.desiredState('lb')!;
+  assert.deepEqual(
+    vs(d, 'gw~default~8080')!.routes.map((r) => r.host),
+    ['other.example.com'],
+  );
+  const line = d.conditions.find((c) => c.object.name === 'canary' && c.status !== undefined);
+  assert.equal(line?.type, 'Rejected');
+  assert.equal(line?.reason, 'UnsupportedValue');
+  assert.match(line?.message ?? '', /refused by the appliance: .*POSIX escape/);
+  // Changing the route gives it another chance.
+  p.applyEvent({ cluster: 'c1', kind: 'HTTPRoute', type: 'MODIFIED', object: canary(80, 20) });
+  p.planDirty();
+  assert.equal(vs(p.desiredState('lb')!, 'gw~default~8080')!.routes.length, 2);
+});

@@ -45,13 +45,16 @@ export interface HoldApproval {
   readonly approvalId: string;
 }
 
+/** The kinds an appliance's refusal can leave out of its plan. */
+export type RefusableKind = 'Ingress' | 'Secret' | 'HTTPRoute';
+
 /** Objects an appliance refused (its own check, narrowed by bisection), with the appliance's message for each. */
 export interface ApplianceRefusal {
   readonly appliance: string;
   readonly snapshotId: string;
   readonly objects: readonly {
     readonly cluster: string;
-    readonly kind: 'Ingress' | 'Secret';
+    readonly kind: RefusableKind;
     readonly namespace: string;
     readonly name: string;
     readonly message: string;
@@ -133,11 +136,11 @@ function decodeSelectionHeld(data: Uint8Array): PlannerInput {
   };
 }
 
-/** Objects an appliance refused (Ingresses and Secrets only). */
+/** Objects an appliance refused (Ingresses, Secrets and HTTPRoutes only). */
 function decodeRefusal(data: Uint8Array): PlannerInput {
   const r = fromBinary(ObjectsRefusedSchema, data);
   const objects = r.objects.flatMap((o): ApplianceRefusal['objects'][number][] => {
-    const kind = o.kind === 'Ingress' || o.kind === 'Secret' ? o.kind : null;
+    const kind = o.kind === 'Ingress' || o.kind === 'Secret' || o.kind === 'HTTPRoute' ? o.kind : null;
     return kind === null
       ? []
       : [{ cluster: o.cluster, kind, namespace: o.namespace, name: o.name, message: o.message }];

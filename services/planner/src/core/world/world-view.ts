@@ -30,7 +30,7 @@ export interface WorldView {
   refusalOf(
     appliance: string,
     cluster: string,
-    kind: 'Ingress' | 'Secret',
+    kind: 'Ingress' | 'Secret' | 'HTTPRoute',
     namespace: string,
     name: string,
   ): string | null;
