@@ -8,7 +8,7 @@ export type { ServiceStatus } from './services/daemon-service.ts';
 export { testStack, type TestStack } from './test-stack.ts';
 export { portolanUp, portolanDown, type UpOptions, type UpResult, type UpHaReport } from './demo/portolan-up.ts';
 export { upPlan, upPortSpan, haDemoAppliances, haSiteName, type UpPlan } from './demo/up-plan.ts';
-export { demoBackends, sampleManifests } from './demo/sample-manifests.ts';
+export { DEMO_GATEWAY_ADDRESS, demoBackends, sampleManifests } from './demo/sample-manifests.ts';
 export type { StackService } from './services/daemon-service.ts';
 export { freePort, freePortRange, isAlive, waitFor } from './process-control.ts';
 export {

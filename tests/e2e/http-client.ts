@@ -37,6 +37,8 @@ export interface Reply {
 /** Options of `sendRequest`. */
 export interface RequestOptions {
   readonly https?: boolean;
+  /** The address to connect to (default 127.0.0.1). */
+  readonly address?: string;
   /** TLS server name (default: the Host header's host; '' sends none). */
   readonly sni?: string;
   readonly method?: string;
@@ -52,7 +54,7 @@ export interface RequestOptions {
 export function sendRequest(port: number, host: string, path: string, options: RequestOptions = {}): Promise<Reply> {
   const servername = options.sni ?? host.replace(/:\d+$/, '');
   const common = {
-    host: '127.0.0.1',
+    host: options.address ?? '127.0.0.1',
     port,
     path,
     method: options.method ?? 'GET',

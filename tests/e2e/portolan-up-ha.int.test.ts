@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePortRange, isAlive, kubectlBinary, upPlan, upPortSpan } from '@portolan/infra';
+import { DEMO_GATEWAY_ADDRESS, freePortRange, isAlive, kubectlBinary, upPlan, upPortSpan } from '@portolan/infra';
 import { eventually } from './eventually.ts';
 import { sendRequest } from './http-client.ts';
 
@@ -122,6 +122,19 @@ test('portolan up --ha: ten engine nodes, two sites, traffic through HAProxy, a 
     }
     return seen;
   };
+
+  await t.test("the sample Gateway's canary HTTPRoute splits 90/10 on its own address", async () => {
+    await eventually('the canary route to be served', async () => {
+      const counts = new Map<string, number>();
+      for (let i = 0; i < 100; i++) {
+        const reply = await sendRequest(port, 'canary.demo.local', '/', { address: DEMO_GATEWAY_ADDRESS });
+        assert.equal(reply.status, 200, reply.body);
+        counts.set(reply.echo!.address, (counts.get(reply.echo!.address) ?? 0) + 1);
+      }
+      const canary = counts.get('127.0.10.4') ?? 0;
+      assert.ok(canary >= 7 && canary <= 13, `canary answered ${canary} of 100: ${JSON.stringify([...counts])}`);
+    });
+  });
 
   await t.test('HAProxy serves demo.local from both web backends', async () => {
     await eventually('both web backends answer', async () => {

@@ -9,6 +9,8 @@ export interface DemoAppliance {
   readonly driver: 'haproxy' | 'vtm' | 'loadmaster';
   /** IngressClass `spec.controller` values it answers. */
   readonly ingressControllers: readonly string[];
+  /** GatewayClass `spec.controllerName` values it answers (default: the fleet config's, portolan.dev/gateway-controller). */
+  readonly gatewayControllers?: readonly string[];
   /** Applier replica ids: one process each, electing one leader. */
   readonly replicas: readonly string[];
   /** LoadMaster only: Ingress mode (default; LoadMaster's Ingress controller's documented behaviour) or Service mode. */
@@ -24,11 +26,19 @@ export const demoAppliances: readonly DemoAppliance[] = [
     ingressControllers: ['portolan.dev/ingress-controller'],
     replicas: ['edge-a', 'edge-b'],
   },
-  { name: 'vtm', driver: 'vtm', ingressControllers: ['pulsesecure.net/vtm-ingress-controller'], replicas: ['vtm-a'] },
+  // The sample Gateway is HAProxy's: the emulators answer GatewayClasses of their own controller names.
+  {
+    name: 'vtm',
+    driver: 'vtm',
+    ingressControllers: ['pulsesecure.net/vtm-ingress-controller'],
+    gatewayControllers: ['portolan.dev/vtm-gateway'],
+    replicas: ['vtm-a'],
+  },
   {
     name: 'loadmaster',
     driver: 'loadmaster',
     ingressControllers: ['portolan.dev/loadmaster'],
+    gatewayControllers: ['portolan.dev/loadmaster-gateway'],
     replicas: ['loadmaster-a'],
     mode: 'ingress',
   },
@@ -112,7 +122,7 @@ function applianceYaml(a: DemoAppliance, inputs: DemoFleetInputs): string {
   const head = `  - name: ${a.name}
     driver: ${a.driver}
     ingressControllers: [${a.ingressControllers.map(q).join(', ')}]
-${a.drift ? `    drift: { intervalSeconds: ${a.drift.intervalSeconds}, policy: ${a.drift.policy} }\n` : ''}`;
+${a.gatewayControllers ? `    gatewayControllers: [${a.gatewayControllers.map(q).join(', ')}]\n` : ''}${a.drift ? `    drift: { intervalSeconds: ${a.drift.intervalSeconds}, policy: ${a.drift.policy} }\n` : ''}`;
   switch (a.driver) {
     case 'haproxy':
       return `${head}    haproxy:

@@ -159,7 +159,7 @@ function componentSelection(
   return {
     appliances,
     appliers,
-    echoAddresses: options.echoAddresses ?? [...demoBackends.web, ...demoBackends.api],
+    echoAddresses: options.echoAddresses ?? [...demoBackends.web, ...demoBackends.api, ...demoBackends.canary],
     ...(options.codeRoot === undefined ? {} : { codeRoot: path.resolve(options.codeRoot) }),
     ...(options.sites === undefined ? {} : { sites: options.sites }),
     ...(options.env === undefined ? {} : { env: options.env }),

@@ -51,6 +51,8 @@ export async function portolanUp(options: UpOptions = {}): Promise<UpResult> {
   const ha = options.ha === true;
   const plan = upPlan(root, ha, options.basePort);
   const engines = ha ? await startEngines(plan, options.log) : undefined;
+  // The demo Gateway listens on HAProxy's HTTP port at an address of its own.
+  const httpPort = options.httpPort ?? plan.haproxy.http ?? stackConfig().haproxyHttpPort;
   const pipeline = await launchPipeline({
     root: plan.pipelineRoot,
     ...(options.kubeconfig === undefined ? {} : { kubeconfig: options.kubeconfig }),
@@ -62,7 +64,7 @@ export async function portolanUp(options: UpOptions = {}): Promise<UpResult> {
     ports: plan.ports,
     appliances: plan.appliances,
     applierHealthPorts: plan.applierHealthPorts,
-    manifests: sampleManifests(plan.ports.echo),
+    manifests: sampleManifests(plan.ports.echo, httpPort),
     // Two sites on three NATS nodes: every stream on all three, so losing any one node loses no acknowledged event.
     ...(engines === undefined ? {} : { endpoints: engines, bus: { replicas: 3 }, sites: plan.sites }),
     ...(options.log ? { log: options.log } : {}),

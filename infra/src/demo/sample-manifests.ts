@@ -1,15 +1,25 @@
-/** The demo's Kubernetes objects: one namespace, an IngressClass per appliance, two Services with endpoints on the echo backends. */
+/**
+ * The demo's Kubernetes objects: one namespace, an IngressClass per appliance, three Services with endpoints on the
+ * echo backends, an Ingress per appliance, and a Gateway with a 90/10 canary HTTPRoute on HAProxy.
+ */
 
 /** Echo backends standing in for pods: distinct loopback addresses, one port. */
 export const demoBackends = {
   web: ['127.0.10.1', '127.0.10.2'],
   api: ['127.0.10.3'],
+  canary: ['127.0.10.4'],
   port: 9000,
 } as const;
 
-/** Multi-document YAML applied with kubectl against the simulator (the pods listen on `echoPort`). */
+/** The address the demo Gateway asks for: its own, so it shares HAProxy's HTTP port with the Ingresses. */
+export const DEMO_GATEWAY_ADDRESS = '127.0.0.2';
+
+/**
+ * Multi-document YAML applied with kubectl against the simulator (the pods listen on `echoPort`; the Gateway
+ * listens on `gatewayPort` of DEMO_GATEWAY_ADDRESS).
+ */
 // eslint-disable-next-line max-lines-per-function -- the manifests read best as one YAML document, top to bottom
-export function sampleManifests(echoPort: number = demoBackends.port): string {
+export function sampleManifests(echoPort: number = demoBackends.port, gatewayPort = 8080): string {
   const slice = (service: string, addresses: readonly string[]): string => `---
 apiVersion: discovery.k8s.io/v1
 kind: EndpointSlice
@@ -66,7 +76,7 @@ metadata:
   name: loadmaster
 spec:
   controller: portolan.dev/loadmaster
-${service('web')}${service('api')}${slice('web', demoBackends.web)}${slice('api', demoBackends.api)}---
+${service('web')}${service('api')}${service('web-canary')}${slice('web', demoBackends.web)}${slice('api', demoBackends.api)}${slice('web-canary', demoBackends.canary)}---
 apiVersion: networking.k8s.io/v1
 kind: Ingress
 metadata:
@@ -117,5 +127,37 @@ spec:
           - path: /
             pathType: Prefix
             backend: { service: { name: web, port: { number: 80 } } }
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata:
+  name: portolan
+spec:
+  controllerName: portolan.dev/gateway-controller
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata:
+  name: demo
+  namespace: demo
+spec:
+  gatewayClassName: portolan
+  addresses:
+    - { type: IPAddress, value: ${DEMO_GATEWAY_ADDRESS} }
+  listeners:
+    - { name: http, port: ${gatewayPort}, protocol: HTTP }
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: canary
+  namespace: demo
+spec:
+  parentRefs: [{ name: demo }]
+  hostnames: [canary.demo.local]
+  rules:
+    - backendRefs:
+        - { name: web, port: 80, weight: 90 }
+        - { name: web-canary, port: 80, weight: 10 }
 `;
 }

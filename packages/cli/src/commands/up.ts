@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsOptionsConfig } from 'node:util';
 import type { UpOptions, UpResult } from '@portolan/infra';
+import { DEMO_GATEWAY_ADDRESS } from '@portolan/infra';
 import type { CliCommand } from '../command.ts';
 import { UsageError, usageErrorFrom } from '../command.ts';
 
@@ -98,6 +99,7 @@ ${ha}
 Try:
   curl -H 'Host: demo.local' ${r.httpUrl}/
   curl -H 'Host: demo.local' ${r.httpUrl}/api/
+  curl -H 'Host: canary.demo.local' ${r.httpUrl.replace('127.0.0.1', DEMO_GATEWAY_ADDRESS)}/   (Gateway API, 90/10 canary)
 ${r.serving ? '' : '\nWARNING: HAProxy did not serve demo.local within 60 s; see the logs above.\n'}`;
 }
 
