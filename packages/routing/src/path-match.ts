@@ -42,6 +42,16 @@ export function normalizePath(path: string | undefined, pathType: string | undef
 /** Whether a normalised route path matches a request path: Exact is equality; Prefix matches whole path elements. */
 export function pathMatches(match: PathMatch, path: string, requestPath: string): boolean {
   if (match === 'Exact') return requestPath === path;
+  if (match === 'Regex') return regexMatches(path, requestPath);
   if (path === '/') return true;
   return requestPath === path || requestPath.startsWith(`${path}/`);
+}
+
+/** A Regex path (an HTTPRoute's RegularExpression) against the whole request path; an unreadable one matches nothing. */
+function regexMatches(pattern: string, requestPath: string): boolean {
+  try {
+    return new RegExp(`^(?:${pattern})$`).test(requestPath);
+  } catch {
+    return false;
+  }
 }

@@ -11,7 +11,8 @@ export type RequestOutcome =
 /**
  * The reference semantics of a planned virtual service, which drivers must reproduce and tests check plans
  * against: the most specific host that has routes wins (exact, then the single-label wildcard, then any host);
- * within it the longest matching path, Exact before Prefix at equal length; no match → the default pool, else 404.
+ * within it the longest matching path, Exact before Prefix at equal length (HTTPRoute routes: the first in their
+ * planned order); no match → the default pool, else 404.
  * A redirect-only service redirects everything.
  */
 export function matchRequest(vs: VirtualService, requestHost: string, requestPath: string): RequestOutcome {
@@ -36,6 +37,12 @@ function wildcardOf(host: string): string | null {
 }
 
 function bestRoute(routes: readonly Route[], requestPath: string): Route | null {
+  // HTTPRoute routes come in precedence order: the first whose path matches and that asks nothing of the request
+  // beyond host and path (headers, query, method cannot be judged here), else the first whose path matches.
+  if (routes.some((r) => r.order !== undefined)) {
+    const matching = routes.filter((r) => pathMatches(r.match, r.path, requestPath));
+    return matching.find((r) => !r.headers && !r.queryParams && !r.method) ?? matching[0] ?? null;
+  }
   let best: Route | null = null;
   for (const r of routes) {
     if (!pathMatches(r.match, r.path, requestPath)) continue;

@@ -6,6 +6,7 @@ import type { DesiredState, Route } from '@portolan/desired-state';
 import type { KubeWatchEvent } from '@portolan/kube-model';
 import * as f from '../../testing/fixtures.ts';
 import { planEvents, summarize } from '../../testing/summary.ts';
+import { matchRequest } from '@portolan/routing';
 import { Planner } from '../planner.ts';
 
 type Obj = Record<string, unknown>;
@@ -167,6 +168,15 @@ test('matches are ordered by the specification: Exact, then longer prefixes, the
     'Prefix / h=1 -> gw~c1~default~app~1',
     'Prefix / -> gw~c1~default~app~0',
   ]);
+  // The reference matcher (explain, tests) takes the first route in that order that host and path decide.
+  const v = vs(d, 'gw~default~8080')!;
+  const pool = (path: string) => {
+    const o = matchRequest(v, 'shop.example.com', path);
+    return o.kind === 'pool' ? o.pool : o.kind;
+  };
+  assert.equal(pool('/login'), 'gw~c1~default~app~2');
+  assert.equal(pool('/api/x'), 'gw~c1~default~app~0', 'the POST-only route needs a method to decide');
+  assert.equal(pool('/other'), 'gw~c1~default~app~0');
 });
 
 test('a rule whose backends do not resolve answers 500; the route says why', () => {
