@@ -5,7 +5,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { freePort } from '@portolan/infra';
 import { startPipeline, type Pipeline } from './pipeline-harness.ts';
-import { endpointSlice, namespace, service } from './manifests.ts';
+import { endpointSlice, namespace, selfSignedCertificate, service } from './manifests.ts';
 import { eventually } from './eventually.ts';
 import { sendRequest } from './http-client.ts';
 
@@ -218,4 +218,43 @@ spec:
   assert.equal((await sendRequest(gatewayPort, 'regex.example.com', '/item/7')).status, 404);
   const share = await stableShare(200);
   assert.ok(share > 0.3 && share < 0.7, `the canary still splits 50/50: ${share}`);
+});
+
+test('an HTTPS listener terminates TLS with its certificateRefs Secret and routes by SNI host', async (t) => {
+  const cert = selfSignedCertificate(['secure.example.com']);
+  t.after(() => cert.dispose());
+  await p.kubectl(['create', 'secret', 'tls', 'secure-cert', '-n', ns, '--cert', cert.certFile, '--key', cert.keyFile]);
+  const httpsPort = await freePort();
+  await p.apply(`---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: { name: secure, namespace: ${ns} }
+spec:
+  gatewayClassName: portolan
+  listeners:
+    - name: https
+      port: ${httpsPort}
+      protocol: HTTPS
+      hostname: secure.example.com
+      tls: { mode: Terminate, certificateRefs: [{ name: secure-cert }] }
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: { name: secure, namespace: ${ns} }
+spec:
+  parentRefs: [{ name: secure }]
+  rules: [{ backendRefs: [{ name: next, port: 80 }] }]
+`);
+  const r = await eventually(
+    'HTTPS for secure.example.com',
+    async () => {
+      const reply = await sendRequest(httpsPort, 'secure.example.com', '/pay', { https: true });
+      assert.ok(reply.echo !== null && pods.next.includes(reply.echo.address), `status ${reply.status}`);
+      return reply;
+    },
+    { context, timeoutMs: 60_000 },
+  );
+  assert.equal(r.certificateNames, 'DNS:secure.example.com', 'the listener serves its certificateRefs Secret');
+  assert.equal(r.echo?.forwardedProto, 'https');
+  assert.equal(r.echo?.path, '/pay');
 });
