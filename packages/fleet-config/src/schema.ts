@@ -115,6 +115,11 @@ const appliance = z
      * No default here, so the config hash of fleets that do not set it is unchanged.
      */
     gatewayControllers: z.array(z.string().min(1)).min(1).optional(),
+    /**
+     * Addresses the appliance gives Gateways that ask for none in spec.addresses, one each (without it they share
+     * its default address, where one port serves one Gateway). No default, so unset configs keep their hash.
+     */
+    gatewayAddresses: z.array(z.string().min(1)).optional(),
     /** Clusters whose objects this appliance serves; omitted means all. */
     clusters: z.array(name).optional(),
     backendMode: z.enum(['endpoints', 'nodeport']).default('endpoints'),

@@ -41,6 +41,8 @@ export interface GatewayPlanInput {
   readonly secretProblem: SecretCheck;
   /** The keyed fingerprint of a usable TLS Secret ('' when there is none). */
   readonly secretFingerprint: (namespace: string, name: string) => string;
+  /** Addresses for Gateways that ask for none; empty: they take the appliance's default address. */
+  readonly addressPool: readonly string[];
   /** Why the appliance refused this route (its driver could not write it), or null. */
   readonly refusalOf: (namespace: string, name: string) => string | null;
   /** Whether an Ingress virtual service holds this address ('default' or an IP) and port. */
@@ -98,8 +100,10 @@ export function planGateways(input: GatewayPlanInput): GatewayPlan {
   const gateways = input.gateways
     .filter((g) => classes.has(g.gatewayClassName))
     .sort((a, b) => compareAge(a, b) || compareText(`${a.namespace}/${a.name}`, `${b.namespace}/${b.name}`));
+  const addresses = assignAddresses(input.cluster, gateways, input.addressPool);
   for (const gw of gateways) {
-    const judged = judgeListeners(gw, grants, input.secretProblem).map((l) => claimPort(gw, l, claims, input));
+    const address = addresses.get(gw) ?? 'default';
+    const judged = judgeListeners(gw, grants, input.secretProblem).map((l) => claimPort(gw, address, l, claims, input));
     managed.set(`${gw.namespace}/${gw.name}`, { gateway: gw, listeners: judged });
   }
   const ctx: AttachContext = {
@@ -143,11 +147,11 @@ export function planGateways(input: GatewayPlanInput): GatewayPlan {
 /** Gives the listener its address and port, or marks it PortUnavailable when another holds them. */
 function claimPort(
   gw: GatewayInput,
+  address: string,
   l: JudgedListener,
   claims: Map<string, PortClaim>,
   input: GatewayPlanInput,
 ): JudgedListener {
-  const address = gw.addresses?.[0] ?? 'default';
   const key = vsName(address, l.listener.port);
   const held = claims.get(key);
   const taken = input.portTaken(address, l.listener.port);
@@ -169,6 +173,46 @@ function claimPort(
   claim.listeners.push(l);
   claims.set(key, claim);
   return l;
+}
+
+/**
+ * Each Gateway's address: the first it asks for in spec.addresses, else one of the pool's, chosen by a hash of
+ * its identity and probing onward past addresses already given (older Gateways choose first), so a Gateway keeps
+ * its address while others come and go unless it had to move past one. None left (or no pool): the default.
+ */
+function assignAddresses(
+  cluster: string,
+  gateways: readonly GatewayInput[],
+  pool: readonly string[],
+): Map<GatewayInput, string> {
+  const out = new Map<GatewayInput, string>();
+  const taken = new Set<string>();
+  for (const gw of gateways) {
+    const asked = gw.addresses?.[0];
+    if (asked !== undefined) {
+      out.set(gw, asked);
+      taken.add(asked);
+    }
+  }
+  for (const gw of gateways) {
+    if (out.has(gw) || pool.length === 0) continue;
+    const start = fnv1a(`${cluster}/${gw.namespace}/${gw.name}`) % pool.length;
+    for (let i = 0; i < pool.length; i++) {
+      const candidate = pool[(start + i) % pool.length]!;
+      if (taken.has(candidate)) continue;
+      out.set(gw, candidate);
+      taken.add(candidate);
+      break;
+    }
+  }
+  return out;
+}
+
+/** 32-bit FNV-1a of a string's UTF-16 code units (stable across runs and machines). */
+function fnv1a(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return h;
 }
 
 function claimOf(claims: Map<string, PortClaim>, gw: GatewayInput, listener: string): PortClaim | undefined {

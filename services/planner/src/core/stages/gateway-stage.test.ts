@@ -255,3 +255,32 @@ test("a route the appliance refused is left out of that appliance's plan, with i
   p.planDirty();
   assert.equal(vs(p.desiredState('lb')!, 'gw~default~8080')!.routes.length, 2);
 });
+
+test('with an address pool, Gateways on one port get an address each and keep it while others come and go', () => {
+  const pooled = f.fleet(
+    [{ name: 'c1' }],
+    [f.appliance('lb', 'haproxy', { gatewayAddresses: ['127.0.30.1', '127.0.30.2'] })],
+  );
+  const named = (name: string, minute: number): Obj => {
+    const g = gateway(80);
+    return { ...g, metadata: { ...(g['metadata'] as Obj), name, creationTimestamp: f.at(minute) } };
+  };
+  const p = new Planner(pooled);
+  for (const e of f.added('c1', gatewayClass(), named('a', 0), named('b', 1), named('c', 2))) p.applyEvent(e);
+  p.planDirty();
+  const addressOf = (d: DesiredState, gw: string): string | undefined => {
+    const v = d.virtualServices.find((x) => x.owners.some((o) => o.name === gw));
+    return v === undefined ? undefined : v.address.kind === 'default' ? 'default' : v.address.ip;
+  };
+  const first = p.desiredState('lb')!;
+  const a = addressOf(first, 'a');
+  const b = addressOf(first, 'b');
+  assert.deepEqual([a, b].sort(), ['127.0.30.1', '127.0.30.2'], summarize(first).join('\n'));
+  assert.equal(addressOf(first, 'c'), 'default', 'the pool is used up: the third takes the default address');
+  // The youngest goes away: the others keep their addresses.
+  p.applyEvent({ cluster: 'c1', kind: 'Gateway', type: 'DELETED', object: named('c', 2) });
+  p.planDirty();
+  const after = p.desiredState('lb')!;
+  assert.equal(addressOf(after, 'a'), a);
+  assert.equal(addressOf(after, 'b'), b);
+});

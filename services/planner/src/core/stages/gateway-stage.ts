@@ -93,6 +93,7 @@ export class GatewayStage implements Stage {
         return s.fingerprint === null ? 'holds no certificate and key' : '';
       },
       secretFingerprint: (ns, name) => secret(ns, name)?.fingerprint ?? '',
+      addressPool: this.ctx.profile.gatewayAddresses,
       refusalOf: (ns, name) => world.refusalOf(this.ctx.profile.name, cluster, 'HTTPRoute', ns, name),
       portTaken: (address, port) => this.ingressListeners.listener(`${address}~${port}`) !== undefined,
     });

@@ -14,6 +14,8 @@ export interface ApplianceProfile {
   readonly controllers: readonly string[];
   /** GatewayClass controllerName values this appliance answers, sorted. */
   readonly gatewayControllers: readonly string[];
+  /** Addresses given to Gateways that ask for none (fleet config order). */
+  readonly gatewayAddresses: readonly string[];
   /** Legacy `kubernetes.io/ingress.class` values answered without an IngressClass object (vTM: "vtm"). */
   readonly legacyClassValues: readonly string[];
   /** Clusters served; null = all. */
@@ -63,6 +65,7 @@ export function profileFromConfig(a: ApplianceConfig): ApplianceProfile {
       ? [...new Set([...a.ingressControllers, VTM_CONTROLLER])].sort()
       : [...new Set(a.ingressControllers)].sort(),
     gatewayControllers: [...new Set(a.gatewayControllers ?? [GATEWAY_CONTROLLER])].sort(),
+    gatewayAddresses: [...new Set(a.gatewayAddresses ?? [])],
     legacyClassValues: vtm ? ['vtm'] : lm ? ['kempLB'] : [],
     clusters: a.clusters === undefined ? null : [...a.clusters].sort(),
     backendMode: a.backendMode,
