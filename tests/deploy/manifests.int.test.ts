@@ -144,6 +144,8 @@ test('RBAC: each service may do only what it uses; Secrets are written only with
     'httproutes:get',
     'ingresses/status:patch',
     'ingresses:get',
+    'tlsroutes/status:patch',
+    'tlsroutes:get',
   ]);
   assert.equal(rules(single, 'portolan-applier-acme'), undefined, 'no Secret writes without ACME');
   assert.deepEqual(rules(render('multi-site'), 'portolan-applier-acme'), [

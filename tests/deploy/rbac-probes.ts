@@ -113,9 +113,10 @@ function applierProbes(api: KubeApi, sim: KubeSim): Map<string, Probe> {
 
 const GATEWAY = 'gateway.networking.k8s.io';
 const gatewayObjects = [
-  { kind: 'GatewayClass' as const, resource: 'gatewayclasses', namespace: '' },
-  { kind: 'Gateway' as const, resource: 'gateways', namespace: ns },
-  { kind: 'HTTPRoute' as const, resource: 'httproutes', namespace: ns },
+  { kind: 'GatewayClass' as const, resource: 'gatewayclasses', namespace: '', version: 'v1' },
+  { kind: 'Gateway' as const, resource: 'gateways', namespace: ns, version: 'v1' },
+  { kind: 'HTTPRoute' as const, resource: 'httproutes', namespace: ns, version: 'v1' },
+  { kind: 'TLSRoute' as const, resource: 'tlsroutes', namespace: ns, version: 'v1alpha2' },
 ];
 
 /** The applier's read of each Gateway API object it writes status on, and its status patch. */
@@ -136,7 +137,7 @@ function gatewayStatusProbes(api: KubeApi, grant: (group: string, resource: stri
           await api.patchGatewayStatus(
             ref,
             resourceVersion,
-            kind === 'HTTPRoute' ? { parents: [] } : { conditions: [] },
+            kind.endsWith('Route') ? { parents: [] } : { conditions: [] },
           );
         },
       ],
@@ -148,7 +149,7 @@ let simForProbes: KubeSim | undefined;
 /** The probe object's resourceVersion, read with the admin token (so the patch probe needs only `patch`). */
 async function readAsAdmin(kind: string): Promise<{ resourceVersion: string }> {
   const o = simForProbes!.objects.get({
-    apiVersion: `${GATEWAY}/v1`,
+    apiVersion: `${GATEWAY}/${gatewayObjects.find((o) => o.kind === kind)!.version}`,
     kind,
     namespace: kind === 'GatewayClass' ? '' : ns,
     name: 'probe',
@@ -180,6 +181,12 @@ export async function serviceProbes(
     kind: 'HTTPRoute',
     metadata: { name: 'probe', namespace: ns },
     spec: { parentRefs: [{ name: 'probe' }] },
+  });
+  sim.objects.create({
+    apiVersion: `${GATEWAY}/v1alpha2`,
+    kind: 'TLSRoute',
+    metadata: { name: 'probe', namespace: ns },
+    spec: { parentRefs: [{ name: 'probe' }], rules: [{ backendRefs: [{ name: 'web', port: 443 }] }] },
   });
   sim.objects.create({
     apiVersion: 'networking.k8s.io/v1',

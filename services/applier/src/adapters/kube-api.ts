@@ -41,16 +41,17 @@ export interface KubeApi {
 }
 
 /** Where the Gateway API kinds the applier writes status on are served. */
-const GATEWAY_RESOURCES: Readonly<Record<string, string>> = {
-  GatewayClass: 'gatewayclasses',
-  Gateway: 'gateways',
-  HTTPRoute: 'httproutes',
+const GATEWAY_RESOURCES: Readonly<Record<string, { plural: string; version: string }>> = {
+  GatewayClass: { plural: 'gatewayclasses', version: 'v1' },
+  Gateway: { plural: 'gateways', version: 'v1' },
+  HTTPRoute: { plural: 'httproutes', version: 'v1' },
+  TLSRoute: { plural: 'tlsroutes', version: 'v1alpha2' },
 };
 
 function gatewayResource(ref: ObjectRef): { group: string; version: string; plural: string; name: string } {
-  const plural = GATEWAY_RESOURCES[ref.kind];
-  if (plural === undefined) throw new RangeError(`${ref.kind} has no Gateway API status`);
-  return { group: 'gateway.networking.k8s.io', version: 'v1', plural, name: ref.name };
+  const resource = GATEWAY_RESOURCES[ref.kind];
+  if (resource === undefined) throw new RangeError(`${ref.kind} has no Gateway API status`);
+  return { group: 'gateway.networking.k8s.io', ...resource, name: ref.name };
 }
 
 /** Where an Event is stored and how often it was seen. */

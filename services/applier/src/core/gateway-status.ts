@@ -7,7 +7,7 @@ export interface GatewayStatusTarget {
   readonly status: JsonObject;
 }
 
-const STATUS_KINDS = new Set(['GatewayClass', 'Gateway', 'HTTPRoute']);
+const STATUS_KINDS = new Set(['GatewayClass', 'Gateway', 'HTTPRoute', 'TLSRoute']);
 
 /**
  * The planned status of every Gateway API object in the desired state (ObjectCondition.status), with each
@@ -74,7 +74,7 @@ export function nextGatewayStatus(
   now: string,
 ): JsonObject | null {
   let next: JsonObject;
-  if (kind === 'HTTPRoute') {
+  if (kind === 'HTTPRoute' || kind === 'TLSRoute') {
     const ours = planned['parents'] as JsonObject[];
     const mine = new Set(ours.map((p) => p['controllerName']));
     const currentParents = (Array.isArray(field(current, 'parents')) ? field(current, 'parents') : []) as JsonObject[];

@@ -3,6 +3,7 @@ import { intersectHostnames } from './hostnames.ts';
 import type { ReferenceGrants } from './reference-grants.ts';
 import {
   GATEWAY_GROUP,
+  routeKind,
   type GatewayCondition,
   type GatewayInput,
   type HttpRouteInput,
@@ -74,7 +75,7 @@ function accept(
   if (selected.length === 0)
     return { accepted: refused('NoMatchingParent', `no listener matches ${describeRef(ref)}`), attachments: [] };
   const gw = managed.gateway;
-  const allowed = selected.filter((l) => l.usable && allows(l, gw.namespace, route.namespace, ctx));
+  const allowed = selected.filter((l) => l.usable && allows(l, routeKind(route), gw.namespace, route.namespace, ctx));
   if (allowed.length === 0)
     return {
       accepted: refused('NotAllowedByListeners', `no listener of ${describeRef(ref)} allows this route`),
@@ -95,8 +96,14 @@ function accept(
   return { accepted: cond('Accepted', 'True', 'Accepted', 'Route accepted'), attachments };
 }
 
-function allows(l: JudgedListener, gatewayNamespace: string, routeNamespace: string, ctx: AttachContext): boolean {
-  if (!l.supportedKinds.includes('HTTPRoute')) return false;
+function allows(
+  l: JudgedListener,
+  kind: string,
+  gatewayNamespace: string,
+  routeNamespace: string,
+  ctx: AttachContext,
+): boolean {
+  if (!l.supportedKinds.includes(kind)) return false;
   const a = l.listener.allowedRoutes;
   if (a.from === 'All') return true;
   if (a.from === 'Same') return gatewayNamespace === routeNamespace;
@@ -110,7 +117,7 @@ function resolvedRefs(route: HttpRouteInput, ctx: AttachContext): GatewayConditi
       const ns = b.namespace === '' ? route.namespace : b.namespace;
       if (b.group !== '' || b.kind !== 'Service')
         return cond('ResolvedRefs', 'False', 'InvalidKind', `backend ${b.group}/${b.kind} ${b.name} is not a Service`);
-      const from = { group: GATEWAY_GROUP, kind: 'HTTPRoute', namespace: route.namespace };
+      const from = { group: GATEWAY_GROUP, kind: routeKind(route), namespace: route.namespace };
       if (!ctx.grants.permits(from, { ...b, namespace: ns }))
         return cond(
           'ResolvedRefs',

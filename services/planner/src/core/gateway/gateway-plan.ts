@@ -18,12 +18,13 @@ import { cond, judgeListeners, type JudgedListener, type SecretCheck } from './l
 import { compareEntries, routeEntries, type RouteEntry } from './precedence.ts';
 import { ReferenceGrants } from './reference-grants.ts';
 import { translateFilters, unsupportedMatchFeature } from './route-filters.ts';
-import type {
-  GatewayClassInput,
-  GatewayInput,
-  HttpRouteInput,
-  HttpRouteRule,
-  ReferenceGrantInput,
+import {
+  routeKind,
+  type GatewayClassInput,
+  type GatewayInput,
+  type HttpRouteInput,
+  type HttpRouteRule,
+  type ReferenceGrantInput,
 } from './gateway-types.ts';
 
 /** One cluster's Gateway API objects and what the translation asks of the rest of the world. */
@@ -35,6 +36,8 @@ export interface GatewayPlanInput {
   readonly classes: readonly GatewayClassInput[];
   readonly gateways: readonly GatewayInput[];
   readonly routes: readonly HttpRouteInput[];
+  /** TLSRoutes, read as routes of kind TLSRoute (backendRefs only; the first rule serves). */
+  readonly tlsRoutes: readonly HttpRouteInput[];
   readonly grants: readonly ReferenceGrantInput[];
   readonly namespaceLabels: AttachContext['namespaceLabels'];
   readonly serviceExists: AttachContext['serviceExists'];
@@ -115,7 +118,7 @@ export function planGateways(input: GatewayPlanInput): GatewayPlan {
   const entries = new Map<string, { entry: RouteEntry; route: Route }[]>();
   const pools: GatewayPoolSpec[] = [];
   const attached: ParentStatus[][] = [];
-  for (const route of input.routes) {
+  for (const route of [...input.routes, ...input.tlsRoutes]) {
     const statuses = attachHttpRoute(route, ctx);
     if (statuses.length === 0) continue;
     const translated = translateRoute(input, route, grants);
@@ -129,7 +132,9 @@ export function planGateways(input: GatewayPlanInput): GatewayPlan {
         const claim = claimOf(claims, a.gateway, a.listener);
         if (claim === undefined) continue;
         const list = entries.get(vsName(claim.address, claim.port)) ?? [];
-        for (const entry of routeEntries(route, a)) list.push({ entry, route: translated.route(entry) });
+        for (const entry of routeEntries(route, a))
+          if (routeKind(route) === 'HTTPRoute' || entry.ruleIndex === 0)
+            list.push({ entry, route: translated.route(entry) });
         entries.set(vsName(claim.address, claim.port), list);
       }
   }
@@ -231,7 +236,12 @@ interface TranslatedRoute {
 function translateRoute(input: GatewayPlanInput, route: HttpRouteInput, grants: ReferenceGrants): TranslatedRoute {
   const refusedBy = input.refusalOf(route.namespace, route.name);
   if (refusedBy !== null) return refused(`refused by the appliance: ${refusedBy}`);
-  const source: ObjectRef = { cluster: input.cluster, kind: 'HTTPRoute', namespace: route.namespace, name: route.name };
+  const source: ObjectRef = {
+    cluster: input.cluster,
+    kind: routeKind(route),
+    namespace: route.namespace,
+    name: route.name,
+  };
   const pools: GatewayPoolSpec[] = [];
   const perRule: { pool: string; filters: ReturnType<typeof translateFilters> }[] = [];
   for (const [i, rule] of route.rules.entries()) {
@@ -254,6 +264,8 @@ function translateRoute(input: GatewayPlanInput, route: HttpRouteInput, grants: 
       const m = entry.match;
       const match = m.path.type === 'Exact' ? 'Exact' : m.path.type === 'RegularExpression' ? 'Regex' : 'Prefix';
       const redirect = r.filters.ok && r.filters.filters?.redirect !== undefined;
+      // A TLSRoute routes by SNI alone: a route per hostname, no path.
+      if (source.kind === 'TLSRoute') return { host: entry.hostname, path: '', match: 'Prefix', pool: r.pool, source };
       return {
         host: entry.hostname,
         path: m.path.value,
@@ -287,7 +299,7 @@ function usableBackends(
   rule: HttpRouteRule,
   grants: ReferenceGrants,
 ): GatewayPoolSpec['backends'] {
-  const from = { group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', namespace: route.namespace };
+  const from = { group: 'gateway.networking.k8s.io', kind: routeKind(route), namespace: route.namespace };
   return rule.backendRefs
     .filter((b) => b.weight > 0 && b.group === '' && b.kind === 'Service')
     .map((b) => ({ b, namespace: b.namespace === '' ? route.namespace : b.namespace }))
@@ -303,12 +315,13 @@ function virtualService(
   const name = vsName(claim.address, claim.port);
   const sorted = [...(entries.get(name) ?? [])].sort((a, b) => compareEntries(a.entry, b.entry));
   const https = claim.listeners.some((l) => l.listener.protocol === 'HTTPS');
+  const passthrough = claim.listeners.some((l) => l.listener.protocol === 'TLS');
   const gw = claim.gateway;
   return {
     name,
     address: claim.address === 'default' ? { kind: 'default' } : { kind: 'dedicated', ip: claim.address },
     port: claim.port,
-    protocol: https ? 'https' : 'http',
+    protocol: passthrough ? 'tls-passthrough' : https ? 'https' : 'http',
     owners: [{ cluster, kind: 'Gateway', namespace: gw.namespace, name: gw.name }],
     certificates: https
       ? [

@@ -1,7 +1,13 @@
 import type { JsonObject, ObjectCondition, ObjectRef } from '@portolan/desired-state';
 import type { ManagedGateway, ParentStatus } from './attach.ts';
 import type { JudgedListener } from './listeners.ts';
-import type { GatewayClassInput, GatewayCondition, GatewayInput, HttpRouteInput } from './gateway-types.ts';
+import {
+  routeKind,
+  type GatewayClassInput,
+  type GatewayCondition,
+  type GatewayInput,
+  type HttpRouteInput,
+} from './gateway-types.ts';
 
 /**
  * The status each Gateway API object gets from this appliance's controller, as the specification shapes it, carried
@@ -111,7 +117,7 @@ export function routeConditions(
   refusal: string | null,
   controllerOf: (s: ParentStatus) => string,
 ): ObjectCondition[] {
-  const object: ObjectRef = { cluster, kind: 'HTTPRoute', namespace: route.namespace, name: route.name };
+  const object: ObjectRef = { cluster, kind: routeKind(route), namespace: route.namespace, name: route.name };
   const parents = statuses.map((s) => ({
     parentRef: parentRefJson(s),
     controllerName: controllerOf(s),

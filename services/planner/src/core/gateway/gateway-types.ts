@@ -103,6 +103,8 @@ export interface HttpRouteRule {
 }
 
 export interface HttpRouteInput {
+  /** A TLSRoute is read into the same shape: rules with backendRefs only, attached to TLS listeners. */
+  readonly kind?: 'HTTPRoute' | 'TLSRoute';
   readonly namespace: string;
   readonly name: string;
   readonly generation: number;
@@ -119,6 +121,10 @@ export interface ReferenceGrantInput {
   /** name '' grants every object of the kind. */
   readonly to: readonly { readonly group: string; readonly kind: string; readonly name: string }[];
 }
+
+/** The kind of a route input (HTTPRoute unless it says otherwise). */
+export const routeKind = (route: { readonly kind?: 'HTTPRoute' | 'TLSRoute' }): 'HTTPRoute' | 'TLSRoute' =>
+  route.kind ?? 'HTTPRoute';
 
 /** A status condition as the specification defines it for Gateway API objects. */
 export interface GatewayCondition {

@@ -157,3 +157,17 @@ export function readReferenceGrant(o: TrimmedGatewayObject<'ReferenceGrant'>): R
     })),
   };
 }
+
+/** A TLSRoute as a route of kind TLSRoute: parents, hostnames (SNI) and rules of backendRefs only. */
+export function readTlsRoute(o: TrimmedGatewayObject<'TLSRoute'>): HttpRouteInput {
+  return {
+    kind: 'TLSRoute',
+    namespace: o.metadata.namespace,
+    name: o.metadata.name,
+    generation: o.metadata.generation ?? 0,
+    creationTimestamp: o.metadata.creationTimestamp ?? '',
+    parentRefs: arr(o.spec['parentRefs']).map((p) => parentRef(obj(p))),
+    hostnames: arr(o.spec['hostnames']).map((h) => text(h).toLowerCase()),
+    rules: arr(o.spec['rules']).map((r) => ({ ...readRule(obj(r)), matches: [], filters: [] })),
+  };
+}

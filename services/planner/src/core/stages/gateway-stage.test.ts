@@ -284,3 +284,48 @@ test('with an address pool, Gateways on one port get an address each and keep it
   assert.equal(addressOf(after, 'a'), a);
   assert.equal(addressOf(after, 'b'), b);
 });
+
+test('a TLSRoute on a TLS Passthrough listener routes by SNI to a weighted pool; an HTTPRoute may not attach there', () => {
+  const tlsGateway: Obj = {
+    ...gateway(),
+    spec: {
+      gatewayClassName: 'portolan',
+      listeners: [
+        {
+          name: 'tls',
+          port: 8443,
+          protocol: 'TLS',
+          tls: { mode: 'Passthrough' },
+          allowedRoutes: { namespaces: { from: 'All' } },
+        },
+      ],
+    },
+  };
+  const tlsRoute: Obj = {
+    apiVersion: 'gateway.networking.k8s.io/v1alpha2',
+    kind: 'TLSRoute',
+    metadata: { name: 'db', namespace: 'default', resourceVersion: f.nextRv(), creationTimestamp: f.at(1) },
+    spec: {
+      parentRefs: [{ name: 'shared', namespace: 'infra' }],
+      hostnames: ['db.example.com'],
+      rules: [{ backendRefs: [{ name: 'web-v1', port: 80 }] }],
+    },
+  };
+  const d = planEvents(haproxy, f.added('c1', gatewayClass(), tlsGateway, tlsRoute, canary(90, 10), ...backends()));
+  const v = vs(d, 'gw~default~8443');
+  assert.equal(v?.protocol, 'tls-passthrough', summarize(d).join('\n'));
+  assert.deepEqual(
+    v.routes.map((r) => [r.host, r.path, r.pool, r.source.kind]),
+    [['db.example.com', '', 'gw~c1~default~db~0', 'TLSRoute']],
+  );
+  const lines = summarize(d).filter((l) => /^(Accepted|Rejected)/.test(l));
+  assert.ok(lines.includes('Accepted c1/default/db Accepted'), lines.join('\n'));
+  assert.ok(lines.includes('Rejected c1/default/canary NotAllowedByListeners'), lines.join('\n'));
+  const status = d.conditions.find((c) => c.object.kind === 'TLSRoute' && c.status)?.status as {
+    parents: { conditions: { type: string; status: string }[] }[];
+  };
+  assert.deepEqual(
+    status.parents[0]!.conditions.map((c) => `${c.type}=${c.status}`),
+    ['Accepted=True', 'ResolvedRefs=True'],
+  );
+});

@@ -1,7 +1,13 @@
 import type { ObjectCondition, ObjectRef, Pool, PoolMember, VirtualService } from '@portolan/desired-state';
 import { refKey, sortMembers } from '@portolan/snapshot';
 import { planGateways, type GatewayPlan, type GatewayPoolSpec } from '../gateway/gateway-plan.ts';
-import { readGateway, readGatewayClass, readHttpRoute, readReferenceGrant } from '../gateway/read-objects.ts';
+import {
+  readGateway,
+  readGatewayClass,
+  readHttpRoute,
+  readReferenceGrant,
+  readTlsRoute,
+} from '../gateway/read-objects.ts';
 import { serviceKey } from '../incremental/dirty-set.ts';
 import type { WorldView } from '../world/world-view.ts';
 import type { ListenerStage } from './listener-stage.ts';
@@ -82,6 +88,7 @@ export class GatewayStage implements Stage {
       classes: [...world.gatewayObjects(cluster, 'GatewayClass')].map(readGatewayClass),
       gateways: [...world.gatewayObjects(cluster, 'Gateway')].map(readGateway),
       routes: [...world.gatewayObjects(cluster, 'HTTPRoute')].map(readHttpRoute),
+      tlsRoutes: [...world.gatewayObjects(cluster, 'TLSRoute')].map(readTlsRoute),
       grants: [...world.gatewayObjects(cluster, 'ReferenceGrant')].map(readReferenceGrant),
       namespaceLabels: (ns) => world.namespace(cluster, ns)?.metadata.labels ?? {},
       serviceExists: (ns, name) => world.service(cluster, ns, name) !== undefined,
