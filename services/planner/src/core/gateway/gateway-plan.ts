@@ -17,7 +17,7 @@ import { classCondition, gatewayConditions, gatewayOf, routeConditions } from '.
 import { cond, judgeListeners, type JudgedListener, type SecretCheck } from './listeners.ts';
 import { compareEntries, routeEntries, type RouteEntry } from './precedence.ts';
 import { ReferenceGrants } from './reference-grants.ts';
-import { translateFilters, unsupportedMatchFeature } from './route-filters.ts';
+import { translateFilters, unsupportedBackends, unsupportedMatchFeature } from './route-filters.ts';
 import {
   routeKind,
   type GatewayClassInput,
@@ -249,6 +249,8 @@ function translateRoute(input: GatewayPlanInput, route: HttpRouteInput, grants: 
       const missing = unsupportedMatchFeature(input.driver, m);
       if (missing !== null) return refused(`${missing} are not supported by the ${input.driver} driver`);
     }
+    const weighted = unsupportedBackends(input.driver, rule);
+    if (weighted !== null) return refused(weighted);
     const filters = translateFilters(input.driver, rule);
     if (!filters.ok) return refused(filters.message);
     const backends = usableBackends(input, route, rule, grants);

@@ -7,12 +7,14 @@ export type FilterOutcome =
   { readonly ok: true; readonly filters: RouteFilters | undefined } | { readonly ok: false; readonly message: string };
 
 /**
- * What each driver implements of HTTPRoute, beyond host and path Exact/PathPrefix matches with weighted backends
- * (which every driver serves). A rule asking for more is refused on that appliance with `UnsupportedValue`, never
+ * What each driver implements of HTTPRoute, beyond host and path Exact/PathPrefix matches to one backend (which
+ * every driver serves). Several backends in a rule need member weights honoured by the balancing algorithm, which
+ * only the HAProxy driver sets (vTM and LoadMaster pools balance round robin, ignoring weights). A rule asking for more is refused on that appliance with `UnsupportedValue`, never
  * served in part. docs/gateway-api.md keeps this table for readers.
  */
 const FEATURES: Readonly<Record<DriverKind, ReadonlySet<string>>> = {
   haproxy: new Set([
+    'weightedBackends',
     'RegularExpression',
     'headers',
     'queryParams',
@@ -25,6 +27,12 @@ const FEATURES: Readonly<Record<DriverKind, ReadonlySet<string>>> = {
   vtm: new Set(),
   loadmaster: new Set(),
 };
+
+/** Why the driver cannot serve a rule's backends as weighted, or null. */
+export function unsupportedBackends(driver: DriverKind, rule: HttpRouteRule): string | null {
+  if (rule.backendRefs.length <= 1 || FEATURES[driver].has('weightedBackends')) return null;
+  return `several backendRefs in one rule (weighted backends) are not supported by the ${driver} driver`;
+}
 
 /** The first feature of a match the driver lacks, or null. */
 export function unsupportedMatchFeature(driver: DriverKind, m: HttpRouteMatch): string | null {

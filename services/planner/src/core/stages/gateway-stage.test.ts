@@ -329,3 +329,18 @@ test('a TLSRoute on a TLS Passthrough listener routes by SNI to a weighted pool;
     ['Accepted=True', 'ResolvedRefs=True'],
   );
 });
+
+test('on vTM, a weighted canary (two backendRefs in a rule) is refused rather than balanced round robin', () => {
+  const vtm = f.fleet([{ name: 'c1' }], [f.appliance('lb', 'vtm')]);
+  const d = planEvents(vtm, f.added('c1', gatewayClass(), gateway(), canary(90, 10), ...backends()));
+  assert.deepEqual(d.pools, []);
+  const line = d.conditions.find((c) => c.object.name === 'canary' && c.status !== undefined);
+  assert.equal(`${line?.type} ${line?.reason}`, 'Rejected UnsupportedValue');
+  assert.match(line?.message ?? '', /weighted backends/);
+  const single = route('single', [{ backendRefs: [{ name: 'web-v1', port: 80 }] }], { hostnames: ['one.example.com'] });
+  const served = planEvents(vtm, f.added('c1', gatewayClass(), gateway(), single, ...backends()));
+  assert.deepEqual(
+    vs(served, 'gw~default~8080')!.routes.map((r) => r.pool),
+    ['gw~c1~default~single~0'],
+  );
+});
