@@ -258,3 +258,26 @@ spec:
   assert.equal(r.echo?.forwardedProto, 'https');
   assert.equal(r.echo?.path, '/pay');
 });
+
+test('a route that stops naming the Gateway loses the parent status Portolan wrote', async () => {
+  await p.apply(`---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: { name: broken, namespace: ${ns} }
+spec:
+  parentRefs: [{ name: elsewhere }]
+  hostnames: [broken.example.com]
+  rules: [{ backendRefs: [{ name: missing, port: 80 }] }]
+`);
+  await eventually(
+    'the parent entry to be withdrawn',
+    async () => {
+      const route = JSON.parse(await p.kubectl(['get', 'httproute/broken', '-n', ns, '-o', 'json'])) as {
+        status?: { parents?: unknown[] };
+      };
+      assert.deepEqual(route.status?.parents ?? [], []);
+      assert.equal((await sendRequest(gatewayPort, 'broken.example.com', '/')).status, 404);
+    },
+    { context, timeoutMs: 30_000 },
+  );
+});

@@ -78,7 +78,7 @@ export class KubeWriteback {
   private readonly repeatAfterMs: number;
   private readonly ours = new Map<string, { target: IngressStatusTarget }>();
   /** The Gateway API statuses this process last wrote (or found in place), by object, as planned. */
-  private readonly gatewayOurs = new Map<string, string>();
+  private readonly gatewayOurs = new Map<string, { ref: GatewayStatusTarget['ref']; status: string }>();
   private closed = false;
   private readonly defaultAddresses: () => readonly string[] | null;
   private lastInputs: {
@@ -156,8 +156,17 @@ export class KubeWriteback {
       if (!recheck && sameEntries(this.ours.get(refKey(t.ref))?.target.entries, t.entries)) continue;
       this.enqueue(t.ref.cluster, `status:${refKey(t.ref)}`, { kind: 'status', target: t });
     }
-    for (const t of gatewayStatusTargets(desired, addresses)) {
-      if (!recheck && this.gatewayOurs.get(refKey(t.ref)) === JSON.stringify(t.status)) continue;
+    const planned = gatewayStatusTargets(desired, addresses);
+    const still = new Set(planned.map((t) => refKey(t.ref)));
+    for (const [key, { ref, status }] of this.gatewayOurs)
+      if (!still.has(key)) {
+        // A route this appliance no longer serves: the parents it wrote are withdrawn (others' stay).
+        const withdrawn = withdrawal(ref, status);
+        if (withdrawn === null) this.gatewayOurs.delete(key);
+        else this.enqueue(ref.cluster, `gateway-status:${key}`, { kind: 'gateway-status', target: withdrawn });
+      }
+    for (const t of planned) {
+      if (!recheck && this.gatewayOurs.get(refKey(t.ref))?.status === JSON.stringify(t.status)) continue;
       this.enqueue(t.ref.cluster, `gateway-status:${refKey(t.ref)}`, { kind: 'gateway-status', target: t });
     }
     this.recordConditions(conditionEvents(desired), recheck);
@@ -292,6 +301,7 @@ export class KubeWriteback {
       current.status,
       target.status,
       new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      target.withdraw,
     );
     if (next === null) this.counters.statusSkipped++;
     else {
@@ -299,8 +309,18 @@ export class KubeWriteback {
       await api.patchGatewayStatus(target.ref, current.resourceVersion, next);
       this.counters.statusWrites++;
     }
-    this.gatewayOurs.set(key, JSON.stringify(target.status));
+    if (target.withdraw === undefined)
+      this.gatewayOurs.set(key, { ref: target.ref, status: JSON.stringify(target.status) });
+    else this.gatewayOurs.delete(key);
   }
+}
+
+/** The task withdrawing the route parents a previous status named (null for kinds whose status is not shared). */
+function withdrawal(ref: GatewayStatusTarget['ref'], status: string): GatewayStatusTarget | null {
+  if (!ref.kind.endsWith('Route')) return null;
+  const parents = (JSON.parse(status) as { parents?: { controllerName?: unknown }[] }).parents ?? [];
+  const controllers = [...new Set(parents.map((p) => String(p.controllerName)))];
+  return { ref, status: { parents: [] }, withdraw: controllers };
 }
 
 /** Whether two status entry lists say the same (same order: both come from one canonical render). */

@@ -51,3 +51,11 @@ test("a route's parents of other controllers are kept; ours are replaced", () =>
     ['example.com/other ', `${ours} True`],
   );
 });
+
+test("withdrawing a controller's route parents keeps the others' and writes nothing when none are left to remove", () => {
+  const theirs = { parentRef: { name: 'other' }, controllerName: 'example.com/other', conditions: [] };
+  const mine = { parentRef: { name: 'shared' }, controllerName: ours, conditions: [accepted('True')] };
+  const next = nextGatewayStatus('HTTPRoute', { parents: [theirs, mine] }, { parents: [] }, 'now', [ours]);
+  assert.deepEqual(next, { parents: [theirs] });
+  assert.equal(nextGatewayStatus('HTTPRoute', { parents: [theirs] }, { parents: [] }, 'now', [ours]), null);
+});

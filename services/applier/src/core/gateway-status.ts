@@ -5,6 +5,8 @@ import { canonicalJson } from '@portolan/desired-state';
 export interface GatewayStatusTarget {
   readonly ref: ObjectRef;
   readonly status: JsonObject;
+  /** Route parents of these controllers are removed (a route this appliance no longer serves). */
+  readonly withdraw?: readonly string[];
 }
 
 const STATUS_KINDS = new Set(['GatewayClass', 'Gateway', 'HTTPRoute', 'TLSRoute']);
@@ -72,11 +74,12 @@ export function nextGatewayStatus(
   current: JsonObject | undefined,
   planned: JsonObject,
   now: string,
+  withdraw: readonly string[] = [],
 ): JsonObject | null {
   let next: JsonObject;
   if (kind === 'HTTPRoute' || kind === 'TLSRoute') {
     const ours = planned['parents'] as JsonObject[];
-    const mine = new Set(ours.map((p) => p['controllerName']));
+    const mine = new Set<JsonValue | undefined>([...ours.map((p) => p['controllerName']), ...withdraw]);
     const currentParents = (Array.isArray(field(current, 'parents')) ? field(current, 'parents') : []) as JsonObject[];
     const others = currentParents.filter((p) => !mine.has(p['controllerName']!));
     const parents = ours.map((p) => {
