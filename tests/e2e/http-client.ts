@@ -43,6 +43,11 @@ export interface RequestOptions {
   readonly sni?: string;
   readonly method?: string;
   readonly timeoutMs?: number;
+  /**
+   * HTTPS: trust only this certificate (PEM) and reject any other; the host name is not checked against it (the
+   * Gateway API conformance certificates name `*`, which TLS clients do not match). Default: accept any certificate.
+   */
+  readonly trust?: string;
   /** Extra request headers (Host is always the `host` argument). */
   readonly headers?: Readonly<Record<string, string>>;
 }
@@ -84,7 +89,13 @@ export function sendRequest(port: number, host: string, path: string, options: R
     const req =
       options.https === true
         ? https.request(
-            { ...common, rejectUnauthorized: false, ...(servername === '' ? {} : { servername }) },
+            {
+              ...common,
+              ...(options.trust === undefined
+                ? { rejectUnauthorized: false }
+                : { ca: options.trust, rejectUnauthorized: true, checkServerIdentity: () => undefined }),
+              ...(servername === '' ? {} : { servername }),
+            },
             onResponse,
           )
         : http.request(common, onResponse);

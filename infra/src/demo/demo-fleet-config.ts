@@ -11,6 +11,8 @@ export interface DemoAppliance {
   readonly ingressControllers: readonly string[];
   /** GatewayClass `spec.controllerName` values it answers (default: the fleet config's, portolan.dev/gateway-controller). */
   readonly gatewayControllers?: readonly string[];
+  /** Addresses given one each to Gateways that ask for none (the fleet config's `gatewayAddresses`); default none. */
+  readonly gatewayAddresses?: readonly string[];
   /** Applier replica ids: one process each, electing one leader. */
   readonly replicas: readonly string[];
   /** LoadMaster only: Ingress mode (default; LoadMaster's Ingress controller's documented behaviour) or Service mode. */
@@ -122,7 +124,7 @@ function applianceYaml(a: DemoAppliance, inputs: DemoFleetInputs): string {
   const head = `  - name: ${a.name}
     driver: ${a.driver}
     ingressControllers: [${a.ingressControllers.map(q).join(', ')}]
-${a.gatewayControllers ? `    gatewayControllers: [${a.gatewayControllers.map(q).join(', ')}]\n` : ''}${a.drift ? `    drift: { intervalSeconds: ${a.drift.intervalSeconds}, policy: ${a.drift.policy} }\n` : ''}`;
+${a.gatewayControllers ? `    gatewayControllers: [${a.gatewayControllers.map(q).join(', ')}]\n` : ''}${a.gatewayAddresses ? `    gatewayAddresses: [${a.gatewayAddresses.map(q).join(', ')}]\n` : ''}${a.drift ? `    drift: { intervalSeconds: ${a.drift.intervalSeconds}, policy: ${a.drift.policy} }\n` : ''}`;
   switch (a.driver) {
     case 'haproxy':
       return `${head}    haproxy:

@@ -60,3 +60,30 @@ test('a backend given a context also reports the protocol, the request headers a
     'without a context the reply keeps its shape',
   );
 });
+
+test('a backend given a context sets the response headers X-Echo-Set-Header asks for', async () => {
+  const context = { namespace: 'ns-1', ingress: '', service: 'echo', pod: 'echo-0' };
+  await using echo = await startEchoBackends([{ address: '127.0.3.5', port: 0, context }]);
+  const [backend] = echo.backends;
+  assert.ok(backend);
+  const headers = await new Promise<http.IncomingHttpHeaders>((resolve, reject) => {
+    const req = http.request(
+      {
+        host: backend.address,
+        port: backend.port,
+        path: '/',
+        agent: false,
+        headers: { 'x-echo-set-header': 'X-Header-Set: set, X-Other:a:b,junk' },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.headers));
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+  assert.equal(headers['x-header-set'], 'set');
+  assert.equal(headers['x-other'], 'a:b');
+  assert.equal(headers.junk, undefined);
+});

@@ -9,7 +9,10 @@ export interface EchoBackendSpec {
   readonly port: number;
   /** Serve HTTPS with this certificate instead of plain HTTP (re-encrypt tests). */
   readonly tls?: { readonly certificatePem: string; readonly privateKeyPem: string };
-  /** Who this backend plays (Ingress conformance); when set, replies also carry `proto`, `headers` and `context`. */
+  /**
+   * Who this backend plays (Ingress and Gateway API conformance); when set, replies also carry `proto`, `headers` and
+   * `context`, and the response carries the headers a request's `X-Echo-Set-Header: Name:value,…` asks for.
+   */
   readonly context?: EchoContext;
 }
 
@@ -82,6 +85,9 @@ export async function startEchoBackends(specs: readonly EchoBackendSpec[]): Prom
             : { proto: `HTTP/${req.httpVersion}`, headers: distinctHeaders(req), context: spec.context }),
         };
         const body = JSON.stringify(reply);
+        // Gateway API conformance's echo server sets the response headers a request asks for in X-Echo-Set-Header.
+        const asked = spec.context === undefined ? [] : echoSetHeaders(req.headers['x-echo-set-header']);
+        for (const [name, value] of asked) res.appendHeader(name, value);
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
         res.end(body);
       };
@@ -108,6 +114,16 @@ function distinctHeaders(req: http.IncomingMessage): Record<string, readonly str
   return Object.fromEntries(
     Object.entries(req.headersDistinct).flatMap(([name, values]) => (values === undefined ? [] : [[name, values]])),
   );
+}
+
+/** `Name:value,Name:value` (upstream echo-basic's X-Echo-Set-Header); entries without a colon are ignored. */
+function echoSetHeaders(value: string | string[] | undefined): [string, string][] {
+  const text = Array.isArray(value) ? value.join(',') : (value ?? '');
+  return text.split(',').flatMap((entry): [string, string][] => {
+    const colon = entry.indexOf(':');
+    if (colon <= 0) return [];
+    return [[entry.slice(0, colon).trim(), entry.slice(colon + 1).trim()]];
+  });
 }
 
 function headerText(value: string | string[] | undefined): string {
