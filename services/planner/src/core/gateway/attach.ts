@@ -41,7 +41,7 @@ export interface AttachContext {
 /**
  * Attaches an HTTPRoute to the parents it names, as the specification says: a parent is a Gateway this controller
  * manages (others are left to their own controllers: no status is written for them); the listeners considered are
- * those the reference's sectionName and port select; a listener takes the route when it is usable, allows the
+ * those the reference's sectionName and port select; a listener takes the route when it is attachable, allows the
  * route's kind and namespace, and shares a hostname with it. The parent's `Accepted` names why not
  * (NoMatchingParent, NotAllowedByListeners, NoMatchingListenerHostname); `ResolvedRefs` judges the backends
  * (InvalidKind, RefNotPermitted, BackendNotFound). A route with unresolved backends still attaches: requests for
@@ -75,7 +75,9 @@ function accept(
   if (selected.length === 0)
     return { accepted: refused('NoMatchingParent', `no listener matches ${describeRef(ref)}`), attachments: [] };
   const gw = managed.gateway;
-  const allowed = selected.filter((l) => l.usable && allows(l, routeKind(route), gw.namespace, route.namespace, ctx));
+  const allowed = selected.filter(
+    (l) => l.attachable && allows(l, routeKind(route), gw.namespace, route.namespace, ctx),
+  );
   if (allowed.length === 0)
     return {
       accepted: refused('NotAllowedByListeners', `no listener of ${describeRef(ref)} allows this route`),

@@ -106,7 +106,9 @@ export function planGateways(input: GatewayPlanInput): GatewayPlan {
   const addresses = assignAddresses(input.cluster, gateways, input.addressPool);
   for (const gw of gateways) {
     const address = addresses.get(gw) ?? 'default';
-    const judged = judgeListeners(gw, grants, input.secretProblem).map((l) => claimPort(gw, address, l, claims, input));
+    const judged = judgeListeners(gw, grants, input.secretProblem).map((l) =>
+      gw.parametersRef === true ? notProgrammed(l) : claimPort(gw, address, l, claims, input),
+    );
     managed.set(`${gw.namespace}/${gw.name}`, { gateway: gw, listeners: judged });
   }
   const ctx: AttachContext = {
@@ -149,6 +151,14 @@ export function planGateways(input: GatewayPlanInput): GatewayPlan {
   };
 }
 
+/** A listener of a Gateway that is not accepted as a whole: routes neither attach nor are served. */
+function notProgrammed(l: JudgedListener): JudgedListener {
+  const conditions = l.conditions.map((c) =>
+    c.type === 'Programmed' ? cond('Programmed', 'False', 'Invalid', 'the Gateway is not accepted') : c,
+  );
+  return { ...l, usable: false, attachable: false, conditions };
+}
+
 /** Gives the listener its address and port, or marks it PortUnavailable when another holds them. */
 function claimPort(
   gw: GatewayInput,
@@ -166,6 +176,7 @@ function claimPort(
     return {
       ...l,
       usable: false,
+      attachable: false,
       conditions: [
         cond('Accepted', 'False', 'PortUnavailable', message),
         ...l.conditions.filter((c) => c.type !== 'Accepted' && c.type !== 'Programmed'),

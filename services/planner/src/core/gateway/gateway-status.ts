@@ -59,8 +59,14 @@ export function gatewayConditions(
       if (!l.usable && c.status === 'False' && c.type !== 'Programmed')
         out.push({ object, type: 'Warning', reason: c.reason, message: `listener ${l.listener.name}: ${c.message}` });
   const usable = listeners.filter((l) => l.usable).length;
-  const accepted: GatewayCondition =
-    usable === listeners.length
+  const accepted: GatewayCondition = gw.parametersRef
+    ? {
+        type: 'Accepted',
+        status: 'False',
+        reason: 'InvalidParameters',
+        message: 'spec.infrastructure.parametersRef names nothing Portolan reads: it takes no parameters',
+      }
+    : usable === listeners.length
       ? { type: 'Accepted', status: 'True', reason: 'Accepted', message: 'Gateway accepted' }
       : {
           type: 'Accepted',
@@ -87,8 +93,8 @@ export function gatewayConditions(
       : {
           object,
           type: 'Rejected',
-          reason: 'ListenersNotValid',
-          message: 'no listener of the Gateway is usable',
+          reason: accepted.reason,
+          message: accepted.status === 'False' ? accepted.message : 'no listener of the Gateway is usable',
           status,
         },
   );

@@ -50,6 +50,8 @@ export interface GatewayInput {
   readonly creationTimestamp?: string;
   /** The IP addresses asked for in spec.addresses; empty: the appliance's default address. */
   readonly addresses?: readonly string[];
+  /** spec.infrastructure.parametersRef is set: Portolan takes no parameters, so the Gateway is not accepted. */
+  readonly parametersRef?: boolean;
   readonly gatewayClassName: string;
   readonly listeners: readonly ListenerInput[];
 }

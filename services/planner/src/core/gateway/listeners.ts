@@ -22,8 +22,13 @@ export interface JudgedListener {
   readonly listener: ListenerInput;
   readonly conditions: readonly GatewayCondition[];
   readonly supportedKinds: readonly string[];
-  /** Accepted and not conflicted: routes attach and it is programmed. */
+  /** Accepted, references resolved and not conflicted: it is programmed. */
   readonly usable: boolean;
+  /**
+   * Accepted and not conflicted: routes attach (and count in attachedRoutes) even while its references do not
+   * resolve, as the specification asks; only a usable listener serves them.
+   */
+  readonly attachable: boolean;
 }
 
 /**
@@ -50,12 +55,13 @@ export function judgeListeners(gateway: GatewayInput, grants: ReferenceGrants, s
         ? cond('Programmed', 'True', 'Programmed', 'Programmed')
         : cond('Programmed', 'False', 'Invalid', 'The listener is not programmed: see its other conditions'),
     ];
-    return { listener: l, conditions, supportedKinds: refs.kinds, usable };
+    const attachable = accepted.status === 'True' && conflict === null;
+    return { listener: l, conditions, supportedKinds: refs.kinds, usable, attachable };
   });
 }
 
 function acceptance(l: ListenerInput): GatewayCondition {
-  if (l.protocol === 'TCP' || l.protocol === 'UDP')
+  if (l.protocol !== 'HTTP' && l.protocol !== 'HTTPS' && l.protocol !== 'TLS')
     return cond('Accepted', 'False', 'UnsupportedProtocol', `protocol ${l.protocol} is not supported`);
   if (l.protocol === 'TLS' && l.tls?.mode !== 'Passthrough')
     return cond('Accepted', 'False', 'UnsupportedProtocol', 'TLS listeners are supported in Passthrough mode only');

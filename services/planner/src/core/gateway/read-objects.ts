@@ -46,6 +46,7 @@ export function readGateway(o: TrimmedGatewayObject<'Gateway'>): GatewayInput {
     name: o.metadata.name,
     generation: o.metadata.generation ?? 0,
     creationTimestamp: o.metadata.creationTimestamp ?? '',
+    parametersRef: obj(o.spec['infrastructure'])['parametersRef'] !== undefined,
     gatewayClassName: text(o.spec['gatewayClassName']),
     listeners: arr(o.spec['listeners']).map((l) => readListener(obj(l))),
     // Only IP addresses can be programmed; a hostname or named address is reported by the caller.
