@@ -69,11 +69,10 @@ test('the Sentinels promote the Redis replica when the master is killed; a NATS 
   await withStack(async (stack) => {
     assert.equal(await stack.redisMaster(), 'redis-1');
     await stack.kill('redis-1');
-    const started = performance.now();
-    const promoted = await waitFor(async () => (await stack.redisMaster()) === 'redis-2', 20_000, 200);
+    // Usually 1 to 5 s; when the Sentinels' first leader vote splits, they retry after twice the failover timeout
+    // (10 s). How fast it is, the ha-failover benchmark measures.
+    const promoted = await waitFor(async () => (await stack.redisMaster()) === 'redis-2', 45_000, 200);
     assert.ok(promoted, 'the Sentinels name redis-2 as master');
-    const seconds = (performance.now() - started) / 1000;
-    assert.ok(seconds < 15, `Sentinel failover took ${seconds.toFixed(1)} s`);
 
     await stack.kill('nats-1');
     const natsHealthy = async (): Promise<string[]> =>
