@@ -5,7 +5,6 @@ import {
   type IngressPath,
   type IngressRule,
   type IngressTls,
-  type JsonValue,
   type KubeKind,
   type SealedBox,
   type SecretTlsSummary,
@@ -16,7 +15,7 @@ import {
   type TrimmedMeta,
   type TrimmedObjectOf,
 } from './objects.ts';
-import { defined, held, int, keyCount, list, record, str, strMap } from './trim-values.ts';
+import { defined, held, int, jsonValue, keyCount, list, record, str, strMap } from './trim-values.ts';
 
 /** Result of trimming: the trimmed object, or why the input cannot be an object of that kind. */
 export type TrimResult<K extends KubeKind> =
@@ -151,25 +150,6 @@ function trimBody(kind: KubeKind, obj: Record<string, unknown>, metadata: Trimme
     case 'ReferenceGrant':
       return { kind, metadata, spec: record(jsonValue(spec, 0)) ?? {} };
   }
-}
-
-/** How deep a Gateway API spec may nest (the CRDs' schemas nest about 8 levels); anything deeper is dropped. */
-const MAX_SPEC_DEPTH = 32;
-
-/** `x` as a JSON value: objects with sorted keys, only finite numbers, nothing else (functions, undefined) kept. */
-function jsonValue(x: unknown, depth: number): JsonValue | undefined {
-  if (x === null || typeof x === 'boolean' || typeof x === 'string') return x;
-  if (typeof x === 'number') return Number.isFinite(x) ? x : undefined;
-  if (depth >= MAX_SPEC_DEPTH || typeof x !== 'object') return undefined;
-  if (Array.isArray(x)) return list(x, (item) => jsonValue(item, depth + 1)) ?? [];
-  const out: Record<string, JsonValue> = {};
-  const r = x as Record<string, unknown>;
-  for (const key of Object.keys(r).sort()) {
-    const v = jsonValue(r[key], depth + 1);
-    if (v !== undefined)
-      Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
-  }
-  return out;
 }
 
 function trimMeta(

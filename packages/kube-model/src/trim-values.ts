@@ -1,3 +1,5 @@
+import type { JsonValue } from './objects.ts';
+
 // Reading untrusted JSON field by field: each helper returns the value only when it has the expected type, so a
 // trimmed object never carries a value of the wrong shape into the planner.
 
@@ -63,4 +65,23 @@ export function defined<T extends object>(o: T): T {
     if (v !== undefined) out[k] = v;
   }
   return out as T;
+}
+
+/** How deep a Gateway API spec may nest (the CRDs' schemas nest about 8 levels); anything deeper is dropped. */
+const MAX_SPEC_DEPTH = 32;
+
+/** `x` as a JSON value: objects with sorted keys, only finite numbers, nothing else (functions, undefined) kept. */
+export function jsonValue(x: unknown, depth: number): JsonValue | undefined {
+  if (x === null || typeof x === 'boolean' || typeof x === 'string') return x;
+  if (typeof x === 'number') return Number.isFinite(x) ? x : undefined;
+  if (depth >= MAX_SPEC_DEPTH || typeof x !== 'object') return undefined;
+  if (Array.isArray(x)) return list(x, (item) => jsonValue(item, depth + 1)) ?? [];
+  const out: Record<string, JsonValue> = {};
+  const r = x as Record<string, unknown>;
+  for (const key of Object.keys(r).sort()) {
+    const v = jsonValue(r[key], depth + 1);
+    if (v !== undefined)
+      Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
+  }
+  return out;
 }

@@ -1,7 +1,6 @@
 import type { DesiredState } from '@portolan/desired-state';
 import type { Leadership } from '@portolan/leadership';
 import type { ApplierLogger, ApplierOptions, CycleResult, DriftCheckResult } from './applier-options.ts';
-import { RenderRefusedError } from '@portolan/appliance-driver';
 import { RefusedObjectsReporter } from './report-refused-objects.ts';
 import {
   announceApply,
@@ -256,7 +255,8 @@ export class Applier {
     const snapshot = await this.load(snapshotId);
     phases.mark('load');
     const leadership = this.o.leadership();
-    const rendered = await this.render(snapshot, leadership);
+    const render = (): unknown => this.o.driver.render(snapshot.desired, this.known);
+    const rendered = await this.refusals.render(snapshot.id, render, leadership?.isValid() === true);
     phases.mark('render');
     // A follower keeps its decoded snapshot and its render warm for a quick takeover, and nothing more: reading the
     // appliance back on every snapshot would cost a large appliance's read-back on the cores the leader needs.
@@ -282,20 +282,6 @@ export class Applier {
     }
     const staleEpoch = epochCheck?.epoch === leadership.epoch ? epochCheck.stale : null;
     return this.apply({ leadership, snapshot, operations, observed, rendered, trigger, phases, staleEpoch, spans });
-  }
-
-  /**
-   * Renders the snapshot. A render that refuses one object's part (RenderRefusedError) fails this cycle; the leader
-   * reports the object as refused, so the planner's next snapshot leaves it out and everything else applies.
-   */
-  private async render(snapshot: LoadedSnapshot, leadership: Leadership | null): Promise<unknown> {
-    try {
-      return this.o.driver.render(snapshot.desired, this.known);
-    } catch (e) {
-      if (e instanceof RenderRefusedError && leadership !== null && leadership.isValid())
-        await this.refusals.renderRefused(snapshot.id, e);
-      throw e;
-    }
   }
 
   /** Sends, records under the fence, announces, and follows up (status, refusals, retries). */

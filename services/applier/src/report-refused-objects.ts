@@ -1,6 +1,6 @@
 import {
   findRefusedSources,
-  type RenderRefusedError,
+  RenderRefusedError,
   type ApplianceDriver,
   type OperationOutcome,
   type SecretResolver,
@@ -34,6 +34,19 @@ export class RefusedObjectsReporter {
     logger: ApplierLogger;
   }) {
     this.#o = options;
+  }
+
+  /**
+   * Runs a render. One that refuses one object's part (RenderRefusedError) fails the cycle; when this replica leads,
+   * the object is reported as refused, so the planner's next snapshot leaves it out and everything else applies.
+   */
+  async render<T>(snapshotId: string, render: () => T, leads: boolean): Promise<T> {
+    try {
+      return render();
+    } catch (e) {
+      if (e instanceof RenderRefusedError && leads) await this.renderRefused(snapshotId, e);
+      throw e;
+    }
   }
 
   /** Reports the object a render refused (no search needed: the driver named it), once per snapshot. */
