@@ -168,7 +168,9 @@ export async function serviceProbes(
     apiVersion: `${GATEWAY}/v1`,
     kind: 'GatewayClass',
     metadata: { name: 'probe' },
-    spec: { controllerName: 'portolan.dev/gateway-controller' },
+    // Another controller's class: the running applier leaves these objects' status alone, so its writes never
+    // race the status probes below (a 409 Conflict instead of the 200 or 403 a probe tells apart).
+    spec: { controllerName: 'example.com/not-portolan' },
   });
   sim.objects.create({
     apiVersion: `${GATEWAY}/v1`,
