@@ -223,6 +223,26 @@ describe('VtmDriver against the emulator (strict references)', () => {
     );
   });
 
+  test('a 90/10 canary: one PUT sets weighted_round_robin, then nothing to do; equal weights again keep it', async () => {
+    const steady = [member('10.1.0.1'), member('10.1.0.3')];
+    const canary = sampleState([member('10.1.0.1', 8080, { weight: 90 }), member('10.1.0.3', 8080, { weight: 10 })]);
+    const ops = driver.diff(driver.render(canary), await readBack());
+    assert.deepEqual(
+      ops.map((o) => `${o.action} ${o.objectType}/${o.objectName}`),
+      [`update pools/${vtmName('pool', 'default.a')}`],
+    );
+    assert.ok((await apply(ops)).every((r) => r.ok));
+    const lb = (): unknown => {
+      const stored = emu.state.get('pools', vtmName('pool', 'default.a'));
+      return stored?.kind === 'json' ? stored.properties['load_balancing']?.['algorithm'] : undefined;
+    };
+    assert.equal(lb(), 'weighted_round_robin');
+    assert.deepEqual(driver.diff(driver.render(canary), await readBack()), [], 'read back as written');
+    assert.ok((await apply(driver.diff(driver.render(sampleState(steady)), await readBack()))).every((r) => r.ok));
+    assert.deepEqual(driver.diff(driver.render(sampleState(steady)), await readBack()), []);
+    assert.equal(lb(), 'weighted_round_robin', 'a PUT merges: with equal weights it balances as round robin');
+  });
+
   test('a virtual server deleted out of band is detected by the next diff and recreated', async () => {
     const desired = driver.render(sampleState([member('10.1.0.1'), member('10.1.0.3')]));
     emu.state.delete('virtual_servers', vtmName('vs', 'default.web'));

@@ -101,6 +101,32 @@ describe('diffVtm', () => {
     ]);
   });
 
+  test('weighted pool: converged is zero operations; an algorithm changed out of band is rewritten once', () => {
+    const canary = world([member('10.1.0.1', 8080, { weight: 90 }), member('10.1.0.2', 8080, { weight: 10 })]);
+    const pool = canary.objects.find((o) => o.type === 'pools');
+    assert.ok(pool !== undefined && pool.type !== 'rules');
+    assert.deepEqual(pool.properties['load_balancing'], { algorithm: 'weighted_round_robin' });
+    const observed = asReadBack(canary);
+    assert.deepEqual(diffVtm(canary, observed), [], 'read back as written: nothing to do');
+    const drifted: VtmObjects = {
+      ...observed,
+      objects: observed.objects.map((o) =>
+        o.type === 'pools'
+          ? { ...o, properties: deepMerge(o.properties, { load_balancing: { algorithm: 'round_robin' } }) }
+          : o,
+      ),
+    };
+    assert.deepEqual(
+      diffVtm(canary, drifted).map((o) => `${o.action} ${o.objectType}`),
+      ['update pools'],
+    );
+    assert.deepEqual(
+      diffVtm(world(), asReadBack(world())),
+      [],
+      'equal weights: no algorithm rendered, so none is compared',
+    );
+  });
+
   test('a changed rule text is one rule update; a rotated certificate one key update naming only the Secret', () => {
     const observed = asReadBack(world());
     const rotated = renderVtm(

@@ -28,8 +28,10 @@ export function renderPool(pool: Pool, appliance: string): VtmObject[] {
       properties: withNote(persistenceProperties(pool.persistence), note),
     });
   }
+  const nodes = nodesTable(pool.members);
   let properties: JsonObject = {
-    basic: { monitors, nodes_table: nodesTable(pool.members), note, persistence_class: persistenceClass },
+    basic: { monitors, nodes_table: nodes, note, persistence_class: persistenceClass },
+    ...(hasUnequalWeights(nodes) ? { load_balancing: { algorithm: 'weighted_round_robin' } } : {}),
     ssl: { enable: pool.tlsToBackend },
   };
   if (pool.customization !== null) properties = deepMerge(properties, vendorProperties(pool.customization));
@@ -48,6 +50,15 @@ export function nodesTable(members: readonly PoolMember[]): JsonObject[] {
     rows.push({ node, state: m.state, weight: Math.min(100, Math.max(1, Math.round(m.weight))) });
   }
   return rows;
+}
+
+/**
+ * Whether a pool's rows carry different weights, so the pool must balance `weighted_round_robin`: vTM's default
+ * `round_robin` ignores weights. Equal weights leave the algorithm unset (the appliance's default), which keeps
+ * pools rendered before weighted backends existed byte for byte the same. A customization may still override it.
+ */
+export function hasUnequalWeights(rows: readonly JsonObject[]): boolean {
+  return rows.some((r) => r['weight'] !== rows[0]?.['weight']);
 }
 
 /** Monitor properties: the annotation's vendor JSON verbatim when present, else mapped from the neutral fields. */

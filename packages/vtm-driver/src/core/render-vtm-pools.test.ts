@@ -96,6 +96,7 @@ describe('renderVtm: pools, monitors, persistence', () => {
         note: 'portolan:vtm:Service/c1/default/a',
         persistence_class: '',
       },
+      load_balancing: { algorithm: 'weighted_round_robin' },
       ssl: { enable: false },
     });
     assert.equal(
@@ -199,6 +200,18 @@ describe('renderVtm: pools, monitors, persistence', () => {
       config,
     );
     assert.deepEqual(props(ip, 'persistence', per).basic.type, 'ip');
+  });
+
+  test('weights: unequal after clamping balance weighted_round_robin; equal ones leave the algorithm unset', () => {
+    const algorithm = (weights: number[]): unknown => {
+      const members = weights.map((weight, i) => member(`10.1.0.${i + 1}`, 80, { weight }));
+      const out = renderVtm(desiredState({ pools: [pool('default.a', { members })] }), config);
+      return (props(out, 'pools', POOL_A) as { load_balancing?: { algorithm: string } }).load_balancing?.algorithm;
+    };
+    assert.equal(algorithm([90, 10]), 'weighted_round_robin', 'a 90/10 canary');
+    assert.equal(algorithm([1, 1, 1]), undefined, 'equal weights: rendered as before weighted backends');
+    assert.equal(algorithm([150, 300]), undefined, 'both clamp to 100: equal on the appliance');
+    assert.equal(algorithm([7]), undefined, 'one node');
   });
 
   test('pool customization is deep-merged; nodes and note stay', () => {
