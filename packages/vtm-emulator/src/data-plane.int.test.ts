@@ -208,3 +208,46 @@ describe('vTM emulator data plane in proxy mode', () => {
     await res.text();
   });
 });
+
+describe('vTM emulator data plane: load balancing algorithms', () => {
+  let emu: VtmEmulator;
+  const weighted = [
+    { node: '10.9.2.1:80', weight: 90 },
+    { node: '10.9.2.2:80', weight: 10 },
+  ];
+  before(async () => {
+    emu = await startVtmEmulator({ users: { admin: 'pw' }, dataPlane: { address: '127.0.0.1' } });
+    const pool = (algorithm: string): unknown => ({
+      properties: { basic: { nodes_table: weighted }, load_balancing: { algorithm } },
+    });
+    assert.equal(await put(emu, 'pools/canary', pool('weighted_round_robin')), 201);
+    assert.equal(await put(emu, 'pools/even', pool('round_robin')), 201);
+    for (const [name, port] of [
+      ['canary', 80],
+      ['even', 81],
+    ] as const)
+      assert.equal(
+        await put(emu, `virtual_servers/${name}`, { properties: { basic: { enabled: true, port, pool: name } } }),
+        201,
+      );
+  });
+  after(async () => emu.close());
+
+  const spread = async (port: number, requests: number): Promise<Record<string, number>> => {
+    const url = await dataPlaneOf(emu).urlFor(port);
+    const counts: Record<string, number> = {};
+    for (let i = 0; i < requests; i += 1) {
+      const { node } = (await (await fetch(`${url}/`)).json()) as { node: string };
+      counts[node] = (counts[node] ?? 0) + 1;
+    }
+    return counts;
+  };
+
+  test('weighted_round_robin: a 90/10 weighting sends exactly 90 and 10 of 100 requests', async () => {
+    assert.deepEqual(await spread(80, 100), { '10.9.2.1:80': 90, '10.9.2.2:80': 10 });
+  });
+
+  test('round_robin ignores the weights: the same nodes get 50 and 50', async () => {
+    assert.deepEqual(await spread(81, 100), { '10.9.2.1:80': 50, '10.9.2.2:80': 50 });
+  });
+});

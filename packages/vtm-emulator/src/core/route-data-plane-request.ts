@@ -1,5 +1,6 @@
 import { runTrafficScript, TrafficScriptError, type ScriptRequest } from './traffic-script-interpreter.ts';
 import { isObject } from './validate-properties.ts';
+import { pickWeighted } from './weighted-round-robin.ts';
 import type { VtmConfigStore } from './vtm-config-store.ts';
 
 /**
@@ -38,7 +39,9 @@ export function dataPlanePorts(store: VtmConfigStore): Map<number, string[]> {
 
 /**
  * Runs the request rules of the virtual server on `port` in order (the first that ends the request wins), then
- * falls back to its default pool. `pick` chooses among a pool's active nodes (round robin in the shell).
+ * falls back to its default pool. `pick` (the shell's request counter) chooses among a pool's active nodes: round
+ * robin, or smooth weighted round robin over their `nodes_table` weights when the pool's algorithm is
+ * `weighted_round_robin`. The other algorithms (least connections, …) are emulated as round robin.
  * When several virtual servers share the port, the first by name answers (the emulator has one listen address).
  */
 export function routeDataPlaneRequest(
@@ -99,12 +102,23 @@ function usePool(
   if (basic === null) return respond(503, 'Service Unavailable', `pool ${pool} does not exist\n`);
   if (node !== null) return { kind: 'pool', virtualServer, pool, node };
   const rows = Array.isArray(basic['nodes_table']) ? basic['nodes_table'] : [];
-  const active = rows
-    .filter(isObject)
-    .filter((r) => r['state'] === 'active' && typeof r['node'] === 'string')
-    .map((r) => r['node'] as string);
+  const active = rows.filter(isObject).filter((r) => r['state'] === 'active' && typeof r['node'] === 'string');
   if (active.length === 0) return respond(503, 'Service Unavailable', `pool ${pool} has no active node\n`);
-  return { kind: 'pool', virtualServer, pool, node: active[pick % active.length] as string };
+  const at =
+    algorithmOf(store, pool) === 'weighted_round_robin'
+      ? pickWeighted(
+          active.map((r) => (typeof r['weight'] === 'number' ? r['weight'] : 1)),
+          pick,
+        )
+      : pick % active.length;
+  return { kind: 'pool', virtualServer, pool, node: active[at]?.['node'] as string };
+}
+
+/** A pool's `load_balancing.algorithm`; only `weighted_round_robin` changes the pick, every other one is round robin. */
+function algorithmOf(store: VtmConfigStore, pool: string): unknown {
+  const stored = store.get('pools', pool);
+  const section = stored?.kind === 'json' ? stored.properties['load_balancing'] : undefined;
+  return isObject(section) ? section['algorithm'] : undefined;
 }
 
 /** `http.sendResponse(status line, content type, body, "Name: value\r\n…")` as an HTTP answer. */
