@@ -124,6 +124,11 @@ export interface VirtualService {
   readonly certificates: readonly string[];
   /** Routes in precedence order: exact hosts before wildcards before any-host; longer paths first; Exact before Prefix. */
   readonly routes: readonly Route[];
+  /**
+   * How far a wildcard route host `*.example.com` reaches: absent, exactly one label (`a.example.com`, Ingress's
+   * rule); `'any'`, any number of labels (`a.b.example.com` too, Gateway API's rule), the longest suffix winning.
+   */
+  readonly wildcardLabels?: 'any';
   /** Pool used when no route matches; null means answer 404. */
   readonly defaultPool: string | null;
   /** When set, this service only redirects to https on the given port (ssl-redirect). */

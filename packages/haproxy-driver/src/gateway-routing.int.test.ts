@@ -2,6 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { type EchoBackends, startEchoBackends } from '@portolan/echo-backend';
 import type { DesiredState, Route } from '@portolan/desired-state';
+import { matchRequest } from '@portolan/routing';
 import { type Harness, freePort, request, startHarness } from './testing/haproxy-harness.ts';
 import { desired, gatewayRoute as gw, member, pool, service } from './testing/desired-fixtures.ts';
 
@@ -9,6 +10,8 @@ import { desired, gatewayRoute as gw, member, pool, service } from './testing/de
 let h: Harness;
 let echo: EchoBackends;
 let port: number;
+let anyPort: number;
+let tlsPort: number;
 const names = ['exact', 'regex', 'method', 'header', 'query', 'prefix', 'rewrite', 'root', 'plain', 'wild', 'any'];
 const pods = Object.fromEntries(names.map((n, i) => [n, `127.0.23.${i + 1}`]));
 /** A header value full of haproxy.cfg syntax: quotes, an environment variable, a comment, a sample expression. */
@@ -54,13 +57,30 @@ function routes(headerWeightPool = 'header'): Route[] {
   ];
 }
 
+/**
+ * A listener whose wildcards reach any number of labels (Gateway API): the longest suffix with routes wins, by map
+ * or by rule, and a wildcard never matches its own suffix. Its passthrough twin is checked by `haproxy -c` only.
+ */
+function anyLabelRoutes(): Route[] {
+  return [
+    gw('*.bar.test', '/', 'Prefix', 'wild', 0),
+    gw('*.foo.bar.test', '/', 'Prefix', 'plain', 0),
+    gw('*.deep.foo.bar.test', '/', 'Prefix', 'header', 0, { headers: [{ name: 'X-Deep', type: 'Exact', value: '1' }] }),
+    gw('exact.foo.bar.test', '/', 'Prefix', 'exact', 0),
+  ];
+}
+
 function state(weight = 1): DesiredState {
   return desired({
     pools: names.map((n) => {
       const b = echo.backends.find((x) => x.address === pods[n]);
       return pool(n, b ? [member(b.address, b.port, { weight: n === 'header' ? weight : 1 })] : []);
     }),
-    virtualServices: [service('gw', port, routes())],
+    virtualServices: [
+      service('gw', port, routes()),
+      service('gw-any', anyPort, anyLabelRoutes(), { wildcardLabels: 'any' }),
+      service('gw-any-tls', tlsPort, anyLabelRoutes(), { wildcardLabels: 'any', protocol: 'tls-passthrough' }),
+    ],
   });
 }
 
@@ -69,6 +89,8 @@ before(async () => {
   const context = { namespace: 'default', ingress: 'web-route', service: 'echo', pod: 'echo-0' };
   echo = await startEchoBackends(Object.values(pods).map((address) => ({ address, port: 0, context })));
   port = await freePort();
+  anyPort = await freePort();
+  tlsPort = await freePort();
   const round = await h.apply(state());
   assert.deepEqual(
     round.results.map((r) => r.ok),
@@ -243,3 +265,33 @@ test('a route the driver refuses is a refusal of the configuration check, naming
     /HTTPRoute c1\/default\/web-route: header X contains a control character/,
   );
 });
+
+/** `ref`: what the reference matcher says when it differs (it cannot judge header matches, so takes the route). */
+const anyLabelCases: { host: string; headers?: Record<string, string>; want: string | number; ref?: string }[] = [
+  { host: 'a.bar.test', want: 'wild' },
+  { host: 'a.b.c.bar.test', want: 'wild' },
+  { host: 'foo.bar.test', want: 'wild' },
+  { host: 'a.foo.bar.test', want: 'plain' },
+  { host: 'a.b.foo.bar.test', want: 'plain' },
+  { host: 'exact.foo.bar.test', want: 'exact' },
+  { host: 'x.deep.foo.bar.test', headers: { 'X-Deep': '1' }, want: 'header' },
+  { host: 'x.y.deep.foo.bar.test', headers: { 'X-Deep': '1' }, want: 'header' },
+  { host: 'x.deep.foo.bar.test', want: 404, ref: 'header' },
+  { host: 'bar.test', want: 404 },
+  { host: 'other.test', want: 404 },
+];
+
+for (const c of anyLabelCases) {
+  test(`any-label wildcards: ${c.host}${c.headers ? ' with X-Deep' : ''} → ${c.want}, as the reference matcher`, async () => {
+    const vs = state().virtualServices.find((v) => v.name === 'gw-any')!;
+    const reference = matchRequest(vs, c.host, '/x');
+    assert.equal(reference.kind === 'pool' ? reference.pool : 404, c.ref ?? c.want);
+    const reply = await request(anyPort, c.host, '/x', { method: 'GET', headers: c.headers ?? {} });
+    if (typeof c.want === 'number') {
+      assert.equal(reply.status, c.want);
+      return;
+    }
+    assert.equal(reply.status, 200);
+    assert.equal(reply.echo?.address, pods[c.want]);
+  });
+}

@@ -59,12 +59,30 @@ export function canonicalizeHost(raw: string): HostResult {
   return { ok: true, host: wildcard ? `*.${ascii}` : ascii };
 }
 
-/** Whether a canonical rule host matches a canonical request host (exact, or one label under a wildcard). */
-export function hostMatches(ruleHost: string, requestHost: string): boolean {
+/**
+ * Whether a canonical rule host matches a canonical request host: exact, or under a wildcard by one label
+ * (`wildcardLabels` 'one', Ingress) or by any number of labels ('any', Gateway API).
+ */
+export function hostMatches(ruleHost: string, requestHost: string, wildcardLabels: 'one' | 'any' = 'one'): boolean {
   if (ruleHost === '') return true;
   if (!ruleHost.startsWith('*.')) return ruleHost === requestHost;
+  const suffix = ruleHost.slice(1);
+  if (wildcardLabels === 'any') return requestHost.length > suffix.length && requestHost.endsWith(suffix);
   const dot = requestHost.indexOf('.');
   return dot > 0 && requestHost.slice(dot + 1) === ruleHost.slice(2);
+}
+
+/**
+ * The wildcard hosts that could match a request host, most specific (longest suffix) first: `*.b.c` for `a.b.c`,
+ * and with `wildcardLabels` 'any' also `*.c`.
+ */
+export function wildcardsOf(requestHost: string, wildcardLabels: 'one' | 'any' = 'one'): string[] {
+  const out: string[] = [];
+  for (let dot = requestHost.indexOf('.'); dot > 0; dot = requestHost.indexOf('.', dot + 1)) {
+    out.push(`*.${requestHost.slice(dot + 1)}`);
+    if (wildcardLabels === 'one') break;
+  }
+  return out;
 }
 
 const SCRIPTS: readonly (readonly [string, RegExp])[] = [

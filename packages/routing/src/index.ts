@@ -1,5 +1,5 @@
 // @portolan/routing — how a request meets a desired state: canonical host names and wildcards, path matching
 // (Exact, Prefix, ImplementationSpecific), and which route answers a given host and path.
-export { canonicalizeHost, hostMatches, type HostResult } from './host-name.ts';
+export { canonicalizeHost, hostMatches, wildcardsOf, type HostResult } from './host-name.ts';
 export { normalizePath, pathMatches, type PathResult } from './path-match.ts';
 export { matchRequest, type RequestOutcome } from './route-matcher.ts';

@@ -1,5 +1,5 @@
 import type { Route, VirtualService } from '@portolan/desired-state';
-import { hostMatches } from './host-name.ts';
+import { hostMatches, wildcardsOf } from './host-name.ts';
 import { pathMatches } from './path-match.ts';
 
 /** What a virtual service does with one request. */
@@ -10,7 +10,8 @@ export type RequestOutcome =
 
 /**
  * The reference semantics of a planned virtual service, which drivers must reproduce and tests check plans
- * against: the most specific host that has routes wins (exact, then the single-label wildcard, then any host);
+ * against: the most specific host that has routes wins (exact, then the wildcards, longest suffix first — one label
+ * under it, or any number with `wildcardLabels` 'any' — then any host);
  * within it the longest matching path, Exact before Prefix at equal length (HTTPRoute routes: the first in their
  * planned order); no match → the default pool, else 404.
  * A redirect-only service redirects everything.
@@ -18,10 +19,10 @@ export type RequestOutcome =
 export function matchRequest(vs: VirtualService, requestHost: string, requestPath: string): RequestOutcome {
   if (vs.redirectToHttpsPort !== null) return { kind: 'redirect', port: vs.redirectToHttpsPort };
   const host = requestHost.toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '');
-  const hostClasses = [host, wildcardOf(host), ''];
+  const labels = vs.wildcardLabels ?? 'one';
+  const hostClasses = [host, ...wildcardsOf(host, labels), ''];
   for (const ruleHost of hostClasses) {
-    if (ruleHost === null) continue;
-    const routes = vs.routes.filter((r) => r.host === ruleHost && hostMatches(r.host, host));
+    const routes = vs.routes.filter((r) => r.host === ruleHost && hostMatches(r.host, host, labels));
     if (routes.length === 0) continue;
     const best = bestRoute(routes, requestPath);
     if (best === null) break;
@@ -29,11 +30,6 @@ export function matchRequest(vs: VirtualService, requestHost: string, requestPat
     return { kind: 'pool', pool: best.pool, route: best };
   }
   return vs.defaultPool === null ? { kind: 'not-found' } : { kind: 'pool', pool: vs.defaultPool, route: null };
-}
-
-function wildcardOf(host: string): string | null {
-  const dot = host.indexOf('.');
-  return dot > 0 ? `*.${host.slice(dot + 1)}` : null;
 }
 
 function bestRoute(routes: readonly Route[], requestPath: string): Route | null {

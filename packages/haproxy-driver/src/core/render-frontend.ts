@@ -5,6 +5,7 @@ import { type BackendMode, fileStem, frontendName } from './haproxy-names.ts';
 import { REDIRECT_VALUE_PREFIX, httpRoutingMaps, renderMapFile, sniRoutingMaps } from './routing-maps.ts';
 import { absolutePath, hostPort, section } from './config-text.ts';
 import { ruleHosts } from './rule-hosts.ts';
+import { sniWildcardLines, wildcardLookupLines } from './wildcard-lookup.ts';
 import { type RouteRuleLines, type RuleListener, routeRuleLines } from './route-rules.ts';
 
 /** What rendering one listener needs to know about the rest of the bundle. */
@@ -75,6 +76,7 @@ export function renderFrontend(vs: VirtualService, ctx: FrontendContext): Render
     'option forwardfor',
     `http-request set-header X-Forwarded-Proto ${vs.protocol === 'https' ? 'https' : 'http'}`,
     ...httpRoutingLines(
+      vs,
       absolutePath(ctx.configDir, paths.exact),
       absolutePath(ctx.configDir, paths.prefix),
       absolutePath(ctx.configDir, paths.hosts),
@@ -104,9 +106,9 @@ const NO_RULES: RouteRuleLines = { acls: [], request: [], response: [] };
 
 /**
  * The lookup chain of `routing-maps.ts`: exact host (exact path, then longest prefix), then — unless that host
- * has rules — the single-label wildcard `*.<rest>`, then — unless that wildcard has rules — any host.
+ * has routes — the wildcards (see `wildcard-lookup.ts`), then — unless a wildcard has routes — any host.
  */
-function httpRoutingLines(exact: string, prefix: string, hosts: string): string[] {
+function httpRoutingLines(vs: VirtualService, exact: string, prefix: string, hosts: string): string[] {
   const open = 'if !routed !host_known';
   return [
     'acl routed var(txn.be) -m found',
@@ -118,12 +120,12 @@ function httpRoutingLines(exact: string, prefix: string, hosts: string): string[
     `http-request set-var(txn.be) var(txn.key),map(${exact})`,
     `http-request set-var(txn.be) var(txn.key),map_beg(${prefix}) if !routed`,
     `http-request set-var(txn.host_known) var(txn.host),map(${hosts}) if !routed`,
-    `http-request set-var(txn.suffix) var(txn.host),field(2,.,0) ${open}`,
-    `http-request set-var(txn.wildcard) str(*.),concat(,txn.suffix,) ${open}`,
-    `http-request set-var(txn.key) var(txn.wildcard),concat(,txn.path,) ${open}`,
-    `http-request set-var(txn.be) var(txn.key),map(${exact}) ${open}`,
-    `http-request set-var(txn.be) var(txn.key),map_beg(${prefix}) ${open}`,
-    `http-request set-var(txn.host_known) var(txn.wildcard),map(${hosts}) ${open}`,
+    ...wildcardLookupLines(vs, (when) => [
+      `http-request set-var(txn.key) var(txn.wildcard),concat(,txn.path,) ${when}`,
+      `http-request set-var(txn.be) var(txn.key),map(${exact}) ${when}`,
+      `http-request set-var(txn.be) var(txn.key),map_beg(${prefix}) ${when}`,
+      `http-request set-var(txn.host_known) var(txn.wildcard),map(${hosts}) ${when}`,
+    ]),
     `http-request set-var(txn.be) var(txn.path),map(${exact}) ${open}`,
     `http-request set-var(txn.be) var(txn.path),map_beg(${prefix}) ${open}`,
   ];
@@ -172,7 +174,7 @@ function renderPassthrough(
     'tcp-request inspect-delay 5s',
     'tcp-request content accept if { req.ssl_hello_type 1 }',
     `use_backend %[req.ssl_sni,lower,map(${exact})] if { req.ssl_sni,lower,map(${exact}) -m found }`,
-    `use_backend %[req.ssl_sni,lower,field(2,.,0),map(${wild})] if { req.ssl_sni,lower,field(2,.,0),map(${wild}) -m found }`,
+    ...sniWildcardLines(vs, wild),
     ...(defaultBackend === null ? [] : [`default_backend ${defaultBackend}`]),
   ];
   const mapContents: MapContent[] = [

@@ -348,6 +348,7 @@ function virtualService(
         ]
       : [],
     routes: sorted.map((s, order) => ({ ...s.route, order })),
+    wildcardLabels: 'any',
     defaultPool: null,
     redirectToHttpsPort: null,
     requestScript: null,

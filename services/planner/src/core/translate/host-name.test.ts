@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as f from '../../testing/fixtures.ts';
 import { planEvents } from '../../testing/summary.ts';
-import { canonicalizeHost, hostMatches } from '@portolan/routing';
+import { canonicalizeHost, hostMatches, wildcardsOf } from '@portolan/routing';
 import { matchRequest } from '@portolan/routing';
 
 /** Look-alike and malformed hosts: canonical form, or the reason a host is refused. */
@@ -50,6 +50,16 @@ test('hostname wildcard table of the Kubernetes docs: a wildcard covers exactly 
   assert.equal(hostMatches('*.foo.com', 'bar.foo.com'), true);
   assert.equal(hostMatches('*.foo.com', 'baz.bar.foo.com'), false);
   assert.equal(hostMatches('*.foo.com', 'foo.com'), false);
+});
+
+test('Gateway API wildcards cover any number of labels, never the bare suffix; candidates longest suffix first', () => {
+  assert.equal(hostMatches('*.foo.com', 'bar.foo.com', 'any'), true);
+  assert.equal(hostMatches('*.foo.com', 'baz.bar.foo.com', 'any'), true);
+  assert.equal(hostMatches('*.foo.com', 'foo.com', 'any'), false);
+  assert.equal(hostMatches('*.foo.com', 'xfoo.com', 'any'), false);
+  assert.deepEqual(wildcardsOf('a.b.foo.com', 'any'), ['*.b.foo.com', '*.foo.com', '*.com']);
+  assert.deepEqual(wildcardsOf('a.b.foo.com'), ['*.b.foo.com']);
+  assert.deepEqual(wildcardsOf('localhost', 'any'), []);
 });
 
 test('IDN and punycode spellings of one host are one route, so they conflict instead of both being served', () => {
