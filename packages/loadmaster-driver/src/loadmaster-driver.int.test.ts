@@ -194,6 +194,57 @@ test('Ingress mode: a real server and then the whole VS deleted on the LoadMaste
   }
 });
 
+test('weighted backends: wrr on the canary SubVS and passthrough VS, then nothing to do; drift is one modvs', async () => {
+  const driver = driverFor('wrr1');
+  const address = { kind: 'dedicated' as const, ip: '10.0.0.15' };
+  const canary = [
+    { ...member('10.1.5.1', 80), weight: 90 },
+    { ...member('10.1.5.2', 80), weight: 10 },
+  ];
+  const desired = desiredState({
+    virtualServices: [
+      virtualService(
+        'w-80',
+        [route('a.example.com', '/', 'Prefix', 'canary'), route('b.example.com', '/', 'Prefix', 'even')],
+        { address },
+      ),
+      virtualService('w-443', [route('a.example.com', '/', 'Prefix', 'canary')], {
+        address,
+        port: 443,
+        protocol: 'tls-passthrough',
+      }),
+    ],
+    pools: [pool('canary', canary), pool('even', [member('10.1.5.3', 80), member('10.1.5.4', 80)])],
+  });
+  try {
+    assert.deepEqual(
+      (await converge(driver, desired)).results.filter((r) => !r.ok),
+      [],
+    );
+    const web = emulator.store.vsByAddress('10.0.0.15', '80', 'tcp');
+    assert.ok(web !== undefined);
+    const sub = (pool: string) =>
+      emulator.store.subVssOf(web).find((s) => s.props['NickName'] === ownerMark('wrr1', 'sv', pool));
+    assert.deepEqual([sub('canary')?.props['Schedule'], sub('even')?.props['Schedule']], ['wrr', 'rr']);
+    assert.deepEqual(
+      sub('canary')?.realServers.map((r) => r.weight),
+      [90, 10],
+    );
+    assert.equal(emulator.store.vsByAddress('10.0.0.15', '443', 'tcp')?.props['Schedule'], 'wrr');
+    assert.deepEqual((await converge(driver, desired)).ops, [], 'read back as written');
+    const changed = sub('canary');
+    assert.ok(changed !== undefined);
+    changed.props['Schedule'] = 'rr';
+    const mark = emulator.writeLog.length;
+    await converge(driver, desired);
+    assert.deepEqual(writesSince(mark), ['modvs']);
+    assert.equal(sub('canary')?.props['Schedule'], 'wrr');
+    await converge(driver, desiredState({}));
+  } finally {
+    await driver.close();
+  }
+});
+
 test('Ingress mode: deleting the Ingress removes everything it created and nothing else', async () => {
   const driver = driverFor('ing1');
   try {

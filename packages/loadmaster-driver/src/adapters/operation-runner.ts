@@ -104,6 +104,11 @@ export class OperationRunner {
         return this.#deleteVs(p, call, ctx);
       case 'sub-vs:create':
         return this.#createSubVs(p, call, ctx);
+      case 'sub-vs:update':
+        return call('modvs', {
+          vs: (await this.#sub(text(p, 'parent'), text(p, 'nickname'), ctx)).index,
+          ...(p['params'] as Params),
+        });
       case 'sub-vs:delete': {
         const index =
           typeof p['index'] === 'number'
@@ -178,7 +183,8 @@ export class OperationRunner {
       .sort((a, b) => Number(b['VSIndex']) - Number(a['VSIndex']))[0];
     if (fresh === undefined) return { ok: false, status: 500, message: 'createsubvs returned no new SubVS' };
     const index = Number(fresh['VSIndex']);
-    const named = await call('modvs', { vs: index, nickname });
+    // The SubVS's own parameters (Schedule) go with the naming call: still two calls per SubVS create.
+    const named = await call('modvs', { vs: index, nickname, ...((p['params'] ?? {}) as Params) });
     if (named.ok) this.indexes.subVs.set(`${parent}/${nickname}`, { index, rsIndex: Number(fresh['RsIndex']) });
     return named;
   }

@@ -97,6 +97,43 @@ test('Ingress deleted → the VS goes first (taking SubVSs and RSs with it), the
   assert.deepEqual(kinds(ops), ['virtual-service:delete', 'rule:delete', 'rule:delete', 'certificate:delete']);
 });
 
+test('weights: a new canary SubVS is created with Schedule=wrr; an existing one gets one modvs, then nothing', () => {
+  const canary = ingress([
+    { ...member('10.1.0.1', 8080), weight: 90 },
+    { ...member('10.1.0.2', 8080), weight: 10 },
+  ]);
+  const create = diffVendorState(render(canary), empty).filter((o) => o.objectType === 'sub-vs');
+  assert.deepEqual(
+    create.map((o) => o.payload?.['params']),
+    [{ Schedule: 'wrr' }, undefined],
+    'api (weighted) carries it, front (one member) does not',
+  );
+  const before = render(ingress([member('10.1.0.1', 8080), member('10.1.0.2', 8080)]));
+  const withRr: LmVendorState = {
+    ...before,
+    virtualServices: before.virtualServices.map((v) => ({
+      ...v,
+      params: { ...v.params, Schedule: 'rr' },
+      subVss: v.subVss.map((s) => ({ ...s, params: { Schedule: 'rr' } })),
+    })),
+  };
+  assert.deepEqual(diffVendorState(before, withRr), [], 'equal weights: an rr read back is not compared');
+  const ops = diffVendorState(render(canary), withRr);
+  assert.deepEqual(
+    ops.map((o) => [`${o.objectType}:${o.action}`, o.payload?.['params'] ?? o.payload?.['weight']]),
+    [
+      ['sub-vs:update', { Schedule: 'wrr' }],
+      ['real-server:update', 90],
+      ['real-server:update', 10],
+    ],
+  );
+  const converged: LmVendorState = {
+    ...render(canary),
+    virtualServices: render(canary).virtualServices.map((v) => ({ ...v, params: { ...v.params, Schedule: 'rr' } })),
+  };
+  assert.deepEqual(diffVendorState(render(canary), converged), []);
+});
+
 test('new certificate material: upload the new one, switch CertFile, delete the old one last', () => {
   const ops = diffVendorState(render(ingress([], 'f2')), render(ingress([], 'f1')));
   assert.deepEqual(kinds(ops), ['certificate:create', 'virtual-service:update', 'certificate:delete']);

@@ -106,12 +106,15 @@ function createVs(vs: LmVsSpec): Operation[] {
 }
 
 function createSubVs(parent: string, sub: LmSubVsSpec): Operation[] {
+  const params = sub.params ?? {};
   const ops = [
     op(
       'sub-vs',
       `${parent}/${sub.nickname}`,
       'create',
-      { parent, nickname: sub.nickname },
+      Object.keys(params).length === 0
+        ? { parent, nickname: sub.nickname }
+        : { parent, nickname: sub.nickname, params },
       `create SubVS ${sub.nickname} in ${parent}`,
     ),
   ];
@@ -131,10 +134,19 @@ function assignRule(parent: string, subVs: string, rule: string, action: 'create
   );
 }
 
+/** The desired parameters the appliance does not hold yet (parameters render leaves out are not compared). */
+function changedParams(
+  want: Readonly<Record<string, string>> | undefined,
+  have: Readonly<Record<string, string>> | undefined,
+): Record<string, string> {
+  const changed: Record<string, string> = {};
+  for (const [k, v] of Object.entries(want ?? {})) if ((have?.[k] ?? '') !== v) changed[k] = v;
+  return changed;
+}
+
 function updateVs(vs: LmVsSpec, seen: LmVsSpec): Operation[] {
   const ops: Operation[] = [];
-  const changed: Record<string, string> = {};
-  for (const [k, v] of Object.entries(vs.params)) if ((seen.params[k] ?? '') !== v) changed[k] = v;
+  const changed = changedParams(vs.params, seen.params);
   if (Object.keys(changed).length > 0) {
     ops.push(
       op(
@@ -168,6 +180,17 @@ function updateVs(vs: LmVsSpec, seen: LmVsSpec): Operation[] {
       ops.push(...createSubVs(vs.nickname, sub));
       continue;
     }
+    const params = changedParams(sub.params, old.params);
+    if (Object.keys(params).length > 0)
+      ops.push(
+        op(
+          'sub-vs',
+          `${vs.nickname}/${sub.nickname}`,
+          'update',
+          { parent: vs.nickname, nickname: sub.nickname, params },
+          `update SubVS ${sub.nickname} of ${vs.nickname}: ${Object.keys(params).join(', ')}`,
+        ),
+      );
     for (const rule of old.rules)
       if (!sub.rules.includes(rule)) ops.push(assignRule(vs.nickname, sub.nickname, rule, 'delete'));
     for (const rule of sub.rules)

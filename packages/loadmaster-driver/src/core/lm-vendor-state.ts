@@ -23,6 +23,11 @@ export interface LmSubVsSpec {
   readonly rules: readonly string[];
   /** Sorted by (address, port). */
   readonly realServers: readonly LmRealServerSpec[];
+  /**
+   * Managed SubVS parameters as the API takes them. Desired: `Schedule: 'wrr'` when the real servers' weights
+   * differ, else absent (the appliance's `rr` is left alone). Observed: the SubVS's `Schedule`.
+   */
+  readonly params?: Readonly<Record<string, string>>;
   readonly index?: number;
   readonly rsIndex?: number;
 }
@@ -33,7 +38,10 @@ export interface LmVsSpec {
   readonly address: string;
   readonly port: number;
   readonly protocol: 'tcp';
-  /** Managed VS parameters as the API takes them (`VStype`, `SSLAcceleration`, `CertFile`, `ErrorCode`, …), normalised strings. */
+  /**
+   * Managed VS parameters as the API takes them (`VStype`, `SSLAcceleration`, `CertFile`, `ErrorCode`, …),
+   * normalised strings; `Schedule: 'wrr'` only on a VS whose own real servers' weights differ.
+   */
   readonly params: Readonly<Record<string, string>>;
   /** Sorted by nickname. */
   readonly subVss: readonly LmSubVsSpec[];

@@ -25,7 +25,15 @@ export interface LmIndexMap {
 type Json = Readonly<Record<string, unknown>>;
 
 /** The managed VS parameters, read back as the strings render writes. */
-export const MANAGED_VS_PARAMS = ['VStype', 'ForceL7', 'SSLAcceleration', 'CertFile', 'ErrorCode', 'ErrorUrl'] as const;
+export const MANAGED_VS_PARAMS = [
+  'VStype',
+  'ForceL7',
+  'SSLAcceleration',
+  'CertFile',
+  'ErrorCode',
+  'ErrorUrl',
+  'Schedule',
+] as const;
 
 /** Parses the three read-back replies. */
 export function parseReadBack(
@@ -104,6 +112,7 @@ function subVssOf(
       nickname: owned,
       rules: strList(link['MatchRules']).sort(compareCodeUnits),
       realServers: realServersOf(sub).map(({ address, port, weight, enable }) => ({ address, port, weight, enable })),
+      params: { Schedule: paramText(sub['Schedule']) },
       index: num(link['VSIndex']),
       rsIndex: num(link['RsIndex']),
     };

@@ -98,6 +98,39 @@ test('Ingress mode: an ssl-redirect listener is a rule-less VS answering 302 to 
   assert.deepEqual(out.virtualServices[0]?.subVss, []);
 });
 
+test('weights: a SubVS or passthrough VS whose real servers differ in weight schedules wrr; equal ones add nothing', () => {
+  const weighted = (address: string, weight: number): ReturnType<typeof member> => ({
+    ...member(address, 80),
+    weight,
+  });
+  const routes = [route('a.example.com', '/', 'Prefix', 'canary'), route('b.example.com', '/', 'Prefix', 'even')];
+  const out = renderVendorState(
+    desiredState({
+      virtualServices: [
+        virtualService('web-80', routes),
+        virtualService('tls-443', [route('a.example.com', '/', 'Prefix', 'canary')], {
+          port: 443,
+          protocol: 'tls-passthrough',
+        }),
+      ],
+      pools: [
+        pool('canary', [weighted('10.1.0.1', 90), weighted('10.1.0.2', 10)]),
+        pool('even', [weighted('10.1.0.3', 5), weighted('10.1.0.4', 5)]),
+      ],
+    }),
+    config,
+  );
+  const web = out.virtualServices.find((v) => v.nickname === ownerMark('lm1', 'vs', 'web-80'));
+  assert.deepEqual(web?.subVss.find((s) => s.nickname === ownerMark('lm1', 'sv', 'canary'))?.params, {
+    Schedule: 'wrr',
+  });
+  const even = web?.subVss.find((s) => s.nickname === ownerMark('lm1', 'sv', 'even'));
+  assert.ok(even !== undefined && !('params' in even), 'equal weights: the SubVS renders as before');
+  assert.equal(web?.params['Schedule'], undefined, 'a VS routing to SubVSs schedules nothing itself');
+  const tls = out.virtualServices.find((v) => v.nickname === ownerMark('lm1', 'vs', 'tls-443'));
+  assert.equal(tls?.params['Schedule'], 'wrr');
+});
+
 test('Service mode: each binding becomes the real servers of its target; no VS is rendered', () => {
   const desired = desiredState({
     bindings: [binding('12', 'echo', [member('10.2.0.2', 8080), member('10.2.0.1', 8080)])],

@@ -87,13 +87,9 @@ function renderVs(
     return { vs: { ...base, params, subVss: [], realServers: [] }, rules: [] };
   }
   if (vs.protocol === 'tls-passthrough') {
+    const realServers = members(vs.defaultPool ?? vs.routes[0]?.pool ?? null);
     return {
-      vs: {
-        ...base,
-        params: vsParams(vs, []),
-        subVss: [],
-        realServers: members(vs.defaultPool ?? vs.routes[0]?.pool ?? null),
-      },
+      vs: { ...base, params: { ...vsParams(vs, []), ...scheduleParams(realServers) }, subVss: [], realServers },
       rules: [],
     };
   }
@@ -105,15 +101,17 @@ function renderVs(
   }));
   const byPool = new Map<string, string[]>();
   vs.routes.forEach((route, i) => byPool.set(route.pool, [...(byPool.get(route.pool) ?? []), rules[i]?.name ?? '']));
-  const subVss: LmSubVsSpec[] = [...byPool].map(([pool, names]) => ({
-    nickname: ownerMark(appliance, 'sv', pool),
-    rules: [...names].sort(compareCodeUnits),
-    realServers: members(pool),
-  }));
+  const subVs = (key: string, pool: string, names: readonly string[]): LmSubVsSpec => {
+    const realServers = members(pool);
+    const params = scheduleParams(realServers);
+    const sub = { nickname: ownerMark(appliance, 'sv', key), rules: [...names].sort(compareCodeUnits), realServers };
+    return Object.keys(params).length === 0 ? sub : { ...sub, params };
+  };
+  const subVss: LmSubVsSpec[] = [...byPool].map(([pool, names]) => subVs(pool, pool, names));
   if (vs.defaultPool !== null) {
     // A SubVS without rules takes what no rule matched; a pool that also has routes gets a second, rule-less SubVS.
     const key = byPool.has(vs.defaultPool) ? `default:${vs.defaultPool}` : vs.defaultPool;
-    subVss.push({ nickname: ownerMark(appliance, 'sv', key), rules: [], realServers: members(vs.defaultPool) });
+    subVss.push(subVs(key, vs.defaultPool, []));
   }
   subVss.sort((a, b) => compareCodeUnits(a.nickname, b.nickname));
   return { vs: { ...base, params: vsParams(vs, certs), subVss, realServers: [] }, rules };
@@ -129,6 +127,15 @@ function vsParams(vs: VirtualService, certs: readonly string[]): Record<string, 
     ErrorCode: '0',
     ErrorUrl: '',
   };
+}
+
+/**
+ * The scheduling parameter for a set of real servers: `wrr` when their weights differ (a Gateway API canary), since
+ * the appliance's default `rr` ignores weights; none when they are equal, so such services render as they always
+ * did. Going back to equal weights leaves `wrr` on the appliance, which then schedules as `rr` would.
+ */
+export function scheduleParams(realServers: readonly LmRealServerSpec[]): Record<string, string> {
+  return realServers.some((rs) => rs.weight !== realServers[0]?.weight) ? { Schedule: 'wrr' } : {};
 }
 
 function ruleName(appliance: string, vsName: string, route: Route): string {
