@@ -156,6 +156,27 @@ test('errors: status equals stat/code, documented bodies, unknown VS, missing pa
   );
 });
 
+test('Schedule: rr by default, stored per VS and SubVS and read back in v1 and v2; unknown methods refused', async () => {
+  const vs = (await v2({ cmd: 'addvs', vs: '10.0.0.8', port: 80, prot: 'tcp', schedule: 'wrr' })).json;
+  assert.equal(vs['Schedule'], 'wrr', 'addvs takes it');
+  const parent = await v2({ cmd: 'modvs', vs: vs['Index'], createsubvs: '' });
+  const sub = Number((parent.json['SubVS'] as Record<string, unknown>[])[0]?.['VSIndex']);
+  assert.equal((await v2({ cmd: 'showvs', vs: sub })).json['Schedule'], 'rr', 'a new SubVS schedules rr');
+  assert.equal((await v1('modvs', { vs: String(sub), nickname: 'canary', Schedule: 'WRR' })).status, 200);
+  assert.equal(xmlData((await v1('showvs', { vs: String(sub) })).xml).Schedule, 'wrr', 'stored in lower case');
+  const listed = (await v2({ cmd: 'listvs' })).json['VS'] as Record<string, unknown>[];
+  assert.deepEqual(
+    listed.filter((v) => v['Index'] === vs['Index'] || v['Index'] === sub).map((v) => v['Schedule']),
+    ['wrr', 'wrr'],
+  );
+  for (const method of ['lc', 'wlc', 'fixed', 'adaptive', 'sh', 'rr'])
+    assert.equal((await v2({ cmd: 'modvs', vs: sub, schedule: method })).json['Schedule'], method);
+  const refused = await v2({ cmd: 'modvs', vs: sub, schedule: 'weighted', nickname: 'renamed' });
+  assert.deepEqual(refused, { status: 422, json: { code: 422, message: 'Invalid Schedule value', status: 'fail' } });
+  const after = (await v2({ cmd: 'showvs', vs: sub })).json;
+  assert.deepEqual([after['Schedule'], after['NickName']], ['rr', 'canary'], 'a refused modvs changes nothing');
+});
+
 test('real servers: addressing by ip+port and by !RsIndex; duplicates refused', async () => {
   const vs = (await v2({ cmd: 'addvs', vs: '10.0.0.5', port: 8443, prot: 'tcp' })).json;
   assert.equal(vs['VStype'], 'gen', 'arbitrary TCP port defaults to a generic VS');
