@@ -8,9 +8,10 @@ export type FilterOutcome =
 
 /**
  * What each driver implements of HTTPRoute, beyond host and path Exact/PathPrefix matches to one backend (which
- * every driver serves). Several backends in a rule need member weights honoured by the balancing algorithm, which
- * only the HAProxy driver sets (vTM and LoadMaster pools balance round robin, ignoring weights). A rule asking for more is refused on that appliance with `UnsupportedValue`, never
- * served in part. docs/gateway-api.md keeps this table for readers.
+ * every driver serves). Several backends in a rule need member weights honoured by the balancing algorithm: every
+ * driver sets one when weights differ (HAProxy weights its servers, vTM balances `weighted_round_robin`, LoadMaster
+ * schedules `wrr`). A rule asking for more is refused on that appliance with `UnsupportedValue`, never served in
+ * part. docs/gateway-api.md keeps this table for readers.
  */
 const FEATURES: Readonly<Record<DriverKind, ReadonlySet<string>>> = {
   haproxy: new Set([
@@ -24,8 +25,8 @@ const FEATURES: Readonly<Record<DriverKind, ReadonlySet<string>>> = {
     'RequestRedirect',
     'URLRewrite',
   ]),
-  vtm: new Set(),
-  loadmaster: new Set(),
+  vtm: new Set(['weightedBackends']),
+  loadmaster: new Set(['weightedBackends']),
 };
 
 /** Why the driver cannot serve a rule's backends as weighted, or null. */

@@ -330,17 +330,21 @@ test('a TLSRoute on a TLS Passthrough listener routes by SNI to a weighted pool;
   );
 });
 
-test('on vTM, a weighted canary (two backendRefs in a rule) is refused rather than balanced round robin', () => {
-  const vtm = f.fleet([{ name: 'c1' }], [f.appliance('lb', 'vtm')]);
-  const d = planEvents(vtm, f.added('c1', gatewayClass(), gateway(), canary(90, 10), ...backends()));
-  assert.deepEqual(d.pools, []);
-  const line = d.conditions.find((c) => c.object.name === 'canary' && c.status !== undefined);
-  assert.equal(`${line?.type} ${line?.reason}`, 'Rejected UnsupportedValue');
-  assert.match(line?.message ?? '', /weighted backends/);
-  const single = route('single', [{ backendRefs: [{ name: 'web-v1', port: 80 }] }], { hostnames: ['one.example.com'] });
-  const served = planEvents(vtm, f.added('c1', gatewayClass(), gateway(), single, ...backends()));
-  assert.deepEqual(
-    vs(served, 'gw~default~8080')!.routes.map((r) => r.pool),
-    ['gw~c1~default~single~0'],
-  );
+test('on vTM and LoadMaster, a weighted canary (two backendRefs in a rule) is one pool whose weights split 90/10', () => {
+  for (const driver of ['vtm', 'loadmaster'] as const) {
+    const fleet = f.fleet([{ name: 'c1' }], [f.appliance('lb', driver)]);
+    const d = planEvents(fleet, f.added('c1', gatewayClass(), gateway(), canary(90, 10), ...backends()));
+    assert.deepEqual(
+      vs(d, 'gw~default~8080')?.routes.map((r) => r.pool),
+      ['gw~c1~default~canary~0'],
+      `${driver}: ${summarize(d, { messages: true }).join('\n')}`,
+    );
+    assert.deepEqual(
+      d.pools.map((p) => p.members.length),
+      [4],
+      driver,
+    );
+    assert.ok(Math.abs(share(d, '10.1.') - 0.9) < 0.01, `${driver}: v1 share ${share(d, '10.1.')}`);
+    assert.ok(summarize(d).includes('Accepted c1/default/canary Accepted'), `${driver}: ${summarize(d).join('\n')}`);
+  }
 });
