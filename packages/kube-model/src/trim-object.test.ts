@@ -98,6 +98,21 @@ test('an EndpointSlice keeps endpoints, ports, addressType and only the service-
   });
 });
 
+test("an empty EndpointSlice, its endpoints null (Go's nil slice) or absent, trims to no endpoints, not none", () => {
+  const base = { metadata: { name: 'web-v6', namespace: 'shop' }, addressType: 'IPv6', ports: [{ port: 3000 }] };
+  const previous = trimObject('EndpointSlice', { ...base, endpoints: [{ addresses: ['fd00::1'] }] });
+  assert.ok(previous.ok);
+  const held = previous.object;
+  for (const endpoints of [null, undefined, 'junk']) {
+    const r = trimObject('EndpointSlice', { ...base, endpoints });
+    assert.ok(r.ok);
+    assert.deepEqual(r.object.endpoints, [], `endpoints ${String(endpoints)}`);
+    const after = trimObject('EndpointSlice', { ...base, endpoints }, held);
+    assert.ok(after.ok);
+    assert.deepEqual(after.object.endpoints, [], `endpoints ${String(endpoints)}, after a slice with one`);
+  }
+});
+
 test('a list keeps its well-formed items in order and drops the rest, leaving no holes', () => {
   const r = trimObject('EndpointSlice', {
     metadata: { name: 'web-abc', namespace: 'shop' },

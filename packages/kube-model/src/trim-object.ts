@@ -73,8 +73,9 @@ function trimSlice(
       ? previous.ports
       : list(rawPorts, trimSlicePort);
   const addressType = str(obj['addressType']);
+  // An empty slice's endpoints arrive as null or not at all (Go's nil slice): an empty list, as the type says.
   const endpoints =
-    before === undefined ? list(obj['endpoints'], trimEndpoint) : sharedEndpoints(obj['endpoints'], before);
+    (before === undefined ? list(obj['endpoints'], trimEndpoint) : sharedEndpoints(obj['endpoints'], before)) ?? [];
   // The usual slice has every field: one literal (the same keys, in the same order, as `defined` gives).
   if (addressType !== undefined && endpoints !== undefined && ports !== undefined)
     return { kind: 'EndpointSlice', metadata, addressType, endpoints, ports };
@@ -134,7 +135,7 @@ function trimBody(kind: KubeKind, obj: Record<string, unknown>, metadata: Trimme
         kind,
         metadata,
         addressType: str(obj['addressType']),
-        endpoints: list(obj['endpoints'], trimEndpoint),
+        endpoints: list(obj['endpoints'], trimEndpoint) ?? [],
         ports: list(obj['ports'], trimSlicePort),
       });
     case 'Secret':
