@@ -34,20 +34,29 @@ export class GatewayStage implements Stage {
   private pools = new Map<string, { spec: GatewayPoolSpec; cluster: string }>();
   /** Pools by the Services (`serviceKey`) that feed them. */
   private poolsByService = new Map<string, Set<string>>();
+  /**
+   * Whether each Service (`serviceKey`) a route names existed when the routes were last translated: a Service that
+   * appears or goes away changes a route's ResolvedRefs and backends, so it redoes the translation.
+   */
+  private namedServices = new Map<string, { cluster: string; namespace: string; name: string; existed: boolean }>();
 
   constructor(ctx: StageContext, ingressListeners: ListenerStage) {
     this.ctx = ctx;
     this.ingressListeners = ingressListeners;
   }
 
-  /** Whether a pool of this stage takes members from that Service (`serviceKey`). */
+  /** Whether a pool of this stage takes members from that Service (`serviceKey`), or a route names it. */
   follows(service: string): boolean {
-    return this.poolsByService.has(service);
+    return this.poolsByService.has(service) || this.namedServices.has(service);
   }
 
   run({ world, dirty, work }: PlanPass): void {
     const served = this.servedClusters(world);
-    if (work.groups.size > 0 || served.some((c) => dirty.gatewayClusters.has(c))) {
+    if (
+      work.groups.size > 0 ||
+      served.some((c) => dirty.gatewayClusters.has(c)) ||
+      this.existenceChanged(world, dirty)
+    ) {
       this.translate(world, served);
       return;
     }
@@ -57,12 +66,24 @@ export class GatewayStage implements Stage {
     for (const name of stale) this.writePool(world, name);
   }
 
+  /** Whether a Service a route names came or went since the last translation. */
+  private existenceChanged(world: WorldView, dirty: PlanPass['dirty']): boolean {
+    if (this.namedServices.size === 0) return false;
+    for (const key of dirty.services) {
+      const named = this.namedServices.get(key);
+      if (named === undefined) continue;
+      if ((world.service(named.cluster, named.namespace, named.name) !== undefined) !== named.existed) return true;
+    }
+    return false;
+  }
+
   private servedClusters(world: WorldView): string[] {
     const only = this.ctx.profile.clusters;
     return world.clusterNames().filter((c) => this.ctx.clusters.has(c) && (only === null || only.includes(c)));
   }
 
   private translate(world: WorldView, clusters: readonly string[]): void {
+    this.namedServices = new Map();
     const plans = clusters.map((cluster) => ({ cluster, plan: this.planCluster(world, cluster) }));
     const enc = this.ctx.encoder;
     const vs = new Map<string, VirtualService>();
@@ -91,7 +112,11 @@ export class GatewayStage implements Stage {
       tlsRoutes: [...world.gatewayObjects(cluster, 'TLSRoute')].map(readTlsRoute),
       grants: [...world.gatewayObjects(cluster, 'ReferenceGrant')].map(readReferenceGrant),
       namespaceLabels: (ns) => world.namespace(cluster, ns)?.metadata.labels ?? {},
-      serviceExists: (ns, name) => world.service(cluster, ns, name) !== undefined,
+      serviceExists: (ns, name) => {
+        const exists = world.service(cluster, ns, name) !== undefined;
+        this.namedServices.set(serviceKey(cluster, ns, name), { cluster, namespace: ns, name, existed: exists });
+        return exists;
+      },
       secretProblem: (ns, name) => {
         const s = secret(ns, name);
         if (s === undefined) return 'not found';
