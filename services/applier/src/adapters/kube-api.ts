@@ -222,7 +222,11 @@ export class ClientNodeKubeApi implements KubeApi {
   }
 }
 
+/** The apiVersion an object of this kind is read at (Events name their object by uid, read first). */
 function apiVersionOf(kind: ObjectRef['kind']): string {
+  const gateway = GATEWAY_RESOURCES[kind];
+  if (gateway !== undefined) return `gateway.networking.k8s.io/${gateway.version}`;
+  if (kind === 'ReferenceGrant') return 'gateway.networking.k8s.io/v1beta1';
   return kind === 'Ingress' || kind === 'IngressClass'
     ? 'networking.k8s.io/v1'
     : kind === 'EndpointSlice'

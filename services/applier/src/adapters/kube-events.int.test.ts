@@ -214,3 +214,34 @@ test('RemovalHeld goes only on held Ingresses this appliance serves', async () =
   );
   assert.deepEqual(eventsOn('theirs'), [], "the vtm-class Ingress is not edge's");
 });
+
+test('an Event can name any Gateway API object: its uid is read at the kind’s own API version', async () => {
+  const GW = 'gateway.networking.k8s.io';
+  const objects = [
+    { apiVersion: `${GW}/v1`, kind: 'GatewayClass', namespace: '', spec: { controllerName: 'example.com/x' } },
+    {
+      apiVersion: `${GW}/v1`,
+      kind: 'Gateway',
+      namespace: 'default',
+      spec: { gatewayClassName: 'x', listeners: [{ name: 'http', port: 80, protocol: 'HTTP' }] },
+    },
+    { apiVersion: `${GW}/v1`, kind: 'HTTPRoute', namespace: 'default', spec: {} },
+    { apiVersion: `${GW}/v1alpha2`, kind: 'TLSRoute', namespace: 'default', spec: { rules: [{}] } },
+    {
+      apiVersion: `${GW}/v1beta1`,
+      kind: 'ReferenceGrant',
+      namespace: 'default',
+      spec: { from: [{ group: '', kind: 'Service', namespace: 'x' }], to: [{ group: '', kind: 'Service' }] },
+    },
+  ] as const;
+  for (const o of objects) {
+    const created = sim.objects.create({
+      apiVersion: o.apiVersion,
+      kind: o.kind,
+      metadata: { name: 'uid-probe', ...(o.namespace === '' ? {} : { namespace: o.namespace }) },
+      spec: o.spec,
+    });
+    const uid = await api.readUid({ cluster: 'c1', kind: o.kind, namespace: o.namespace, name: 'uid-probe' });
+    assert.equal(uid, created.metadata?.uid, o.kind);
+  }
+});
