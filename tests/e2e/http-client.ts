@@ -27,6 +27,8 @@ export interface Reply {
   /** The response's HTTP version, e.g. `1.1`. */
   readonly httpVersion: string;
   readonly headers: http.IncomingHttpHeaders;
+  /** Every response header's values, one entry per header line (`headers` joins repeated lines with `, `). */
+  readonly headerLists: Readonly<Record<string, readonly string[] | undefined>>;
   readonly body: string;
   /** The echo backend that answered (parsed JSON body), when it was one. */
   readonly echo: EchoSeen | null;
@@ -79,6 +81,7 @@ export function sendRequest(port: number, host: string, path: string, options: R
           status: res.statusCode ?? 0,
           httpVersion: res.httpVersion,
           headers: res.headers,
+          headerLists: res.headersDistinct,
           body,
           echo: parseEcho(res.headers, body),
           certificateNames,

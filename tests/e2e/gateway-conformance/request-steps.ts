@@ -49,6 +49,7 @@ export function send(
   });
 }
 
+/** Header values joined as upstream joins them (`,` without a space between repeated lines). */
 const joined = (v: readonly string[] | string | undefined): string | undefined =>
   v === undefined ? undefined : Array.isArray(v) ? v.join(',') : (v as string);
 
@@ -76,7 +77,7 @@ function checkBackend(request: ResolvedRequest, expect: Expectation, r: Reply): 
   for (const name of want?.absentHeaders ?? [])
     assert.equal(seen[name.toLowerCase()], undefined, `request header ${name} must not reach the backend`);
   for (const [name, value] of Object.entries(expect.responseHeaders))
-    assert.equal(joined(r.headers[name.toLowerCase()]), value, `response header ${name}`);
+    assert.equal(joined(r.headerLists[name.toLowerCase()]), value, `response header ${name}`);
   for (const name of expect.absentResponseHeaders)
     assert.equal(r.headers[name.toLowerCase()], undefined, `response header ${name} must be absent`);
 }
