@@ -96,7 +96,7 @@ function renderVs(
   const certs = vs.certificates.map((c) => certNames.get(c)).filter((c): c is string => c !== undefined);
   const rules: LmRuleSpec[] = vs.routes.map((route, i) => ({
     name: ruleName(appliance, vs.name, route),
-    pattern: routePattern(vs.routes, i),
+    pattern: routePattern(vs.routes, i, vs.wildcardLabels ?? 'one'),
     incHost: true,
   }));
   const byPool = new Map<string, string[]>();

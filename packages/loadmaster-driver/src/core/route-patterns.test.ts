@@ -99,3 +99,17 @@ test('a route is not excluded by an earlier route to the same pool (no needless 
     true,
   );
 });
+
+test('Gateway API wildcards (any labels): the longer suffix keeps its hosts; never the bare domain', () => {
+  const routes = [route('*.b.example.com', '/', 'Prefix', 'deep'), route('*.example.com', '/', 'Prefix', 'wild')];
+  const pick = (host: string): string[] =>
+    routes
+      .map((r, i) => ({ r, re: new RegExp(/^\/(.*)\/$/s.exec(routePattern(routes, i, 'any'))?.[1] ?? '') }))
+      .filter(({ re }) => re.test(`${host}/x`))
+      .map(({ r }) => r.pool);
+  assert.deepEqual(pick('a.example.com'), ['wild']);
+  assert.deepEqual(pick('x.y.c.example.com:8443'), ['wild']);
+  assert.deepEqual(pick('x.y.b.example.com'), ['deep'], 'one rule only: the earlier, longer suffix excludes it');
+  assert.deepEqual(pick('example.com'), []);
+  assert.deepEqual(pick('a/b.example.com'), []);
+});

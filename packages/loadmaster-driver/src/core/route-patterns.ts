@@ -7,7 +7,8 @@ import { PortolanError } from '@portolan/errors';
  * decides host AND path together. (Separate `header=Host` rules would need flag chaining to be AND-ed, and
  * there are only nine flags for the whole VS — not enough for many hosts.)
  *
- * - host: exact (case-insensitive, optional `:port`), `*.suffix` = exactly one extra label, '' = any host;
+ * - host: exact (case-insensitive, optional `:port`), `*.suffix` = exactly one extra label (any number with
+ *   `wildcardLabels: 'any'`, Gateway API), '' = any host;
  * - path: Exact = that path only; Prefix = element-wise (`/foo` matches `/foo` and `/foo/…`, not `/foobar`);
  *   '' = any path.
  * Precedence without relying on rule order: a route's regex starts with negative lookaheads excluding every
@@ -15,25 +16,29 @@ import { PortolanError } from '@portolan/errors';
  * So the rules of one VS are mutually exclusive and the appliance's evaluation order cannot change the outcome.
  */
 
+/** How many labels a wildcard host covers: one (Ingress) or any number (Gateway API `wildcardLabels: 'any'`). */
+export type WildcardLabels = 'one' | 'any';
+
 /** The positive (unanchored at start) regex body of one route: host part then path part, `$`-anchored. */
-export function routeBody(route: Pick<Route, 'host' | 'path' | 'match'>): string {
-  return `${hostPart(route.host)}${pathPart(route.path, route.match)}`;
+export function routeBody(route: Pick<Route, 'host' | 'path' | 'match'>, labels: WildcardLabels = 'one'): string {
+  return `${hostPart(route.host, labels)}${pathPart(route.path, route.match)}`;
 }
 
 /** The full `/…/` pattern for route `index` of `routes` (precedence order). */
-export function routePattern(routes: readonly Route[], index: number): string {
+export function routePattern(routes: readonly Route[], index: number, labels: WildcardLabels = 'one'): string {
   const route = routes[index];
   if (route === undefined) throw new RoutePatternError(`route ${index} out of range`);
   const exclusions = routes
     .slice(0, index)
-    .filter((earlier) => earlier.pool !== route.pool && canOverlap(earlier, route))
-    .map((earlier) => `(?!${routeBody(earlier)})`);
-  return `/^${exclusions.join('')}${routeBody(route)}/`;
+    .filter((earlier) => earlier.pool !== route.pool && canOverlap(earlier, route, labels))
+    .map((earlier) => `(?!${routeBody(earlier, labels)})`);
+  return `/^${exclusions.join('')}${routeBody(route, labels)}/`;
 }
 
-function hostPart(host: string): string {
+function hostPart(host: string, labels: WildcardLabels): string {
   if (host === '') return '[^/]*';
-  if (host.startsWith('*.')) return `(?i:[^./:]+${escapeRegex(host.slice(1))})(?::[0-9]+)?`;
+  const label = labels === 'any' ? '[^/:]+' : '[^./:]+';
+  if (host.startsWith('*.')) return `(?i:${label}${escapeRegex(host.slice(1))})(?::[0-9]+)?`;
   return `(?i:${escapeRegex(host)})(?::[0-9]+)?`;
 }
 
@@ -45,14 +50,18 @@ function pathPart(path: string, match: Route['match']): string {
 }
 
 /** Conservative: false only when the two routes provably match disjoint requests. */
-function canOverlap(a: Pick<Route, 'host' | 'path' | 'match'>, b: Pick<Route, 'host' | 'path' | 'match'>): boolean {
-  return hostsOverlap(a.host, b.host) && pathsOverlap(a, b);
+function canOverlap(
+  a: Pick<Route, 'host' | 'path' | 'match'>,
+  b: Pick<Route, 'host' | 'path' | 'match'>,
+  labels: WildcardLabels,
+): boolean {
+  return hostsOverlap(a.host, b.host, labels) && pathsOverlap(a, b);
 }
 
-function hostsOverlap(a: string, b: string): boolean {
+function hostsOverlap(a: string, b: string, labels: WildcardLabels): boolean {
   if (a === '' || b === '' || a === b) return true;
   const wild = (w: string, h: string): boolean =>
-    w.startsWith('*.') && h.endsWith(w.slice(1)) && !h.slice(0, -w.length + 1).includes('.');
+    w.startsWith('*.') && h.endsWith(w.slice(1)) && (labels === 'any' || !h.slice(0, -w.length + 1).includes('.'));
   return wild(a, b) || wild(b, a) || (a.startsWith('*.') && b.startsWith('*.'));
 }
 

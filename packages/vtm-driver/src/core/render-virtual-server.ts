@@ -105,6 +105,7 @@ function generatedRule(vs: VirtualService, note: string): string | null {
       note,
       [...byHost].map(([host, pool]) => ({ host, pool })),
       vs.defaultPool !== null,
+      vs.wildcardLabels ?? 'one',
     );
   }
   if (vs.routes.length === 0 && vs.defaultPool !== null) return null;
@@ -113,6 +114,7 @@ function generatedRule(vs: VirtualService, note: string): string | null {
     virtualService: vs.name,
     routes: vs.routes.map((route) => ({ route, pool: vtmName('pool', route.pool) })),
     hasDefaultPool: vs.defaultPool !== null,
+    wildcardLabels: vs.wildcardLabels ?? 'one',
   });
 }
 

@@ -69,6 +69,20 @@ describe('renderVtm: routing rule semantics (Ingress host and path matching)', (
   });
 });
 
+test('Gateway API wildcards (wildcardLabels any) match any number of labels, never the bare domain', () => {
+  const routes = [
+    route('*.b.example.com', '/', 'Prefix', 'default.deep'),
+    route('*.example.com', '/', 'Prefix', 'default.wild'),
+  ];
+  const out = renderVtm(desiredState({ virtualServices: [virtualService({ routes, wildcardLabels: 'any' })] }), config);
+  const use = (host: string) => evaluateTrafficScript(ruleText(out, ROUTE), { host, url: '/x' });
+  assert.deepEqual(use('a.example.com'), { kind: 'pool', pool: vtmName('pool', 'default.wild') });
+  assert.deepEqual(use('x.y.c.example.com'), { kind: 'pool', pool: vtmName('pool', 'default.wild') });
+  assert.deepEqual(use('x.y.b.example.com'), { kind: 'pool', pool: vtmName('pool', 'default.deep') });
+  const bare = use('example.com');
+  assert.equal(bare.kind === 'response' && bare.status, '404 Not Found');
+});
+
 describe('renderVtm: pools, monitors, persistence', () => {
   test('nodes_table from members: ip:port, draining, weight within 1-100, IPv6 bracketed', () => {
     const out = renderVtm(
