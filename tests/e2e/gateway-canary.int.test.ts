@@ -1,7 +1,10 @@
 // A weighted canary through the Gateway API, end to end: kubectl applies a GatewayClass, a Gateway and a 90/10
 // HTTPRoute; the watcher, planner and applier put them on HAProxy; requests sent through it split as the weights
 // say, and moving the weights moves the split with no reload.
+import { execFile } from 'node:child_process';
+import path from 'node:path';
 import { after, before, test } from 'node:test';
+import { promisify } from 'node:util';
 import assert from 'node:assert/strict';
 import { freePort } from '@portolan/infra';
 import { startPipeline, type Pipeline } from './pipeline-harness.ts';
@@ -113,6 +116,19 @@ test('moving the weights to 50/50 moves the split, with no HAProxy reload', asyn
   process.stdout.write(`# stable share at 50/50: ${(share * 100).toFixed(1)} %\n`);
   assert.ok(Math.abs(share - 0.5) <= 0.03, `stable answered ${(share * 100).toFixed(1)} %`);
   assert.equal(await p.haproxyReloads(), reloads, 'a weight change must not reload HAProxy');
+});
+
+test('portolan explain names the HTTPRoute, its rule and the Gateway listener that serve a request', async () => {
+  const cli = path.join(import.meta.dirname, '..', '..', 'packages', 'cli', 'bin', 'portolan.js');
+  const args = [cli, 'explain', p.appliance('edge'), 'shop.example.com/item/1', '--config', p.fleetConfig];
+  const { stdout } = await promisify(execFile)(process.execPath, args, { timeout: 60_000 });
+  assert.match(
+    stdout,
+    /route shop\.example\.com\/ \(Prefix\) → pool gw~\S+~shop~canary~0, from HTTPRoute shop\/canary rule 0 via Gateway shop\/shared listener http/,
+  );
+  assert.match(stdout, /HTTPRoute\/shop\/canary\s.*rule 0: routes shop\.example\.com\/ on gw~/);
+  assert.match(stdout, /Gateway\/shop\/shared\s.*listener http carries gw~/);
+  assert.match(stdout, /Service\/shop\/stable\s.*backs pool gw~\S+~shop~canary~0/);
 });
 
 test('the leader writes the status the specification asks for; kubectl describe shows it', async () => {

@@ -83,7 +83,7 @@ export interface Route {
   readonly path: string;
   readonly match: PathMatch;
   readonly pool: string;
-  /** The Ingress this route came from (the winner when several asked for the same host+path). */
+  /** The Ingress or route this route came from (the winner when several asked for the same host+path). */
   readonly source: ObjectRef;
   /**
    * Optional (added by the planner): when set, matching requests are redirected to https on this port instead of
@@ -96,6 +96,11 @@ export interface Route {
    * are ordered by it within their host, not by path; a virtual service holds routes of one API only.
    */
   readonly order?: number;
+  /**
+   * Optional (HTTPRoute, TLSRoute): where in the route it comes from — the index of its rule — and the listener
+   * (section name) of the owning Gateway it attached through; `explain` names both.
+   */
+  readonly via?: { readonly rule: number; readonly listener: string };
   /** Optional (HTTPRoute): every header listed must match. */
   readonly headers?: readonly ValueMatch[];
   /** Optional (HTTPRoute): every query parameter listed must match. */

@@ -1,6 +1,7 @@
 import { formatObject, type ObjectChange } from './archived-change.ts';
 import { refString } from './desired-objects.ts';
 import type { ExplainTarget, KubeInput } from './explain-target.ts';
+import type { RequestMatch } from './request-route.ts';
 import type { ApplyRecord, SnapshotRecord } from './history-report.ts';
 import { formatTable, listCell, truncateCell } from './text-table.ts';
 
@@ -120,8 +121,7 @@ export function formatExplainTable(r: ExplainReport): string {
     )}\n`;
   else if (t.type === 'route') {
     out += `${t.host || '*'}${t.path} on ${r.appliance} (snapshot ${r.snapshot}):\n`;
-    for (const m of t.matches)
-      out += `  ${m.vs}: ${m.outcome === 'redirect' ? 'redirect to https' : m.route === null ? `default backend → pool ${m.pool ?? '-'}` : `route ${m.route.host || '*'}${m.route.path || '/'} (${m.route.match}) → pool ${m.pool ?? '-'}`}\n`;
+    for (const m of t.matches) out += `  ${m.vs}: ${matchLine(m)}\n`;
   }
   out += '\nKubernetes objects:\n';
   out +=
@@ -158,4 +158,17 @@ export function formatExplainTable(r: ExplainReport): string {
       c.events.map((e) => [e.object, e.event, e.resourceVersion, String(e.seq), e.at]),
     );
   return out;
+}
+
+/** What one virtual service does with the explained request, naming a Gateway API route's rule and listener. */
+function matchLine(m: RequestMatch): string {
+  if (m.outcome === 'redirect') return 'redirect to https';
+  if (m.route === null) return `default backend → pool ${m.pool ?? '-'}`;
+  const r = m.route;
+  const to = r.fixedStatus === undefined ? `pool ${m.pool || '-'}` : `answered ${r.fixedStatus}`;
+  const line = `route ${r.host || '*'}${r.path || '/'} (${r.match}) → ${to}`;
+  if (r.via === undefined) return line;
+  const source = `${r.source.kind} ${r.source.namespace}/${r.source.name} rule ${r.via.rule}`;
+  const g = m.listener?.gateway;
+  return `${line}, from ${source}${g === undefined ? '' : ` via Gateway ${g.namespace}/${g.name} listener ${r.via.listener}`}`;
 }

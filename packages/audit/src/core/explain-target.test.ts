@@ -5,7 +5,8 @@ import { explainFingerprint, kubeInputsOf, resolveExplainTarget } from './explai
 import { parseHostPath } from './request-route.ts';
 import { listVendorObjects } from './vendor-objects.ts';
 import { vendorRenderer } from './vendor-renderer.ts';
-import { shop } from '../testing/desired-fixture.ts';
+import { desired, pool, ref, route, shop, vs } from '../testing/desired-fixture.ts';
+import { formatExplainTable } from './explain-report.ts';
 
 const fleet = fleetConfigSchema.parse({
   version: 1,
@@ -109,4 +110,56 @@ test('explainFingerprint: changes exactly when what serves the target changes', 
     'other pools do not',
   );
   assert.notEqual(fp('key-web-tls', shop()), fp('key-web-tls', shop([1, 2], 'bb'.repeat(32))));
+});
+
+test('explain a request a Gateway API route serves: the HTTPRoute, its rule, the Gateway and its listener', () => {
+  const httpRoute = { ...ref('HTTPRoute', 'canary'), namespace: 'demo' };
+  const gateway = { ...ref('Gateway', 'shared'), namespace: 'infra' };
+  const d = desired({
+    virtualServices: [
+      vs(
+        'gw~default~80',
+        80,
+        [
+          {
+            ...route('canary.example.com', '/api', 'gw~c1~demo~canary~1', ''),
+            source: httpRoute,
+            order: 0,
+            via: { rule: 1, listener: 'http' },
+          },
+          {
+            ...route('canary.example.com', '/', 'gw~c1~demo~canary~0', ''),
+            source: httpRoute,
+            order: 1,
+            via: { rule: 0, listener: 'http' },
+          },
+        ],
+        { owners: [gateway], wildcardLabels: 'any' },
+      ),
+    ],
+    pools: [pool('gw~c1~demo~canary~1', 'api', [3]), pool('gw~c1~demo~canary~0', 'web', [4])],
+  });
+  const x = resolve('hap', 'canary.example.com/api/v1', d);
+  assert.ok(x.target.type === 'route');
+  assert.deepEqual(
+    kubeInputsOf(x.target, x.desired).map((i) => `${i.ref.kind} ${i.ref.namespace}/${i.ref.name}: ${i.role}`),
+    [
+      'HTTPRoute demo/canary: rule 1: routes canary.example.com/api on gw~default~80',
+      'Gateway infra/shared: listener http carries gw~default~80',
+      'Service shop/api: backs pool gw~c1~demo~canary~1',
+    ],
+  );
+  const report = formatExplainTable({
+    appliance: 'hap',
+    snapshot: 's1',
+    query: 'q',
+    target: x.target,
+    objects: [],
+    lastChange: null,
+    conditions: [],
+  });
+  assert.match(
+    report,
+    /route canary\.example\.com\/api \(Prefix\) → pool gw~c1~demo~canary~1, from HTTPRoute demo\/canary rule 1 via Gateway infra\/shared listener http/,
+  );
 });

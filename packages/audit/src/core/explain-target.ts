@@ -66,8 +66,11 @@ export function kubeInputsOf(target: ExplainTarget, desired: DesiredState): Kube
   };
   if (target.type === 'route') {
     for (const m of target.matches) {
-      if (m.route !== null) add(m.route.source, `routes ${m.route.host || '*'}${m.route.path || '/'} on ${m.vs}`);
-      else
+      if (m.route !== null) {
+        const rule = m.route.via === undefined ? '' : `rule ${m.route.via.rule}: `;
+        add(m.route.source, `${rule}routes ${m.route.host || '*'}${m.route.path || '/'} on ${m.vs}`);
+        if (m.listener !== null) add(m.listener.gateway, `listener ${m.listener.name} carries ${m.vs}`);
+      } else
         for (const o of desired.virtualServices.find((v) => v.name === m.vs)?.owners ?? [])
           add(o, `default backend of ${m.vs}`);
       if (m.pool !== null) pool(m.pool);

@@ -1,4 +1,4 @@
-import type { Route, VirtualService } from '@portolan/desired-state';
+import type { ObjectRef, Route, VirtualService } from '@portolan/desired-state';
 import { matchRequest } from '@portolan/routing';
 
 /** Which route of a virtual service serves a request, as the audit reports it. */
@@ -9,14 +9,22 @@ export interface RequestMatch {
   /** The pool that serves the request; null for a 404 or a redirect. */
   readonly pool: string | null;
   readonly outcome: 'pool' | 'redirect' | 'not-found';
+  /** For a Gateway API route: the Gateway and its listener the route attached through. */
+  readonly listener: { readonly gateway: ObjectRef; readonly name: string } | null;
 }
 
 /** The planner's reference request semantics (`matchRequest`), applied to one virtual service. */
 export function routeRequest(vs: VirtualService, host: string, path: string): RequestMatch {
   const r = matchRequest(vs, host, path);
-  if (r.kind === 'pool') return { vs: vs.name, route: r.route, pool: r.pool, outcome: 'pool' };
+  if (r.kind === 'pool')
+    return { vs: vs.name, route: r.route, pool: r.pool, outcome: 'pool', listener: listenerOf(vs, r.route) };
   const route = r.kind === 'redirect' ? (vs.routes.find((x) => x.redirectToHttpsPort === r.port) ?? null) : null;
-  return { vs: vs.name, route, pool: null, outcome: r.kind };
+  return { vs: vs.name, route, pool: null, outcome: r.kind, listener: listenerOf(vs, route) };
+}
+
+function listenerOf(vs: VirtualService, route: Route | null): RequestMatch['listener'] {
+  const gateway = vs.owners.find((o) => o.kind === 'Gateway');
+  return route?.via === undefined || gateway === undefined ? null : { gateway, name: route.via.listener };
 }
 
 /** Splits `host/path` (path defaults to `/`; `*` means any host); null when the text does not look like one. */

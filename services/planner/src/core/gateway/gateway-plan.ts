@@ -136,7 +136,7 @@ export function planGateways(input: GatewayPlanInput): GatewayPlan {
         const list = entries.get(vsName(claim.address, claim.port)) ?? [];
         for (const entry of routeEntries(route, a))
           if (routeKind(route) === 'HTTPRoute' || entry.ruleIndex === 0)
-            list.push({ entry, route: translated.route(entry) });
+            list.push({ entry, route: translated.route(entry, a.listener) });
         entries.set(vsName(claim.address, claim.port), list);
       }
   }
@@ -240,7 +240,7 @@ function claimOf(claims: Map<string, PortClaim>, gw: GatewayInput, listener: str
 interface TranslatedRoute {
   readonly refusal: string | null;
   readonly pools: readonly GatewayPoolSpec[];
-  readonly route: (entry: RouteEntry) => Route;
+  readonly route: (entry: RouteEntry, listener: string) => Route;
 }
 
 /** The route's rules for this driver: a pool per rule with usable backends, filters, or why the driver refuses. */
@@ -272,19 +272,22 @@ function translateRoute(input: GatewayPlanInput, route: HttpRouteInput, grants: 
   return {
     refusal: null,
     pools,
-    route: (entry) => {
+    route: (entry, listener) => {
       const r = perRule[entry.ruleIndex]!;
+      const via = { rule: entry.ruleIndex, listener };
       const m = entry.match;
       const match = m.path.type === 'Exact' ? 'Exact' : m.path.type === 'RegularExpression' ? 'Regex' : 'Prefix';
       const redirect = r.filters.ok && r.filters.filters?.redirect !== undefined;
       // A TLSRoute routes by SNI alone: a route per hostname, no path.
-      if (source.kind === 'TLSRoute') return { host: entry.hostname, path: '', match: 'Prefix', pool: r.pool, source };
+      if (source.kind === 'TLSRoute')
+        return { host: entry.hostname, path: '', match: 'Prefix', pool: r.pool, source, via };
       return {
         host: entry.hostname,
         path: m.path.value,
         match,
         pool: redirect ? '' : r.pool,
         source,
+        via,
         ...(m.headers.length > 0 ? { headers: m.headers.map(valueMatch) } : {}),
         ...(m.queryParams.length > 0 ? { queryParams: m.queryParams.map(valueMatch) } : {}),
         ...(m.method !== '' ? { method: m.method.toUpperCase() } : {}),
