@@ -57,15 +57,48 @@ export async function runTest(
   let index = -1;
   try {
     await applyAll(run, test.manifests);
-    for (index = 0; index < test.steps.length; index++) await runStep(run, test.steps[index]!);
+    for (index = 0; index < test.steps.length;) {
+      const requests = requestRun(test.steps, index);
+      if (requests === 0) await runStep(run, test.steps[index++]!);
+      else index = await runRequests(run, test.steps, index, requests);
+    }
     return { ok: true };
   } catch (error) {
+    if (error instanceof StepError) index = error.index;
     const step = test.steps[index];
     const label =
       step === undefined ? 'manifests' : `steps[${index}] ${step.kind}${step.name ? ` (${step.name})` : ''}`;
     return { ok: false, step: index, error: `${label}: ${error instanceof Error ? error.message : String(error)}` };
   } finally {
     await deleteAll(run);
+  }
+}
+
+/** How many request steps follow one another from `from` (0 when that step is not a request). */
+function requestRun(steps: readonly Step[], from: number): number {
+  let n = 0;
+  while (steps[from + n]?.kind === 'request') n++;
+  return n;
+}
+
+/**
+ * Runs `count` consecutive request steps at once, as upstream runs them (parallel subtests, each retried until it
+ * holds); returns the index after them, or throws for the first that failed, with `index` set to it (`run`'s caller
+ * names the step).
+ */
+async function runRequests(run: TestRun, steps: readonly Step[], from: number, count: number): Promise<number> {
+  const outcomes = await Promise.allSettled(steps.slice(from, from + count).map((step) => runStep(run, step)));
+  const failed = outcomes.findIndex((o) => o.status === 'rejected');
+  if (failed < 0) return from + count;
+  throw new StepError(from + failed, (outcomes[failed] as PromiseRejectedResult).reason);
+}
+
+/** A failure of one step among several run together. */
+class StepError extends Error {
+  readonly index: number;
+  constructor(index: number, reason: unknown) {
+    super(reason instanceof Error ? reason.message : String(reason));
+    this.index = index;
   }
 }
 
