@@ -13,6 +13,8 @@ export interface PlannerMetrics {
   readonly batchFailures: Counter;
   /** Records a committed batch: the time feeds `portolan_planner_last_commit_timestamp_seconds`. */
   observeCommitted(atMs: number): void;
+  /** Plans that threw for an appliance (it keeps its last snapshot while the others go on). */
+  readonly planFailures: Counter<'appliance'>;
 }
 
 /** Live planner state the gauges read at scrape time (the committed position, the newest folded heartbeat per cluster). */
@@ -68,8 +70,15 @@ export function plannerMetrics(registry: Registry, sources?: PlannerGaugeSources
     labelNames: ['cluster', 'kind'],
     registers: [registry],
   });
+  const planFailures = new Counter({
+    name: 'portolan_planner_plan_failures_total',
+    help: 'Plans of an appliance that threw (a bug meeting some input): it keeps its last snapshot, the others go on',
+    labelNames: ['appliance'],
+    registers: [registry],
+  });
   const seen = new Set<string>();
   return {
+    planFailures,
     brokerHistoryRegressed: regressed,
     lostMessagesSuspected: lost,
     batchFailures: failures,

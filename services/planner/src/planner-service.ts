@@ -7,7 +7,7 @@ import { BatchTrace } from './batch-trace.ts';
 import { decodeBusMessage } from './core/world/decode-bus-message.ts';
 import { foldInput } from './core/fold-input.ts';
 import { archivedEvent, inputTimeMs } from './archived-event.ts';
-import { Planner, PLANNER_VERSION, type PlannerConfig } from './core/planner.ts';
+import { Planner, PLANNER_VERSION, type EngineFactory, type PlannerConfig } from './core/planner.ts';
 import { encodeSnapshot } from '@portolan/snapshot';
 import { SyncTracker } from './core/world/sync-tracker.ts';
 import type { SnapshotLayout } from '@portolan/snapshot';
@@ -39,6 +39,8 @@ export interface PlannerServiceOptions {
   readonly layout?: SnapshotLayout;
   /** Where the planner's spans go; none are made without one (the default). */
   readonly tracer?: Tracer | null;
+  /** Makes each appliance's plan engine (default: the planner's own; tests wrap it to inject a failing plan). */
+  readonly createEngine?: EngineFactory;
 }
 
 /**
@@ -71,7 +73,7 @@ export class PlannerService {
   constructor(options: PlannerServiceOptions) {
     this.o = options;
     this.tracer = options.tracer ?? null;
-    this.planner = new Planner(options.config, { layout: options.layout });
+    this.planner = new Planner(options.config, { layout: options.layout, createEngine: options.createEngine });
     this.sync = new SyncTracker(options.config);
   }
 
@@ -91,7 +93,7 @@ export class PlannerService {
    */
   async recover(): Promise<{ replayed: number; snapshots: number }> {
     this.aheadOfStore = true;
-    this.planner = new Planner(this.o.config, { layout: this.o.layout });
+    this.planner = new Planner(this.o.config, { layout: this.o.layout, createEngine: this.o.createEngine });
     this.sync = new SyncTracker(this.o.config);
     this.released.clear();
     this.position = await this.o.store.position();
@@ -295,9 +297,21 @@ export class PlannerService {
     // Planning starts only here, and releases at least one appliance: none released yet means this is the first plan.
     const fromEmpty = this.released.size === 0;
     const dirty = new Map(this.planner.planDirty().map((p) => [p.appliance, p] as const));
+    for (const f of this.planner.takePlanFailures()) {
+      this.o.metrics?.planFailures.inc({ appliance: f.appliance });
+      this.o.log.error(
+        {
+          appliance: f.appliance,
+          err: f.error instanceof Error ? (f.error.stack ?? f.error.message) : String(f.error),
+        },
+        'planning this appliance failed: it keeps its last snapshot while the others go on; the events are archived',
+      );
+    }
     const out: { appliance: string; root: string; pieces: ReadonlyMap<string, Uint8Array> }[] = [];
     for (const appliance of synced) {
       const plan = dirty.get(appliance);
+      // An appliance whose plan failed has no desired state to release: an empty one would wipe it.
+      if (this.planner.planFailing(appliance)) continue;
       if (!this.released.has(appliance)) {
         this.released.add(appliance);
         if (fromEmpty && plan !== undefined) {

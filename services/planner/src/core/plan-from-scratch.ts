@@ -29,8 +29,8 @@ export function planFromScratch(world: WorldView, config: PlannerConfig): Map<st
   return out;
 }
 
-/** The whole world as one change: every Ingress, every Service, every cluster's Nodes. */
-function wholeWorld(world: WorldView): DirtySet {
+/** The whole world as one change: every Ingress, every Service, every cluster's Nodes and Gateway objects. */
+export function wholeWorld(world: WorldView): DirtySet {
   const ingresses = new Map<string, DirtyIngress>();
   const services = new Set<string>();
   for (const cluster of world.clusterNames()) {

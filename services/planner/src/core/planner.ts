@@ -5,7 +5,8 @@ import type { KubeListMarker, KubeWatchEvent, TrimmedIngress, TrimmedIngressClas
 import { worldKeyString, SERVICE_NAME_LABEL } from '@portolan/kube-model';
 import { clusterProfilesOf, profileFromConfig } from './translate/appliance-profile.ts';
 import { createEngine, type PlanEngine } from './stages/plan-engine.ts';
-import { serviceKey, type DirtyIngress } from './incremental/dirty-set.ts';
+import { serviceKey, type DirtyIngress, type DirtySet } from './incremental/dirty-set.ts';
+import { wholeWorld } from './plan-from-scratch.ts';
 import { classRequestOf, isDefaultClass } from './translate/select-ingress.ts';
 import { CURRENT_LAYOUT, type SnapshotLayout } from '@portolan/snapshot';
 import { World, type WorldChange } from './world/world.ts';
@@ -38,6 +39,15 @@ export interface PlannedAppliance {
   readonly desired: DesiredState;
 }
 
+/** An appliance whose plan threw: it keeps its last snapshot; the next plans start it again from the whole world. */
+export interface PlanFailure {
+  readonly appliance: string;
+  readonly error: unknown;
+}
+
+/** Creates an appliance's engine (the planner's own by default; tests wrap it). */
+export type EngineFactory = typeof createEngine;
+
 /** The desired state of a plan was read after the planner moved on (a bug in the caller). */
 export class StalePlanError extends PortolanError {
   readonly code = 'PLANNER_STALE_PLAN';
@@ -61,7 +71,12 @@ interface Deps {
  */
 export class Planner {
   readonly world = new World();
-  private readonly engines: readonly PlanEngine[];
+  private readonly engines: PlanEngine[];
+  /** Makes engine `i` anew (same appliance, empty). */
+  private readonly newEngine: (i: number) => PlanEngine;
+  /** Engines made anew after a failed plan: their next plan is over the whole world. */
+  private readonly rebuilt = new Set<PlanEngine>();
+  private failures: PlanFailure[] = [];
   private readonly deps = new Map<string, Deps>();
   private readonly byClass = new Map<string, Set<string>>();
   private readonly classless = new Map<string, Set<string>>();
@@ -77,7 +92,10 @@ export class Planner {
   private readonly servedClusters = new Map<string, ReadonlySet<string>>();
 
   /** `layout`: the snapshot layout to encode in (replay passes the one a stored snapshot was made with). */
-  constructor(config: PlannerConfig, options: { readonly layout?: SnapshotLayout } = {}) {
+  constructor(
+    config: PlannerConfig,
+    options: { readonly layout?: SnapshotLayout; readonly createEngine?: EngineFactory } = {},
+  ) {
     const layout = options.layout ?? CURRENT_LAYOUT;
     const clusters = clusterProfilesOf(config.clusters);
     for (const a of config.appliances)
@@ -86,9 +104,10 @@ export class Planner {
       const serving = config.appliances.filter((a) => this.servedClusters.get(a.name)!.has(c.name));
       this.policies.set(c.name, strictestPolicy(serving.map((a) => removalPolicyOf(a))));
     }
-    this.engines = [...config.appliances]
-      .sort((a, b) => (a.name < b.name ? -1 : 1))
-      .map((a) => createEngine(profileFromConfig(a), clusters, layout));
+    const make = options.createEngine ?? createEngine;
+    const appliances = [...config.appliances].sort((a, b) => (a.name < b.name ? -1 : 1));
+    this.newEngine = (i) => make(profileFromConfig(appliances[i]!), clusters, layout);
+    this.engines = appliances.map((_, i) => this.newEngine(i));
   }
 
   /** Folds one watch event; true when it changed the world. */
@@ -193,10 +212,13 @@ export class Planner {
     this.version++;
     const out: PlannedAppliance[] = [];
     try {
-      for (const engine of this.engines) {
-        if (!engine.isAffected(dirty)) continue;
-        const r = engine.plan(this.world, dirty);
-        if (r.changed) out.push(new Plan(this, engine, this.version, r.root, r.bytes));
+      for (let i = 0; i < this.engines.length; i++) {
+        const engine = this.engines[i]!;
+        const fresh = this.rebuilt.has(engine);
+        if (!fresh && !engine.isAffected(dirty)) continue;
+        const planned = this.planIsolated(i, fresh ? wholeWorld(this.world) : dirty);
+        if (planned !== null && planned.r.changed)
+          out.push(new Plan(this, planned.engine, this.version, planned.r.root, planned.r.bytes));
       }
     } finally {
       if (this.dirtyIngresses.size > 0) this.dirtyIngresses.clear();
@@ -204,6 +226,43 @@ export class Planner {
       if (this.dirtyNodes.size > 0) this.dirtyNodes.clear();
       if (this.dirtyGateways.size > 0) this.dirtyGateways.clear();
     }
+    return out;
+  }
+
+  /**
+   * Plans engine `i`. A plan that throws (a bug meeting some input) must not stop the other appliances, nor the
+   * fold: the engine, whose state the throw left half-moved, is made anew and planned over the whole world at once;
+   * if that throws too, the appliance keeps its last snapshot and the next plan tries again. Failures are kept for
+   * `takePlanFailures()`. The same events fail the same way on replay, so replays still reproduce every hash.
+   */
+  private planIsolated(i: number, dirty: DirtySet): { engine: PlanEngine; r: ReturnType<PlanEngine['plan']> } | null {
+    let engine = this.engines[i]!;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        const r = engine.plan(this.world, attempt === 0 ? dirty : wholeWorld(this.world));
+        this.rebuilt.delete(engine);
+        return { engine, r };
+      } catch (error) {
+        this.rebuilt.delete(engine);
+        if (attempt === 0) this.failures.push({ appliance: engine.profile.name, error });
+        engine = this.newEngine(i);
+        this.engines[i] = engine;
+        this.rebuilt.add(engine);
+      }
+    }
+    return null;
+  }
+
+  /** Whether the appliance's last plan threw and none has succeeded since (its state here is empty, not its plan). */
+  planFailing(appliance: string): boolean {
+    const engine = this.engines.find((e) => e.profile.name === appliance);
+    return engine !== undefined && this.rebuilt.has(engine);
+  }
+
+  /** The plans that threw since the last call (each appliance at most once per plan), oldest first. */
+  takePlanFailures(): readonly PlanFailure[] {
+    const out = this.failures;
+    this.failures = [];
     return out;
   }
 
