@@ -157,7 +157,7 @@ test('RBAC: each service may do only what it uses; Secrets are written only with
     assert.equal(sa.automountServiceAccountToken, false, `${sa.metadata.name} gets no Kubernetes token`);
 });
 
-test('alerts cover a silent watch stall, held removals, failing applies, apply lag, a stopped planner, no leader', () => {
+test('alerts cover a silent watch stall, held removals, failing applies and plans, apply lag, a stopped planner, no leader', () => {
   const [rule] = byKind(render('single-site'), 'PrometheusRule');
   const alerts = rule.spec.groups.flatMap((g: { rules: { alert: string }[] }) => g.rules.map((r) => r.alert));
   for (const a of [
@@ -166,6 +166,7 @@ test('alerts cover a silent watch stall, held removals, failing applies, apply l
     'PortolanApplyFailing',
     'PortolanApplyLag',
     'PortolanPlannerNotConsuming',
+    'PortolanPlanFailing',
     'PortolanNoLeader',
   ])
     assert.ok(alerts.includes(a), `alert ${a}`);
