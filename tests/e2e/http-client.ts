@@ -10,6 +10,8 @@ export interface EchoSeen {
   readonly host: string;
   readonly path: string;
   readonly forwardedProto: string;
+  /** Whether the backend itself terminated TLS. */
+  readonly tls?: boolean;
   /** Present when the backend was started with a context (see `EchoReply` of @portolan/echo-backend). */
   readonly proto?: string;
   readonly headers?: Readonly<Record<string, readonly string[]>>;
