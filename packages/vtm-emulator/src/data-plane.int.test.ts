@@ -178,7 +178,7 @@ describe('vTM emulator data plane in proxy mode', () => {
     backend = createServer((req, res) =>
       res
         .writeHead(200, { 'content-type': 'text/plain', 'x-backend': 'yes' })
-        .end(`backend saw ${req.method} ${req.url}`),
+        .end(`backend saw ${req.method} ${req.url} x-user=${JSON.stringify(req.headers['x-user'] ?? null)}`),
     );
     await new Promise<void>((resolve) => backend.listen(0, '127.0.0.1', resolve));
     const port = (backend.address() as AddressInfo).port;
@@ -186,8 +186,26 @@ describe('vTM emulator data plane in proxy mode', () => {
     emu.state.put('pools', 'echo', { properties: { basic: { nodes_table: [{ node: `127.0.0.1:${port}` }] } } });
     emu.state.put('pools', 'dead', { properties: { basic: { nodes_table: [{ node: '127.0.0.1:1' }] } } });
     emu.state.put('rules', 'to-dead', 'if (http.getPath() == "/dead") { pool.use("dead"); }\n');
+    emu.state.put(
+      'rules',
+      'edit',
+      'if (http.getPath() == "/edit") { http.setPath("/edited"); http.setHeader("X-User", "bob"); connection.data.set("r", "1"); }\n',
+    );
+    emu.state.put(
+      'rules',
+      'respond',
+      'if (connection.data.get("r") == "1") { http.removeResponseHeader("X-Backend"); http.addResponseHeader("X-Vtm", "seen"); }\n',
+    );
     emu.state.put('virtual_servers', 'site', {
-      properties: { basic: { enabled: true, port: 80, pool: 'echo', request_rules: ['to-dead'] } },
+      properties: {
+        basic: {
+          enabled: true,
+          port: 80,
+          pool: 'echo',
+          request_rules: ['to-dead', 'edit'],
+          response_rules: ['respond'],
+        },
+      },
     });
   });
   after(async () => {
@@ -199,7 +217,14 @@ describe('vTM emulator data plane in proxy mode', () => {
     const res = await fetch(`${await dataPlaneOf(emu).urlFor(80)}/x?y=1`);
     assert.equal(res.status, 200);
     assert.equal(res.headers.get('x-backend'), 'yes');
-    assert.equal(await res.text(), 'backend saw GET /x?y=1');
+    assert.equal(await res.text(), 'backend saw GET /x?y=1 x-user=null');
+  });
+
+  test('request rule edits reach the node; response rules edit what the client gets', async () => {
+    const res = await fetch(`${await dataPlaneOf(emu).urlFor(80)}/edit?q=1`, { headers: { 'x-user': 'ann' } });
+    assert.equal(await res.text(), 'backend saw GET /edited?q=1 x-user="bob"');
+    assert.equal(res.headers.get('x-backend'), null, 'removed by the response rule');
+    assert.equal(res.headers.get('x-vtm'), 'seen');
   });
 
   test('an unreachable node gives 502', async () => {

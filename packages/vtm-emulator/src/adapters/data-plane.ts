@@ -5,8 +5,14 @@ import {
   type Server,
   type ServerResponse,
 } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { dataPlanePorts, routeDataPlaneRequest, type DataPlaneDecision } from '../core/route-data-plane-request.ts';
+import type { AddressInfo, Socket } from 'node:net';
+import {
+  dataPlanePorts,
+  routeDataPlaneRequest,
+  runResponseRules,
+  type DataPlaneDecision,
+} from '../core/route-data-plane-request.ts';
+import { newTransaction, type HeaderFields, type HttpTransaction } from '../core/traffic-script-transaction.ts';
 import type { VtmConfigStore } from '../core/vtm-config-store.ts';
 import { PortolanError } from '@portolan/errors';
 
@@ -69,6 +75,8 @@ export class EmulatedDataPlane implements DataPlane {
   #syncing: Promise<void> = Promise.resolve();
   #failure: DataPlaneListenError | null = null;
   #picks = 0;
+  /** `connection.data` per client connection. */
+  readonly #connectionData = new WeakMap<Socket, Map<string, string>>();
 
   constructor(store: VtmConfigStore, options: DataPlaneOptions) {
     this.#store = store;
@@ -148,7 +156,8 @@ export class EmulatedDataPlane implements DataPlane {
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;
       const request = { host: req.headers.host ?? '', url: req.url ?? '/', method: req.method ?? 'GET', headers };
-      const decision = routeDataPlaneRequest(this.#store, virtualServerPort, request, this.#picks++);
+      const tx = newTransaction({ ...request, rawHeaders: pairs(req.rawHeaders) }, this.#dataOf(req.socket));
+      const decision = routeDataPlaneRequest(this.#store, virtualServerPort, request, this.#picks++, tx);
       const log = (status: number): void => {
         this.requestLog.push({
           virtualServerPort,
@@ -162,6 +171,15 @@ export class EmulatedDataPlane implements DataPlane {
       };
       this.#answer(decision, req, res, Buffer.concat(chunks), log);
     });
+  }
+
+  #dataOf(socket: Socket): Map<string, string> {
+    let data = this.#connectionData.get(socket);
+    if (data === undefined) {
+      data = new Map();
+      this.#connectionData.set(socket, data);
+    }
+    return data;
   }
 
   #answer(
@@ -181,41 +199,66 @@ export class EmulatedDataPlane implements DataPlane {
       res.writeHead(decision.status, decision.reason, decision.headers).end(decision.body);
       return;
     }
+    const { tx, virtualServer } = decision;
+    const relay = (status: number, headers: HeaderFields, body: Buffer | IncomingMessage): void => {
+      tx.response = { status, headers };
+      const failure = runResponseRules(this.#store, virtualServer, tx);
+      if (failure !== null) {
+        log(500);
+        res.writeHead(500, { 'content-type': 'text/plain' }).end(`${failure}\n`);
+        if (!Buffer.isBuffer(body)) body.resume();
+        return;
+      }
+      log(status);
+      res.writeHead(status, tx.response.headers.flat());
+      if (Buffer.isBuffer(body)) res.end(body);
+      else body.pipe(res);
+    };
     if (this.#options.poolAnswer !== 'proxy' || decision.node === null) {
-      log(200);
-      res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(
-          `${JSON.stringify({ virtualServer: decision.virtualServer, pool: decision.pool, node: decision.node })}\n`,
-        );
+      const described = { virtualServer, pool: decision.pool, node: decision.node };
+      relay(200, [['content-type', 'application/json']], Buffer.from(`${JSON.stringify(described)}\n`));
       return;
     }
-    proxyTo(decision.node, req, res, body, log);
+    proxyTo(decision.node, tx, body, relay, () => {
+      log(502);
+      if (!res.headersSent)
+        res.writeHead(502, { 'content-type': 'text/plain' }).end(`node ${decision.node} is unreachable\n`);
+      else res.destroy();
+    });
   }
 }
 
-/** Forwards the request to `node` (`host:port`, IPv6 bracketed) and relays the answer; 502 when it cannot. */
+/** Header fields from `rawHeaders` (name, value, name, value, …). */
+function pairs(raw: readonly string[]): [string, string][] {
+  const out: [string, string][] = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) out.push([raw[i] as string, raw[i + 1] as string]);
+  return out;
+}
+
+/**
+ * Forwards the request as the rules left it (`tx.url`, `tx.headers`) to `node` (`host:port`, IPv6 bracketed) and
+ * hands the answer to `relay`; `unreachable` when the node cannot be reached.
+ */
 function proxyTo(
   node: string,
-  req: IncomingMessage,
-  res: ServerResponse,
+  tx: HttpTransaction,
   body: Buffer,
-  log: (status: number) => void,
+  relay: (status: number, headers: HeaderFields, body: IncomingMessage) => void,
+  unreachable: () => void,
 ): void {
   const sep = node.lastIndexOf(':');
   const host = node.slice(0, sep).replace(/^\[|\]$/g, '');
-  const upstream = httpRequest(
-    { host, port: Number(node.slice(sep + 1)), method: req.method, path: req.url, headers: req.headers },
-    (up) => {
-      log(up.statusCode ?? 502);
-      res.writeHead(up.statusCode ?? 502, up.headers);
-      up.pipe(res);
-    },
-  );
-  upstream.on('error', () => {
-    log(502);
-    if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' }).end(`node ${node} is unreachable\n`);
-    else res.destroy();
-  });
+  let upstream;
+  try {
+    upstream = httpRequest(
+      { host, port: Number(node.slice(sep + 1)), method: tx.method, path: tx.url, headers: tx.headers.flat() },
+      (up) => relay(up.statusCode ?? 502, pairs(up.rawHeaders), up),
+    );
+  } catch {
+    // A rule left a header Node refuses to send (a control character in a value): the node is never asked.
+    unreachable();
+    return;
+  }
+  upstream.on('error', unreachable);
   upstream.end(body);
 }

@@ -1,4 +1,5 @@
 import { runTrafficScript, TrafficScriptError, type ScriptRequest } from './traffic-script-interpreter.ts';
+import { newTransaction, type HttpTransaction } from './traffic-script-transaction.ts';
 import { isObject } from './validate-properties.ts';
 import { pickWeighted } from './weighted-round-robin.ts';
 import type { VtmConfigStore } from './vtm-config-store.ts';
@@ -17,7 +18,14 @@ export type DataPlaneDecision =
       readonly headers: Readonly<Record<string, string>>;
       readonly body: string;
     }
-  | { readonly kind: 'pool'; readonly virtualServer: string; readonly pool: string; readonly node: string | null }
+  | {
+      readonly kind: 'pool';
+      readonly virtualServer: string;
+      readonly pool: string;
+      readonly node: string | null;
+      /** The transaction after the request rules: forward `tx.url` and `tx.headers`, then run the response rules. */
+      readonly tx: HttpTransaction;
+    }
   | { readonly kind: 'discard'; readonly why: string };
 
 /**
@@ -38,8 +46,8 @@ export function dataPlanePorts(store: VtmConfigStore): Map<number, string[]> {
 }
 
 /**
- * Runs the request rules of the virtual server on `port` in order (the first that ends the request wins), then
- * falls back to its default pool. `pick` (the shell's request counter) chooses among a pool's active nodes: round
+ * Runs the request rules of the virtual server on `port` in order over one transaction (edits carry from rule to
+ * rule and into the forwarded request; the first rule that ends the request wins), then falls back to its default pool. `pick` (the shell's request counter) chooses among a pool's active nodes: round
  * robin, or smooth weighted round robin over their `nodes_table` weights when the pool's algorithm is
  * `weighted_round_robin`. The other algorithms (least connections, …) are emulated as round robin.
  * When several virtual servers share the port, the first by name answers (the emulator has one listen address).
@@ -49,6 +57,7 @@ export function routeDataPlaneRequest(
   port: number,
   request: ScriptRequest,
   pick: number,
+  tx: HttpTransaction = newTransaction(request),
 ): DataPlaneDecision {
   const virtualServer = dataPlanePorts(store).get(port)?.[0];
   const basic = virtualServer === undefined ? null : basicOf(store, 'virtual_servers', virtualServer);
@@ -61,7 +70,7 @@ export function routeDataPlaneRequest(
     if (stored?.kind !== 'text') return respond(500, 'Internal Server Error', `request rule ${rule} does not exist\n`);
     let outcome;
     try {
-      outcome = runTrafficScript(stored.text, request);
+      outcome = runTrafficScript(stored.text, request, tx);
     } catch (error) {
       if (error instanceof TrafficScriptError)
         return respond(500, 'Internal Server Error', `rule ${rule}: ${error.message}\n`);
@@ -83,11 +92,33 @@ export function routeDataPlaneRequest(
       case 'discard':
         return { kind: 'discard', why: `rule ${rule} discarded the connection` };
       case 'pool':
-        return usePool(store, virtualServer, outcome.pool, outcome.node, pick);
+        return usePool(store, virtualServer, outcome.pool, outcome.node, pick, tx);
     }
   }
   const pool = typeof basic['pool'] === 'string' ? basic['pool'] : 'discard';
-  return usePool(store, virtualServer, pool, null, pick);
+  return usePool(store, virtualServer, pool, null, pick, tx);
+}
+
+/**
+ * Runs the response rules of `virtualServer` over `tx.response` (set by the caller from the node's answer), in
+ * order; they edit its headers in place. Returns why a rule failed (the answer becomes a 500), or null.
+ */
+export function runResponseRules(store: VtmConfigStore, virtualServer: string, tx: HttpTransaction): string | null {
+  const basic = basicOf(store, 'virtual_servers', virtualServer);
+  const rules = basic !== null && Array.isArray(basic['response_rules']) ? basic['response_rules'] : [];
+  for (const rule of rules) {
+    if (typeof rule !== 'string') continue;
+    const stored = store.get('rules', rule);
+    if (stored?.kind !== 'text') return `response rule ${rule} does not exist`;
+    try {
+      const outcome = runTrafficScript(stored.text, { host: '', url: tx.url }, tx, 'response');
+      if (outcome.kind !== 'none') return `response rule ${rule} ended with ${outcome.kind}, which is not emulated`;
+    } catch (error) {
+      if (error instanceof TrafficScriptError) return `rule ${rule}: ${error.message}`;
+      throw error;
+    }
+  }
+  return null;
 }
 
 function usePool(
@@ -96,11 +127,12 @@ function usePool(
   pool: string,
   node: string | null,
   pick: number,
+  tx: HttpTransaction,
 ): DataPlaneDecision {
   if (pool === 'discard') return { kind: 'discard', why: `virtual server ${virtualServer} uses the discard pool` };
   const basic = basicOf(store, 'pools', pool);
   if (basic === null) return respond(503, 'Service Unavailable', `pool ${pool} does not exist\n`);
-  if (node !== null) return { kind: 'pool', virtualServer, pool, node };
+  if (node !== null) return { kind: 'pool', virtualServer, pool, node, tx };
   const rows = Array.isArray(basic['nodes_table']) ? basic['nodes_table'] : [];
   const active = rows.filter(isObject).filter((r) => r['state'] === 'active' && typeof r['node'] === 'string');
   if (active.length === 0) return respond(503, 'Service Unavailable', `pool ${pool} has no active node\n`);
@@ -111,7 +143,7 @@ function usePool(
           pick,
         )
       : pick % active.length;
-  return { kind: 'pool', virtualServer, pool, node: active[at]?.['node'] as string };
+  return { kind: 'pool', virtualServer, pool, node: active[at]?.['node'] as string, tx };
 }
 
 /** A pool's `load_balancing.algorithm`; only `weighted_round_robin` changes the pick, every other one is round robin. */

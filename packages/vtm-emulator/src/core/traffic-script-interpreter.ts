@@ -1,110 +1,45 @@
 /**
- * An interpreter for the TrafficScript subset Portolan generates (and simple hand-written request rules), used by
- * the emulator's data plane and by tests that check routing on the generated text itself.
+ * An interpreter for the TrafficScript subset Portolan generates (and simple hand-written rules), used by the
+ * emulator's data plane and by tests that check routing on the generated text itself.
  * Supported: `$v = expr;`, `if (expr) { … } else { … }`, `||`, `&&`, `==`, `!=`, `!`, `.` (concatenation),
- * string and integer literals, `#` comments and the functions in `builtins`. `pool.use`, `http.sendResponse`,
- * `http.redirect` and `connection.discard` end the rule. Anything else is refused with TrafficScriptError.
+ * string and integer literals (double-quoted strings interpolate `$v`), `#` comments and the functions in
+ * `traffic-script-builtins.ts`. `pool.use`, `http.sendResponse`, `http.redirect` and `connection.discard` end the
+ * rule. Anything else is refused with TrafficScriptError.
  */
-import { PortolanError } from '@portolan/errors';
+import { builtinsFor, RuleStop, type Builtin, type RulePhase } from './traffic-script-builtins.ts';
+import { TrafficScriptError, type RuleOutcome } from './traffic-script-outcome.ts';
+import { stripComments, tokenize, type Token } from './traffic-script-tokens.ts';
+import { newTransaction, type HttpTransaction, type TransactionInput } from './traffic-script-transaction.ts';
 
-/** The request a rule sees. */
-export interface ScriptRequest {
-  readonly host: string;
-  /** Path and query as sent (http.getRawURL); http.getPath is the part before '?'. */
-  readonly url: string;
-  /** HTTP method; GET when absent. */
-  readonly method?: string;
-  readonly sni?: string;
-  /** Request headers by lower-case name (http.getHeader). */
-  readonly headers?: Readonly<Record<string, string>>;
-}
+export { TrafficScriptError, type RuleOutcome } from './traffic-script-outcome.ts';
 
-/** How a rule ended. `none` means it fell through (the next rule, then the virtual server's default pool). */
-export type RuleOutcome =
-  | { readonly kind: 'pool'; readonly pool: string; readonly node: string | null }
-  | {
-      readonly kind: 'response';
-      readonly status: string;
-      readonly contentType: string;
-      readonly body: string;
-      readonly headers: string;
-    }
-  | { readonly kind: 'redirect'; readonly location: string }
-  | { readonly kind: 'discard' }
-  | { readonly kind: 'none' };
-
-/** A rule uses syntax or a function this interpreter does not know (a generator bug, or a rule beyond the subset). */
-export class TrafficScriptError extends PortolanError {
-  readonly code = 'TRAFFIC_SCRIPT_UNSUPPORTED';
-}
-
-type Token = { t: 'str'; v: string } | { t: 'var'; v: string } | { t: 'id'; v: string } | { t: 'op'; v: string };
-
-/** Thrown inside the interpreter to end the rule with an outcome. */
-class Stop {
-  readonly outcome: RuleOutcome;
-  constructor(outcome: RuleOutcome) {
-    this.outcome = outcome;
-  }
-}
+/** The request a rule sees (headers by lower-case name for http.getHeader). */
+export type ScriptRequest = TransactionInput;
 
 const TRUE = '1';
 const FALSE = '';
 
-/** Runs one rule against a request. */
-export function runTrafficScript(source: string, request: ScriptRequest): RuleOutcome {
-  const interpreter = new Interpreter(tokenize(stripComments(source)), builtinsFor(request));
+/**
+ * Runs one rule. Without `tx` the rule sees `request` afresh; with it (the data plane's transaction) the rule
+ * reads and edits that transaction, so edits carry to later rules and to the forwarded request. `phase`
+ * 'response' runs a response rule over `tx.response`.
+ */
+export function runTrafficScript(
+  source: string,
+  request: ScriptRequest,
+  tx: HttpTransaction = newTransaction(request),
+  phase: RulePhase = 'request',
+): RuleOutcome {
+  const vars = new Map<string, string>();
+  const builtins = builtinsFor(tx, phase, (name, value) => vars.set(name, value));
+  const interpreter = new Interpreter(tokenize(stripComments(source)), builtins, vars);
   try {
     interpreter.run();
   } catch (error) {
-    if (error instanceof Stop) return error.outcome;
+    if (error instanceof RuleStop) return error.outcome;
     throw error;
   }
   return { kind: 'none' };
-}
-
-function builtinsFor(request: ScriptRequest): Readonly<Record<string, (args: string[]) => string>> {
-  const stop = (outcome: RuleOutcome): never => {
-    throw new Stop(outcome);
-  };
-  const regex = (re: string | undefined, flags = ''): RegExp => {
-    try {
-      return new RegExp(re ?? '', flags);
-    } catch {
-      throw new TrafficScriptError(`invalid regular expression ${JSON.stringify(re)}`);
-    }
-  };
-  return {
-    'string.lowercase': ([s]) => (s ?? '').toLowerCase(),
-    'string.uppercase': ([s]) => (s ?? '').toUpperCase(),
-    'string.regexSub': ([s, re, rep]) => (s ?? '').replace(regex(re, 'g'), rep ?? ''),
-    'string.regexMatch': ([s, re]) => (regex(re).test(s ?? '') ? TRUE : FALSE),
-    'string.startsWith': ([s, p]) => ((s ?? '').startsWith(p ?? '') ? TRUE : FALSE),
-    'string.endsWith': ([s, p]) => ((s ?? '').endsWith(p ?? '') ? TRUE : FALSE),
-    'http.getHostHeader': () => request.host,
-    'http.getHeader': ([name]) => request.headers?.[(name ?? '').toLowerCase()] ?? '',
-    'http.getMethod': () => request.method ?? 'GET',
-    'http.getPath': () => request.url.split('?')[0] ?? '',
-    'http.getRawURL': () => request.url,
-    'http.getQueryString': () => (request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : ''),
-    'ssl.getSNIName': () => request.sni ?? '',
-    'pool.use': ([pool, node, port]) =>
-      stop({
-        kind: 'pool',
-        pool: pool ?? '',
-        node: node === undefined ? null : port === undefined ? node : `${node}:${port}`,
-      }),
-    'http.sendResponse': ([status, contentType, body, headers]) =>
-      stop({
-        kind: 'response',
-        status: status ?? '',
-        contentType: contentType ?? '',
-        body: body ?? '',
-        headers: headers ?? '',
-      }),
-    'http.redirect': ([location]) => stop({ kind: 'redirect', location: location ?? '' }),
-    'connection.discard': () => stop({ kind: 'discard' }),
-  };
 }
 
 /**
@@ -113,13 +48,14 @@ function builtinsFor(request: ScriptRequest): Readonly<Record<string, (args: str
  */
 class Interpreter {
   readonly #tokens: readonly Token[];
-  readonly #builtins: Readonly<Record<string, (args: string[]) => string>>;
-  readonly #vars = new Map<string, string>();
+  readonly #builtins: Readonly<Record<string, Builtin>>;
+  readonly #vars: Map<string, string>;
   #pos = 0;
 
-  constructor(tokens: readonly Token[], builtins: Readonly<Record<string, (args: string[]) => string>>) {
+  constructor(tokens: readonly Token[], builtins: Readonly<Record<string, Builtin>>, vars: Map<string, string>) {
     this.#tokens = tokens;
     this.#builtins = builtins;
+    this.#vars = vars;
   }
 
   run(): void {
@@ -132,7 +68,7 @@ class Interpreter {
 
   #expect(v: string): void {
     const tok = this.#tokens[this.#pos++];
-    if (tok?.v !== v || tok.t === 'str')
+    if (tok?.v !== v || tok.t === 'str' || tok.t === 'tpl')
       throw new TrafficScriptError(`expected "${v}", got ${tok === undefined ? 'end of rule' : `"${tok.v}"`}`);
   }
 
@@ -245,6 +181,8 @@ class Interpreter {
     const tok = this.#tokens[this.#pos++];
     if (tok === undefined) throw new TrafficScriptError('unexpected end of rule');
     if (tok.t === 'str') return tok.v;
+    if (tok.t === 'tpl')
+      return tok.parts.map((p) => ('text' in p ? p.text : (this.#vars.get(p.variable) ?? ''))).join('');
     if (tok.t === 'var') return this.#vars.get(tok.v) ?? '';
     if (tok.t === 'op' && tok.v === '(') {
       const v = this.#or();
@@ -269,80 +207,4 @@ class Interpreter {
     this.#expect(')');
     return fn(args);
   }
-}
-
-/** Drops `#` comments outside string literals. */
-function stripComments(source: string): string {
-  let out = '';
-  let inString = false;
-  for (let i = 0; i < source.length; i += 1) {
-    const c = source[i] as string;
-    if (inString) {
-      out += c;
-      if (c === '\\') out += source[++i] ?? '';
-      else if (c === '"') inString = false;
-    } else if (c === '"') {
-      inString = true;
-      out += c;
-    } else if (c === '#') {
-      while (i < source.length && source[i] !== '\n') i += 1;
-      out += '\n';
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
-const ESCAPES: Readonly<Record<string, string>> = { n: '\n', t: '\t', r: '\r' };
-
-function readString(src: string, start: number): { value: string; end: number } {
-  let value = '';
-  let i = start + 1;
-  while (src[i] !== '"') {
-    if (i >= src.length) throw new TrafficScriptError('unterminated string');
-    if (src[i] === '\\') {
-      const e = src[i + 1] ?? '';
-      value += ESCAPES[e] ?? e;
-      i += 2;
-    } else {
-      value += src[i];
-      i += 1;
-    }
-  }
-  return { value, end: i + 1 };
-}
-
-function tokenize(src: string): Token[] {
-  const tokens: Token[] = [];
-  let i = 0;
-  while (i < src.length) {
-    const c = src[i] as string;
-    const rest = src.slice(i, i + 200);
-    let m: RegExpExecArray | null;
-    if (/\s/.test(c)) {
-      i += 1;
-    } else if (c === '"') {
-      const { value, end } = readString(src, i);
-      tokens.push({ t: 'str', v: value });
-      i = end;
-    } else if ((m = /^\$[A-Za-z_]\w*/.exec(rest)) !== null) {
-      tokens.push({ t: 'var', v: m[0] });
-      i += m[0].length;
-    } else if ((m = /^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*/.exec(rest)) !== null) {
-      tokens.push({ t: 'id', v: m[0] });
-      i += m[0].length;
-    } else if ((m = /^[0-9]+/.exec(rest)) !== null) {
-      tokens.push({ t: 'str', v: m[0] });
-      i += m[0].length;
-    } else {
-      const two = src.slice(i, i + 2);
-      const op = ['||', '&&', '==', '!='].includes(two) ? two : c;
-      if (op.length === 1 && !'()=,;{}.!'.includes(op))
-        throw new TrafficScriptError(`unexpected character ${JSON.stringify(c)}`);
-      tokens.push({ t: 'op', v: op });
-      i += op.length;
-    }
-  }
-  return tokens;
 }
