@@ -9,6 +9,7 @@ import { createLmState } from './core/lm-state.ts';
 import type { LmStore } from './core/lm-store.ts';
 import type { LmHttpRequest, LmRouteResult } from './core/rule-match.ts';
 import { routeRequest } from './core/rule-match.ts';
+import { exchangeRequest, type LmExchange, type LmHeaderLine } from './core/header-rules.ts';
 
 /** Options of a LoadMaster emulator instance. */
 export interface LoadMasterEmulatorOptions {
@@ -42,6 +43,8 @@ export interface LoadMasterEmulator {
   readonly store: LmStore;
   /** Which real server or SubVS of a VS would take this HTTP request, by its content rules. */
   route(vsIndex: number, request: LmHttpRequest): LmRouteResult;
+  /** Routes a request and applies the header rules on its way (request) and back (`responseHeaders`). */
+  exchange(vsIndex: number, request: LmHttpRequest, responseHeaders?: readonly LmHeaderLine[]): LmExchange;
   close(): Promise<void>;
 }
 
@@ -73,6 +76,7 @@ export async function startLoadMasterEmulator(options: LoadMasterEmulatorOptions
     },
     store: handler.store,
     route: (vsIndex, request) => routeRequest(handler.store, vsIndex, request),
+    exchange: (vsIndex, request, responseHeaders) => exchangeRequest(handler.store, vsIndex, request, responseHeaders),
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

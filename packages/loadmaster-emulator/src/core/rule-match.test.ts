@@ -47,3 +47,9 @@ test('subjects: inchost prepends the Host header, incquery appends the query, he
 test('an invalid regular expression does not compile (the appliance refuses it)', () => {
   assert.equal(compileRulePattern({ pattern: '/(/', noCase: false }), null);
 });
+
+test('method: a header=method rule reads the request method, GET when none is given', () => {
+  assert.equal(isRuleMatch(rule({ header: 'method', pattern: '/^POST$/' }), { ...req, method: 'POST' }), true);
+  assert.equal(isRuleMatch(rule({ header: 'Method', pattern: '/^POST$/' }), req), false);
+  assert.equal(isRuleMatch(rule({ header: 'method', pattern: '/^GET$/' }), req), true);
+});

@@ -33,6 +33,8 @@ export function viewVs(store: LmStore, vs: LmVirtualService): LmOutObject {
   out['NResponseRules'] = vs.rules.response.length;
   out['NMatchBodyRules'] = vs.rules.responsebody.length;
   if (vs.rules.pre.length > 0) out['MatchRules'] = strings('Name', vs.rules.pre);
+  if (vs.rules.request.length > 0) out['RequestRules'] = strings('Name', vs.rules.request);
+  if (vs.rules.response.length > 0) out['ResponseRules'] = strings('Name', vs.rules.response);
   out['NumberOfRSs'] = direct.length;
   if (direct.length > 0) out['Rs'] = direct.map((rs) => viewRs(vs, rs));
   if (links.length > 0) out['SubVS'] = links.map((link) => viewSubVsLink(store, link));

@@ -44,9 +44,8 @@ export function addRule(ctx: CommandContext, params: LmParams): LmResult {
     onlyOnFlag: 0,
     onlyOnNoFlag: 0,
   };
-  const error = applyRuleParams(rule, params);
+  const error = applyRuleParams(rule, params) ?? requiredOf(rule);
   if (error !== null) return error;
-  if (rule.type !== 1 && rule.pattern === '') return missing('pattern');
   ctx.store.state.rules.push(rule);
   return okDone();
 }
@@ -58,9 +57,8 @@ export function modRule(ctx: CommandContext, params: LmParams): LmResult {
   const rule = ctx.store.rule(name);
   if (rule === undefined) return fail(422, 'Rule not found');
   const copy = { ...rule };
-  const error = applyRuleParams(copy, params);
+  const error = applyRuleParams(copy, params) ?? requiredOf(copy);
   if (error !== null) return error;
-  if (copy.type !== 1 && copy.pattern === '') return missing('pattern');
   Object.assign(rule, copy);
   return okDone();
 }
@@ -202,8 +200,25 @@ function applyRuleParams(rule: LmRule, params: LmParams): LmResult | null {
   rule.header = params.get('header') ?? rule.header;
   rule.replacement = params.get('replacement') ?? params.get('headervalue') ?? rule.replacement;
   if (rule.pattern.length > 250) return fail(422, 'Pattern too long');
-  if (rule.type === 0 && rule.matchType === 'regex' && rule.pattern !== '' && compileRulePattern(rule) === null) {
+  if (rule.type !== 0 && rule.setOnMatch !== 0) return fail(422, 'setonmatch is only valid for content matching rules');
+  if (CONTROL.test(rule.pattern + rule.header + rule.replacement)) return fail(422, 'Invalid character');
+  if (rule.header !== '' && !HEADER_NAME.test(rule.header)) return fail(422, 'Invalid header name');
+  const regex = rule.type === 0 ? rule.matchType === 'regex' : rule.pattern.startsWith('/');
+  if (regex && rule.pattern !== '' && compileRulePattern(rule) === null) {
     return fail(422, 'Invalid regular expression');
   }
+  return null;
+}
+
+const CONTROL = /[\x00-\x1f\x7f]/;
+const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/;
+
+/**
+ * The parameters each rule type needs: a match (0), delete-header (2) and modify-URL (4) rule a `pattern`; an
+ * add-header rule (1) the `header` to add; a replace-header rule (3) both the `header` and the `pattern`.
+ */
+function requiredOf(rule: LmRule): LmResult | null {
+  if ((rule.type === 1 || rule.type === 3) && rule.header === '') return missing('header');
+  if (rule.type !== 1 && rule.pattern === '') return missing('pattern');
   return null;
 }
