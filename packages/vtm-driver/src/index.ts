@@ -18,3 +18,4 @@ export {
   type VtmRuleObject,
   type VtmObjectType,
 } from './core/vtm-objects.ts';
+export { VtmRouteRefusedError } from './core/route-values.ts';

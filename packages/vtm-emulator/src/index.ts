@@ -23,3 +23,9 @@ export {
   type ScriptRequest,
   type RuleOutcome,
 } from './core/traffic-script-interpreter.ts';
+export {
+  newTransaction,
+  type HttpTransaction,
+  type HeaderFields,
+  type TransactionInput,
+} from './core/traffic-script-transaction.ts';

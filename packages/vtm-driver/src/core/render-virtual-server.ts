@@ -1,6 +1,7 @@
 import { ownerNote } from '@portolan/appliance-driver';
 import type { Certificate, JsonObject, ObjectRef, VirtualService } from '@portolan/desired-state';
 import { deepMerge, vendorProperties } from './deep-merge.ts';
+import { responseRule } from './response-rule.ts';
 import { redirectRule, routingRule, sniRule, userRule } from './traffic-script.ts';
 import { vtmName } from './vtm-names.ts';
 import type { VtmObject } from './vtm-objects.ts';
@@ -46,6 +47,14 @@ export function renderVirtualServer(vs: VirtualService, ctx: VirtualServerContex
   if (generated !== null) {
     rules.push({ type: 'rules', name: vtmName('route', vs.name), text: generated });
     requestRules.push(vtmName('route', vs.name));
+    const response =
+      vs.protocol === 'tls-passthrough' || vs.redirectToHttpsPort !== null
+        ? null
+        : responseRule(note, vs.name, vs.routes);
+    if (response !== null) {
+      rules.push({ type: 'rules', name: vtmName('routeResponse', vs.name), text: response });
+      responseRules.push(vtmName('routeResponse', vs.name));
+    }
   }
   const basic: JsonObject = {
     enabled: true,
@@ -115,6 +124,7 @@ function generatedRule(vs: VirtualService, note: string): string | null {
     routes: vs.routes.map((route) => ({ route, pool: vtmName('pool', route.pool) })),
     hasDefaultPool: vs.defaultPool !== null,
     wildcardLabels: vs.wildcardLabels ?? 'one',
+    listener: { protocol: vs.protocol === 'https' ? 'https' : 'http', port: vs.port },
   });
 }
 

@@ -11,11 +11,12 @@ export const NAME_PREFIX = 'portolan-';
 
 /** Object kinds and the short tag each name carries. */
 export type NameKind =
-  'vs' | 'route' | 'request' | 'response' | 'pool' | 'monitor' | 'persist' | 'tip' | 'key' | 'acme';
+  'vs' | 'route' | 'routeResponse' | 'request' | 'response' | 'pool' | 'monitor' | 'persist' | 'tip' | 'key' | 'acme';
 
 const tags: Readonly<Record<NameKind, string>> = {
   vs: 'vs',
   route: 'rt',
+  routeResponse: 'rr',
   request: 'rq',
   response: 'rs',
   pool: 'pl',
