@@ -5,6 +5,7 @@ import { failoverBench } from './failover.ts';
 import { haFailoverBench } from './ha-failover.ts';
 import { pipelineBench } from './pipeline.ts';
 import { plannerBench } from './planner.ts';
+import { soakBench } from './soak.ts';
 
 /** Every benchmark, in the order they run. */
 export const benchmarks: readonly Benchmark[] = [
@@ -14,4 +15,5 @@ export const benchmarks: readonly Benchmark[] = [
   failoverBench,
   haFailoverBench,
   emulatorsBench,
+  soakBench,
 ];
