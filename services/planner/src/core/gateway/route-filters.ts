@@ -10,8 +10,9 @@ export type FilterOutcome =
  * What each driver implements of HTTPRoute, beyond host and path Exact/PathPrefix matches to one backend (which
  * every driver serves). Several backends in a rule need member weights honoured by the balancing algorithm: every
  * driver sets one when weights differ (HAProxy weights its servers, vTM balances `weighted_round_robin`, LoadMaster
- * schedules `wrr`). A rule asking for more is refused on that appliance with `UnsupportedValue`, never served in
- * part. docs/gateway-api.md keeps this table for readers.
+ * schedules `wrr`). HAProxy (ordered frontend rules) and vTM (TrafficScript request and response rules) implement
+ * every match and filter below. A rule asking for more is refused on that appliance with `UnsupportedValue`, never
+ * served in part. docs/gateway-api.md keeps this table for readers.
  */
 const FEATURES: Readonly<Record<DriverKind, ReadonlySet<string>>> = {
   haproxy: new Set([
@@ -25,7 +26,17 @@ const FEATURES: Readonly<Record<DriverKind, ReadonlySet<string>>> = {
     'RequestRedirect',
     'URLRewrite',
   ]),
-  vtm: new Set(['weightedBackends']),
+  vtm: new Set([
+    'weightedBackends',
+    'RegularExpression',
+    'headers',
+    'queryParams',
+    'method',
+    'RequestHeaderModifier',
+    'ResponseHeaderModifier',
+    'RequestRedirect',
+    'URLRewrite',
+  ]),
   loadmaster: new Set(['weightedBackends']),
 };
 

@@ -218,18 +218,28 @@ test('a Gateway listener on a port an Ingress holds is PortUnavailable; the Ingr
   assert.ok(summarize(d).includes('Rejected c1/infra/shared ListenersNotValid'));
 });
 
-test('on vTM, a route with a header match is refused with UnsupportedValue, never served in part', () => {
-  const vtm = f.fleet([{ name: 'c1' }], [f.appliance('lb', 'vtm')]);
+test('a route with a header match is planned on vTM; LoadMaster still refuses it with UnsupportedValue', () => {
   const rules = [
     {
       matches: [{ path: { type: 'PathPrefix', value: '/' }, headers: [{ name: 'x-canary', value: 'yes' }] }],
       backendRefs: [{ name: 'web-v2', port: 80 }],
     },
   ];
-  const d = planEvents(vtm, f.added('c1', gatewayClass(), gateway(), route('app', rules), ...backends()));
-  assert.deepEqual(vs(d, 'gw~default~8080')!.routes, []);
-  assert.deepEqual(d.pools, []);
-  assert.ok(summarize(d).includes('Rejected c1/default/app UnsupportedValue'), summarize(d).join('\n'));
+  const events = (): ReturnType<typeof f.added> =>
+    f.added('c1', gatewayClass(), gateway(), route('app', rules), ...backends());
+  const vtm = planEvents(f.fleet([{ name: 'c1' }], [f.appliance('lb', 'vtm')]), events());
+  const routes = vs(vtm, 'gw~default~8080')!.routes;
+  assert.equal(routes.length, 1);
+  assert.deepEqual(routes[0]?.headers, [{ name: 'x-canary', type: 'Exact', value: 'yes' }]);
+  assert.equal(vtm.pools.length, 1);
+  assert.ok(!summarize(vtm).some((line) => line.includes('UnsupportedValue')), summarize(vtm).join('\n'));
+  const loadmaster = planEvents(f.fleet([{ name: 'c1' }], [f.appliance('lb', 'loadmaster')]), events());
+  assert.deepEqual(vs(loadmaster, 'gw~default~8080')!.routes, []);
+  assert.deepEqual(loadmaster.pools, []);
+  assert.ok(
+    summarize(loadmaster).includes('Rejected c1/default/app UnsupportedValue'),
+    summarize(loadmaster).join('\n'),
+  );
 });
 
 test("a route the appliance refused is left out of that appliance's plan, with its message; the others stay", () => {
