@@ -104,6 +104,31 @@ describe('routingRule: HTTPRoute matches', () => {
   });
 });
 
+describe('routingRule: the most specific host that has routes decides (reference semantics)', () => {
+  const routes = [
+    route('/', 'exact', { headers: [{ name: 'x-env', type: 'Exact', value: 'canary' }] }),
+    route('/', 'deep', { host: '*.b.example' }),
+    route('/', 'wild', { host: '*.example' }),
+    route('/', 'any', { host: '' }),
+  ];
+  const at = (host: string, headers: [string, string][] = []): string => {
+    const request = { host, url: '/x' };
+    const tx = newTransaction({ ...request, rawHeaders: [['Host', host], ...headers] });
+    const outcome = runTrafficScript(rule(routes), request, tx);
+    return outcome.kind === 'pool' ? outcome.pool : outcome.kind === 'response' ? outcome.status : outcome.kind;
+  };
+  const cases: { host: string; headers?: [string, string][]; want: string }[] = [
+    { host: 'a.example', headers: [['X-Env', 'canary']], want: 'exact' },
+    { host: 'A.Example.:80', headers: [['X-Env', 'canary']], want: 'exact' },
+    { host: 'a.example', want: '404 Not Found' },
+    { host: 'c.b.example', want: 'deep' },
+    { host: 'c.d.example', want: 'wild' },
+    { host: 'other.test', want: 'any' },
+  ];
+  for (const c of cases)
+    test(`${c.host} ${JSON.stringify(c.headers ?? [])} → ${c.want}`, () => assert.equal(at(c.host, c.headers), c.want));
+});
+
 describe('routingRule: HTTPRoute filters', () => {
   test('request header edits: remove, set, add, values verbatim', () => {
     const r = route('/', 'p', {

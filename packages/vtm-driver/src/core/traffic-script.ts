@@ -9,7 +9,7 @@ export { pathCondition } from './route-conditions.ts';
 /**
  * TrafficScript generated for virtual servers. Every rule starts with the ownership comment, so a rule read
  * back from the appliance proves who wrote it. Routes arrive in precedence order and `pool.use()` ends rule
- * processing, so a flat sequence of `if`s gives first-match semantics.
+ * processing, so a flat sequence of `if`s (after the host is resolved) gives first-match semantics.
  */
 
 /** Expression yielding the SNI host name of a passthrough connection (TrafficScript; name not verified on a live vTM). */
@@ -30,20 +30,37 @@ export function hostCondition(host: string, variable = '$host', labels: 'one' | 
   return `${variable} == ${tsString(host)}`;
 }
 
+/** The variable holding the route host a request resolved to (see `hostResolution`). */
+const ROUTE_HOST = '$routeHost';
+
 /**
- * One route as a statement: its host, path, header, query and method conditions guarding its actions (see
- * `routeActions`); `k` numbers the route for the response rule.
+ * Statements resolving the request's host to the most specific route host that covers it, as the reference
+ * matcher (`@portolan/routing` matchRequest) and the HAProxy driver do: an exact host, else the wildcards (longest
+ * suffix first), else '' (any host). A route then fires only for its own resolved host, so a wildcard or any-host
+ * route never takes a request from a more specific host that has routes, even when none of those routes matches.
+ * None when every route is for any host.
  */
-function routeStatement(
-  route: Route,
-  k: number,
-  poolName: string,
-  labels: 'one' | 'any',
-  listener: RouteListener,
-): string {
-  const conditions = [hostCondition(route.host, '$host', labels), ...routeConditions(route)].filter(
-    (c): c is string => c !== null,
-  );
+function hostResolution(routes: readonly Route[], labels: 'one' | 'any'): string[] {
+  const hosts = [...new Set(routes.map((r) => r.host))];
+  if (hosts.every((h) => h === '')) return [];
+  const exact = hosts.filter((h) => h !== '' && !h.startsWith('*.'));
+  const wildcards = hosts
+    .filter((h) => h.startsWith('*.'))
+    .sort((a, b) => b.length - a.length || compareCodeUnits(a, b));
+  const branches = [
+    ...(exact.length === 0 ? [] : [`(${exact.map((h) => hostCondition(h)).join(' || ')}) { ${ROUTE_HOST} = $host; }`]),
+    ...wildcards.map((w) => `(${hostCondition(w, '$host', labels)}) { ${ROUTE_HOST} = ${tsString(w)}; }`),
+  ];
+  return [`${ROUTE_HOST} = "";`, `if ${branches.join(' else if ')}`];
+}
+
+/**
+ * One route as a statement: its resolved host, path, header, query and method conditions guarding its actions
+ * (see `routeActions`); `k` numbers the route for the response rule.
+ */
+function routeStatement(route: Route, k: number, poolName: string, resolved: boolean, listener: RouteListener): string {
+  const host = resolved ? `${ROUTE_HOST} == ${tsString(route.host)}` : null;
+  const conditions = [host, ...routeConditions(route)].filter((c): c is string => c !== null);
   const actions = routeActions(route, k, poolName, listener).join(' ');
   return conditions.length === 0 ? actions : `if (${conditions.join(' && ')}) { ${actions} }`;
 }
@@ -62,8 +79,9 @@ export interface RoutingRuleInput {
 }
 
 /**
- * The HTTP request rule routing by host, path and the other HTTPRoute matches, in route order (the first route
- * whose conditions hold answers or picks its pool, which ends the rule). When a route edits response headers, the
+ * The HTTP request rule routing by host, path and the other HTTPRoute matches: the host is resolved first (see
+ * `hostResolution`), then the routes run in order (the first whose conditions hold answers or picks its pool, which
+ * ends the rule). When a route edits response headers, the
  * rule first clears the route marker: `connection.data` outlives the request on a kept-alive connection.
  */
 export function routingRule(input: RoutingRuleInput): string {
@@ -78,7 +96,14 @@ export function routingRule(input: RoutingRuleInput): string {
   if (input.routes.some(({ route }) => usesQuery(route))) lines.push(`${QUERY_VARIABLE} = http.getQueryString();`);
   if (input.routes.some(({ route }) => hasEdits(route.filters?.responseHeaders)))
     lines.push(`connection.data.set(${tsString(ROUTE_KEY)}, "");`);
-  input.routes.forEach(({ route, pool }, k) => lines.push(routeStatement(route, k, pool, labels, listener)));
+  const resolution = hostResolution(
+    input.routes.map(({ route }) => route),
+    labels,
+  );
+  lines.push(...resolution);
+  input.routes.forEach(({ route, pool }, k) =>
+    lines.push(routeStatement(route, k, pool, resolution.length > 0, listener)),
+  );
   if (!input.hasDefaultPool) lines.push('http.sendResponse("404 Not Found", "text/plain", "Not Found\\n", "");');
   return `${lines.join('\n')}\n`;
 }
