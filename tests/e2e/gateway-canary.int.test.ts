@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import assert from 'node:assert/strict';
 import { freePort } from '@portolan/infra';
 import { startPipeline, type Pipeline } from './pipeline-harness.ts';
-import { endpointSlice, namespace, selfSignedCertificate, service } from './manifests.ts';
+import { endpointSlice, gatewayClass, namespace, selfSignedCertificate, service } from './manifests.ts';
 import { eventually } from './eventually.ts';
 import { sendRequest } from './http-client.ts';
 
@@ -18,12 +18,7 @@ const REQUESTS = 1000;
 let p: Pipeline;
 let gatewayPort: number;
 
-const gateway = (port: number): string => `---
-apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: { name: portolan }
-spec: { controllerName: portolan.dev/gateway-controller }
----
+const gateway = (port: number): string => `${gatewayClass()}---
 apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
 metadata: { name: shared, namespace: ${ns} }

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { startEchoBackends, type EchoBackends } from '@portolan/echo-backend';
 import { freePort } from '@portolan/infra';
 import { startPipeline, type Pipeline } from './pipeline-harness.ts';
-import { endpointSlice, namespace, selfSignedCertificate, service } from './manifests.ts';
+import { endpointSlice, gatewayClass, namespace, selfSignedCertificate, service } from './manifests.ts';
 import { eventually } from './eventually.ts';
 import { sendRequest } from './http-client.ts';
 
@@ -17,12 +17,7 @@ let tlsPods: EchoBackends;
 let listenerPort: number;
 let certificate: ReturnType<typeof selfSignedCertificate>;
 
-const gateway = (port: number): string => `---
-apiVersion: gateway.networking.k8s.io/v1
-kind: GatewayClass
-metadata: { name: portolan }
-spec: { controllerName: portolan.dev/gateway-controller }
----
+const gateway = (port: number): string => `${gatewayClass()}---
 apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
 metadata: { name: passthrough, namespace: ${ns} }

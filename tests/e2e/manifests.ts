@@ -14,6 +14,16 @@ metadata: { name: ${name} }
 `;
 }
 
+/** A GatewayClass `portolan` answered by Portolan's default gateway controller. */
+export function gatewayClass(): string {
+  return `---
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: { name: portolan }
+spec: { controllerName: portolan.dev/gateway-controller }
+`;
+}
+
 /** An IngressClass answering `controller`. */
 export function ingressClass(name: string, controller: string): string {
   return `---
