@@ -11,5 +11,6 @@ export { renderVendorState, certificateName, type LmRenderConfig } from './core/
 export { diffVendorState } from './core/diff-vendor-state.ts';
 export { ownerMark, parseOwnerMark, isOwnedBy, type OwnerMark, type OwnedKind } from './core/owner-mark.ts';
 export { routePattern } from './core/route-patterns.ts';
+export { LoadMasterRouteRefusedError } from './core/route-refused.ts';
 export type * from './core/lm-vendor-state.ts';
 export { CallThrottle } from './adapters/call-throttle.ts';

@@ -86,14 +86,7 @@ export class OperationRunner {
         return call('delcert', { cert: text(p, 'name') });
       case 'rule:create':
       case 'rule:update':
-        return call(op.action === 'create' ? 'addrule' : 'modrule', {
-          name: text(p, 'name'),
-          type: 0,
-          matchtype: 'regex',
-          pattern: text(p, 'pattern'),
-          inchost: p['incHost'] === true ? 1 : 0,
-          nocase: 0,
-        });
+        return call(op.action === 'create' ? 'addrule' : 'modrule', ruleCallParams(p, op.action === 'create'));
       case 'rule:delete':
         return call('delrule', { name: text(p, 'name') });
       case 'virtual-service:create':
@@ -126,6 +119,9 @@ export class OperationRunner {
           rule: text(p, 'rule'),
         });
       }
+      case 'rule-list:create':
+      case 'rule-list:delete':
+        return this.#ruleList(op.action, p, call, ctx);
       case 'real-server:create':
       case 'real-server:update':
       case 'real-server:delete':
@@ -189,6 +185,24 @@ export class OperationRunner {
     return named;
   }
 
+  /** Appends a rule to, or removes it from, a VS's pre list or a SubVS's request/response list. */
+  async #ruleList(
+    action: Operation['action'],
+    p: JsonObject,
+    call: (cmd: string, params: Params) => Promise<LoadMasterReply>,
+    ctx: ExecutionContext,
+  ): Promise<LoadMasterReply> {
+    const parent = text(p, 'parent');
+    const vs =
+      typeof p['subVs'] === 'string'
+        ? (await this.#sub(parent, p['subVs'], ctx)).index
+        : await this.#vsIndex(parent, ctx);
+    const list = text(p, 'list');
+    if (list !== 'pre' && list !== 'request' && list !== 'response')
+      throw new MalformedOperationError(`unknown rule list ${list}`);
+    return call(`${action === 'create' ? 'add' : 'del'}${list}rule`, { vs, rule: text(p, 'rule') });
+  }
+
   async #realServer(
     action: Operation['action'],
     p: JsonObject,
@@ -241,6 +255,29 @@ function targetAddressing(target: string): Params {
   const prot = parts.pop() ?? 'tcp';
   const port = Number(parts.pop());
   return { vs: parts.join(':'), port, prot };
+}
+
+/**
+ * addrule/modrule parameters of a rule operation, by type: a match rule (0) all of its parameters (so modrule
+ * resets what render no longer wants, e.g. a flag), a header rule (1 add, 2 delete) only those its type takes.
+ * `type` goes only with addrule: modrule keeps a rule's type.
+ */
+function ruleCallParams(p: JsonObject, create: boolean): Params {
+  const type = Number(p['type'] ?? 0);
+  const flags = { onlyonflag: Number(p['onlyOnFlag'] ?? 0), onlyonnoflag: Number(p['onlyOnNoFlag'] ?? 0) };
+  const base = { name: text(p, 'name'), ...(create ? { type } : {}) };
+  if (type === 1) return { ...base, header: text(p, 'header'), replacement: text(p, 'replacement'), ...flags };
+  if (type === 2) return { ...base, pattern: text(p, 'pattern'), ...flags };
+  return {
+    ...base,
+    matchtype: 'regex',
+    pattern: text(p, 'pattern'),
+    inchost: p['incHost'] === true ? 1 : 0,
+    nocase: 0,
+    header: typeof p['header'] === 'string' ? p['header'] : '',
+    setonmatch: Number(p['setOnMatch'] ?? 0),
+    ...flags,
+  };
 }
 
 function secretRef(p: JsonObject): ObjectRef {

@@ -2,6 +2,7 @@ import type { Operation } from '@portolan/appliance-driver';
 import type { JsonObject } from '@portolan/desired-state';
 import type { LmRealServerSpec, LmSubVsSpec, LmTargetVs, LmVendorState, LmVsSpec } from './lm-vendor-state.ts';
 import { diffRealServers, type RealServerScope } from './diff-real-servers.ts';
+import { diffRuleList, isSameRule, ruleParams } from './diff-rule-lists.ts';
 
 /**
  * Minimal ordered operations turning the observed LoadMaster into the desired one (pure). One operation is one
@@ -19,17 +20,9 @@ export function diffVendorState(desired: LmVendorState, observed: LmVendorState)
   const ops: Operation[] = certificateUploads(desired, observed);
   for (const rule of desired.rules) {
     const seen = obsRules.get(rule.name);
-    if (seen !== undefined && seen.pattern === rule.pattern && seen.incHost === rule.incHost) continue;
+    if (seen !== undefined && isSameRule(rule, seen)) continue;
     const action = seen === undefined ? 'create' : 'update';
-    ops.push(
-      op(
-        'rule',
-        rule.name,
-        action,
-        { name: rule.name, pattern: rule.pattern, incHost: rule.incHost },
-        `${action} content rule ${rule.name} ${rule.pattern}`,
-      ),
-    );
+    ops.push(op('rule', rule.name, action, ruleParams(rule), `${action} content rule ${rule.name} ${rule.pattern}`));
   }
   const vsDeletes: Operation[] = [];
   for (const vs of desired.virtualServices) {
@@ -101,6 +94,7 @@ function createVs(vs: LmVsSpec): Operation[] {
     ),
   ];
   for (const sub of vs.subVss) ops.push(...createSubVs(vs.nickname, sub));
+  ops.push(...diffRuleList(vs.nickname, null, 'pre', vs.preRules ?? [], []));
   ops.push(...diffRealServers({ kind: 'vs', vs: vs.nickname }, vs.realServers, []));
   return ops;
 }
@@ -119,6 +113,8 @@ function createSubVs(parent: string, sub: LmSubVsSpec): Operation[] {
     ),
   ];
   for (const rule of sub.rules) ops.push(assignRule(parent, sub.nickname, rule, 'create'));
+  ops.push(...diffRuleList(parent, sub.nickname, 'request', sub.requestRules ?? [], []));
+  ops.push(...diffRuleList(parent, sub.nickname, 'response', sub.responseRules ?? [], []));
   ops.push(...diffRealServers({ kind: 'subvs', vs: parent, subVs: sub.nickname }, sub.realServers, []));
   return ops;
 }
@@ -176,30 +172,34 @@ function updateVs(vs: LmVsSpec, seen: LmVsSpec): Operation[] {
   }
   for (const sub of vs.subVss) {
     const old = seenSubs.get(sub.nickname);
-    if (old === undefined) {
-      ops.push(...createSubVs(vs.nickname, sub));
-      continue;
-    }
-    const params = changedParams(sub.params, old.params);
-    if (Object.keys(params).length > 0)
-      ops.push(
-        op(
-          'sub-vs',
-          `${vs.nickname}/${sub.nickname}`,
-          'update',
-          { parent: vs.nickname, nickname: sub.nickname, params },
-          `update SubVS ${sub.nickname} of ${vs.nickname}: ${Object.keys(params).join(', ')}`,
-        ),
-      );
-    for (const rule of old.rules)
-      if (!sub.rules.includes(rule)) ops.push(assignRule(vs.nickname, sub.nickname, rule, 'delete'));
-    for (const rule of sub.rules)
-      if (!old.rules.includes(rule)) ops.push(assignRule(vs.nickname, sub.nickname, rule, 'create'));
-    ops.push(
-      ...diffRealServers({ kind: 'subvs', vs: vs.nickname, subVs: sub.nickname }, sub.realServers, old.realServers),
-    );
+    ops.push(...(old === undefined ? createSubVs(vs.nickname, sub) : updateSubVs(vs.nickname, sub, old)));
   }
+  ops.push(...diffRuleList(vs.nickname, null, 'pre', vs.preRules ?? [], seen.preRules ?? []));
   ops.push(...diffRealServers({ kind: 'vs', vs: vs.nickname }, vs.realServers, seen.realServers));
+  return ops;
+}
+
+/** Changes to one existing SubVS: parameters, rule assignments, header rule lists, real servers. */
+function updateSubVs(parent: string, sub: LmSubVsSpec, old: LmSubVsSpec): Operation[] {
+  const ops: Operation[] = [];
+  const params = changedParams(sub.params, old.params);
+  if (Object.keys(params).length > 0)
+    ops.push(
+      op(
+        'sub-vs',
+        `${parent}/${sub.nickname}`,
+        'update',
+        { parent, nickname: sub.nickname, params },
+        `update SubVS ${sub.nickname} of ${parent}: ${Object.keys(params).join(', ')}`,
+      ),
+    );
+  for (const rule of old.rules)
+    if (!sub.rules.includes(rule)) ops.push(assignRule(parent, sub.nickname, rule, 'delete'));
+  for (const rule of sub.rules)
+    if (!old.rules.includes(rule)) ops.push(assignRule(parent, sub.nickname, rule, 'create'));
+  ops.push(...diffRuleList(parent, sub.nickname, 'request', sub.requestRules ?? [], old.requestRules ?? []));
+  ops.push(...diffRuleList(parent, sub.nickname, 'response', sub.responseRules ?? [], old.responseRules ?? []));
+  ops.push(...diffRealServers({ kind: 'subvs', vs: parent, subVs: sub.nickname }, sub.realServers, old.realServers));
   return ops;
 }
 

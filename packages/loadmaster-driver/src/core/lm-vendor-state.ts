@@ -28,6 +28,10 @@ export interface LmSubVsSpec {
    * differ, else absent (the appliance's `rr` is left alone). Observed: the SubVS's `Schedule`.
    */
   readonly params?: Readonly<Record<string, string>>;
+  /** Header rules applied to requests routed to this SubVS (`addrequestrule`), in order; absent = none. */
+  readonly requestRules?: readonly string[];
+  /** Header rules applied to their responses (`addresponserule`), in order; absent = none. */
+  readonly responseRules?: readonly string[];
   readonly index?: number;
   readonly rsIndex?: number;
 }
@@ -47,15 +51,31 @@ export interface LmVsSpec {
   readonly subVss: readonly LmSubVsSpec[];
   /** Real servers directly on the VS (TLS passthrough, which cannot route by content). */
   readonly realServers: readonly LmRealServerSpec[];
+  /**
+   * Pre-processing rules (`addprerule`), in evaluation order: header and method conditions and the exclusions
+   * of header-conditioned routes, which only set flags for the SubVS rules. Absent = none.
+   */
+  readonly preRules?: readonly string[];
   readonly index?: number;
 }
 
-/** A match-content rule this driver created. */
+/** A content rule this driver created: a match rule (type 0, default) or a header edit (1 add, 2 delete). */
 export interface LmRuleSpec {
   readonly name: string;
+  /** 0 MatchContentRule (absent = 0), 1 AddHeaderRule, 2 DeleteHeaderRule. */
+  readonly type?: 0 | 1 | 2;
+  /** Match: the regex; delete: the header name. '' for an add rule. */
   readonly pattern: string;
   /** Prepend the Host header to the URL before matching (host and path in one exact regex). */
   readonly incHost: boolean;
+  /** Match: the header read instead of the URL (`method` = the request method); add: the header added. */
+  readonly header?: string;
+  /** Add: the header's value. */
+  readonly replacement?: string;
+  /** Flags 1–9 (0 or absent = none): set when this match rule matches / try the rule only when set / not set. */
+  readonly setOnMatch?: number;
+  readonly onlyOnFlag?: number;
+  readonly onlyOnNoFlag?: number;
 }
 
 /** A certificate this driver uploaded; the name embeds the material's fingerprint, so new material means a new name. */

@@ -64,7 +64,9 @@ export function parseReadBack(
     const subVss = subVssOf(v, nickname, appliance, byIndex, indexes);
     const params: Record<string, string> = {};
     for (const p of MANAGED_VS_PARAMS) params[p] = paramText(v[p]);
+    const preRules = strList(v['MatchRules']);
     virtualServices.push({
+      ...(preRules.length === 0 ? {} : { preRules }),
       nickname,
       address: str(v['VSAddress']),
       port: num(v['VSPort']),
@@ -75,9 +77,7 @@ export function parseReadBack(
       index: num(v['Index']),
     });
   }
-  const rules: LmRuleSpec[] = asList(showrule['MatchContentRule'])
-    .filter((r) => isOwnedBy(str(r['Name']), appliance, 'rl'))
-    .map((r) => ({ name: str(r['Name']), pattern: str(r['Pattern']), incHost: r['AddHost'] === true }));
+  const rules = ownedRules(appliance, showrule);
   const certificates: LmCertSpec[] = asList(listcert['cert'])
     .filter((c) => isOwnedBy(str(c['name']), appliance, 'ct'))
     .map((c) => ({ name: str(c['name']), secret: null }));
@@ -113,10 +113,51 @@ function subVssOf(
       rules: strList(link['MatchRules']).sort(compareCodeUnits),
       realServers: realServersOf(sub).map(({ address, port, weight, enable }) => ({ address, port, weight, enable })),
       params: { Schedule: paramText(sub['Schedule']) },
+      ...ruleLists(sub),
       index: num(link['VSIndex']),
       rsIndex: num(link['RsIndex']),
     };
   });
+}
+
+/** The owned rules of a showrule reply, of the types this driver writes. */
+function ownedRules(appliance: string, showrule: Json): LmRuleSpec[] {
+  return RULE_TAGS.flatMap(([tag, type]) =>
+    asList(showrule[tag])
+      .filter((r) => isOwnedBy(str(r['Name']), appliance, 'rl'))
+      .map((r) => ruleOf(r, type)),
+  );
+}
+
+/** The rule types this driver writes, by the tag showrule lists them under. */
+const RULE_TAGS = [
+  ['MatchContentRule', 0],
+  ['AddHeaderRule', 1],
+  ['DeleteHeaderRule', 2],
+] as const;
+
+/** A rule as read back, in the shape render produces (parameters at their defaults left out). */
+function ruleOf(r: Json, type: 0 | 1 | 2): LmRuleSpec {
+  const optional = {
+    ...(type === 0 ? {} : { type }),
+    ...(str(r['Header']) === '' ? {} : { header: str(r['Header']) }),
+    ...(str(r['Replacement']) === '' ? {} : { replacement: str(r['Replacement']) }),
+    ...(num(r['SetOnMatch']) === 0 ? {} : { setOnMatch: num(r['SetOnMatch']) }),
+    ...(num(r['OnlyOnFlag']) === 0 ? {} : { onlyOnFlag: num(r['OnlyOnFlag']) }),
+    ...(num(r['OnlyOnNoFlag']) === 0 ? {} : { onlyOnNoFlag: num(r['OnlyOnNoFlag']) }),
+  };
+  const incHost = r['AddHost'] === true || r['AddHost'] === 'Y';
+  return { name: str(r['Name']), pattern: str(r['Pattern']), incHost, ...optional };
+}
+
+/** The request and response header rules of a SubVS, in their order. */
+function ruleLists(sub: Json): { requestRules?: string[]; responseRules?: string[] } {
+  const requestRules = strList(sub['RequestRules']);
+  const responseRules = strList(sub['ResponseRules']);
+  return {
+    ...(requestRules.length === 0 ? {} : { requestRules }),
+    ...(responseRules.length === 0 ? {} : { responseRules }),
+  };
 }
 
 function realServersOf(v: Json): (LmRealServerSpec & { rsIndex: number })[] {

@@ -9,7 +9,9 @@ import type {
   LmVsSpec,
 } from './lm-vendor-state.ts';
 import { ownerMark } from './owner-mark.ts';
-import { routePattern } from './route-patterns.ts';
+import { renderRouteRules } from './route-rules.ts';
+import { renderEditRules, subVsKey } from './header-edits.ts';
+import { LoadMasterRouteRefusedError } from './route-refused.ts';
 
 /** What render needs besides the desired state. */
 export interface LmRenderConfig {
@@ -94,27 +96,69 @@ function renderVs(
     };
   }
   const certs = vs.certificates.map((c) => certNames.get(c)).filter((c): c is string => c !== undefined);
-  const rules: LmRuleSpec[] = vs.routes.map((route, i) => ({
-    name: ruleName(appliance, vs.name, route),
-    pattern: routePattern(vs.routes, i, vs.wildcardLabels ?? 'one'),
-    incHost: true,
-  }));
-  const byPool = new Map<string, string[]>();
-  vs.routes.forEach((route, i) => byPool.set(route.pool, [...(byPool.get(route.pool) ?? []), rules[i]?.name ?? '']));
+  const switching = renderSwitching(vs, appliance, members);
+  const params = vsParams(vs, certs);
+  const preRules = switching.preRules.length === 0 ? {} : { preRules: switching.preRules };
+  return { vs: { ...base, params, subVss: switching.subVss, realServers: [], ...preRules }, rules: switching.rules };
+}
+
+/**
+ * Content switching of an HTTP(S) VS: one SubVS per pool, or per pool and header edits (edit rules apply per
+ * SubVS), with the route rules (route-rules.ts) and the edit rules (header-edits.ts); a rule-less SubVS for the
+ * default pool takes what no rule matched.
+ */
+function renderSwitching(
+  vs: VirtualService,
+  appliance: string,
+  members: (pool: string | null) => LmRealServerSpec[],
+): { subVss: LmSubVsSpec[]; rules: LmRuleSpec[]; preRules: readonly string[] } {
+  for (const route of vs.routes) refuseUnsupported(route);
+  const targets = vs.routes.map(subVsKey);
+  const routeRules = renderRouteRules(appliance, vs.name, vs.routes, targets, vs.wildcardLabels ?? 'one');
+  const rules: LmRuleSpec[] = [...routeRules.rules];
+  const byTarget = new Map<string, { route: Route; names: string[] }>();
+  vs.routes.forEach((route, i) => {
+    const entry = byTarget.get(targets[i] ?? '') ?? { route, names: [] };
+    entry.names.push(routeRules.urlRules[i] ?? '');
+    byTarget.set(targets[i] ?? '', entry);
+  });
   const subVs = (key: string, pool: string, names: readonly string[]): LmSubVsSpec => {
     const realServers = members(pool);
     const params = scheduleParams(realServers);
-    const sub = { nickname: ownerMark(appliance, 'sv', key), rules: [...names].sort(compareCodeUnits), realServers };
+    const sub = {
+      nickname: ownerMark(appliance, 'sv', key),
+      rules: [...new Set(names)].sort(compareCodeUnits),
+      realServers,
+    };
     return Object.keys(params).length === 0 ? sub : { ...sub, params };
   };
-  const subVss: LmSubVsSpec[] = [...byPool].map(([pool, names]) => subVs(pool, pool, names));
+  const subVss: LmSubVsSpec[] = [...byTarget].map(([key, { route, names }]) => {
+    const edits = renderEditRules(appliance, vs.name, key, route);
+    rules.push(...edits.rules);
+    return {
+      ...subVs(key, route.pool, names),
+      ...(edits.request.length === 0 ? {} : { requestRules: edits.request }),
+      ...(edits.response.length === 0 ? {} : { responseRules: edits.response }),
+    };
+  });
   if (vs.defaultPool !== null) {
     // A SubVS without rules takes what no rule matched; a pool that also has routes gets a second, rule-less SubVS.
-    const key = byPool.has(vs.defaultPool) ? `default:${vs.defaultPool}` : vs.defaultPool;
+    const key = byTarget.has(vs.defaultPool) ? `default:${vs.defaultPool}` : vs.defaultPool;
     subVss.push(subVs(key, vs.defaultPool, []));
   }
   subVss.sort((a, b) => compareCodeUnits(a.nickname, b.nickname));
-  return { vs: { ...base, params: vsParams(vs, certs), subVss, realServers: [] }, rules };
+  return { subVss, rules, preRules: routeRules.preRules };
+}
+
+/** What content rules cannot express exactly is refused by name, never rendered approximately. */
+function refuseUnsupported(route: Route): void {
+  const refuse = (what: string): never => {
+    throw new LoadMasterRouteRefusedError(route, `${what} cannot be expressed exactly by LoadMaster content rules`);
+  };
+  if (route.match === 'Regex') refuse('a RegularExpression path');
+  if ((route.queryParams ?? []).length > 0) refuse('a query parameter match');
+  if (route.filters?.redirect !== undefined) refuse('a RequestRedirect filter');
+  if (route.filters?.rewrite !== undefined) refuse('a URLRewrite filter');
 }
 
 function vsParams(vs: VirtualService, certs: readonly string[]): Record<string, string> {
@@ -136,10 +180,6 @@ function vsParams(vs: VirtualService, certs: readonly string[]): Record<string, 
  */
 export function scheduleParams(realServers: readonly LmRealServerSpec[]): Record<string, string> {
   return realServers.some((rs) => rs.weight !== realServers[0]?.weight) ? { Schedule: 'wrr' } : {};
-}
-
-function ruleName(appliance: string, vsName: string, route: Route): string {
-  return ownerMark(appliance, 'rl', `${vsName}|${route.host}|${route.path}|${route.match}`);
 }
 
 /** Members as real servers: draining ones disabled, weights clamped to the appliance's 1..65535, sorted. */

@@ -49,8 +49,8 @@ function pathPart(path: string, match: Route['match']): string {
   return trimmed === '' ? '\\/.*$' : `${escapeRegex(trimmed)}(?:\\/.*)?$`;
 }
 
-/** Conservative: false only when the two routes provably match disjoint requests. */
-function canOverlap(
+/** Conservative: false only when the two routes' hosts and paths provably match disjoint requests. */
+export function canOverlap(
   a: Pick<Route, 'host' | 'path' | 'match'>,
   b: Pick<Route, 'host' | 'path' | 'match'>,
   labels: WildcardLabels,
@@ -76,7 +76,7 @@ function pathsOverlap(a: Pick<Route, 'path' | 'match'>, b: Pick<Route, 'path' | 
 }
 
 /** Escapes regex metacharacters, and `/` (the pattern delimiter). */
-function escapeRegex(text: string): string {
+export function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }
 
