@@ -11,8 +11,10 @@ export type FilterOutcome =
  * every driver serves). Several backends in a rule need member weights honoured by the balancing algorithm: every
  * driver sets one when weights differ (HAProxy weights its servers, vTM balances `weighted_round_robin`, LoadMaster
  * schedules `wrr`). HAProxy (ordered frontend rules) and vTM (TrafficScript request and response rules) implement
- * every match and filter below. A rule asking for more is refused on that appliance with `UnsupportedValue`, never
- * served in part. docs/gateway-api.md keeps this table for readers.
+ * every match and filter below. LoadMaster content rules express header and method matches (match rules chained
+ * by flags, nine per virtual service) and header edits (add/delete header rules on the route's SubVS); query
+ * matches, regex paths, redirects and rewrites they cannot express exactly. A rule asking for more is refused on
+ * that appliance with `UnsupportedValue`, never served in part. docs/gateway-api.md keeps this table for readers.
  */
 const FEATURES: Readonly<Record<DriverKind, ReadonlySet<string>>> = {
   haproxy: new Set([
@@ -37,7 +39,7 @@ const FEATURES: Readonly<Record<DriverKind, ReadonlySet<string>>> = {
     'RequestRedirect',
     'URLRewrite',
   ]),
-  loadmaster: new Set(['weightedBackends']),
+  loadmaster: new Set(['weightedBackends', 'headers', 'method', 'RequestHeaderModifier', 'ResponseHeaderModifier']),
 };
 
 /** Why the driver cannot serve a rule's backends as weighted, or null. */
