@@ -1,7 +1,7 @@
 import type { HeaderEdits, Route } from '@portolan/desired-state';
 import type { LmRuleSpec } from './lm-vendor-state.ts';
 import { ownerMark } from './owner-mark.ts';
-import { headerName, headerValue } from './route-values.ts';
+import { deletableName, headerName, headerValue } from './route-values.ts';
 
 /**
  * RequestHeaderModifier / ResponseHeaderModifier as LoadMaster header rules on the route's SubVS (pure). The
@@ -37,12 +37,12 @@ export function renderEditRules(appliance: string, vsName: string, key: string, 
       names.push(name);
     };
     for (const { name, value } of edits.set) {
-      push({ type: 2, pattern: headerName(route, name) });
+      push({ type: 2, pattern: deletableName(route, name) });
       push({ type: 1, pattern: '', header: name, replacement: headerValue(route, name, value) });
     }
     for (const { name, value } of edits.add)
       push({ type: 1, pattern: '', header: headerName(route, name), replacement: headerValue(route, name, value) });
-    for (const name of edits.remove) push({ type: 2, pattern: headerName(route, name) });
+    for (const name of edits.remove) push({ type: 2, pattern: deletableName(route, name) });
     return names;
   };
   const request = list('rq', route.filters?.requestHeaders);

@@ -114,6 +114,11 @@ test('hostile values: quotes, & and / escaped; control characters, odd names and
     ['group escape', { headers: [header('X-A', 'a)|(b', 'Regex')] }, /unbalanced/],
     ['inline flag', { headers: [header('X-A', '(?i)a', 'Regex')] }, /not POSIX/],
     ['odd method', { method: 'BREW' }, /method "BREW"/],
+    [
+      'regex-like name removed',
+      { filters: { responseHeaders: { set: [], add: [], remove: ['X.A'] } } },
+      /removed exactly/,
+    ],
     ['query match', { queryParams: [header('q', '1')] }, /query parameter match/],
     ['regex path', { match: 'Regex' }, /RegularExpression path/],
     ['redirect', { filters: { redirect: { statusCode: 302, hostname: 'x' } } }, /RequestRedirect/],

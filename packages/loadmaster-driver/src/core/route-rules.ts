@@ -136,6 +136,8 @@ function addTaken(book: Book, route: Route, conditioned: readonly Route[], label
   book.takenFlag.set(set, taken);
   for (const earlier of conditioned) {
     const name = book.name(`taken|${set}|${identity(earlier)}`);
+    // Two earlier routes with equal host, path and conditions give the same rule: one is enough.
+    if (book.exclusions.includes(name)) continue;
     book.rules.push({
       name,
       pattern: bounded(route, 'exclusion', `/^${routeBody(earlier, labels)}/`),

@@ -30,6 +30,16 @@ export function headerName(route: Route, name: string): string {
   return name;
 }
 
+/**
+ * A header name a DeleteHeaderRule removes: whether the appliance reads its pattern as a literal or a regex is
+ * undocumented, so names with characters that differ between the two (`$ * + . ^ |`) are refused.
+ */
+export function deletableName(route: Route, name: string): string {
+  if (/[$*+.^|]/.test(headerName(route, name)))
+    throw new LoadMasterRouteRefusedError(route, `header name ${JSON.stringify(name)} cannot be removed exactly`);
+  return name;
+}
+
 /** A header value written by a header edit rule; refuses control characters. */
 export function headerValue(route: Route, name: string, value: string): string {
   if (CONTROL.test(value))
