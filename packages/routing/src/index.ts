@@ -3,3 +3,11 @@
 export { canonicalizeHost, hostMatches, wildcardsOf, type HostResult } from './host-name.ts';
 export { normalizePath, pathMatches, type PathResult } from './path-match.ts';
 export { matchRequest, type RequestOutcome } from './route-matcher.ts';
+export {
+  isHostname,
+  REDIRECT_CODES,
+  redirectDestination,
+  regexProblem,
+  type RedirectDestination,
+  type RedirectListener,
+} from './route-values.ts';

@@ -1,4 +1,5 @@
 import type { HeaderEdits, PathRewrite, Route } from '@portolan/desired-state';
+import { redirectDestination } from '@portolan/routing';
 import { HaproxyRouteRefusedError } from '../errors.ts';
 import { redirectTarget } from './routing-maps.ts';
 import {
@@ -23,7 +24,6 @@ export interface RouteActions {
 }
 
 /** Redirect codes HTTPRoute allows (and HAProxy's `redirect` knows). */
-const REDIRECT_CODES = new Set([301, 302, 303, 307, 308]);
 
 /**
  * The actions of rule route `k` once selected (`if gw_r<k>`): request header edits, then either a redirect, a
@@ -117,29 +117,13 @@ function redirectLines(
   redirect: NonNullable<NonNullable<Route['filters']>['redirect']>,
   listener: RuleListener,
 ): string[] {
-  if (redirect.scheme !== undefined && redirect.scheme !== 'http' && redirect.scheme !== 'https')
-    throw new HaproxyRouteRefusedError(route, `redirect scheme ${JSON.stringify(redirect.scheme)} is not supported`);
-  if (!REDIRECT_CODES.has(redirect.statusCode))
-    throw new HaproxyRouteRefusedError(route, `redirect status ${redirect.statusCode} is not supported`);
-  const scheme = redirect.scheme ?? listener.protocol;
-  const port =
-    redirect.port !== undefined
-      ? requireInteger(route, 'redirect port', redirect.port, 1, 65535)
-      : redirect.scheme !== undefined
-        ? wellKnownPort(scheme)
-        : listener.port;
-  const portPart = port === wellKnownPort(scheme) ? '' : `:${port}`;
-  const host =
-    redirect.hostname === undefined
-      ? '%[var(txn.host)]'
-      : requireHostname(route, 'redirect hostname', redirect.hostname);
+  const target = redirectDestination(redirect, listener);
+  if (!target.ok) throw new HaproxyRouteRefusedError(route, target.reason);
+  const host = target.hostname ?? '%[var(txn.host)]';
+  const { scheme, portPart } = target;
   const location = configWord(route, 'location', `${scheme}://${host}${portPart}%[pathq]`);
   return [
     ...(redirect.path === undefined ? [] : pathLines(route, redirect.path)),
     `http-request redirect location ${location} code ${redirect.statusCode}`,
   ];
-}
-
-function wellKnownPort(scheme: 'http' | 'https'): number {
-  return scheme === 'https' ? 443 : 80;
 }

@@ -1,18 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
+import { regexProblem } from '@portolan/routing';
 import { HaproxyRouteRefusedError } from '../errors.ts';
 import { gatewayRoute } from '../testing/desired-fixtures.ts';
 import { configWords } from '../testing/config-words.ts';
-import {
-  anchoredRegex,
-  configWord,
-  logFormatWord,
-  regexProblem,
-  requireHostname,
-  requireName,
-  requirePath,
-} from './route-values.ts';
+import { anchoredRegex, configWord, logFormatWord, requireHostname, requireName, requirePath } from './route-values.ts';
 
 const route = gatewayRoute('shop.test', '/x', 'Prefix', 'web', 0);
 const refused = (fn: () => unknown, reason: RegExp): void =>

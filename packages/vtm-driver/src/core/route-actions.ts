@@ -1,4 +1,5 @@
 import type { HeaderEdits, PathRewrite, Route } from '@portolan/desired-state';
+import { redirectDestination } from '@portolan/routing';
 import { QUERY_VARIABLE } from './route-conditions.ts';
 import {
   requireFieldValue,
@@ -20,7 +21,6 @@ export interface RouteListener {
 export const ROUTE_KEY = 'portolan-route';
 
 /** Redirect codes HTTPRoute allows. */
-const REDIRECT_CODES = new Set([301, 302, 303, 307, 308]);
 
 /** Reason phrases of the status lines the rules write (RFC 9110). */
 const REASONS: Readonly<Record<number, string>> = {
@@ -128,22 +128,10 @@ function redirectLines(
   listener: RouteListener,
   extra: string,
 ): string[] {
-  if (redirect.scheme !== undefined && redirect.scheme !== 'http' && redirect.scheme !== 'https')
-    throw new VtmRouteRefusedError(route, `redirect scheme ${JSON.stringify(redirect.scheme)} is not supported`);
-  if (!REDIRECT_CODES.has(redirect.statusCode))
-    throw new VtmRouteRefusedError(route, `redirect status ${redirect.statusCode} is not supported`);
-  const scheme = redirect.scheme ?? listener.protocol;
-  const port =
-    redirect.port !== undefined
-      ? requireInteger(route, 'redirect port', redirect.port, 1, 65535)
-      : redirect.scheme !== undefined
-        ? wellKnownPort(scheme)
-        : listener.port;
-  const portPart = port === wellKnownPort(scheme) ? '' : `:${port}`;
-  const host =
-    redirect.hostname === undefined
-      ? '$host'
-      : tsString(requireHostname(route, 'redirect hostname', redirect.hostname));
+  const target = redirectDestination(redirect, listener);
+  if (!target.ok) throw new VtmRouteRefusedError(route, target.reason);
+  const host = target.hostname === undefined ? '$host' : tsString(target.hostname);
+  const { scheme, portPart } = target;
   const path = redirect.path === undefined ? null : newPath(route, redirect.path);
   const setup = [...(path?.setup ?? []), `$location = ${path?.expression ?? '$path'};`];
   setup.push(`if (${QUERY_VARIABLE} != "") { $location = $location . "?" . ${QUERY_VARIABLE}; }`);
@@ -152,8 +140,4 @@ function redirectLines(
     .filter((part): part is string => part !== null)
     .join(' . ');
   return [...setup, `http.sendResponse(${tsString(statusLine(redirect.statusCode))}, "text/plain", "", ${location});`];
-}
-
-function wellKnownPort(scheme: 'http' | 'https'): number {
-  return scheme === 'https' ? 443 : 80;
 }

@@ -1,5 +1,6 @@
 import { RenderRefusedError } from '@portolan/appliance-driver';
 import type { Route } from '@portolan/desired-state';
+import { isHostname, regexProblem } from '@portolan/routing';
 
 /**
  * User values of HTTPRoute routes checked before they are written into TrafficScript. Every value is written as
@@ -51,8 +52,7 @@ export function requirePath(route: RouteRef, what: string, path: string): string
 
 /** A DNS name (redirect and rewrite hostnames). */
 export function requireHostname(route: RouteRef, what: string, host: string): string {
-  if (!/^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/.test(host))
-    throw new VtmRouteRefusedError(route, `${what} ${JSON.stringify(host)} is not a hostname`);
+  if (!isHostname(host)) throw new VtmRouteRefusedError(route, `${what} ${JSON.stringify(host)} is not a hostname`);
   return host;
 }
 
@@ -73,64 +73,4 @@ export function anchoredRegex(route: RouteRef, what: string, re: string): string
   const reason = regexProblem(re);
   if (reason !== null) throw new VtmRouteRefusedError(route, `${what} ${JSON.stringify(re)}: ${reason}`);
   return `^(?:${re})$`;
-}
-
-/**
- * Why `re` cannot be wrapped and handed to a Perl-compatible engine as the POSIX expression it is, or null:
- * parentheses must balance outside bracket expressions, and Perl-only syntax (`(?…)`, `(*VERB)`, `\d`-style
- * escapes, possessive quantifiers, collating elements) is refused. The same reading as the HAProxy driver's.
- */
-export function regexProblem(re: string): string | null {
-  if (CONTROL.test(re)) return 'contains a control character';
-  let depth = 0;
-  let afterQuantifier = false;
-  for (let i = 0; i < re.length; i++) {
-    const c = re[i]!;
-    if (c === '\\') {
-      const next = re[i + 1];
-      if (next === undefined) return 'ends with a backslash';
-      if (/[A-Za-z0-9]/.test(next)) return `\\${next} is not a POSIX escape`;
-      i++;
-      afterQuantifier = false;
-      continue;
-    }
-    if (c === '+' && afterQuantifier) return 'possessive quantifiers are not POSIX';
-    afterQuantifier = c === '*' || c === '+' || c === '?' || c === '}';
-    if (c === '[') {
-      const end = bracketEnd(re, i);
-      if (typeof end === 'string') return end;
-      i = end;
-    } else if (c === '(') {
-      if (re[i + 1] === '?' || re[i + 1] === '*') return `(${re[i + 1]} is not POSIX`;
-      depth++;
-    } else if (c === ')') {
-      if (depth === 0) return 'unbalanced )';
-      depth--;
-    }
-  }
-  return depth === 0 ? null : 'unbalanced (';
-}
-
-/** Index of the `]` closing the bracket expression opened at `start`, or why it cannot be read safely. */
-function bracketEnd(re: string, start: number): number | string {
-  let i = start + 1;
-  if (re[i] === '^') i++;
-  // A `]` first in the list is a member, in POSIX and in Perl-compatible engines alike.
-  if (re[i] === ']') i++;
-  for (; i < re.length; i++) {
-    const c = re[i]!;
-    if (c === ']') return i;
-    if (c === '\\') {
-      const next = re[i + 1];
-      if (next === undefined || /[A-Za-z0-9]/.test(next)) return 'backslash escapes in brackets are not POSIX';
-      i++;
-    } else if (c === '[' && re[i + 1] === ':') {
-      const close = re.indexOf(':]', i + 2);
-      if (close < 0) return 'unclosed [:class:]';
-      i = close + 1;
-    } else if (c === '[' && (re[i + 1] === '.' || re[i + 1] === '=')) {
-      return 'collating elements are not supported';
-    }
-  }
-  return 'unclosed [';
 }
