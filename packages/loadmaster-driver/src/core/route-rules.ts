@@ -22,7 +22,8 @@ import { bounded, headerName, methodPattern, valuePattern } from './route-values
  * and a later route to another SubVS never does.
  *
  * A virtual service has nine flags. Flags are handed out in route order; the first route that needs more than
- * are left is refused on its own (LoadMasterRouteRefusedError naming it), so the routes before it still render.
+ * are left is refused on its own (LoadMasterRouteRefusedError naming its object): the applier reports it, the
+ * planner leaves that object out, and the routes before it apply.
  */
 
 /** Match rules of a VS's routes: every rule, the ordered pre rules, and each route's URL rule name. */
