@@ -210,6 +210,23 @@ describe('renderVtm: virtual servers', () => {
     assert.ok(!JSON.stringify(out).includes('PRIVATE'), 'render output never holds key material');
   });
 
+  test('per-route ssl-redirect on a shared port-80 VS: the TLS host redirects, the plain one is proxied', () => {
+    const routes = [
+      { ...route('secure.example.com', '/', 'Prefix', 'default.secure'), redirectToHttpsPort: 8443 },
+      route('plain.example.com', '/', 'Prefix', 'default.plain'),
+    ];
+    const out = renderVtm(desiredState({ virtualServices: [virtualService({ routes })] }), config);
+    assert.deepEqual(evaluateTrafficScript(ruleText(out, ROUTE), { host: 'secure.example.com', url: '/pay?x=1' }), {
+      kind: 'response',
+      status: '308 Permanent Redirect',
+      headers: 'Location: https://secure.example.com:8443/pay?x=1',
+    });
+    assert.deepEqual(evaluateTrafficScript(ruleText(out, ROUTE), { host: 'plain.example.com', url: '/' }), {
+      kind: 'pool',
+      pool: vtmName('pool', 'default.plain'),
+    });
+  });
+
   test('ssl-redirect: a port-80 VS on the discard pool whose rule answers 308 to https', () => {
     const out = renderVtm(desiredState({ virtualServices: [virtualService({ redirectToHttpsPort: 443 })] }), config);
     const vs = props(out, 'virtual_servers', VS);

@@ -48,6 +48,12 @@ export function routeActions(route: Route, k: number, pool: string, listener: Ro
   const filters = route.filters ?? {};
   if (filters.redirect !== undefined && filters.rewrite !== undefined)
     throw new VtmRouteRefusedError(route, 'a redirect and a rewrite together');
+  // Per-route ssl-redirect (an Ingress's TLS host on a listener it shares with plain-http Ingresses).
+  if (route.redirectToHttpsPort !== undefined) {
+    const port = route.redirectToHttpsPort === 443 ? '' : `:${route.redirectToHttpsPort}`;
+    const location = `"Location: https://" . $host . ${tsString(port)} . http.getRawURL()`;
+    return [`http.sendResponse("308 Permanent Redirect", "text/plain", "", ${location});`];
+  }
   const extra = answerHeaders(route, filters.responseHeaders);
   if (filters.redirect !== undefined) return redirectLines(route, filters.redirect, listener, extra);
   if (route.fixedStatus !== undefined) {
