@@ -1,4 +1,5 @@
 import type { Route, ValueMatch } from '@portolan/desired-state';
+import { regexProblem } from '@portolan/routing';
 import { LoadMasterRouteRefusedError } from './route-refused.ts';
 import { escapeRegex } from './route-patterns.ts';
 
@@ -78,52 +79,11 @@ export function bounded(route: Route, what: string, pattern: string): string {
 }
 
 /**
- * A POSIX extended regular expression as PCRE source that cannot escape its `^(?:…)$` wrapper: parentheses must
- * balance outside bracket expressions; PCRE-only syntax (`(?`, `(*`, `\d`-style escapes, possessive
- * quantifiers) is refused; `/` is escaped so it cannot end the `/…/` delimiters.
+ * A POSIX extended regular expression as PCRE source that cannot escape its `^(?:…)$` wrapper (the shared check of
+ * `@portolan/routing`), with every bare `/` escaped so it cannot end the `/…/` delimiters.
  */
 function posixAsPcre(route: Route, what: string, re: string): string {
-  const refuse = (why: string): never => {
-    throw new LoadMasterRouteRefusedError(route, `${what} regex ${JSON.stringify(re)}: ${why}`);
-  };
-  let out = '';
-  let depth = 0;
-  let afterQuantifier = false;
-  for (let i = 0; i < re.length; i++) {
-    const c = re[i] ?? '';
-    if (c === '\\') {
-      const next = re[i + 1];
-      if (next === undefined) refuse('ends with a backslash');
-      if (/[A-Za-z0-9]/.test(next ?? '')) refuse(`\\${next ?? ''} is not a POSIX escape`);
-      out += `\\${next ?? ''}`;
-      i++;
-      afterQuantifier = false;
-      continue;
-    }
-    if (c === '+' && afterQuantifier) refuse('possessive quantifiers are not POSIX');
-    afterQuantifier = c === '*' || c === '+' || c === '?' || c === '}';
-    if (c === '[') {
-      let start = i + 1;
-      if (re[start] === '^') start++;
-      if (re[start] === ']') start++;
-      const end = re.indexOf(']', start);
-      if (end < 0) refuse('unterminated bracket expression');
-      const bracket = re.slice(i, end + 1);
-      if (bracket.includes('\\') || bracket.includes('[:') || bracket.includes('[.') || bracket.includes('[='))
-        refuse('backslashes and classes in bracket expressions are not supported');
-      out += bracket.replaceAll('/', '\\/');
-      i = end;
-      continue;
-    }
-    if (c === '(') {
-      if (re[i + 1] === '?' || re[i + 1] === '*') refuse(`(${re[i + 1] ?? ''} is not POSIX`);
-      depth++;
-    } else if (c === ')') {
-      if (depth === 0) refuse('unbalanced )');
-      depth--;
-    }
-    out += c === '/' ? '\\/' : c;
-  }
-  if (depth !== 0) refuse('unbalanced (');
-  return out;
+  const problem = regexProblem(re);
+  if (problem !== null) throw new LoadMasterRouteRefusedError(route, `${what} regex ${JSON.stringify(re)}: ${problem}`);
+  return re.replace(/\\.|\//g, (m) => (m === '/' ? '\\/' : m));
 }
