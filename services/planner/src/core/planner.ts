@@ -5,8 +5,9 @@ import type { KubeListMarker, KubeWatchEvent, TrimmedIngress, TrimmedIngressClas
 import { worldKeyString, SERVICE_NAME_LABEL } from '@portolan/kube-model';
 import { clusterProfilesOf, profileFromConfig } from './translate/appliance-profile.ts';
 import { createEngine, type PlanEngine } from './stages/plan-engine.ts';
-import { serviceKey, type DirtyIngress, type DirtySet } from './incremental/dirty-set.ts';
-import { wholeWorld } from './plan-from-scratch.ts';
+import { serviceKey, type DirtyIngress } from './incremental/dirty-set.ts';
+import { EngineSet, type PlanFailure } from './engine-set.ts';
+import { gatewayNamesSecret } from './gateway/read-objects.ts';
 import { classRequestOf, isDefaultClass } from './translate/select-ingress.ts';
 import { CURRENT_LAYOUT, type SnapshotLayout } from '@portolan/snapshot';
 import { World, type WorldChange } from './world/world.ts';
@@ -39,12 +40,6 @@ export interface PlannedAppliance {
   readonly desired: DesiredState;
 }
 
-/** An appliance whose plan threw: it keeps its last snapshot; the next plans start it again from the whole world. */
-export interface PlanFailure {
-  readonly appliance: string;
-  readonly error: unknown;
-}
-
 /** Creates an appliance's engine (the planner's own by default; tests wrap it). */
 export type EngineFactory = typeof createEngine;
 
@@ -71,12 +66,7 @@ interface Deps {
  */
 export class Planner {
   readonly world = new World();
-  private readonly engines: PlanEngine[];
-  /** Makes engine `i` anew (same appliance, empty). */
-  private readonly newEngine: (i: number) => PlanEngine;
-  /** Engines made anew after a failed plan: their next plan is over the whole world. */
-  private readonly rebuilt = new Set<PlanEngine>();
-  private failures: PlanFailure[] = [];
+  private readonly engines: EngineSet;
   private readonly deps = new Map<string, Deps>();
   private readonly byClass = new Map<string, Set<string>>();
   private readonly classless = new Map<string, Set<string>>();
@@ -106,8 +96,7 @@ export class Planner {
     }
     const make = options.createEngine ?? createEngine;
     const appliances = [...config.appliances].sort((a, b) => (a.name < b.name ? -1 : 1));
-    this.newEngine = (i) => make(profileFromConfig(appliances[i]!), clusters, layout);
-    this.engines = appliances.map((_, i) => this.newEngine(i));
+    this.engines = new EngineSet(appliances.length, (i) => make(profileFromConfig(appliances[i]!), clusters, layout));
   }
 
   /** Folds one watch event; true when it changed the world. */
@@ -210,60 +199,27 @@ export class Planner {
       gatewayClusters: this.dirtyGateways,
     };
     this.version++;
-    const out: PlannedAppliance[] = [];
     try {
-      for (let i = 0; i < this.engines.length; i++) {
-        const engine = this.engines[i]!;
-        const fresh = this.rebuilt.has(engine);
-        if (!fresh && !engine.isAffected(dirty)) continue;
-        const planned = this.planIsolated(i, fresh ? wholeWorld(this.world) : dirty);
-        if (planned !== null && planned.r.changed)
-          out.push(new Plan(this, planned.engine, this.version, planned.r.root, planned.r.bytes));
-      }
+      return this.engines
+        .plan(this.world, dirty)
+        .filter((p) => p.result.changed)
+        .map((p) => new Plan(this, p.engine, this.version, p.result.root, p.result.bytes));
     } finally {
       if (this.dirtyIngresses.size > 0) this.dirtyIngresses.clear();
       if (this.dirtyServices.size > 0) this.dirtyServices.clear();
       if (this.dirtyNodes.size > 0) this.dirtyNodes.clear();
       if (this.dirtyGateways.size > 0) this.dirtyGateways.clear();
     }
-    return out;
   }
 
-  /**
-   * Plans engine `i`. A plan that throws (a bug meeting some input) must not stop the other appliances, nor the
-   * fold: the engine, whose state the throw left half-moved, is made anew and planned over the whole world at once;
-   * if that throws too, the appliance keeps its last snapshot and the next plan tries again. Failures are kept for
-   * `takePlanFailures()`. The same events fail the same way on replay, so replays still reproduce every hash.
-   */
-  private planIsolated(i: number, dirty: DirtySet): { engine: PlanEngine; r: ReturnType<PlanEngine['plan']> } | null {
-    let engine = this.engines[i]!;
-    for (let attempt = 0; attempt < 2; attempt++) {
-      try {
-        const r = engine.plan(this.world, attempt === 0 ? dirty : wholeWorld(this.world));
-        this.rebuilt.delete(engine);
-        return { engine, r };
-      } catch (error) {
-        this.rebuilt.delete(engine);
-        if (attempt === 0) this.failures.push({ appliance: engine.profile.name, error });
-        engine = this.newEngine(i);
-        this.engines[i] = engine;
-        this.rebuilt.add(engine);
-      }
-    }
-    return null;
-  }
-
-  /** Whether the appliance's last plan threw and none has succeeded since (its state here is empty, not its plan). */
+  /** Whether the appliance's last plan threw and none has succeeded since (see `EngineSet`). */
   planFailing(appliance: string): boolean {
-    const engine = this.engines.find((e) => e.profile.name === appliance);
-    return engine !== undefined && this.rebuilt.has(engine);
+    return this.engines.failing(appliance);
   }
 
-  /** The plans that threw since the last call (each appliance at most once per plan), oldest first. */
+  /** The plans that threw since the last call, oldest first (see `EngineSet`). */
   takePlanFailures(): readonly PlanFailure[] {
-    const out = this.failures;
-    this.failures = [];
-    return out;
+    return this.engines.takeFailures();
   }
 
   /** The desired state of a plan made at `version` (the plan's `desired`): only while no event came since. */
@@ -274,17 +230,17 @@ export class Planner {
 
   /** The current desired state of one appliance (O(size)); null for an unknown appliance. */
   desiredState(appliance: string): DesiredState | null {
-    return this.engines.find((e) => e.profile.name === appliance)?.encoder.toDesiredState() ?? null;
+    return this.engines.find(appliance)?.encoder.toDesiredState() ?? null;
   }
 
   /** The snapshot root of one appliance as of the last planDirty (null before the first plan or if unknown). */
   rootOf(appliance: string): string | null {
-    return this.engines.find((e) => e.profile.name === appliance)?.encoder.root ?? null;
+    return this.engines.find(appliance)?.encoder.root ?? null;
   }
 
   /** Appliance names, sorted. */
   get appliances(): readonly string[] {
-    return this.engines.map((e) => e.profile.name);
+    return this.engines.all.map((e) => e.profile.name);
   }
 
   private note(c: WorldChange): void {
@@ -298,7 +254,13 @@ export class Planner {
         break;
       case 'Secret':
         for (const k of this.bySecret.get(serviceKey(c.cluster, c.namespace, c.name)) ?? []) this.markIngress(k);
-        this.dirtyGateways.add(c.cluster);
+        // Only a Secret a Gateway listener names changes the Gateway translation (certificate rotation elsewhere
+        // must not redo every route of the cluster).
+        for (const gw of this.world.gatewayObjects(c.cluster, 'Gateway'))
+          if (gatewayNamesSecret(gw, c.namespace, c.name)) {
+            this.dirtyGateways.add(c.cluster);
+            break;
+          }
         break;
       case 'Service':
         this.dirtyServices.add(serviceKey(c.cluster, c.namespace, c.name));

@@ -172,3 +172,12 @@ export function readTlsRoute(o: TrimmedGatewayObject<'TLSRoute'>): HttpRouteInpu
     rules: arr(o.spec['rules']).map((r) => ({ ...readRule(obj(r)), matches: [], filters: [] })),
   };
 }
+
+/** Whether a listener of this Gateway names the Secret (namespace/name) among its certificateRefs. */
+export function gatewayNamesSecret(o: TrimmedGatewayObject<'Gateway'>, namespace: string, name: string): boolean {
+  return readGateway(o).listeners.some((l) =>
+    (l.tls?.certificateRefs ?? []).some(
+      (r) => r.name === name && (r.namespace === '' ? o.metadata.namespace : r.namespace) === namespace,
+    ),
+  );
+}

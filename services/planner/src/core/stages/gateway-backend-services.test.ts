@@ -60,3 +60,24 @@ test('a Service created after the route that names it resolves the route; delete
   assert.deepEqual(routeLines(p), ['Accepted c1/default/late Accepted', 'Warning c1/default/late BackendNotFound']);
   assert.equal(p.desiredState('lb')!.virtualServices[0]!.routes[0]!.fixedStatus, 500);
 });
+
+test('a Secret no Gateway listener names leaves the Gateway translation alone; a named one redoes it', () => {
+  const https = {
+    ...objects.gateway,
+    spec: {
+      gatewayClassName: 'portolan',
+      listeners: [{ name: 'https', port: 8443, protocol: 'HTTPS', tls: { certificateRefs: [{ name: 'site-cert' }] } }],
+    },
+  };
+  const p = new Planner(fleet);
+  apply(p, f.added('c1', objects.gatewayClass, https, objects.route, service, slice));
+  p.applyEvent({ cluster: 'c1', kind: 'Secret', type: 'ADDED', object: f.tlsSecret('unrelated') });
+  assert.equal(p.hasDirty, false, 'a Secret nothing names changes nothing');
+  p.applyEvent({ cluster: 'c1', kind: 'Secret', type: 'ADDED', object: f.tlsSecret('site-cert') });
+  assert.equal(p.hasDirty, true, "the listener's certificate Secret redoes the translation");
+  p.planDirty();
+  assert.ok(
+    p.desiredState('lb')!.certificates.some((c) => c.secret.name === 'site-cert'),
+    'and its certificate is served',
+  );
+});
