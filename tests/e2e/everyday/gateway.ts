@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { freePort } from '@portolan/infra';
-import { p, pod, servedBy, within } from '../everyday-day.ts';
+import { p, pod, portolan, servedBy, within } from '../everyday-day.ts';
 import { endpointSlice, gatewayClass, namespace, service } from '../manifests.ts';
 import { sendRequest } from '../http-client.ts';
 
@@ -88,6 +88,12 @@ test('g4 a header-matched beta rule: the cohort reaches beta, everyone else next
   await within('the cohort on beta', async () => assert.equal(await through({ 'X-Cohort': 'beta' }), pods.beta));
   assert.equal(await through({ 'X-Cohort': 'gamma' }), pods.next);
   assert.equal(await through(), pods.next);
+  const explain = (...extra: string[]) => portolan(['explain', p.appliance('edge'), `${host}/`, ...extra]);
+  const cohort = await explain('--header', 'X-Cohort: beta');
+  assert.equal(cohort.code, 0, cohort.stderr);
+  assert.match(cohort.stdout, /from HTTPRoute storefront\/shop rule 0 via Gateway platform\/public listener http/);
+  const plain = await explain('--method', 'GET');
+  assert.match(plain.stdout, /from HTTPRoute storefront\/shop rule 1 via Gateway platform\/public listener http/);
 });
 
 test('g5 the team tears its namespace down: its host is gone, the Gateway and the Ingress hosts stay', async () => {

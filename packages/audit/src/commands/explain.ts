@@ -16,6 +16,7 @@ import {
   type ExplainTarget,
   type KubeInput,
 } from '../core/explain-target.ts';
+import type { ExplainedRequest } from '../core/request-route.ts';
 import type { SnapshotRecord } from '../core/history-report.ts';
 import { listVendorObjects } from '../core/vendor-objects.ts';
 import { vendorRenderer, type VendorRenderer } from '../core/vendor-renderer.ts';
@@ -37,7 +38,12 @@ import { APPLIED_STATUSES } from '../adapters/pg-audit-store.ts';
 export async function runExplain(args: readonly string[], io: CommandIo): Promise<number> {
   const { values, positionals } = parseCommand(
     args,
-    { ...commonOptions, snapshot: { type: 'string' } },
+    {
+      ...commonOptions,
+      snapshot: { type: 'string' },
+      header: { type: 'string', multiple: true },
+      method: { type: 'string' },
+    },
     { min: 2, max: 2, names: 'appliance and a vendor object or host/path' },
   );
   const format = outputFormat(values.output);
@@ -55,6 +61,7 @@ export async function runExplain(args: readonly string[], io: CommandIo): Promis
       renderer.kind,
       desired,
       listVendorObjects(renderer.kind, renderer.render(desired)),
+      explainedRequest(values.method, values.header),
     );
     if (target.type === 'unknown') throw new CommandFailed(target.message);
     const inputs = kubeInputsOf(target, desired);
@@ -158,4 +165,22 @@ async function walkBack(
     (await ctx.store.appliesOf(changed.id)).find((a) => (APPLIED_STATUSES as readonly string[]).includes(a.status)) ??
     null;
   return lastChangeOf(changed, sinceFirst, changes, relevant, applied, walked);
+}
+
+/**
+ * The request `--method` and `--header 'Name: value'` describe: with neither, undefined (routes are judged by host and
+ * path alone, as before); with either, a request whose conditions the routes must meet (method GET by default).
+ */
+function explainedRequest(
+  method: string | undefined,
+  headers: readonly string[] | undefined,
+): ExplainedRequest | undefined {
+  if (method === undefined && headers === undefined) return undefined;
+  const out: Record<string, string> = {};
+  for (const h of headers ?? []) {
+    const colon = h.indexOf(':');
+    if (colon <= 0) throw new CommandFailed(`--header ${JSON.stringify(h)}: expected 'Name: value'`);
+    out[h.slice(0, colon).trim()] = h.slice(colon + 1).trim();
+  }
+  return { method: method ?? 'GET', headers: out };
 }

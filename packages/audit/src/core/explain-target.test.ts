@@ -163,3 +163,38 @@ test('explain a request a Gateway API route serves: the HTTPRoute, its rule, the
     /route canary\.example\.com\/api \(Prefix\) → pool gw~c1~demo~canary~1, from HTTPRoute demo\/canary rule 1 via Gateway infra\/shared listener http/,
   );
 });
+
+test('explain with the request: a header-matched rule is named only for the request that carries the header', () => {
+  const httpRoute = { ...ref('HTTPRoute', 'shop'), namespace: 'demo' };
+  const beta = { ...route('shop.example.com', '/', 'gw~beta', ''), source: httpRoute, order: 0 };
+  const stable = { ...route('shop.example.com', '/', 'gw~stable', ''), source: httpRoute, order: 1 };
+  const d = desired({
+    virtualServices: [
+      vs(
+        'gw~default~80',
+        80,
+        [
+          {
+            ...beta,
+            headers: [{ name: 'X-Cohort', type: 'Exact', value: 'beta' }],
+            via: { rule: 0, listener: 'http' },
+          },
+          { ...stable, via: { rule: 1, listener: 'http' } },
+        ],
+        { wildcardLabels: 'any' },
+      ),
+    ],
+    pools: [pool('gw~beta', 'beta', [1]), pool('gw~stable', 'stable', [2])],
+  });
+  const r = renderer('hap');
+  const desiredHap = { ...d, appliance: 'hap', driver: r.kind };
+  const objects = listVendorObjects(r.kind, r.render(desiredHap));
+  const poolOf = (request?: { method: string; headers: Record<string, string> }) => {
+    const t = resolveExplainTarget('shop.example.com/x?y=1', r.kind, desiredHap, objects, request);
+    assert.ok(t.type === 'route');
+    return t.matches.map((m) => m.pool);
+  };
+  assert.deepEqual(poolOf({ method: 'GET', headers: { 'x-cohort': 'beta' } }), ['gw~beta']);
+  assert.deepEqual(poolOf({ method: 'GET', headers: {} }), ['gw~stable']);
+  assert.deepEqual(poolOf(), ['gw~stable'], 'host and path alone: the first rule asking nothing more');
+});

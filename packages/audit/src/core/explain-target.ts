@@ -1,12 +1,19 @@
 import { canonicalJson, type DesiredState, type DriverKind, type ObjectRef } from '@portolan/desired-state';
-import { parseHostPath, routeRequest, type RequestMatch } from './request-route.ts';
+import { parseHostPath, routeRequest, type ExplainedRequest, type RequestMatch } from './request-route.ts';
 import type { VendorObject } from './vendor-objects.ts';
 import { vendorProvenance, type NeutralRef } from './vendor-provenance.ts';
 
 /** What `explain` was asked about, resolved against one desired state and its rendering. */
 export type ExplainTarget =
   | { readonly type: 'vendor'; readonly id: string; readonly neutral: readonly NeutralRef[] }
-  | { readonly type: 'route'; readonly host: string; readonly path: string; readonly matches: readonly RequestMatch[] }
+  | {
+      readonly type: 'route';
+      readonly host: string;
+      readonly path: string;
+      /** The request's method and headers, when given: routes' conditions are then judged. */
+      readonly request?: ExplainedRequest;
+      readonly matches: readonly RequestMatch[];
+    }
   | { readonly type: 'unknown'; readonly message: string };
 
 /** A Kubernetes object that fed the target, and why. */
@@ -24,6 +31,7 @@ export function resolveExplainTarget(
   kind: DriverKind,
   desired: DesiredState,
   rendered: readonly VendorObject[],
+  request?: ExplainedRequest,
 ): ExplainTarget {
   const provenance = vendorProvenance(kind, desired);
   // Rendered objects, plus HAProxy frontends (sections of haproxy.cfg, not listed objects of their own).
@@ -39,9 +47,10 @@ export function resolveExplainTarget(
   const hp = parseHostPath(query);
   if (hp !== null) {
     const matches = desired.virtualServices
-      .map((vs) => routeRequest(vs, hp.host, hp.path))
+      .map((vs) => routeRequest(vs, hp.host, hp.path, request))
       .filter((m) => m.outcome !== 'not-found');
-    if (matches.length > 0) return { type: 'route', host: hp.host, path: hp.path, matches };
+    if (matches.length > 0)
+      return { type: 'route', host: hp.host, path: hp.path, ...(request === undefined ? {} : { request }), matches };
     return { type: 'unknown', message: `no virtual service of ${desired.appliance} routes ${query}` };
   }
   const sample = rendered.slice(0, 5).map((o) => o.id);
@@ -139,7 +148,7 @@ export function explainFingerprint(
   }
   if (target.type === 'route') {
     const matches = desired.virtualServices
-      .map((vs) => routeRequest(vs, target.host, target.path))
+      .map((vs) => routeRequest(vs, target.host, target.path, target.request))
       .filter((m) => m.outcome !== 'not-found');
     if (matches.length === 0) return null;
     return canonicalJson(

@@ -1,5 +1,8 @@
 import type { ObjectRef, Route, VirtualService } from '@portolan/desired-state';
-import { matchRequest } from '@portolan/routing';
+import { matchRequest, type RequestAttributes } from '@portolan/routing';
+
+/** The method and headers of an explained request (its query comes with the path). */
+export type ExplainedRequest = Omit<RequestAttributes, 'query'>;
 
 /** Which route of a virtual service serves a request, as the audit reports it. */
 export interface RequestMatch {
@@ -13,9 +16,15 @@ export interface RequestMatch {
   readonly listener: { readonly gateway: ObjectRef; readonly name: string } | null;
 }
 
-/** The planner's reference request semantics (`matchRequest`), applied to one virtual service. */
-export function routeRequest(vs: VirtualService, host: string, path: string): RequestMatch {
-  const r = matchRequest(vs, host, path);
+/**
+ * The planner's reference request semantics (`matchRequest`), applied to one virtual service. `path` may carry a
+ * query string; with `request` (method and headers) the routes' conditions are judged too, else only host and path.
+ */
+export function routeRequest(vs: VirtualService, host: string, path: string, request?: ExplainedRequest): RequestMatch {
+  const q = path.indexOf('?');
+  const bare = q < 0 ? path : path.slice(0, q);
+  const attributes = request === undefined ? undefined : { ...request, query: q < 0 ? '' : path.slice(q + 1) };
+  const r = matchRequest(vs, host, bare, attributes);
   if (r.kind === 'pool')
     return { vs: vs.name, route: r.route, pool: r.pool, outcome: 'pool', listener: listenerOf(vs, r.route) };
   const route = r.kind === 'redirect' ? (vs.routes.find((x) => x.redirectToHttpsPort === r.port) ?? null) : null;
