@@ -11,4 +11,4 @@ export {
   type RedirectDestination,
   type RedirectListener,
 } from './route-values.ts';
-export { conditionsHold, type RequestAttributes } from './request-conditions.ts';
+export { conditionsHold, firstMatchPerName, type RequestAttributes } from './request-conditions.ts';

@@ -18,11 +18,11 @@ export interface RequestAttributes {
 export function conditionsHold(route: Route, request: RequestAttributes): boolean {
   if (route.method !== undefined && route.method !== request.method.toUpperCase()) return false;
   const headers = new Map(Object.entries(request.headers).map(([k, v]) => [k.toLowerCase(), v] as const));
-  for (const m of route.headers ?? []) {
+  for (const m of firstMatchPerName(route.headers ?? [], (n) => n.toLowerCase())) {
     const value = headers.get(m.name.toLowerCase());
     if (value === undefined || !valueMatches(m, value)) return false;
   }
-  for (const m of route.queryParams ?? []) {
+  for (const m of firstMatchPerName(route.queryParams ?? [], (n) => n)) {
     const value = firstQueryValue(request.query, m.name);
     if (value === undefined || !valueMatches(m, value)) return false;
   }
@@ -54,4 +54,18 @@ function decode(text: string): string {
   } catch {
     return text;
   }
+}
+
+/**
+ * The first match for each name (by `key`: header names compare in any case, query names exactly), in list order:
+ * the Gateway API ignores later matches of a name a rule already matches on.
+ */
+export function firstMatchPerName(matches: readonly ValueMatch[], key: (name: string) => string): ValueMatch[] {
+  const seen = new Set<string>();
+  return matches.filter((m) => {
+    const k = key(m.name);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
 }

@@ -1,4 +1,5 @@
 import type { Route, ValueMatch } from '@portolan/desired-state';
+import { firstMatchPerName } from '@portolan/routing';
 import { HaproxyRouteRefusedError } from '../errors.ts';
 import { anchoredRegex, configWord, requireName, requirePath } from './route-values.ts';
 
@@ -29,8 +30,8 @@ export function routeConditions(route: Route, k: number): RouteConditions {
     acls.push(...path);
     names.push(`gw_r${k}_p`);
   }
-  const headers = firstByName(route.headers ?? [], (n) => n.toLowerCase());
-  const query = firstByName(route.queryParams ?? [], (n) => n);
+  const headers = firstMatchPerName(route.headers ?? [], (n) => n.toLowerCase());
+  const query = firstMatchPerName(route.queryParams ?? [], (n) => n);
   if (headers.length > MAX_VALUE_MATCHES || query.length > MAX_VALUE_MATCHES)
     throw new HaproxyRouteRefusedError(route, `more than ${MAX_VALUE_MATCHES} header or query parameter matches`);
   headers.forEach((h, j) => {
@@ -70,15 +71,4 @@ function valuePattern(route: Route, what: string, match: ValueMatch): string {
   if (match.type === 'Regex') return `-m reg -- ${anchoredRegex(route, `${what} regex`, match.value)}`;
   if (match.type === 'Exact') return `-m str -- ${configWord(route, what, match.value)}`;
   throw new HaproxyRouteRefusedError(route, `${what}: match type ${JSON.stringify(match.type)} is not supported`);
-}
-
-/** The first match for each name (by `key`), in list order. */
-function firstByName(matches: readonly ValueMatch[], key: (name: string) => string): ValueMatch[] {
-  const seen = new Set<string>();
-  return matches.filter((m) => {
-    const k = key(m.name);
-    if (seen.has(k)) return false;
-    seen.add(k);
-    return true;
-  });
 }

@@ -1,4 +1,5 @@
 import type { Route, ValueMatch } from '@portolan/desired-state';
+import { firstMatchPerName } from '@portolan/routing';
 import { anchoredRegex, regexLiteral, requireName, VtmRouteRefusedError } from './route-values.ts';
 import { tsString } from './ts-string.ts';
 
@@ -20,13 +21,13 @@ export function routeConditions(route: Route): string[] {
   const conditions: string[] = [];
   const path = pathCondition(route);
   if (path !== null) conditions.push(path);
-  for (const h of firstByName(route.headers ?? [], (n) => n.toLowerCase())) {
+  for (const h of firstMatchPerName(route.headers ?? [], (n) => n.toLowerCase())) {
     const name = tsString(requireName(route, 'header', h.name));
     conditions.push(
       `http.headerExists(${name}) && ${valueTest(route, `header ${h.name}`, h, `http.getHeader(${name})`)}`,
     );
   }
-  for (const q of firstByName(route.queryParams ?? [], (n) => n)) {
+  for (const q of firstMatchPerName(route.queryParams ?? [], (n) => n)) {
     const name = regexLiteral(requireName(route, 'query parameter', q.name));
     // `$2` is the raw value of the first `name=` in the query string, set by the regexMatch just before it.
     const found = `string.regexMatch(${QUERY_VARIABLE}, ${tsString(`(^|&)${name}=([^&]*)`)})`;
@@ -65,15 +66,4 @@ function valueTest(route: Route, what: string, match: ValueMatch, value: string)
     return `string.regexMatch(${value}, ${tsString(anchoredRegex(route, `${what} regex`, match.value))})`;
   if (match.type === 'Exact') return `${value} == ${tsString(match.value)}`;
   throw new VtmRouteRefusedError(route, `${what}: match type ${JSON.stringify(match.type)} is not supported`);
-}
-
-/** The first match for each name (by `key`), in list order. */
-function firstByName(matches: readonly ValueMatch[], key: (name: string) => string): ValueMatch[] {
-  const seen = new Set<string>();
-  return matches.filter((m) => {
-    const k = key(m.name);
-    if (seen.has(k)) return false;
-    seen.add(k);
-    return true;
-  });
 }

@@ -16,29 +16,20 @@ export type FilterOutcome =
  * matches, regex paths, redirects and rewrites they cannot express exactly. A rule asking for more is refused on
  * that appliance with `UnsupportedValue`, never served in part. docs/gateway-api.md keeps this table for readers.
  */
+const EVERY_FEATURE = [
+  'weightedBackends',
+  'RegularExpression',
+  'headers',
+  'queryParams',
+  'method',
+  'RequestHeaderModifier',
+  'ResponseHeaderModifier',
+  'RequestRedirect',
+  'URLRewrite',
+];
 const FEATURES: Readonly<Record<DriverKind, ReadonlySet<string>>> = {
-  haproxy: new Set([
-    'weightedBackends',
-    'RegularExpression',
-    'headers',
-    'queryParams',
-    'method',
-    'RequestHeaderModifier',
-    'ResponseHeaderModifier',
-    'RequestRedirect',
-    'URLRewrite',
-  ]),
-  vtm: new Set([
-    'weightedBackends',
-    'RegularExpression',
-    'headers',
-    'queryParams',
-    'method',
-    'RequestHeaderModifier',
-    'ResponseHeaderModifier',
-    'RequestRedirect',
-    'URLRewrite',
-  ]),
+  haproxy: new Set(EVERY_FEATURE),
+  vtm: new Set(EVERY_FEATURE),
   loadmaster: new Set(['weightedBackends', 'headers', 'method', 'RequestHeaderModifier', 'ResponseHeaderModifier']),
 };
 
