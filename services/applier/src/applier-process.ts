@@ -240,6 +240,7 @@ async function main(): Promise<void> {
     apiFor: kubeApis(config, log, run.serviceAccountRoot),
     reportingInstance: run.replicaId,
     onError: (e) => log.warn({ err: e }, 'Kubernetes write-back failed'),
+    isLeader: () => elector.current() !== null,
     // vTM: Ingresses on the default traffic IP group show the group's addresses as the driver read them back.
     defaultAddresses: () => driver.defaultAddresses(),
   });

@@ -136,3 +136,34 @@ test('writes are paced by the token bucket (burst, then the configured rate)', a
     assert.ok(inWindow <= limit.burst + (500 * limit.qps) / 1000 + 1, `${inWindow} requests within 500 ms`);
   }
 });
+
+test('a replica that loses the lease drops what is queued instead of writing beside the new leader', async () => {
+  const names = Array.from({ length: 12 }, (_, i) => `ing-lost${i}`);
+  for (const n of names) sim.objects.create(ingress(n));
+  let leading = true;
+  const writeback = new KubeWriteback({
+    apiFor: () => api,
+    reportingInstance: 'edge-a',
+    limit: { qps: 20, burst: 4 },
+    isLeader: () => leading,
+  });
+  const from = requests.length;
+  const patches = () => requests.slice(from).filter((r) => r.method === 'PATCH' && r.url.includes('ing-lost')).length;
+  writeback.afterApply(
+    desiredState(
+      'edge',
+      names.map((n, i) => pool(n.slice(4), [i + 1])),
+    ),
+    '127.0.0.1',
+  );
+  while (patches() < 3) await new Promise((r) => setTimeout(r, 5));
+  leading = false;
+  await writeback.settled();
+  assert.ok(patches() < names.length, `${patches()} of ${names.length} written before the lease was lost`);
+  assert.equal(writeback.counters.droppedNotLeader, 1);
+  assert.equal(
+    names.filter((n) => lbOf(n) !== undefined).length,
+    patches(),
+    'the Ingresses left unwritten are the new leader’s to write',
+  );
+});

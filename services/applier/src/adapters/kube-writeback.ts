@@ -45,6 +45,8 @@ export interface WritebackCounters {
   /** Events not written: the object no longer exists, or the per-object spam filter refused them. */
   eventsDropped: number;
   failures: number;
+  /** Queues dropped because this process no longer led when their turn came. */
+  droppedNotLeader: number;
 }
 
 /**
@@ -62,6 +64,7 @@ export class KubeWriteback {
     eventsAggregated: 0,
     eventsDropped: 0,
     failures: 0,
+    droppedNotLeader: 0,
   };
   private readonly apiFor: (cluster: string) => KubeApi | null;
   private readonly reportingInstance: string;
@@ -80,6 +83,8 @@ export class KubeWriteback {
   /** The Gateway API statuses this process last wrote (or found in place), by object, as planned. */
   private readonly gatewayOurs = new Map<string, { ref: GatewayStatusTarget['ref']; status: string }>();
   private closed = false;
+  /** Whether this process leads its appliance group now (status and Events are the leader's to write). */
+  private readonly isLeader: () => boolean;
   private readonly defaultAddresses: () => readonly string[] | null;
   private lastInputs: {
     virtualServices: DesiredState['virtualServices'];
@@ -99,7 +104,10 @@ export class KubeWriteback {
     defaultAddresses?: () => readonly string[] | null;
     repeatAfterMs?: number;
     recorder?: EventRecorder;
+    /** Default: always (a process that writes for itself alone). */
+    isLeader?: () => boolean;
   }) {
+    this.isLeader = options.isLeader ?? (() => true);
     this.recorder = options.recorder ?? new EventRecorder();
     this.repeatAfterMs = options.repeatAfterMs ?? REPEAT_AFTER_MS;
     this.defaultAddresses = options.defaultAddresses ?? (() => null);
@@ -237,6 +245,13 @@ export class KubeWriteback {
       try {
         // An Event costs one to three calls (uid, lookup, write): the recorder takes a token before each.
         if (task.kind === 'status') await this.waitForToken(cluster);
+        // A queue outlives a lost lease (at 5 writes a second, 10k statuses take half an hour): what is left is
+        // dropped, and the new leader writes it again, so two replicas never write the same objects at once.
+        if (!this.isLeader()) {
+          q.clear();
+          this.counters.droppedNotLeader++;
+          break;
+        }
         await this.run(api, cluster, task);
       } catch (e) {
         // Status and Events are best effort and never hold up an apply: the failure is counted and reported, and
