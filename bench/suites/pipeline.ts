@@ -171,7 +171,7 @@ export async function measureSize(
       name: `cold start (empty caches) → first correct apply ${at}`,
       unit: 's',
       value: coldSeconds,
-      ...(n >= 10_000 ? { goal: '≤ 15' } : {}),
+      ...(n >= 10_000 ? { goal: '≤ 10' } : {}),
     });
     figures.push(
       {
@@ -195,7 +195,12 @@ export async function measureSize(
         value: ep.reloads,
         goal: '0',
       },
-      { name: `structural change: new host + Service → serving ${at}`, unit: 'ms', ...latency(host.ms) },
+      {
+        name: `structural change: new host + Service → serving ${at}`,
+        unit: 'ms',
+        ...latency(host.ms),
+        goal: 'p99 ≤ 100, no reload',
+      },
       { name: `structural change: new TLS host → serving ${at}`, unit: 'ms', ...latency(tls.ms) },
       {
         name: `burst of ${rounds.burst} endpoint changes, end to end ${at}`,
@@ -223,7 +228,7 @@ export async function measureSize(
       name: `peak RSS control plane (sum of the four) ${at}`,
       unit: 'MiB',
       value: rssTotal / MiB,
-      goal: '≤ 400',
+      goal: '≤ 512',
     });
     figures.push({
       name: `replay --verify ${at} (${replay.events} events, ${replay.mismatches} hashes differ)`,
