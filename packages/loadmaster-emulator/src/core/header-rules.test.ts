@@ -1,28 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LmRealServer, LmRule, LmVirtualService } from './lm-state.ts';
+import { defaultRule } from './lm-state.ts';
 import { createLmState } from './lm-state.ts';
 import { LmStore } from './lm-store.ts';
 import { exchangeRequest } from './header-rules.ts';
 import { routeRequest } from './rule-match.ts';
 
-const rule = (name: string, over: Partial<LmRule>): LmRule => ({
-  name,
-  type: 0,
-  matchType: 'regex',
-  pattern: '',
-  header: '',
-  replacement: '',
-  incHost: false,
-  incQuery: false,
-  noCase: false,
-  negate: false,
-  mustFail: false,
-  setOnMatch: 0,
-  onlyOnFlag: 0,
-  onlyOnNoFlag: 0,
-  ...over,
-});
+const rule = (name: string, over: Partial<LmRule>): LmRule => ({ ...defaultRule(name), ...over });
 const link = (rsIndex: number, subVs: number, rules: string[]): LmRealServer => ({
   rsIndex,
   addr: '',

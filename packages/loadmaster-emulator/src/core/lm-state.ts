@@ -95,6 +95,26 @@ export interface LmState {
 }
 
 /** An empty appliance. */
+/** A rule as `addrule` creates it before its parameters apply: every setting at the appliance's default. */
+export function defaultRule(name: string, type: LmRule['type'] = 0): LmRule {
+  return {
+    name,
+    type,
+    matchType: 'regex',
+    pattern: '',
+    header: '',
+    replacement: '',
+    incHost: false,
+    incQuery: false,
+    noCase: false,
+    negate: false,
+    mustFail: false,
+    setOnMatch: 0,
+    onlyOnFlag: 0,
+    onlyOnNoFlag: 0,
+  };
+}
+
 export function createLmState(): LmState {
   return { nextVsIndex: 1, nextRsIndex: 1, virtualServices: [], rules: [], certificates: [], apiKeys: [] };
 }

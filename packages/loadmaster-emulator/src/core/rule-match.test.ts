@@ -1,25 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LmRule } from './lm-state.ts';
+import { defaultRule } from './lm-state.ts';
 import { compileRulePattern, isRuleMatch } from './rule-match.ts';
 
-const rule = (over: Partial<LmRule>): LmRule => ({
-  name: 'r',
-  type: 0,
-  matchType: 'regex',
-  pattern: '',
-  header: '',
-  replacement: '',
-  incHost: false,
-  incQuery: false,
-  noCase: false,
-  negate: false,
-  mustFail: false,
-  setOnMatch: 0,
-  onlyOnFlag: 0,
-  onlyOnNoFlag: 0,
-  ...over,
-});
+const rule = (over: Partial<LmRule>): LmRule => ({ ...defaultRule('r'), ...over });
 const req = { host: 'Shop.example.com', path: '/api/items', query: 'a=1', headers: { 'User-Agent': 'curl' } };
 
 test('match kinds: regex (with or without /…/ delimiters), prefix, postfix; nocase and negate', () => {

@@ -4,6 +4,7 @@ import { parseLmBool, parseLmInt } from '../lm-params.ts';
 import type { LmOutObject, LmResult } from '../lm-result.ts';
 import { fail, missing, okData, okDone } from '../lm-result.ts';
 import type { LmRule, LmVirtualService, LmVsRules } from '../lm-state.ts';
+import { defaultRule } from '../lm-state.ts';
 import { compileRulePattern } from '../rule-match.ts';
 
 /** Content rule commands: system-wide rules by name, their assignment to real servers, SubVSs and VSs. */
@@ -28,22 +29,7 @@ export function addRule(ctx: CommandContext, params: LmParams): LmResult {
   if (ctx.store.state.rules.length >= MAX_RULES) return fail(422, 'Too many rules');
   const type = parseLmInt(params.get('type') ?? '0', 0, 5);
   if (type === null) return fail(422, 'Invalid rule type');
-  const rule: LmRule = {
-    name,
-    type: type as LmRule['type'],
-    matchType: 'regex',
-    pattern: '',
-    header: '',
-    replacement: '',
-    incHost: false,
-    incQuery: false,
-    noCase: false,
-    negate: false,
-    mustFail: false,
-    setOnMatch: 0,
-    onlyOnFlag: 0,
-    onlyOnNoFlag: 0,
-  };
+  const rule = defaultRule(name, type as LmRule['type']);
   const error = applyRuleParams(rule, params) ?? requiredOf(rule);
   if (error !== null) return error;
   ctx.store.state.rules.push(rule);
