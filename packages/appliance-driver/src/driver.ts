@@ -58,6 +58,12 @@ export interface DriverCapabilities {
   readonly configurationCheck: boolean;
 }
 
+/** How a render may place objects (see `DriverCore.provisional`). */
+export interface RenderMode {
+  /** Leave nothing provisional, even where that takes the appliance's slow path (HAProxy: a reload). */
+  readonly tidy?: boolean;
+}
+
 /**
  * The pure half of a driver: no I/O, no clock, no memory of the appliance between calls. Whatever the appliance
  * holds reaches it as `observed`, so the same arguments always give the same result. `Vendor` is the driver's own
@@ -70,7 +76,13 @@ export interface DriverCore<Vendor> {
    * appliance is known to hold (a read-back, or the render an apply fully succeeded with), or null when nothing is
    * known; drivers that place objects by what is there (HAProxy members into server slots) read it.
    */
-  render(desired: DesiredState, observed: Vendor | null): Vendor;
+  render(desired: DesiredState, observed: Vendor | null, mode?: RenderMode): Vendor;
+  /**
+   * Whether a render holds provisional placements that a tidy render would redo (HAProxy: new pools served from spare
+   * backends through the Runtime API until a reload gives them backends of their own). The applier applies the tidy
+   * render once the change has been served. Absent: a driver's renders are never provisional.
+   */
+  provisional?(rendered: Vendor): boolean;
   /** Ordered, minimal operations turning `observed` into `desired`: children first on write, parents first on delete. */
   diff(desired: Vendor, observed: Vendor): readonly Operation[];
 }

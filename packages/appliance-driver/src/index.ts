@@ -1,5 +1,6 @@
 export type { Operation, OperationResult, OperationOutcome } from './operation.ts';
 export type {
+  RenderMode,
   ApplianceDriver,
   ConfigCheck,
   DriverCapabilities,

@@ -54,6 +54,14 @@ const haproxy = z.strictObject({
   minFreeSlots: z.number().int().min(0).default(4),
   slotIncrement: z.number().int().min(1).default(8),
   /**
+   * Spare backends kept per mode, so a new pool is served through the Runtime API (bridged into a spare) instead of
+   * by a reload; 0 turns bridging off. No default here, so the config hash of fleets that do not set it is
+   * unchanged: the driver's default is 16.
+   */
+  spareBackends: z.number().int().min(0).max(1024).optional(),
+  /** Server slots per spare backend: a new pool with more members waits for a reload. The driver's default is 16. */
+  spareSlots: z.number().int().min(1).max(1024).optional(),
+  /**
    * haproxy.cfg's server lines are written at most this long after the Runtime API applied an endpoint change (one
    * write for every change meanwhile; 0 writes after each change). No default here, so the config hash of fleets
    * that do not set it is unchanged: the driver's default is 1000.

@@ -16,7 +16,9 @@ import {
   RUNTIME_SOCKET,
   defaultRenderTuning,
   type HaproxyRenderOptions,
+  type RenderMode,
 } from './core/render-haproxy-bundle.ts';
+import { DEFAULT_SPARES } from './core/spare-backends.ts';
 import { HaproxyCore } from './core/haproxy-core.ts';
 import { checkHaproxyConfiguration } from './check-configuration.ts';
 import { type HaproxyOperation, fromOperation } from './core/haproxy-operations.ts';
@@ -90,7 +92,12 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
     this.#renderOptions = {
       configDir: this.#configDir,
       defaultAddress: config.address,
-      sizing: { minFreeSlots: config.minFreeSlots, slotIncrement: config.slotIncrement },
+      sizing: {
+        minFreeSlots: config.minFreeSlots,
+        slotIncrement: config.slotIncrement,
+        spareBackends: config.spareBackends ?? DEFAULT_SPARES.spareBackends,
+        spareSlots: config.spareSlots ?? DEFAULT_SPARES.spareSlots,
+      },
       serverHeader: options.serverHeader ?? defaultRenderTuning.serverHeader,
       hardStopAfter: options.hardStopAfter ?? defaultRenderTuning.hardStopAfter,
     };
@@ -111,8 +118,12 @@ export class HaproxyDriver implements ApplianceDriver<HaproxyBundle> {
     return checkHaproxyConfiguration(desired, this.#renderOptions, this.#binary, secrets);
   }
 
-  render(desired: DesiredState, observed: HaproxyBundle | null): HaproxyBundle {
-    return this.core.render(desired, observed);
+  render(desired: DesiredState, observed: HaproxyBundle | null, mode?: RenderMode): HaproxyBundle {
+    return this.core.render(desired, observed, mode);
+  }
+
+  provisional(bundle: HaproxyBundle): boolean {
+    return this.core.provisional(bundle);
   }
 
   diff(desired: HaproxyBundle, observed: HaproxyBundle): readonly Operation[] {

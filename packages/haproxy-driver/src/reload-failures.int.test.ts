@@ -15,7 +15,8 @@ let port: number;
 let good: DesiredState;
 
 before(async () => {
-  h = await startHarness();
+  // Reload mechanics: no spare backends, so a new pool is a reload.
+  h = await startHarness({ minFreeSlots: 2, slotIncrement: 4, spareBackends: 0 });
   echo = await startEchoBackends([{ address: '127.0.24.1', port: 0 }]);
   port = await freePort();
   const b = echo.backends[0]!;

@@ -4,6 +4,7 @@ import type { OperationResult, SecretResolver } from '@portolan/appliance-driver
 import type { HaproxyOperation } from './core/haproxy-operations.ts';
 import type { BackendSlots } from './core/haproxy-bundle.ts';
 import { diffSlots } from './core/diff-slots.ts';
+import { spareMode } from './core/spare-backends.ts';
 import { parseServersState } from './core/parse-servers-state.ts';
 import { CONFIG_FILE, SERVER_STATE_FILE } from './core/render-haproxy-bundle.ts';
 import type { HaproxyMasterClient } from './adapters/haproxy-master-client.ts';
@@ -151,9 +152,16 @@ async function finishReload(target: ReloadTarget, op: ReloadOperation, workerPid
   return { result: { ok: true, detail }, reloaded: true, workerPid };
 }
 
-/** Updates slots that survive the reload (from the running worker's `before`), then saves the runtime state HAProxy loads back after it. */
+/**
+ * Updates slots that survive the reload (from the running worker's `before`), then saves the runtime state HAProxy
+ * loads back after it. A spare's slots are not freed here: until the new worker runs, the old one's maps still send
+ * a bridged pool's requests to its spare (they are freed in the new worker once it runs).
+ */
 async function carryRuntimeState(target: ReloadTarget, op: ReloadOperation, before: BackendSlots[]): Promise<void> {
-  await applySlotChanges(target.runtime, diffSlots(op.backends, before, true));
+  const changes = diffSlots(op.backends, before, true).filter(
+    (c) => !(c.slot.state === 'maint' && spareMode(c.backend) !== null),
+  );
+  await applySlotChanges(target.runtime, changes);
   const state = await target.runtime.command('show servers state');
   await writeFileAtomic(path.join(target.configDir, SERVER_STATE_FILE), `${state}\n`);
 }

@@ -100,7 +100,7 @@ test('outgrowing the server slots costs exactly one reload, and every member the
   assert.equal((await answering('web.test', 18)).size, 6);
 });
 
-test('a new host for an existing backend is a map update (zero reloads); a new host with a new backend is one reload', async () => {
+test('a new host for an existing backend is a map update; a new host with a new backend is served from a spare (zero reloads)', async () => {
   await applyOk(web([pool('web', members(1)), pool('api', members(1, 1))], [{ host: 'web.test', pool: 'web' }]));
   const reloads = await masterReloads();
 
@@ -128,10 +128,30 @@ test('a new host for an existing backend is a map update (zero reloads); a new h
       ],
     ),
   );
-  assert.deepEqual(structural, ['reload']);
-  assert.equal(await masterReloads(), reloads + 1);
+  assert.deepEqual([...new Set(structural)].sort(), ['config-slots', 'file', 'map', 'server']);
+  assert.equal(await masterReloads(), reloads, 'the new pool is served from a spare backend: no reload');
   assert.equal((await request(port, 'shop.test', '/')).echo?.address, '127.0.22.5');
   assert.equal((await request(port, 'www.test', '/')).echo?.address, '127.0.22.1');
+
+  // The tidy render gives it a backend of its own: one reload, after which it still serves.
+  const world = web(
+    [pool('web', members(1)), pool('api', members(1, 1)), pool('shop', members(1, 4))],
+    [
+      { host: 'web.test', pool: 'web' },
+      { host: 'www.test', pool: 'web' },
+      { host: 'shop.test', pool: 'shop' },
+    ],
+  );
+  const tidy = await h.apply(world, 1, { tidy: true });
+  assert.deepEqual(
+    tidy.operations.map((o) => o.objectType),
+    ['reload'],
+  );
+  assert.ok(tidy.results.every((r) => r.ok));
+  assert.equal(await masterReloads(), reloads + 1);
+  assert.deepEqual(await h.pending(world), [], 'the tidy state is what a plain render of it gives');
+  assert.ok((await readBack()).backends.some((b) => b.name === 'http:shop'));
+  assert.equal((await request(port, 'shop.test', '/')).echo?.address, '127.0.22.5');
 });
 
 test('runtime slot state (address, drain, weight) survives a reload', async () => {
@@ -146,7 +166,13 @@ test('runtime slot state (address, drain, weight) survives a reload', async () =
   const before = parseServersState(await h.driver.runtime.command('show servers state'));
 
   const reloads = await masterReloads();
-  assert.deepEqual(await applyOk(web([pool('web', runtimeMembers), pool('other', members(1, 7))], hosts)), ['reload']);
+  const grown = web([pool('web', runtimeMembers), pool('other', members(1, 7))], hosts);
+  const round = await h.apply(grown, 1, { tidy: true });
+  assert.deepEqual(
+    round.operations.map((o) => o.objectType),
+    ['reload'],
+  );
+  assert.deepEqual(await h.pending(grown), []);
   assert.equal(await masterReloads(), reloads + 1);
 
   const afterReload = parseServersState(await h.driver.runtime.command('show servers state'));

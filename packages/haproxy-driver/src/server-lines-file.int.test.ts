@@ -39,7 +39,12 @@ const cfgOf = (bundle: HaproxyBundle): string => textOf(bundle.files.find((f) =>
 
 /** A harness holding web(1) applied, and that render (the applier's hot baseline). */
 async function started(delayMs: number): Promise<{ h: Harness; cfg: string; applied: HaproxyBundle }> {
-  const h = await startHarness({ minFreeSlots: 2, slotIncrement: 4, serverLinesWriteDelayMs: delayMs });
+  const h = await startHarness({
+    minFreeSlots: 2,
+    slotIncrement: 4,
+    serverLinesWriteDelayMs: delayMs,
+    spareBackends: 0,
+  });
   const round = await h.apply(web(1));
   assert.ok(
     round.results.every((r) => r.ok),

@@ -42,6 +42,11 @@ export interface ApplierOptions {
    * takeover: doing it at once would compete with the leader for the same cores while the leader applies.
    */
   readonly followerDelayMs?: number;
+  /**
+   * How long the appliance must be quiet after an apply left a provisional render (HAProxy: new pools served from
+   * spare backends) before the tidy render is applied (default 2000 ms; steady churn waits ten delays at most).
+   */
+  readonly tidyDelayMs?: number;
   readonly metrics?: ApplierMetrics | null;
   readonly logger?: ApplierLogger;
   /** Where cycle and appliance-call spans go (default: the global tracer, a no-op unless tracing was started). */

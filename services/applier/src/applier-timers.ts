@@ -1,6 +1,9 @@
 import type { ApplierLogger, ApplierOptions, DriftCheckResult } from './applier-options.ts';
 import type { ApplyTrigger } from './core/apply-target.ts';
 
+/** How long the appliance must have been quiet before a provisional render is tidied, by default. */
+export const DEFAULT_TIDY_DELAY_MS = 2000;
+
 /** What the timers drive on the Applier. */
 export interface TimerTargets {
   readonly trigger: (reason: ApplyTrigger) => void;
@@ -11,7 +14,7 @@ export interface TimerTargets {
 
 /**
  * The Applier's clocks: the head poll (the backstop when a plan.<appliance> message is missed, and the readiness
- * signal), the drift timer, and a follower's debounce of snapshot notifications.
+ * signal), the drift timer, a follower's debounce of snapshot notifications, and the tidy render's debounce.
  */
 export class ApplierTimers {
   readonly #o: ApplierOptions;
@@ -22,6 +25,8 @@ export class ApplierTimers {
   /** When the follower's pending catch-up was first asked for (the debounce gives up waiting for quiet after 40 delays). */
   #followerSince = 0;
   #lastPollOkAt: number | null = null;
+  #tidyTimer: NodeJS.Timeout | null = null;
+  #tidySince = 0;
 
   constructor(options: ApplierOptions, logger: ApplierLogger, targets: TimerTargets) {
     this.#o = options;
@@ -50,6 +55,8 @@ export class ApplierTimers {
     this.#intervals = [];
     if (this.#followerTimer !== null) clearTimeout(this.#followerTimer);
     this.#followerTimer = null;
+    if (this.#tidyTimer !== null) clearTimeout(this.#tidyTimer);
+    this.#tidyTimer = null;
   }
 
   /** Polls the head once; a failure is logged and shows in `readiness` (no successful poll for a while). */
@@ -80,6 +87,22 @@ export class ApplierTimers {
     this.#followerTimer = setTimeout(() => {
       this.#followerTimer = null;
       this.#targets.trigger('snapshot');
+    }, delay);
+  }
+
+  /**
+   * The appliance holds a provisional render: the tidy cycle runs after a quiet spell of tidyDelayMs (each call
+   * restarts the wait, up to ten delays in all, so steady churn still gets its tidy render).
+   */
+  armTidy(): void {
+    const delay = this.#o.tidyDelayMs ?? DEFAULT_TIDY_DELAY_MS;
+    const now = performance.now();
+    if (this.#tidyTimer === null) this.#tidySince = now;
+    else if (now - this.#tidySince < 9 * delay) clearTimeout(this.#tidyTimer);
+    else return;
+    this.#tidyTimer = setTimeout(() => {
+      this.#tidyTimer = null;
+      this.#targets.trigger('tidy');
     }, delay);
   }
 

@@ -38,6 +38,9 @@ type ConvergeArgs = [string, ApplyTrigger, CyclePhases, { epoch: number; stale: 
 
 const silent: ApplierLogger = { info: () => {}, warn: () => {}, error: () => {} };
 
+/** The render mode of a tidy cycle. */
+const TIDY = { tidy: true } as const;
+
 /**
  * Follows an appliance's snapshots and, while this replica leads, converges the appliance to them: read back,
  * render, diff, send only the difference, record every outcome under the fencing epoch, retry failures with
@@ -247,7 +250,12 @@ export class Applier {
     const start = { appliance: this.o.appliance, snapshotId, trigger, epoch: term?.epoch ?? null, parent };
     const converge = (spans: CycleTrace): Promise<CycleResult> =>
       this.converge(snapshotId, trigger, phases, epochCheck, spans);
-    return traceCycle(this.tracer, 'applier.cycle', start, converge, (r) => ('status' in r ? r.status : r.kind));
+    const result = await traceCycle(this.tracer, 'applier.cycle', start, converge, (r) =>
+      'status' in r ? r.status : r.kind,
+    );
+    // The appliance holds a provisional render (new pools in spare backends): tidy it once things are quiet.
+    if (this.cleanRender !== undefined && this.o.driver.provisional?.(this.cleanRender) === true) this.timers.armTidy();
+    return result;
   }
 
   /** Loads, renders, observes and diffs the target snapshot; applies the difference while this replica leads. */
@@ -255,7 +263,8 @@ export class Applier {
     const snapshot = await this.load(snapshotId);
     phases.mark('load');
     const leadership = this.o.leadership();
-    const render = (): unknown => this.o.driver.render(snapshot.desired, this.known);
+    const mode = trigger === 'tidy' ? TIDY : undefined;
+    const render = (): unknown => this.o.driver.render(snapshot.desired, this.known, mode);
     const rendered = await this.refusals.render(snapshot.id, render, leadership?.isValid() === true);
     phases.mark('render');
     // A follower keeps its decoded snapshot and its render warm for a quick takeover, and nothing more: reading the

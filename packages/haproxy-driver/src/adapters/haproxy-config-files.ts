@@ -3,7 +3,8 @@ import path from 'node:path';
 import { textOf } from '@portolan/desired-state';
 import { isSystemError } from '@portolan/errors';
 import type { BundleFile } from '../core/haproxy-bundle.ts';
-import { CONFIG_FILE } from '../core/render-haproxy-bundle.ts';
+import { CONFIG_FILE } from '../core/fixed-sections.ts';
+import { BRIDGES_FILE } from '../core/spare-backends.ts';
 
 /**
  * The files Portolan owns in an HAProxy config directory: haproxy.cfg, maps/, crt-lists/, certs/ (PEMs are
@@ -32,6 +33,7 @@ export async function ensureConfigDirs(configDir: string): Promise<void> {
 export async function readBundleFiles(configDir: string): Promise<BundleFile[]> {
   const paths = [
     CONFIG_FILE,
+    BRIDGES_FILE,
     ...(await listDir(configDir, 'maps', '.map')),
     ...(await listDir(configDir, 'crt-lists', '.crtlist')),
   ];
@@ -136,6 +138,7 @@ async function writeCertificateIndex(configDir: string, index: ReadonlyMap<strin
 async function ownedFiles(configDir: string): Promise<string[]> {
   return [
     CONFIG_FILE,
+    BRIDGES_FILE,
     ...(await listDir(configDir, 'maps', '.map')),
     ...(await listDir(configDir, 'crt-lists', '.crtlist')),
     ...(await listDir(configDir, CERT_DIR, '.pem')),

@@ -5,7 +5,9 @@ import { diffSlots } from './diff-slots.ts';
 import { configSkeleton, isSameStructure } from './config-skeleton.ts';
 import { type HaproxyOperation, toOperation } from './haproxy-operations.ts';
 import { renderMapFile } from './routing-maps.ts';
-import { CONFIG_FILE, configSections, type RenderDelta } from './render-haproxy-bundle.ts';
+import { configSections, type RenderDelta } from './render-parts.ts';
+import { CONFIG_FILE } from './fixed-sections.ts';
+import { BRIDGES_FILE } from './spare-backends.ts';
 
 /** At most this many reasons are named in a reload's summary (the rest are counted). */
 const MAX_REASONS = 6;
@@ -51,6 +53,10 @@ export function diffHaproxy(
     ...certificateChanges(desired, observed),
     ...mapChanges(desired, observed),
   ];
+  // Which pools sit in which spares: rewritten after the maps that made it so (a read-back renders the same placement).
+  const bridges = desired.files.find((f) => f.path === BRIDGES_FILE);
+  if (bridges !== undefined && fileContent(observed, BRIDGES_FILE) !== textOf(bridges.content))
+    ops.push({ kind: 'file', file: bridges });
   // Same structure: the files can differ only in server lines, which are patched in place (no full rewrite).
   const stale = backendsWithOtherServerLines(desired, observed, positions);
   if (stale.length > 0) {

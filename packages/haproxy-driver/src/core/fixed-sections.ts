@@ -1,6 +1,6 @@
 import { ownerNote } from '@portolan/appliance-driver';
 import { absolutePath, section } from './config-text.ts';
-import type { HaproxyRenderOptions } from './render-haproxy-bundle.ts';
+import type { HaproxyRenderOptions } from './render-parts.ts';
 
 /** The config file's name inside the config directory. */
 export const CONFIG_FILE = 'haproxy.cfg';

@@ -1,7 +1,8 @@
 import type { DriverCore, Operation } from '@portolan/appliance-driver';
 import type { DesiredState } from '@portolan/desired-state';
 import type { HaproxyBundle } from './haproxy-bundle.ts';
-import { HaproxyRenderer, type HaproxyRenderOptions } from './render-haproxy-bundle.ts';
+import { HaproxyRenderer, type HaproxyRenderOptions, type RenderMode } from './render-haproxy-bundle.ts';
+import { BRIDGES_FILE, parseBridges } from './spare-backends.ts';
 import { diffHaproxy } from './diff-haproxy.ts';
 
 /**
@@ -21,8 +22,14 @@ export class HaproxyCore implements DriverCore<HaproxyBundle> {
     this.#renderer = new HaproxyRenderer(options);
   }
 
-  render(desired: DesiredState, observed: HaproxyBundle | null): HaproxyBundle {
-    return this.#renderer.render(desired, observed?.backends ?? []);
+  render(desired: DesiredState, observed: HaproxyBundle | null, mode: RenderMode = {}): HaproxyBundle {
+    return this.#renderer.render(desired, observed, mode);
+  }
+
+  /** Whether a bundle serves pools from spare backends, which a tidy render would give backends of their own. */
+  provisional(bundle: HaproxyBundle): boolean {
+    const file = bundle.files.find((f) => f.path === BRIDGES_FILE);
+    return file !== undefined && parseBridges(String(file.content)).size > 0;
   }
 
   diff(desired: HaproxyBundle, observed: HaproxyBundle): readonly Operation[] {

@@ -6,6 +6,7 @@ import https from 'node:https';
 import { execFileSync } from 'node:child_process';
 import type { TLSSocket } from 'node:tls';
 import type {
+  RenderMode,
   ExecutionContext,
   Operation,
   OperationResult,
@@ -47,15 +48,21 @@ export interface Harness extends AsyncDisposable {
   readonly driver: HaproxyDriver;
   readonly secrets: MemorySecrets;
   readonly config: HaproxyApplianceConfig;
-  /** One applier round: readBack, render, diff, executeAll. */
-  apply(desired: DesiredState, epoch?: number): Promise<ApplyRound>;
+  /** One applier round: readBack, render (tidy when asked), diff, executeAll. */
+  apply(desired: DesiredState, epoch?: number, mode?: RenderMode): Promise<ApplyRound>;
   /** Operations a fresh read-back would still want (empty when converged). */
   pending(desired: DesiredState): Promise<readonly Operation[]>;
 }
 
 /** Starts HAProxy in a fresh temp directory and builds a driver for it. */
 export async function startHarness(
-  sizing: { minFreeSlots: number; slotIncrement: number; serverLinesWriteDelayMs?: number } = {
+  sizing: {
+    minFreeSlots: number;
+    slotIncrement: number;
+    serverLinesWriteDelayMs?: number;
+    spareBackends?: number;
+    spareSlots?: number;
+  } = {
     minFreeSlots: 2,
     slotIncrement: 4,
   },
@@ -97,9 +104,9 @@ export async function startHarness(
     driver,
     secrets,
     config,
-    async apply(desired, epoch = 1) {
+    async apply(desired, epoch = 1, mode = {}) {
       const observed = await driver.readBack(AbortSignal.timeout(10_000));
-      const rendered = driver.render(desired, observed);
+      const rendered = driver.render(desired, observed, mode);
       const operations = driver.diff(rendered, observed);
       const results = await driver.executeAll(operations, context(epoch, rendered));
       return { rendered, operations, results };

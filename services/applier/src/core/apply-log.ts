@@ -8,7 +8,7 @@ export interface ApplyRecordInput {
   readonly snapshotId: string;
   readonly epoch: number;
   readonly leaderId: string;
-  readonly trigger: 'snapshot' | 'drift-correction' | 'rollback' | 'retry' | 'hold';
+  readonly trigger: 'snapshot' | 'drift-correction' | 'rollback' | 'retry' | 'hold' | 'tidy';
   readonly status: ApplyStatus;
   readonly operations: readonly Operation[];
   readonly outcomes: readonly OperationOutcome[];

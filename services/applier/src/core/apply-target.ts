@@ -41,11 +41,12 @@ export function decideApplyTarget(
 }
 
 /** What started an apply cycle. */
-export type ApplyTrigger = 'start' | 'snapshot' | 'retry' | 'leadership' | 'poll' | 'drift-correction';
+/** `tidy`: redo a provisional render (see DriverCore.provisional) once the change it served has settled. */
+export type ApplyTrigger = 'start' | 'snapshot' | 'retry' | 'leadership' | 'poll' | 'drift-correction' | 'tidy';
 
 /**
- * Whether a cycle may write the difference it found. A new target, an unfinished last apply (partial, failed)
- * or a drift correction always may; otherwise the difference is out-of-band drift, which the `report` policy
+ * Whether a cycle may write the difference it found. A new target, an unfinished last apply (partial, failed),
+ * a drift correction or a tidy render always may; otherwise the difference is out-of-band drift, which the `report` policy
  * leaves alone (the drift check records it) and the `correct` policy converges.
  */
 export function mayConverge(input: {
@@ -55,7 +56,7 @@ export function mayConverge(input: {
   readonly driftPolicy: 'correct' | 'report';
 }): boolean {
   const { trigger, targetId, last, driftPolicy } = input;
-  if (trigger === 'drift-correction' || driftPolicy === 'correct') return true;
+  if (trigger === 'drift-correction' || trigger === 'tidy' || driftPolicy === 'correct') return true;
   if (last === null || last.snapshotId !== targetId) return true;
   return last.status === 'partial' || last.status === 'failed';
 }

@@ -116,3 +116,13 @@ test('what an apply records: the read-back source, the trigger and the reason', 
   assert.equal(recordedReason(false, { origin: 'rollback', reason: 'bad deploy' }), 'bad deploy');
   assert.equal(recordedReason(false, { origin: 'plan', reason: 'x' }), null);
 });
+
+test('a tidy cycle loads the snapshot it holds, diffs against the kept render, may write, and is recorded as tidy', () => {
+  const d = decideAfterHead(clean, head('7'), 'tidy', true);
+  assert.equal(d.kind === 'idle' ? 'idle' : `${d.kind} ${d.snapshotId}`, 'load 7', 'not "in sync": the render changes');
+  assert.equal(observationFor(clean, 'tidy', '7', caps(true)), 'clean-render');
+  assert.equal(observationFor({ ...clean, hasCleanRender: false }, 'tidy', '7', caps(true)), 'read-back');
+  const input = { snapshotId: '7', trigger: 'tidy' as const, driftPolicy: 'report' as const, operations: 1 };
+  assert.equal(decideAfterDiff(clean, input).kind, 'apply', 'the report policy does not stop a tidy render');
+  assert.equal(recordedTrigger('tidy', 'plan'), 'tidy');
+});

@@ -59,11 +59,10 @@ export function observationFor(
   snapshotId: string,
   capabilities: DriverCapabilities,
 ): 'clean-render' | 'read-back' {
-  return capabilities.renderMatchesReadBack &&
-    followsCleanApply(memory, trigger) &&
-    memory.last?.snapshotId !== snapshotId
-    ? 'clean-render'
-    : 'read-back';
+  if (!capabilities.renderMatchesReadBack) return 'read-back';
+  // A tidy cycle redoes the render the appliance holds: that render is the observation.
+  if (trigger === 'tidy') return memory.hasCleanRender ? 'clean-render' : 'read-back';
+  return followsCleanApply(memory, trigger) && memory.last?.snapshotId !== snapshotId ? 'clean-render' : 'read-back';
 }
 
 /** What to do with the operations a diff found. */
@@ -107,6 +106,7 @@ export function observedAfterSource(operations: number, allOk: boolean): 'observ
 export function recordedTrigger(trigger: ApplyTrigger, origin: string): ApplyRecordInput['trigger'] {
   if (trigger === 'drift-correction') return 'drift-correction';
   if (trigger === 'retry') return 'retry';
+  if (trigger === 'tidy') return 'tidy';
   return origin === 'rollback' ? 'rollback' : 'snapshot';
 }
 
