@@ -99,7 +99,7 @@ export class PlannerService {
     this.position = await this.o.store.position();
     this.heads = await this.o.store.heads();
     let replayed = 0;
-    for await (const e of this.o.store.archive(0, this.position)) {
+    for await (const e of this.o.store.archivedInputs(0, this.position)) {
       foldInput(this.planner, decodeBusMessage(e.subject, e.payload), this.heartbeats, this.sync);
       replayed++;
     }
@@ -178,7 +178,7 @@ export class PlannerService {
     const stored = await this.o.store.position();
     if (stored <= this.position) return;
     this.aheadOfStore = true;
-    for await (const e of this.o.store.archive(this.position, stored))
+    for await (const e of this.o.store.archivedInputs(this.position, stored))
       foldInput(this.planner, decodeBusMessage(e.subject, e.payload), this.heartbeats, this.sync);
     this.planner.takeHoldTransitions();
     this.heads = await this.o.store.heads();

@@ -70,7 +70,7 @@ export async function replayVerify(
       }
     }
   };
-  for await (const e of store.archive(0, lastSeq)) {
+  for await (const e of store.archivedInputs(0, lastSeq)) {
     if (next < rows.length && Number(rows[next]!.last_event_seq) < e.seq) checkUpTo(e.seq - 1);
     const message = decodeBusMessage(e.subject, e.payload);
     for (const { planner } of planners.values()) foldInput(planner, message, heartbeats);

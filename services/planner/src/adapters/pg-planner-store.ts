@@ -28,6 +28,9 @@ export interface ArchivedEvent {
   readonly traceId: string | null;
 }
 
+/** What the fold needs of one archived event. */
+export type ArchivedInput = Pick<ArchivedEvent, 'seq' | 'subject' | 'payload'>;
+
 /** A snapshot as committed: its id, and whether it was recorded held (by the caller, or by an operator's pin). */
 export interface CommittedSnapshot {
   readonly id: string;
@@ -253,6 +256,31 @@ export class PgPlannerStore {
       }
       if (rows.length < pageSize) return;
       after = Number(rows[rows.length - 1]!.seq);
+    }
+  }
+
+  /**
+   * Reads what the fold needs of archived events with from < seq ≤ to (sequence, subject, payload), in order. The
+   * next page is asked for while the caller folds this one, so the database's work overlaps the fold's.
+   */
+  async *archivedInputs(from: number, to = Number.MAX_SAFE_INTEGER, pageSize = 4000): AsyncGenerator<ArchivedInput> {
+    const page = (after: number) =>
+      this.db
+        .selectFrom('events')
+        .select(['seq', 'subject', 'payload'])
+        .where('seq', '>', String(after))
+        .where('seq', '<=', String(to))
+        .orderBy('seq')
+        .limit(pageSize)
+        .execute();
+    let rows = await page(from);
+    for (;;) {
+      const next = rows.length < pageSize ? null : page(Number(rows[rows.length - 1]!.seq));
+      // A caller that stops early leaves the prefetched page unread: its failure then concerns nobody.
+      next?.catch(() => undefined);
+      for (const r of rows) yield { seq: Number(r.seq), subject: r.subject, payload: r.payload };
+      if (next === null) return;
+      rows = await next;
     }
   }
 

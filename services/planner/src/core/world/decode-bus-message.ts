@@ -11,6 +11,7 @@ import {
   KubeEventType,
 } from '@portolan/proto';
 import type { KubeKind, KubeListMarker, KubeWatchEvent, StateDigest } from '@portolan/kube-model';
+import { readKubeEvent, type KubeEventFields } from './kube-event-wire.ts';
 
 /** What one message of the kube stream means to the planner. */
 export type PlannerInput =
@@ -201,7 +202,16 @@ function decodeListMarker(data: Uint8Array): PlannerInput {
 
 /** A watch event (every subject without a suffix above): an object missing from it was too large to carry. */
 function decodeKubeEvent(data: Uint8Array): PlannerInput {
+  return kubeEventInput(readKubeEvent(data) ?? genericKubeEvent(data));
+}
+
+/** A KubeEvent through the generic decoder, for the encodings `readKubeEvent` leaves to it. */
+function genericKubeEvent(data: Uint8Array): KubeEventFields {
   const e = fromBinary(KubeEventSchema, data);
+  return { ...e, listGeneration: Number(e.listGeneration), observedAtMs: e.observedAt ? timestampMs(e.observedAt) : 0 };
+}
+
+function kubeEventInput(e: KubeEventFields): PlannerInput {
   const kind = kinds[e.kind];
   const type = eventTypes[e.type as keyof typeof eventTypes];
   if (kind === undefined || type === undefined)
@@ -209,7 +219,7 @@ function decodeKubeEvent(data: Uint8Array): PlannerInput {
   const object =
     e.object.length === 0
       ? placeholder(e.namespace, e.name, e.uid, e.resourceVersion)
-      : (JSON.parse(new TextDecoder().decode(e.object)) as unknown);
+      : (JSON.parse(utf8.decode(e.object)) as unknown);
   return {
     type: 'event',
     event: {
@@ -217,15 +227,17 @@ function decodeKubeEvent(data: Uint8Array): PlannerInput {
       kind,
       type,
       object,
-      generation: Number(e.listGeneration),
+      generation: e.listGeneration,
       ...(e.noticedByRelist ? { noticedByRelist: true } : {}),
     },
     namespace: e.namespace,
     name: e.name,
-    observedAtMs: e.observedAt ? timestampMs(e.observedAt) : 0,
+    observedAtMs: e.observedAtMs,
     omittedReason: e.omittedReason,
   };
 }
+
+const utf8 = new TextDecoder();
 
 /** An object the watcher could not carry (too large): identity only, so the planner can reject it by name. */
 function placeholder(namespace: string, name: string, uid: string, resourceVersion: string): unknown {
