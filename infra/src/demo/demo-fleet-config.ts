@@ -18,6 +18,8 @@ export interface DemoAppliance {
   /** LoadMaster only: Ingress mode (default; LoadMaster's Ingress controller's documented behaviour) or Service mode. */
   readonly mode?: 'ingress' | 'service';
   readonly drift?: { readonly intervalSeconds: number; readonly policy: 'correct' | 'report' };
+  /** HAProxy only: spare backends per mode (the fleet config's `spareBackends`; unset: the driver's default). */
+  readonly spareBackends?: number;
 }
 
 /** `portolan up`'s appliances: HAProxy `edge` (leader and follower), the vTM and the LoadMaster emulators. */
@@ -133,7 +135,7 @@ ${a.gatewayControllers ? `    gatewayControllers: [${a.gatewayControllers.map(q)
       address: 127.0.0.1
       httpPort: ${haproxy.httpPort}
       httpsPort: ${haproxy.httpsPort}
-`;
+${a.spareBackends === undefined ? '' : `      spareBackends: ${a.spareBackends}\n`}`;
     case 'vtm':
       return `${head}    vtm:
       url: http://${inputs.applianceHost ?? '127.0.0.1'}:${layout.ports.vtm}

@@ -28,7 +28,7 @@ import { HaproxyRuntimeClient } from './adapters/haproxy-runtime-client.ts';
 import { EPOCH_FILE, writeFileAtomic } from './adapters/haproxy-config-files.ts';
 import { ServerLinesFile } from './server-lines-file.ts';
 import { readBackHaproxy } from './read-back.ts';
-import { type IndexedRuntimeOperation, runRuntimeOperations } from './runtime-batch.ts';
+import { type IndexedRuntimeOperation, isRuntimeOperation, runRuntimeOperations } from './runtime-batch.ts';
 import { runReload } from './reload-runner.ts';
 import { HaproxyPathError, HaproxySocketError } from './errors.ts';
 import { aborted, readEpochFile, staleEpoch } from './epoch-file.ts';
@@ -327,7 +327,7 @@ function decodeOperations(operations: readonly Operation[]): {
         message: `not a HAProxy operation: ${operations[index]?.objectType}`,
         retryable: false,
       };
-    else if (op.kind === 'server' || op.kind === 'map' || op.kind === 'ssl-cert') runtimeOps.push({ index, op });
+    else if (isRuntimeOperation(op)) runtimeOps.push({ index, op });
   });
   return { results, decoded, runtimeOps };
 }

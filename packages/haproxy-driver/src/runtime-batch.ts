@@ -4,7 +4,10 @@ import type { HaproxyOperation } from './core/haproxy-operations.ts';
 import type { SlotChange } from './core/diff-slots.ts';
 import {
   type RuntimeCommand,
+  addCrtListLineCommand,
+  deleteCrtListLineCommand,
   fillAndCommitMapCommands,
+  newCertificateCommand,
   prepareMapCommand,
   preparedVersion,
   serverCommands,
@@ -15,10 +18,18 @@ import type { HaproxyRuntimeClient } from './adapters/haproxy-runtime-client.ts'
 import { writeCertificate, writeFileAtomic } from './adapters/haproxy-config-files.ts';
 import { HaproxySocketError } from './errors.ts';
 
+/** The operations that go through the Runtime API. */
+export type RuntimeKind = 'server' | 'map' | 'ssl-cert' | 'crt-list';
+
+/** Whether an operation goes through the Runtime API (as part of the pipelined batch). */
+export function isRuntimeOperation(op: HaproxyOperation): op is Extract<HaproxyOperation, { kind: RuntimeKind }> {
+  return op.kind === 'server' || op.kind === 'map' || op.kind === 'ssl-cert' || op.kind === 'crt-list';
+}
+
 /** A runtime operation with its position in the caller's list. */
 export interface IndexedRuntimeOperation {
   readonly index: number;
-  readonly op: Extract<HaproxyOperation, { kind: 'server' | 'map' | 'ssl-cert' }>;
+  readonly op: Extract<HaproxyOperation, { kind: RuntimeKind }>;
 }
 
 interface Planned {
@@ -113,21 +124,47 @@ async function planCommands(
       }
       case 'ssl-cert': {
         const pem = await resolvePem(secrets, op.certificate.secret);
-        if (pem === null) {
+        if (pem === null)
           results.set(index, secretUnavailable(op.certificate.secret.namespace, op.certificate.secret.name));
-          break;
-        }
-        const rel = op.certificate.path;
-        planned.push({
-          index,
-          commands: setCertificateCommands(path.join(configDir, rel), pem),
-          persist: () => writeCertificate(configDir, rel, pem, op.certificate.fingerprint),
-        });
+        else planned.push(planCertificate(configDir, index, op, pem));
         break;
       }
+      case 'crt-list':
+        planned.push(planCrtList(configDir, index, op));
+        break;
     }
   }
   return planned;
+}
+
+/** A certificate's material through the Runtime API (created first when HAProxy has not loaded it), then its file. */
+function planCertificate(
+  configDir: string,
+  index: number,
+  op: Extract<HaproxyOperation, { kind: 'ssl-cert' }>,
+  pem: string,
+): Planned {
+  const rel = op.certificate.path;
+  const file = path.join(configDir, rel);
+  const create = op.create === true ? [newCertificateCommand(file)] : [];
+  return {
+    index,
+    commands: [...create, ...setCertificateCommands(file, pem)],
+    persist: () => writeCertificate(configDir, rel, pem, op.certificate.fingerprint),
+  };
+}
+
+/** Crt-list lines removed, then added, through the Runtime API; then the file. */
+function planCrtList(configDir: string, index: number, op: Extract<HaproxyOperation, { kind: 'crt-list' }>): Planned {
+  const file = path.join(configDir, op.path);
+  return {
+    index,
+    commands: [
+      ...op.remove.map((line) => deleteCrtListLineCommand(file, line)),
+      ...op.add.map((line) => addCrtListLineCommand(file, line)),
+    ],
+    persist: () => writeFileAtomic(file, op.content),
+  };
 }
 
 /** Certificate and key as one PEM bundle (HAProxy's crt format), or null when the Secret cannot be resolved. */

@@ -34,7 +34,7 @@ after(async () => {
   await h?.[Symbol.asyncDispose]();
 });
 
-function state(fingerprint = 'fp1'): DesiredState {
+function state(fingerprint = 'fp1', news = false): DesiredState {
   const [shop, blog] = plain.backends;
   const db = secure.backends[0]!;
   return desired({
@@ -43,10 +43,12 @@ function state(fingerprint = 'fp1'): DesiredState {
       pool('blog', [member(blog!.address, blog!.port)]),
       pool('db', [member(db.address, db.port)]),
       pool('secure-web', [member(db.address, db.port)], { tlsToBackend: true }),
+      ...(news ? [pool('news', [member(blog!.address, blog!.port)])] : []),
     ],
     certificates: [
       certificate('shop-tls', ['shop.test', '*.shop.test'], fingerprint),
       certificate('blog-tls', ['blog.test']),
+      ...(news ? [certificate('news-tls', ['news.test'])] : []),
     ],
     virtualServices: [
       service('http', ports.http, [], { redirectToHttpsPort: ports.https }),
@@ -57,8 +59,9 @@ function state(fingerprint = 'fp1'): DesiredState {
           route('shop.test', '/', 'Prefix', 'shop'),
           route('blog.test', '/', 'Prefix', 'blog'),
           route('secure.test', '/', 'Prefix', 'secure-web'),
+          ...(news ? [route('news.test', '/', 'Prefix', 'news')] : []),
         ],
-        { protocol: 'https', certificates: ['shop-tls', 'blog-tls'] },
+        { protocol: 'https', certificates: ['shop-tls', 'blog-tls', ...(news ? ['news-tls'] : [])] },
       ),
       service('pt', ports.passthrough, [route('db.test', '', 'Prefix', 'db'), route('*.db.test', '', 'Prefix', 'db')], {
         protocol: 'tls-passthrough',
@@ -121,6 +124,28 @@ test('new certificate material is swapped in through the Runtime API with zero r
   const pem = path.join(h.dir, 'certs', 'shop-tls.pem');
   assert.equal(fs.statSync(pem).mode & 0o777, 0o600, 'key material is readable by its owner only');
 });
+
+test('a new TLS host with its own Secret and Service goes live through the Runtime API, and leaves the same way', async () => {
+  const reloads = (await h.driver.showProc()).master.reloads;
+  h.secrets.material.set('news-tls', selfSignedCertificate(['news.test'], h.dir));
+  assert.notEqual(await sniCn('news.test'), 'news.test', 'not served before');
+  const added = await applyOk(state('fp2', true));
+  assert.deepEqual([...new Set(added)].sort(), ['config-slots', 'crt-list', 'file', 'map', 'server', 'ssl-cert']);
+  const reply = await request(ports.https, 'news.test', '/', { tls: true });
+  assert.equal(reply.certificateCn, 'news.test', 'its certificate is served for its SNI');
+  assert.equal(reply.echo?.address, '127.0.23.2');
+  assert.equal((await request(ports.https, 'shop.test', '/', { tls: true })).certificateCn, 'rotated.shop.test');
+
+  const removed = await applyOk(state('fp2'));
+  assert.ok(removed.includes('crt-list') && !removed.includes('reload'), removed.join());
+  assert.notEqual(await sniCn('news.test'), 'news.test', 'its certificate is no longer served');
+  assert.equal((await h.driver.showProc()).master.reloads, reloads, 'no reload either way');
+});
+
+/** The CN of the certificate the HTTPS listener presents for `servername`. */
+async function sniCn(servername: string): Promise<string | null> {
+  return (await request(ports.https, servername, '/', { tls: true })).certificateCn;
+}
 
 test('no key material appears in operations or results', async () => {
   h.secrets.material.set('shop-tls', selfSignedCertificate(['shop.test'], h.dir));

@@ -8,6 +8,7 @@ import { renderMapFile } from './routing-maps.ts';
 import { configSections, type RenderDelta } from './render-parts.ts';
 import { CONFIG_FILE } from './fixed-sections.ts';
 import { BRIDGES_FILE } from './spare-backends.ts';
+import { type CrtListEdit, crtListEdit, lineCertificate } from './crt-list-edit.ts';
 
 /** At most this many reasons are named in a reload's summary (the rest are counted). */
 const MAX_REASONS = 6;
@@ -15,10 +16,10 @@ const MAX_REASONS = 6;
 /**
  * Operations turning the observed HAProxy into the desired one.
  *
- * Anything the Runtime API cannot change (listeners, backends, slot counts, checks, crt-lists, a map or
- * certificate HAProxy has not loaded) makes the answer exactly one `reload` carrying the whole bundle.
- * Otherwise the answer is runtime operations only — slots first, then certificates, then maps (so a route
- * never points at an empty backend), then file rewrites so a later reload starts from the same state.
+ * Anything the Runtime API cannot change (listeners, backends, slot counts, checks, a map HAProxy has not loaded,
+ * another default certificate) makes the answer exactly one `reload` carrying the whole bundle. Otherwise the answer
+ * is runtime operations only — slots first, then certificates (new ones created), then crt-list lines, then maps (so
+ * a route never points at an empty backend), then file rewrites so a later reload starts from the same state.
  * Equal bundles give no operations.
  */
 export function diffHaproxy(
@@ -51,6 +52,7 @@ export function diffHaproxy(
       ...c,
     })),
     ...certificateChanges(desired, observed),
+    ...crtListChanges(desired, observed),
     ...mapChanges(desired, observed),
   ];
   // Which pools sit in which spares: rewritten after the maps that made it so (a read-back renders the same placement).
@@ -113,13 +115,27 @@ export function structuralChanges(
     else if (!isSameStructure(desiredConfig, observedConfig))
       reasons.push(...sectionChanges(desiredConfig, observedConfig));
   }
-  for (const file of desired.files) {
-    if (file.path.startsWith('crt-lists/') && fileContent(observed, file.path) !== file.content) {
-      reasons.push(`crt-list ${file.path} changed`);
-    }
-  }
+  const edits = crtListEdits(desired, observed);
+  for (const [path, edit] of edits) if (edit === null) reasons.push(`crt-list ${path} changed`);
   // The files say what the next reload would load; the process may still run something else.
-  return reasons.length > 0 ? reasons : runtimeMismatches(desired, observed, positions);
+  return reasons.length > 0 ? reasons : runtimeMismatches(desired, observed, positions, addedCertificates(edits));
+}
+
+/** The crt-lists whose content differs, each with its runtime edit (null: only a reload can make it). */
+function crtListEdits(desired: HaproxyBundle, observed: HaproxyBundle): Map<string, CrtListEdit | null> {
+  const out = new Map<string, CrtListEdit | null>();
+  for (const file of desired.files) {
+    if (!file.path.startsWith('crt-lists/')) continue;
+    const have = fileContent(observed, file.path);
+    const want = textOf(file.content);
+    if (have !== want) out.set(file.path, crtListEdit(have, want));
+  }
+  return out;
+}
+
+/** Certificate paths (as crt-list lines name them) that runtime crt-list edits add. */
+function addedCertificates(edits: ReadonlyMap<string, CrtListEdit | null>): string[] {
+  return [...edits.values()].flatMap((e) => (e === null ? [] : e.add.map(lineCertificate)));
 }
 
 /** True when both bundles come from a renderer and their sections differ only in server lines (false: unknown). */
@@ -145,6 +161,8 @@ function runtimeMismatches(
   desired: HaproxyBundle,
   observed: HaproxyBundle,
   positions: readonly number[] | null,
+  /** Certificates a runtime crt-list edit adds: created through the Runtime API, no reload needed. */
+  added: readonly string[],
 ): string[] {
   const reasons: string[] = [];
   if (!sameBackendShapes(desired.backends, observed.backends, positions))
@@ -153,7 +171,8 @@ function runtimeMismatches(
   for (const map of desired.maps) if (!loadedMaps.has(map.path)) reasons.push(`map ${map.path} not loaded`);
   const loadedCerts = new Set(observed.certificates.map((c) => c.path));
   for (const cert of desired.certificates) {
-    if (!loadedCerts.has(cert.path)) reasons.push(`certificate ${cert.path} not loaded`);
+    if (!loadedCerts.has(cert.path) && !added.some((a) => a.endsWith(`/${cert.path}`)))
+      reasons.push(`certificate ${cert.path} not loaded`);
   }
   return reasons;
 }
@@ -192,11 +211,26 @@ function backendMismatches(desired: HaproxyBundle, observed: HaproxyBundle): str
   return reasons;
 }
 
+/** Certificates whose material changed, and new ones (created first: a crt-list line added next names them). */
 function certificateChanges(desired: HaproxyBundle, observed: HaproxyBundle): HaproxyOperation[] {
   const loaded = new Map(observed.certificates.map((c) => [c.path, c]));
   return desired.certificates
     .filter((c) => loaded.get(c.path)?.fingerprint !== c.fingerprint)
-    .map((certificate) => ({ kind: 'ssl-cert', certificate }));
+    .map((certificate) =>
+      loaded.has(certificate.path)
+        ? { kind: 'ssl-cert', certificate }
+        : { kind: 'ssl-cert', certificate, create: true },
+    );
+}
+
+/** Crt-list lines removed and added at runtime (`structuralChanges` has made sure every edit is possible). */
+function crtListChanges(desired: HaproxyBundle, observed: HaproxyBundle): HaproxyOperation[] {
+  const ops: HaproxyOperation[] = [];
+  for (const [path, edit] of crtListEdits(desired, observed)) {
+    const content = fileContent(desired, path);
+    if (edit !== null && content !== null) ops.push({ kind: 'crt-list', path, ...edit, content });
+  }
+  return ops;
 }
 
 function mapChanges(desired: HaproxyBundle, observed: HaproxyBundle): HaproxyOperation[] {

@@ -21,8 +21,19 @@ export type HaproxyOperation =
   | { readonly kind: 'server'; readonly backend: string; readonly slot: ServerSlot }
   /** Runtime API: replace one map's entries atomically (prepare/add/commit) and rewrite its file. */
   | { readonly kind: 'map'; readonly path: string; readonly entries: readonly MapEntry[] }
-  /** Runtime API: replace a served certificate (`set ssl cert` + commit) and rewrite its PEM file. */
-  | { readonly kind: 'ssl-cert'; readonly certificate: CertificateFile }
+  /**
+   * Runtime API: replace a served certificate (`set ssl cert` + commit) and rewrite its PEM file; with `create`, one
+   * HAProxy has not loaded yet (`new ssl cert` first), for a crt-list line added at runtime.
+   */
+  | { readonly kind: 'ssl-cert'; readonly certificate: CertificateFile; readonly create?: boolean }
+  /** Runtime API: remove then add crt-list lines (never the first, the default certificate), and rewrite the file. */
+  | {
+      readonly kind: 'crt-list';
+      readonly path: string;
+      readonly remove: readonly string[];
+      readonly add: readonly string[];
+      readonly content: string;
+    }
   /** Rewrite the server lines of some backends in haproxy.cfg, as the Runtime API already set them (no reload). */
   | { readonly kind: 'config-slots'; readonly backends: readonly BackendSlots[] }
   /** Rewrite a file without touching the running process (so a later reload sees the runtime changes). */
@@ -63,13 +74,8 @@ export function toOperation(op: HaproxyOperation): Operation {
         summary: `map ${op.path}: ${op.entries.length} entries`,
       };
     case 'ssl-cert':
-      return {
-        objectType: 'ssl-cert',
-        objectName: op.certificate.path,
-        action: 'update',
-        payload: { certificate: certificateJson(op.certificate) },
-        summary: `certificate ${op.certificate.path} from secret ${op.certificate.secret.namespace}/${op.certificate.secret.name}`,
-      };
+    case 'crt-list':
+      return tlsOperation(op);
     case 'config-slots':
       return {
         objectType: 'config-slots',
@@ -87,6 +93,25 @@ export function toOperation(op: HaproxyOperation): Operation {
         summary: `rewrite ${op.file.path}`,
       };
   }
+}
+
+function tlsOperation(op: Extract<HaproxyOperation, { kind: 'ssl-cert' | 'crt-list' }>): Operation {
+  if (op.kind === 'crt-list')
+    return {
+      objectType: 'crt-list',
+      objectName: op.path,
+      action: 'update',
+      payload: { path: op.path, remove: [...op.remove], add: [...op.add], content: op.content },
+      summary: `crt-list ${op.path}: ${op.add.length} line(s) added, ${op.remove.length} removed`,
+    };
+  const secret = op.certificate.secret;
+  return {
+    objectType: 'ssl-cert',
+    objectName: op.certificate.path,
+    action: 'update',
+    payload: { certificate: certificateJson(op.certificate), ...(op.create === true ? { create: true } : {}) },
+    summary: `${op.create === true ? 'new ' : ''}certificate ${op.certificate.path} from secret ${secret.namespace}/${secret.name}`,
+  };
 }
 
 /** Decodes an `Operation` made by `toOperation`; null when it is not one of ours or is malformed. */
@@ -115,7 +140,17 @@ export function fromOperation(op: Operation): HaproxyOperation | null {
           }),
         };
       case 'ssl-cert':
-        return { kind: 'ssl-cert', certificate: decodeCertificate(p['certificate']) };
+        return p['create'] === true
+          ? { kind: 'ssl-cert', certificate: decodeCertificate(p['certificate']), create: true }
+          : { kind: 'ssl-cert', certificate: decodeCertificate(p['certificate']) };
+      case 'crt-list':
+        return {
+          kind: 'crt-list',
+          path: string(p['path']),
+          remove: array(p['remove']).map(string),
+          add: array(p['add']).map(string),
+          content: string(p['content']),
+        };
       case 'config-slots':
         return { kind: 'config-slots', backends: array(p['backends']).map(decodeBackend) };
       case 'file':

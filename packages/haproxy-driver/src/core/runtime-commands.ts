@@ -81,3 +81,19 @@ export function setCertificateCommands(file: string, pem: string): RuntimeComman
     { text: `commit ssl cert ${file}`, accepts: (reply) => /Success!/.test(reply) },
   ];
 }
+
+/** Creates an empty certificate store HAProxy has not loaded, so `set ssl cert` + commit can fill it. */
+export function newCertificateCommand(file: string): RuntimeCommand {
+  return { text: `new ssl cert ${file}`, accepts: (reply) => /New empty certificate store/i.test(reply) };
+}
+
+/** Removes one certificate's line from a loaded crt-list (by the certificate's path, the line's first word). */
+export function deleteCrtListLineCommand(crtList: string, line: string): RuntimeCommand {
+  const certificate = line.split(' ')[0] ?? '';
+  return { text: `del ssl crt-list ${crtList} ${certificate}`, accepts: (reply) => /deleted in crtlist/i.test(reply) };
+}
+
+/** Appends a line (certificate path and SNI filters) to a loaded crt-list. */
+export function addCrtListLineCommand(crtList: string, line: string): RuntimeCommand {
+  return { text: `add ssl crt-list ${crtList} <<\n${line}\n`, accepts: (reply) => /Success!/.test(reply) };
+}
