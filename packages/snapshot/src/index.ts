@@ -23,7 +23,7 @@ export * from './item-trie.ts';
 export * from './member-sync.ts';
 export * from './piece.ts';
 export * from './snapshot-codec.ts';
-export { SNAPSHOT_LAYOUT, SnapshotEncoder } from './snapshot-encoder.ts';
+export { SNAPSHOT_LAYOUT, SnapshotEncoder, type EncoderOptions } from './snapshot-encoder.ts';
 export { encodeSnapshot } from './encode-snapshot.ts';
 export * from './snapshot-layout.ts';
 export * from './snapshot-reader.ts';

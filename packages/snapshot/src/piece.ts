@@ -116,12 +116,15 @@ export class ByteArena {
 export class PieceSink {
   readonly bytes = new Map<string, Uint8Array>();
   readonly arena: ByteArena;
+  /** False: pieces are addressed but not recorded (`bytes` stays empty), for callers that want only the root. */
+  readonly keepsPieces: boolean;
   private pendingId = '';
   private pendingBytes: Uint8Array = new Uint8Array(0);
   private decoded: Map<string, string> | null = null;
 
-  constructor(arena: ByteArena = new ByteArena()) {
+  constructor(arena: ByteArena = new ByteArena(), keepsPieces = true) {
     this.arena = arena;
+    this.keepsPieces = keepsPieces;
   }
 
   /** Records a piece given as canonical JSON text; returns its id. */
@@ -134,7 +137,7 @@ export class PieceSink {
   /** Records a piece already written to the arena (`arena.take()`); returns its id. */
   addBytes(bytes: Uint8Array): string {
     const id = sha256Text(bytes, 'base64url');
-    this.bytes.set(id, bytes);
+    if (this.keepsPieces) this.bytes.set(id, bytes);
     return id;
   }
 
@@ -150,7 +153,7 @@ export class PieceSink {
 
   /** Records the piece last passed to `address`. */
   keep(): void {
-    this.bytes.set(this.pendingId, this.pendingBytes);
+    if (this.keepsPieces) this.bytes.set(this.pendingId, this.pendingBytes);
   }
 
   /** The pieces as canonical JSON text, by id (decoded on first use; for from-scratch encodings and tests). */

@@ -232,3 +232,23 @@ test('a piece addressed but not kept is not recorded; bytes already handed out s
   assert.equal(second.texts.has(pieceIdOf('{"b":2}')), false);
   assert.equal(new TextDecoder().decode(held), '{"a":1}');
 });
+
+test('property: an encoder that keeps no pieces commits the same roots and returns no pieces', () => {
+  fc.assert(
+    fc.property(
+      fc.array(fc.tuple(fc.constantFrom('p1', 'p2', 'p3'), membersArb), { minLength: 1, maxLength: 12 }),
+      (steps) => {
+        const keeping = new SnapshotEncoder('lb', 'haproxy');
+        const hashing = new SnapshotEncoder('lb', 'haproxy', undefined, { keepsPieces: false });
+        for (const [name, members] of steps) {
+          for (const e of [keeping, hashing]) e.setPool(pool(name, members));
+          const kept = keeping.commit();
+          const hashed = hashing.commit();
+          assert.equal(hashed.root, kept.root);
+          assert.equal(hashed.changed, kept.changed);
+          assert.equal(hashed.bytes.size, 0);
+        }
+      },
+    ),
+  );
+});

@@ -30,6 +30,11 @@ import {
 
 export type { EncodedSnapshot } from './encoded-snapshot.ts';
 
+/** How an encoder is used: `keepsPieces: false` addresses pieces without recording them (only roots are wanted). */
+export interface EncoderOptions {
+  readonly keepsPieces?: boolean;
+}
+
 /** Version of the layout new snapshots are written in (part of the root: a layout change changes every hash visibly). */
 export const SNAPSHOT_LAYOUT = CURRENT_LAYOUT.version;
 
@@ -44,7 +49,9 @@ export class SnapshotEncoder {
   readonly driver: DriverKind;
   readonly layout: SnapshotLayout;
   private readonly arena = new ByteArena();
-  private sink = new PieceSink(this.arena);
+  /** False: commits return the root and no pieces (a replay that only proves hashes stores nothing). */
+  private readonly keepsPieces: boolean;
+  private sink: PieceSink;
   private readonly vsTrie: ItemTrie<unknown>;
   private readonly poolTrie: ItemTrie<unknown>;
   private readonly certTrie: ItemTrie<Certificate>;
@@ -61,10 +68,17 @@ export class SnapshotEncoder {
   /** The root piece's fixed text around its five ids, as UTF-8 bytes. */
   private readonly rootParts: readonly Uint8Array[];
 
-  constructor(appliance: string, driver: DriverKind, layout: SnapshotLayout = CURRENT_LAYOUT) {
+  constructor(
+    appliance: string,
+    driver: DriverKind,
+    layout: SnapshotLayout = CURRENT_LAYOUT,
+    options: EncoderOptions = {},
+  ) {
     this.appliance = appliance;
     this.driver = driver;
     this.layout = layout;
+    this.keepsPieces = options.keepsPieces ?? true;
+    this.sink = new PieceSink(this.arena, this.keepsPieces);
     this.vsTrie = this.trie();
     this.poolTrie = this.trie();
     this.certTrie = this.trie();
@@ -285,7 +299,7 @@ export class SnapshotEncoder {
       !this.conditionTrie.dirty;
     if (this.lastRoot !== null && this.dirtyVs.size + this.dirtyPools.size + this.dirtyBindings.size === 0 && clean) {
       const sink = this.sink;
-      this.sink = new PieceSink(this.arena);
+      this.sink = new PieceSink(this.arena, this.keepsPieces);
       return new Committed(this.lastRoot, sink, false);
     }
     if (this.dirtyVs.size > 0)
@@ -330,7 +344,7 @@ export class SnapshotEncoder {
       writeRootPiece(this.arena, this.rootParts, [bindings, certificates, conditions, pools, virtualServices]),
     );
     const sink = this.sink;
-    this.sink = new PieceSink(this.arena);
+    this.sink = new PieceSink(this.arena, this.keepsPieces);
     const changed = root !== this.lastRoot;
     this.lastRoot = root;
     return new Committed(root, sink, changed);

@@ -45,7 +45,7 @@ export async function replayVerify(
   const planners = new Map<number, { planner: Planner; roots: Map<string, string> }>();
   for (const layout of layouts)
     if (layout !== undefined && !planners.has(layout.version))
-      planners.set(layout.version, { planner: new Planner(config, { layout }), roots: new Map() });
+      planners.set(layout.version, { planner: new Planner(config, { layout, keepsPieces: false }), roots: new Map() });
   const heartbeats = new Map<string, number>();
   const mismatches: ReplayMismatch[] = [];
   let events = 0;
@@ -70,13 +70,14 @@ export async function replayVerify(
       }
     }
   };
-  for await (const e of store.archivedInputs(0, lastSeq)) {
-    if (next < rows.length && Number(rows[next]!.last_event_seq) < e.seq) checkUpTo(e.seq - 1);
-    const message = decodeBusMessage(e.subject, e.payload);
-    for (const { planner } of planners.values()) foldInput(planner, message, heartbeats);
-    events++;
-    if (events % 5000 === 0) options.onProgress?.(e.seq, lastSeq);
-  }
+  for await (const page of store.archivedPages(0, lastSeq))
+    for (const e of page) {
+      if (next < rows.length && Number(rows[next]!.last_event_seq) < e.seq) checkUpTo(e.seq - 1);
+      const message = decodeBusMessage(e.subject, e.payload);
+      for (const { planner } of planners.values()) foldInput(planner, message, heartbeats);
+      events++;
+      if (events % 5000 === 0) options.onProgress?.(e.seq, lastSeq);
+    }
   checkUpTo(Number.MAX_SAFE_INTEGER);
   return { events, verified: rows.length, mismatches, seconds: (performance.now() - started) / 1000 };
 }

@@ -259,11 +259,21 @@ export class PgPlannerStore {
     }
   }
 
+  /** Reads what the fold needs of archived events with from < seq ≤ to, in order (see `archivedPages`). */
+  async *archivedInputs(from: number, to = Number.MAX_SAFE_INTEGER): AsyncGenerator<ArchivedInput> {
+    for await (const page of this.archivedPages(from, to)) yield* page;
+  }
+
   /**
-   * Reads what the fold needs of archived events with from < seq ≤ to (sequence, subject, payload), in order. The
-   * next page is asked for while the caller folds this one, so the database's work overlaps the fold's.
+   * What the fold needs of archived events with from < seq ≤ to (sequence, subject, payload), in order, a page at a
+   * time (a caller looping over a page's rows pays no await per row). The next page is asked for while the caller
+   * folds this one, so the database's work overlaps the fold's.
    */
-  async *archivedInputs(from: number, to = Number.MAX_SAFE_INTEGER, pageSize = 4000): AsyncGenerator<ArchivedInput> {
+  async *archivedPages(
+    from: number,
+    to = Number.MAX_SAFE_INTEGER,
+    pageSize = 4000,
+  ): AsyncGenerator<readonly ArchivedInput[]> {
     const page = (after: number) =>
       this.db
         .selectFrom('events')
@@ -278,7 +288,7 @@ export class PgPlannerStore {
       const next = rows.length < pageSize ? null : page(Number(rows[rows.length - 1]!.seq));
       // A caller that stops early leaves the prefetched page unread: its failure then concerns nobody.
       next?.catch(() => undefined);
-      for (const r of rows) yield { seq: Number(r.seq), subject: r.subject, payload: r.payload };
+      yield rows.map((r) => ({ seq: Number(r.seq), subject: r.subject, payload: r.payload }));
       if (next === null) return;
       rows = await next;
     }

@@ -81,10 +81,17 @@ export class Planner {
   /** Per appliance: the clusters it serves (what its approval releases). */
   private readonly servedClusters = new Map<string, ReadonlySet<string>>();
 
-  /** `layout`: the snapshot layout to encode in (replay passes the one a stored snapshot was made with). */
+  /**
+   * `layout`: the snapshot layout to encode in (replay passes the one a stored snapshot was made with);
+   * `keepsPieces: false`: plans carry their roots and no pieces (replay proves hashes and stores nothing).
+   */
   constructor(
     config: PlannerConfig,
-    options: { readonly layout?: SnapshotLayout; readonly createEngine?: EngineFactory } = {},
+    options: {
+      readonly layout?: SnapshotLayout;
+      readonly createEngine?: EngineFactory;
+      readonly keepsPieces?: boolean;
+    } = {},
   ) {
     const layout = options.layout ?? CURRENT_LAYOUT;
     const clusters = clusterProfilesOf(config.clusters);
@@ -96,7 +103,10 @@ export class Planner {
     }
     const make = options.createEngine ?? createEngine;
     const appliances = [...config.appliances].sort((a, b) => (a.name < b.name ? -1 : 1));
-    this.engines = new EngineSet(appliances.length, (i) => make(profileFromConfig(appliances[i]!), clusters, layout));
+    const encoding = { keepsPieces: options.keepsPieces ?? true };
+    this.engines = new EngineSet(appliances.length, (i) =>
+      make(profileFromConfig(appliances[i]!), clusters, layout, encoding),
+    );
   }
 
   /** Folds one watch event; true when it changed the world. */

@@ -1,4 +1,10 @@
-import { CURRENT_LAYOUT, SnapshotEncoder, type EncodedSnapshot, type SnapshotLayout } from '@portolan/snapshot';
+import {
+  CURRENT_LAYOUT,
+  SnapshotEncoder,
+  type EncodedSnapshot,
+  type SnapshotLayout,
+  type EncoderOptions,
+} from '@portolan/snapshot';
 import { ClaimIndex } from '../incremental/claim-index.ts';
 import type { DirtySet } from '../incremental/dirty-set.ts';
 import type { ApplianceProfile, ClusterProfile } from '../translate/appliance-profile.ts';
@@ -40,9 +46,10 @@ export class ApplianceEngine {
     profile: ApplianceProfile,
     clusters: ReadonlyMap<string, ClusterProfile>,
     layout: SnapshotLayout = CURRENT_LAYOUT,
+    options: EncoderOptions = {},
   ) {
     this.profile = profile;
-    this.encoder = new SnapshotEncoder(profile.name, profile.driver, layout);
+    this.encoder = new SnapshotEncoder(profile.name, profile.driver, layout, options);
     const ctx: StageContext = { profile, clusters, encoder: this.encoder, claims: new ClaimIndex() };
     const intents = new IntentStage(ctx);
     const listeners = new ListenerStage(ctx, intents);

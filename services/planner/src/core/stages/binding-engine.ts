@@ -17,7 +17,7 @@ import {
   type BindingIntent,
 } from '../translate/service-binding.ts';
 import { SnapshotEncoder, type EncodedSnapshot } from '@portolan/snapshot';
-import { CURRENT_LAYOUT, type SnapshotLayout } from '@portolan/snapshot';
+import { CURRENT_LAYOUT, type EncoderOptions, type SnapshotLayout } from '@portolan/snapshot';
 import type { WorldView } from '../world/world-view.ts';
 
 /**
@@ -39,10 +39,11 @@ export class BindingEngine {
     profile: ApplianceProfile,
     clusters: ReadonlyMap<string, ClusterProfile>,
     layout: SnapshotLayout = CURRENT_LAYOUT,
+    options: EncoderOptions = {},
   ) {
     this.profile = profile;
     this.clusters = clusters;
-    this.encoder = new SnapshotEncoder(profile.name, profile.driver, layout);
+    this.encoder = new SnapshotEncoder(profile.name, profile.driver, layout, options);
   }
 
   /** Whether a dirty set can change this appliance: Service-mode bindings follow Services and (NodePort) Nodes. */

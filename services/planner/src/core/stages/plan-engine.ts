@@ -1,4 +1,4 @@
-import { CURRENT_LAYOUT, type SnapshotLayout } from '@portolan/snapshot';
+import { CURRENT_LAYOUT, type EncoderOptions, type SnapshotLayout } from '@portolan/snapshot';
 import type { ApplianceProfile, ClusterProfile } from '../translate/appliance-profile.ts';
 import { ApplianceEngine } from './appliance-engine.ts';
 import { BindingEngine } from './binding-engine.ts';
@@ -11,8 +11,9 @@ export function createEngine(
   profile: ApplianceProfile,
   clusters: ReadonlyMap<string, ClusterProfile>,
   layout: SnapshotLayout = CURRENT_LAYOUT,
+  options: EncoderOptions = {},
 ): PlanEngine {
   return profile.mode === 'service'
-    ? new BindingEngine(profile, clusters, layout)
-    : new ApplianceEngine(profile, clusters, layout);
+    ? new BindingEngine(profile, clusters, layout, options)
+    : new ApplianceEngine(profile, clusters, layout, options);
 }
