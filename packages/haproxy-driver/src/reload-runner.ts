@@ -46,11 +46,11 @@ export interface ReloadRun {
 type ReloadOperation = Extract<HaproxyOperation, { kind: 'reload' }>;
 
 /**
- * Structural change, in this order: write the certificates and files; validate with `haproxy -c`; bring the
- * surviving slots up to date and dump `show servers state` to the state file; master `reload`; wait for
- * `show proc` to show a fresh worker; then bring every slot to its desired content (drain and weights are not
- * expressible in the file). A failed validation or reload restores the previous files — the previous
- * configuration keeps serving and the next reload would load it again — and is reported as a failed result.
+ * Structural change, in this order: write the certificates and files; bring the surviving slots up to date and dump
+ * `show servers state` to the state file; master `reload` with `haproxy -c` beside it; wait for `show proc` to show
+ * a fresh worker; then bring every slot to its desired content (drain and weights are not expressible in the file).
+ * A failed reload restores the previous files — the previous configuration keeps serving and the next reload would
+ * load it again — and is reported as a failed result, named by `haproxy -c`'s message when the check refused it.
  */
 export async function runReload(
   target: ReloadTarget,
@@ -72,16 +72,27 @@ export async function runReload(
     if (fenced !== null) return await undo(fenced);
     target.runtime.disconnect();
     reloadSent = true;
-    const outcome = await target.master.reload(target.reloadTimeoutMs);
-    if (!outcome.ok) {
+    // `haproxy -c` runs beside the reload, on the core the new worker's parse leaves idle: the master refuses the
+    // same configuration the check does (and keeps the old worker serving), the check only says why.
+    const [validation, outcome] = await Promise.all([
+      validateHaproxyConfig(target.binary, path.join(target.configDir, CONFIG_FILE)),
+      target.master.reload(target.reloadTimeoutMs),
+    ]);
+    if (outcome.ok) return await finishReload(target, op, outcome.workerPid);
+    if (!validation.ok) {
       return await undo({
         ok: false,
-        code: outcome.reason === 'failed' ? 'ReloadFailed' : 'ReloadTimeout',
-        message: `${outcome.message}; the previous configuration keeps serving`,
-        retryable: true,
+        code: 'ConfigInvalid',
+        message: `haproxy -c refused the new configuration: ${validation.message}; the previous configuration keeps serving`,
+        retryable: false,
       });
     }
-    return await finishReload(target, op, outcome.workerPid);
+    return await undo({
+      ok: false,
+      code: outcome.reason === 'failed' ? 'ReloadFailed' : 'ReloadTimeout',
+      message: `${outcome.message}; the previous configuration keeps serving`,
+      retryable: true,
+    });
   } catch (error) {
     // Once `reload` is sent the new files may be what runs: keep them.
     if (!reloadSent) await restoreSnapshot(target.configDir, snapshot);
@@ -94,7 +105,7 @@ export async function runReload(
   }
 }
 
-/** Writes and validates the new files and carries runtime state over; a failed result when it must stop. */
+/** Writes the new files and carries runtime state over; a failed result when it must stop. */
 async function prepareReload(
   target: ReloadTarget,
   op: ReloadOperation,
@@ -103,20 +114,7 @@ async function prepareReload(
   const certFailure = await writeCertificates(target.configDir, op, secrets);
   if (certFailure !== null) return certFailure;
   await writeBundleFiles(target.configDir, op.files);
-  // The running worker's slots are read and parsed (nothing written) while `haproxy -c` checks the new files: at 10k
-  // backends the check takes about a second and the read about half of one, so they overlap instead of adding up.
-  const [validation, running] = await Promise.all([
-    validateHaproxyConfig(target.binary, path.join(target.configDir, CONFIG_FILE)),
-    target.runtime.command('show servers state').then(parseServersState),
-  ]);
-  if (!validation.ok) {
-    return {
-      ok: false,
-      code: 'ConfigInvalid',
-      message: `haproxy -c refused the new configuration: ${validation.message}`,
-      retryable: false,
-    };
-  }
+  const running = parseServersState(await target.runtime.command('show servers state'));
   await carryRuntimeState(target, op, running);
   return null;
 }
