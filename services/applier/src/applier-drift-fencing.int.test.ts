@@ -258,7 +258,7 @@ test('certificates are pushed with material resolved from the sealed Secret arch
   }
 });
 
-test('a follower decodes and renders every snapshot but never reads back, writes or records', async () => {
+test("a follower waits for the leader's first apply, then decodes and renders every snapshot but never reads back, writes or records", async () => {
   const leader = await harness();
   const lease = new RedisLeaseClient(redisUrl, { commandTimeoutMs: timings.commandTimeoutMs });
   const follower = new LeaderElector({
@@ -283,6 +283,11 @@ test('a follower decodes and renders every snapshot but never reads back, writes
       drift: { intervalMs: 3_600_000, policy: 'correct' },
     });
     await applier.init();
+    const early = await applier.reconcile('snapshot');
+    assert.equal(early.kind, 'follower');
+    assert.equal(applier.currentDesired(), null, 'no decode before the leader has applied: the cores are its');
+    assert.equal((await leader.applier.reconcile('snapshot')).kind, 'applied');
+    await applier.init();
     const r = await applier.reconcile('snapshot');
     assert.ok(
       r.kind === 'follower' && applier.currentDesired()?.pools.length === 1,
@@ -302,7 +307,7 @@ test('a follower decodes and renders every snapshot but never reads back, writes
     );
     assert.equal(fake.writes.length, 0);
     assert.equal(fake.readBacks, 0, "no read-back per snapshot: the leader's cores are not spent on it");
-    assert.equal((await applies(leader.appliance)).length, 0);
+    assert.equal((await applies(leader.appliance)).length, 1, "only the leader's apply is recorded");
   } finally {
     lease.close();
     await leader.close();

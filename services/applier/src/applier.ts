@@ -209,8 +209,13 @@ export class Applier {
   /** One head poll: the age metric, and a cycle when the head moved (the backstop for a missed notification). */
   private async pollHead(): Promise<void> {
     const head = await this.o.snapshots.head(this.o.appliance, { fresh: true });
-    // Followers learn what the leader applied from the log (for the age metric, not for acting).
-    if (this.o.leadership() === null) this.last = await this.o.log.lastApplied(this.o.appliance);
+    // Followers learn what the leader applied from the log (for the age metric, and to start their catch-up).
+    if (this.o.leadership() === null) {
+      const before = this.last;
+      this.last = await this.o.log.lastApplied(this.o.appliance);
+      // The leader's first apply is recorded: a follower that waited for it catches up now.
+      if (before === null && this.last !== null) this.trigger('poll');
+    }
     const oldest = await this.o.snapshots.oldestUnappliedAt(this.o.appliance, this.last?.snapshotId ?? null);
     this.o.metrics?.oldestUnappliedAge.set(oldest === null ? 0 : Math.max(0, (Date.now() - oldest.getTime()) / 1000));
     if (head !== null && head.id !== this.lastHeadId) this.trigger('poll');
@@ -244,6 +249,9 @@ export class Applier {
     if (next.holdToRecord !== null) await this.recordHold(next.holdToRecord);
     if (next.kind === 'idle') return { kind: 'idle' };
     if (next.kind === 'in-sync') return { kind: 'in-sync', snapshotId: next.snapshotId, pending: 0 };
+    // Until a leader has recorded its first apply, a follower leaves the cores to it (a cold start's first render and
+    // reload are the slowest of all); it catches up once the log shows that apply (see `pollHead`).
+    if (term === null && this.last === null) return { kind: 'follower', snapshotId: next.snapshotId };
     const { snapshotId } = next;
     // The trace of the planning continues only into the head as announced; another target starts a trace of its own.
     const parent = head?.id === snapshotId ? (head.traceContext ?? null) : null;
