@@ -232,16 +232,22 @@ export async function endpointRounds(
   };
 }
 
-/** A structural change: a new Service with one endpoint (an echo backend) and a new Ingress for a new host, optionally TLS. */
+/**
+ * A structural change: a new Service with one endpoint (an echo backend) and a new Ingress for a new host, optionally
+ * TLS. `reloads` counts the reloads between a change and its host being served (the critical path); after each round
+ * the tidy reload the applier runs once things are quiet is awaited (`tidyMs`: from served to that reload seen), so
+ * the next round starts from a tidy HAProxy.
+ */
 export async function structuralRounds(
   p: Pipeline,
   firstIndex: number,
   rounds: number,
   tls: boolean,
-): Promise<{ ms: number[]; reloads: number }> {
+): Promise<{ ms: number[]; reloads: number; tidyMs: number[] }> {
   const ca = tls ? createCertificateAuthority('portolan-bench-ca') : null;
   const ms: number[] = [];
-  const reloadsBefore = await reloadCount(p.haproxy.masterSocket);
+  const tidyMs: number[] = [];
+  let reloads = 0;
   for (let k = 0; k < rounds; k++) {
     const idx = firstIndex + k;
     const name = `${tls ? 'tls' : 'new'}-${idx}`;
@@ -253,13 +259,26 @@ export async function structuralRounds(
       objects.push(tlsSecret(idx, `${name}-cert`, leaf.certPem + ca.certPem, leaf.keyPem));
     }
     objects.push(ingress(idx, { name, host, service: name, ...(ca === null ? {} : { tlsSecret: `${name}-cert` }) }));
+    const before = await reloadCount(p.haproxy.masterSocket);
     const t0 = performance.now();
     for (const o of objects) p.sim.objects.create(o);
     const t1 = await waitServed(tls ? p.httpsPort : p.httpPort, host, echo.address, 120_000, { https: tls });
     ms.push(t1 - t0);
+    const served = await reloadCount(p.haproxy.masterSocket);
+    reloads += served - before;
     await waitCaughtUp(p);
+    if (served === before) tidyMs.push((await waitReloadAfter(p, served, 60_000)) - t1);
   }
-  return { ms, reloads: (await reloadCount(p.haproxy.masterSocket)) - reloadsBefore };
+  return { ms, reloads, tidyMs };
+}
+
+/** Waits until HAProxy's master has counted more reloads than `count`; the instant it saw that. */
+function waitReloadAfter(p: Pipeline, count: number, timeoutMs: number): Promise<number> {
+  return waitUntil(
+    'the tidy reload',
+    async () => ((await reloadCount(p.haproxy.masterSocket)) > count ? performance.now() : null),
+    timeoutMs,
+  );
 }
 
 /** CPU seconds each service spent on a burst of endpoint changes written back to back, and how long it took. */
