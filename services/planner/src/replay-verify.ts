@@ -37,28 +37,83 @@ export async function replayVerify(
   const started = performance.now();
   const from = options.from ?? 0;
   const to = options.to ?? Number.MAX_SAFE_INTEGER;
-  const rows = await plannedSnapshots(store, from, to);
-  const lastSeq = rows.length === 0 ? 0 : Number(rows[rows.length - 1]!.last_event_seq);
-  // Each snapshot is re-encoded in the layout its stored root names: one planner per layout the range holds (one,
-  // unless the archive spans a planner upgrade), all folding the same events.
-  const layouts = rows.map((r) => storedLayout(r.body));
-  const planners = new Map<number, { planner: Planner; roots: Map<string, string> }>();
-  for (const layout of layouts)
-    if (layout !== undefined && !planners.has(layout.version))
-      planners.set(layout.version, { planner: new Planner(config, { layout, keepsPieces: false }), roots: new Map() });
-  const heartbeats = new Map<string, number>();
-  const mismatches: ReplayMismatch[] = [];
-  let events = 0;
-  let next = 0;
-  const checkUpTo = (seq: number): void => {
-    for (const { planner, roots } of planners.values())
+  // The archive's first page is asked for with the snapshots: it is needed whatever they say (the fold starts at the
+  // first event), and reading up to `to` rather than the last snapshot's event only reads past it, never short.
+  const pages = store.archivedPages(0, to);
+  const firstPage = pages.next();
+  // Should the snapshots' query fail first, this page is awaited by nobody: `return()` below closes the reader.
+  firstPage.catch(() => undefined);
+  try {
+    const run = new ReplayRun(config, await plannedSnapshots(store, from, to));
+    fold: for (let page = await firstPage; page.done !== true; page = await pages.next())
+      for (const e of page.value) {
+        if (e.seq > run.lastSeq) break fold;
+        run.fold(e.seq, e.subject, e.payload);
+        if (run.events % 5000 === 0) options.onProgress?.(e.seq, run.lastSeq);
+      }
+    run.checkUpTo(Number.MAX_SAFE_INTEGER);
+    return {
+      events: run.events,
+      verified: run.rows.length,
+      mismatches: run.mismatches,
+      seconds: (performance.now() - started) / 1000,
+    };
+  } finally {
+    await pages.return(undefined);
+  }
+}
+
+type SnapshotRow = Awaited<ReturnType<typeof plannedSnapshots>>[number];
+
+/**
+ * One replay: the archive folded event by event into one planner per snapshot layout the range holds (one, unless
+ * the archive spans a planner upgrade), each snapshot's hash compared at its `last_event_seq`. Mutable: it is the
+ * fold's state and the checks' position.
+ */
+class ReplayRun {
+  readonly rows: readonly SnapshotRow[];
+  readonly lastSeq: number;
+  readonly mismatches: ReplayMismatch[] = [];
+  events = 0;
+  /** Each snapshot is re-encoded in the layout its stored root names. */
+  private readonly layouts: readonly (SnapshotLayout | undefined)[];
+  private readonly planners = new Map<number, { planner: Planner; roots: Map<string, string> }>();
+  private readonly heartbeats = new Map<string, number>();
+  /** The next snapshot to check. */
+  private next = 0;
+
+  constructor(config: PlannerConfig, rows: readonly SnapshotRow[]) {
+    this.rows = rows;
+    this.lastSeq = rows.length === 0 ? 0 : Number(rows[rows.length - 1]!.last_event_seq);
+    this.layouts = rows.map((r) => storedLayout(r.body));
+    for (const layout of this.layouts)
+      if (layout !== undefined && !this.planners.has(layout.version))
+        this.planners.set(layout.version, {
+          planner: new Planner(config, { layout, keepsPieces: false }),
+          roots: new Map(),
+        });
+  }
+
+  /** Folds one archived event, after checking the snapshots made before it. */
+  fold(seq: number, subject: string, payload: Uint8Array): void {
+    if (this.next < this.rows.length && Number(this.rows[this.next]!.last_event_seq) < seq) this.checkUpTo(seq - 1);
+    const message = decodeBusMessage(subject, payload);
+    for (const { planner } of this.planners.values()) foldInput(planner, message, this.heartbeats);
+    this.events++;
+  }
+
+  /** Plans what is dirty and compares every snapshot whose last event is at or before `seq`. */
+  checkUpTo(seq: number): void {
+    for (const { planner, roots } of this.planners.values())
       for (const p of planner.planDirty()) roots.set(p.appliance, p.root);
-    while (next < rows.length && Number(rows[next]!.last_event_seq) <= seq) {
-      const layout = layouts[next];
-      const r = rows[next++]!;
-      const replayed = layout === undefined ? null : (planners.get(layout.version)!.roots.get(r.appliance) ?? null);
-      if (replayed !== r.content_hash) {
-        mismatches.push({
+    const rows = this.rows;
+    while (this.next < rows.length && Number(rows[this.next]!.last_event_seq) <= seq) {
+      const layout = this.layouts[this.next];
+      const r = rows[this.next++]!;
+      const replayed =
+        layout === undefined ? null : (this.planners.get(layout.version)!.roots.get(r.appliance) ?? null);
+      if (replayed !== r.content_hash)
+        this.mismatches.push({
           snapshotId: r.id,
           appliance: r.appliance,
           lastEventSeq: Number(r.last_event_seq),
@@ -67,19 +122,8 @@ export async function replayVerify(
           plannerVersion: r.planner_version,
           explainedByVersion: r.planner_version !== PLANNER_VERSION,
         });
-      }
     }
-  };
-  for await (const page of store.archivedPages(0, lastSeq))
-    for (const e of page) {
-      if (next < rows.length && Number(rows[next]!.last_event_seq) < e.seq) checkUpTo(e.seq - 1);
-      const message = decodeBusMessage(e.subject, e.payload);
-      for (const { planner } of planners.values()) foldInput(planner, message, heartbeats);
-      events++;
-      if (events % 5000 === 0) options.onProgress?.(e.seq, lastSeq);
-    }
-  checkUpTo(Number.MAX_SAFE_INTEGER);
-  return { events, verified: rows.length, mismatches, seconds: (performance.now() - started) / 1000 };
+  }
 }
 
 /** The planner-made snapshots whose last event is in [from, to], in event order, each with its root piece. */

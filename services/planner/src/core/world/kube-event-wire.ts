@@ -140,7 +140,8 @@ export function readKubeEvent(data: Uint8Array): KubeEventFields | null {
     omittedReason: '',
     noticedByRelist: false,
   };
-  const c = new Cursor(data, 0, data.length);
+  // A plain view: the archive's payloads are Buffers, whose subarray builds a Buffer through its species (~1 µs each).
+  const c = new Cursor(new Uint8Array(data.buffer, data.byteOffset, data.byteLength), 0, data.length);
   let sawTime = false;
   while (c.pos < c.end) {
     const tag = c.varint();
