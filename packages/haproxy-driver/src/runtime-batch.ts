@@ -7,6 +7,7 @@ import {
   addCrtListLineCommand,
   deleteCrtListLineCommand,
   fillAndCommitMapCommands,
+  mapEditCommands,
   newCertificateCommand,
   prepareMapCommand,
   preparedVersion,
@@ -94,7 +95,8 @@ async function planCommands(
   secrets: SecretResolver,
   results: Map<number, OperationResult>,
 ): Promise<Planned[]> {
-  const maps = ops.filter((o) => o.op.kind === 'map');
+  // Only maps replaced whole need a new version; an edit changes entries of the loaded one.
+  const maps = ops.filter((o) => o.op.kind === 'map' && o.op.edit === undefined);
   const prepareReplies = await runtime.execute(
     maps.map((o) => prepareMapCommand(path.join(configDir, o.op.kind === 'map' ? o.op.path : '')).text),
   );
@@ -107,6 +109,15 @@ async function planCommands(
         break;
       case 'map': {
         const file = path.join(configDir, op.path);
+        if (op.edit !== undefined) {
+          const entries = op.entries;
+          planned.push({
+            index,
+            commands: mapEditCommands(file, op.edit),
+            persist: () => writeFileAtomic(file, renderMapFile(entries)),
+          });
+          break;
+        }
         const version = versions.get(index) ?? null;
         if (version === null) {
           results.set(

@@ -9,6 +9,7 @@ import { configSections, type RenderDelta } from './render-parts.ts';
 import { CONFIG_FILE } from './fixed-sections.ts';
 import { BRIDGES_FILE } from './spare-backends.ts';
 import { type CrtListEdit, crtListEdit, lineCertificate } from './crt-list-edit.ts';
+import { mapEdit } from './map-edit.ts';
 
 /** At most this many reasons are named in a reload's summary (the rest are counted). */
 const MAX_REASONS = 6;
@@ -241,7 +242,13 @@ function mapChanges(desired: HaproxyBundle, observed: HaproxyBundle): HaproxyOpe
         !sameEntries(m, loaded.get(m.path)) ||
         fileContent(observed, m.path) !== (fileContent(desired, m.path) ?? renderMapFile(m.entries)),
     )
-    .map((m) => ({ kind: 'map', path: m.path, entries: m.entries }));
+    .map((m) => {
+      const held = loaded.get(m.path);
+      const edit = held === undefined ? null : mapEdit(held.entries, m.entries);
+      return edit === null
+        ? { kind: 'map', path: m.path, entries: m.entries }
+        : { kind: 'map', path: m.path, entries: m.entries, edit };
+    });
 }
 
 function sameEntries(a: MapContent, b: MapContent | undefined): boolean {

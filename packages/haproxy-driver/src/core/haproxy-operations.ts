@@ -2,6 +2,7 @@ import { JoinedText, type JsonObject, type JsonValue, type ObjectRef } from '@po
 import type { Operation } from '@portolan/appliance-driver';
 import { PortolanError } from '@portolan/errors';
 import type { BackendSlots, BundleFile, CertificateFile, MapEntry, ServerSlot, SlotState } from './haproxy-bundle.ts';
+import type { MapEdit } from './map-edit.ts';
 
 /**
  * The HAProxy driver's operations, typed. They travel as plain `Operation`s (JSON payloads, recorded in the
@@ -19,8 +20,11 @@ export type HaproxyOperation =
     }
   /** Runtime API: point one server slot at a member (or free it). */
   | { readonly kind: 'server'; readonly backend: string; readonly slot: ServerSlot }
-  /** Runtime API: replace one map's entries atomically (prepare/add/commit) and rewrite its file. */
-  | { readonly kind: 'map'; readonly path: string; readonly entries: readonly MapEntry[] }
+  /**
+   * Runtime API: replace one map's entries atomically (prepare/add/commit), or with `edit` change only the entries
+   * that differ (each atomic on its own); then rewrite its file with `entries`.
+   */
+  | { readonly kind: 'map'; readonly path: string; readonly entries: readonly MapEntry[]; readonly edit?: MapEdit }
   /**
    * Runtime API: replace a served certificate (`set ssl cert` + commit) and rewrite its PEM file; with `create`, one
    * HAProxy has not loaded yet (`new ssl cert` first), for a crt-list line added at runtime.
@@ -66,13 +70,7 @@ export function toOperation(op: HaproxyOperation): Operation {
         summary: `${op.backend}/${op.slot.name} → ${describeSlot(op.slot)}`,
       };
     case 'map':
-      return {
-        objectType: 'map',
-        objectName: op.path,
-        action: 'update',
-        payload: { path: op.path, entries: op.entries.map(([k, v]) => [k, v]) },
-        summary: `map ${op.path}: ${op.entries.length} entries`,
-      };
+      return mapOperation(op);
     case 'ssl-cert':
     case 'crt-list':
       return tlsOperation(op);
@@ -93,6 +91,30 @@ export function toOperation(op: HaproxyOperation): Operation {
         summary: `rewrite ${op.file.path}`,
       };
   }
+}
+
+function mapOperation(op: Extract<HaproxyOperation, { kind: 'map' }>): Operation {
+  const pairs = (entries: readonly MapEntry[]): JsonValue[] => entries.map(([k, v]) => [k, v]);
+  const edit = op.edit;
+  return {
+    objectType: 'map',
+    objectName: op.path,
+    action: 'update',
+    payload: {
+      path: op.path,
+      entries: pairs(op.entries),
+      ...(edit === undefined ? {} : { edit: { add: pairs(edit.add), set: pairs(edit.set), del: [...edit.del] } }),
+    },
+    summary:
+      edit === undefined
+        ? `map ${op.path}: ${op.entries.length} entries`
+        : `map ${op.path}: ${edit.add.length} added, ${edit.set.length} changed, ${edit.del.length} removed`,
+  };
+}
+
+function decodeEntry(value: JsonValue): MapEntry {
+  const [k, v] = array(value);
+  return [string(k), string(v)] as const;
 }
 
 function tlsOperation(op: Extract<HaproxyOperation, { kind: 'ssl-cert' | 'crt-list' }>): Operation {
@@ -130,15 +152,22 @@ export function fromOperation(op: Operation): HaproxyOperation | null {
         };
       case 'server':
         return { kind: 'server', backend: string(p['backend']), slot: decodeSlot(p['slot']) };
-      case 'map':
+      case 'map': {
+        const entries = array(p['entries']).map(decodeEntry);
+        const edit = p['edit'];
+        if (edit === undefined || edit === null) return { kind: 'map', path: string(p['path']), entries };
+        const e = object(edit);
         return {
           kind: 'map',
           path: string(p['path']),
-          entries: array(p['entries']).map((e) => {
-            const [k, v] = array(e);
-            return [string(k), string(v)] as const;
-          }),
+          entries,
+          edit: {
+            add: array(e['add']).map(decodeEntry),
+            set: array(e['set']).map(decodeEntry),
+            del: array(e['del']).map(string),
+          },
         };
+      }
       case 'ssl-cert':
         return p['create'] === true
           ? { kind: 'ssl-cert', certificate: decodeCertificate(p['certificate']), create: true }

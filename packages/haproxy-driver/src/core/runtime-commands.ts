@@ -1,4 +1,5 @@
 import type { MapEntry, ServerSlot } from './haproxy-bundle.ts';
+import type { MapEdit } from './map-edit.ts';
 
 /**
  * Runtime API commands as data, each with the rule that tells its success from its refusal
@@ -96,4 +97,13 @@ export function deleteCrtListLineCommand(crtList: string, line: string): Runtime
 /** Appends a line (certificate path and SNI filters) to a loaded crt-list. */
 export function addCrtListLineCommand(crtList: string, line: string): RuntimeCommand {
   return { text: `add ssl crt-list ${crtList} <<\n${line}\n`, accepts: (reply) => /Success!/.test(reply) };
+}
+
+/** One entry's change in a loaded map, atomic on its own: `add map`, `set map` or `del map`. */
+export function mapEditCommands(file: string, edit: MapEdit): RuntimeCommand[] {
+  return [
+    ...edit.del.map((key) => ({ text: `del map ${file} ${key}`, accepts: empty })),
+    ...edit.set.map(([key, value]) => ({ text: `set map ${file} ${key} ${value}`, accepts: empty })),
+    ...edit.add.map(([key, value]) => ({ text: `add map ${file} ${key} ${value}`, accepts: empty })),
+  ];
 }
