@@ -11,6 +11,7 @@ export type {
   CertificateFile,
 } from './core/haproxy-bundle.ts';
 export { emptyBundle } from './core/haproxy-bundle.ts';
+export { DEFAULT_SPARES, BRIDGES_FILE } from './core/spare-backends.ts';
 export {
   renderHaproxyBundle,
   certificatePath,

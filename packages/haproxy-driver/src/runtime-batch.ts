@@ -19,6 +19,9 @@ import type { HaproxyRuntimeClient } from './adapters/haproxy-runtime-client.ts'
 import { writeCertificate, writeFileAtomic } from './adapters/haproxy-config-files.ts';
 import { HaproxySocketError } from './errors.ts';
 
+/** The code of a refusal the applier answers by isolating the object responsible (as after a refused reload). */
+const CONFIG_INVALID = 'ConfigInvalid';
+
 /** The operations that go through the Runtime API. */
 export type RuntimeKind = 'server' | 'map' | 'ssl-cert' | 'crt-list';
 
@@ -36,6 +39,11 @@ export interface IndexedRuntimeOperation {
 interface Planned {
   readonly index: number;
   readonly commands: readonly RuntimeCommand[];
+  /**
+   * The result code of a refusal: `ConfigInvalid` where HAProxy refused material a reload would refuse as well (a new
+   * certificate it cannot load), so the applier isolates the object responsible as after a refused reload.
+   */
+  readonly refusedCode?: string;
   /** Runs after the commands succeeded: rewrites the file a later reload will read. */
   readonly persist: () => Promise<void>;
 }
@@ -62,7 +70,7 @@ export async function runRuntimeOperations(
       const refused = plan.commands.findIndex((c, i) => !c.accepts(own[i] ?? ''));
       if (refused >= 0) {
         const command = plan.commands[refused];
-        results.set(plan.index, refusal(command, own[refused] ?? ''));
+        results.set(plan.index, refusal(command, own[refused] ?? '', plan.refusedCode));
         continue;
       }
       await plan.persist();
@@ -161,6 +169,7 @@ function planCertificate(
   return {
     index,
     commands: [...create, ...setCertificateCommands(file, pem)],
+    ...(op.create === true ? { refusedCode: CONFIG_INVALID } : {}),
     persist: () => writeCertificate(configDir, rel, pem, op.certificate.fingerprint),
   };
 }
@@ -170,6 +179,7 @@ function planCrtList(configDir: string, index: number, op: Extract<HaproxyOperat
   const file = path.join(configDir, op.path);
   return {
     index,
+    refusedCode: CONFIG_INVALID,
     commands: [
       ...op.remove.map((line) => deleteCrtListLineCommand(file, line)),
       ...op.add.map((line) => addCrtListLineCommand(file, line)),
@@ -203,11 +213,11 @@ export function secretUnavailable(namespace: string, name: string): OperationRes
   };
 }
 
-function refusal(command: RuntimeCommand | undefined, reply: string): OperationResult {
+function refusal(command: RuntimeCommand | undefined, reply: string, code = 'RuntimeRefused'): OperationResult {
   const shown = command?.redacted ?? command?.text.split('\n')[0] ?? '';
   return {
     ok: false,
-    code: 'RuntimeRefused',
+    code,
     message: `${shown}: ${reply.trim() || 'unexpected empty reply'}`,
     retryable: false,
   };

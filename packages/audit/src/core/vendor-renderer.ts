@@ -1,7 +1,13 @@
 import type { Operation } from '@portolan/appliance-driver';
 import type { DesiredState, DriverKind } from '@portolan/desired-state';
 import type { ApplianceConfig } from '@portolan/fleet-config';
-import { defaultRenderTuning, diffHaproxy, renderHaproxyBundle, type HaproxyBundle } from '@portolan/haproxy-driver';
+import {
+  DEFAULT_SPARES,
+  defaultRenderTuning,
+  diffHaproxy,
+  renderHaproxyBundle,
+  type HaproxyBundle,
+} from '@portolan/haproxy-driver';
 import { diffVendorState, renderVendorState, type LmVendorState } from '@portolan/loadmaster-driver';
 import { diffVtm, renderVtm, type VtmObjects } from '@portolan/vtm-driver';
 
@@ -44,13 +50,19 @@ export function vendorRenderer(appliance: ApplianceConfig): VendorRenderer {
   const options = {
     configDir: h?.configDir ?? '/',
     defaultAddress: h?.address ?? '127.0.0.1',
-    sizing: { minFreeSlots: h?.minFreeSlots ?? 4, slotIncrement: h?.slotIncrement ?? 8 },
+    sizing: {
+      minFreeSlots: h?.minFreeSlots ?? 4,
+      slotIncrement: h?.slotIncrement ?? 8,
+      spareBackends: h?.spareBackends ?? DEFAULT_SPARES.spareBackends,
+      spareSlots: h?.spareSlots ?? DEFAULT_SPARES.spareSlots,
+    },
     serverHeader: defaultRenderTuning.serverHeader,
     hardStopAfter: defaultRenderTuning.hardStopAfter,
   };
   return {
     kind: 'haproxy',
-    render: (d, previous) => renderHaproxyBundle(d, options, (previous as HaproxyBundle | undefined)?.backends ?? []),
+    // The render before places members in slots and new pools in spares, as the applier's would.
+    render: (d, previous) => renderHaproxyBundle(d, options, (previous as HaproxyBundle | undefined) ?? []),
     diff: (a, b) => diffHaproxy(a as HaproxyBundle, b as HaproxyBundle),
   };
 }
