@@ -272,12 +272,19 @@ export async function structuralRounds(
   return { ms, reloads, tidyMs };
 }
 
-/** Waits until HAProxy's master has counted more reloads than `count`; the instant it saw that. */
+/**
+ * Waits until HAProxy's master has counted more reloads than `count`; the instant it saw that. While the master
+ * re-executes itself for the reload (seconds at 10k backends) its socket refuses connections: that is "not yet".
+ */
 function waitReloadAfter(p: Pipeline, count: number, timeoutMs: number): Promise<number> {
   return waitUntil(
     'the tidy reload',
-    async () => ((await reloadCount(p.haproxy.masterSocket)) > count ? performance.now() : null),
+    async () => {
+      const now = await reloadCount(p.haproxy.masterSocket).catch(() => count);
+      return now > count ? performance.now() : null;
+    },
     timeoutMs,
+    50,
   );
 }
 

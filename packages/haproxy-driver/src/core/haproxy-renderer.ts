@@ -65,6 +65,8 @@ interface Layout {
   readonly key: string;
   readonly placement: Placement;
   readonly bridgesFile: BundleFile;
+  /** Every pool backend (by its own name) and its mode. */
+  readonly modes: ReadonlyMap<string, unknown>;
 }
 
 /** One render's outcome: the bundle, and whether it must be replaced by a tidy one. */
@@ -166,7 +168,7 @@ export class HaproxyRenderer {
         fast === null || last === null ? positionsOfPools(order, desired.pools.length) : last.positionsOfPool,
     };
     const frontendsBefore = this.#frontends;
-    const { rendered: frontends, files: certificates } = this.#renderFrontends(desired, layout.placement);
+    const { rendered: frontends, files: certificates } = this.#renderFrontends(desired, layout);
     this.#fixed ??= [header(desired.appliance), globalSection(options), defaultsSection()];
     const sections = [...this.#fixed, ...frontends.map((f) => f.text), ...backendTexts];
     // haproxy.cfg travels as its sections: diffs compare them by reference and the apply log stores them as parts.
@@ -286,6 +288,7 @@ export class HaproxyRenderer {
       key,
       placement,
       bridgesFile,
+      modes,
     };
     const names = new Set(placement.order.map((o) => o.name));
     for (const name of this.#backends.keys()) if (!names.has(name)) this.#backends.delete(name);
@@ -293,8 +296,9 @@ export class HaproxyRenderer {
   }
 
   /** The frontends and the certificate files they serve; reused while listeners, pool names, placement and certificates hold. */
-  #renderFrontends(desired: DesiredState, placement: Placement): FrontendParts {
-    this.#frontends = renderFrontends(desired, placement.bridges, this.#options, this.#frontends);
+  #renderFrontends(desired: DesiredState, layout: Layout): FrontendParts {
+    const placed = { bridges: layout.placement.bridges, modes: layout.modes };
+    this.#frontends = renderFrontends(desired, placed, this.#options, this.#frontends);
     return this.#frontends;
   }
 }

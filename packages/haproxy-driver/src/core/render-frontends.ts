@@ -6,7 +6,6 @@ import { absolutePath } from './config-text.ts';
 import {
   type HaproxyRenderOptions,
   type PoolNames,
-  backendModes,
   certificatePath,
   poolNames,
   sameNames,
@@ -29,10 +28,11 @@ export interface FrontendParts {
  */
 export function renderFrontends(
   desired: DesiredState,
-  bridges: ReadonlyMap<string, string>,
+  placed: { readonly bridges: ReadonlyMap<string, string>; readonly modes: ReadonlyMap<string, unknown> },
   options: HaproxyRenderOptions,
   held: FrontendParts | null,
 ): FrontendParts {
+  const { bridges, modes } = placed;
   if (
     held !== null &&
     held.virtualServices === desired.virtualServices &&
@@ -42,7 +42,6 @@ export function renderFrontends(
   )
     return held;
   const pools = new Set(desired.pools.map((p) => p.name));
-  const modes = backendModes(desired);
   const certByName = new Map(desired.certificates.map((c) => [c.name, c]));
   const ctx: FrontendContext = {
     appliance: desired.appliance,

@@ -46,22 +46,29 @@ export function certificatePath(name: string): string {
 
 /** Which backends exist: a pool behind an HTTP(S) listener (or behind none) runs in http mode, behind passthrough in tcp. */
 export function backendModes(desired: DesiredState): Map<string, { pool: Pool; mode: BackendMode }> {
-  const used = new Map<string, Set<BackendMode>>();
+  // Bit 1: used in http mode, bit 2: in tcp mode (one pass, no per-route allocation: it runs on every layout at 10k).
+  const used = new Map<string, number>();
   for (const vs of desired.virtualServices) {
-    const mode: BackendMode = vs.protocol === 'tls-passthrough' ? 'tcp' : 'http';
-    for (const pool of [...vs.routes.map((r) => r.pool), ...(vs.defaultPool === null ? [] : [vs.defaultPool])]) {
-      const modes = used.get(pool) ?? new Set<BackendMode>();
-      modes.add(mode);
-      used.set(pool, modes);
-    }
+    const bit = vs.protocol === 'tls-passthrough' ? 2 : 1;
+    for (const route of vs.routes) used.set(route.pool, (used.get(route.pool) ?? 0) | bit);
+    if (vs.defaultPool !== null) used.set(vs.defaultPool, (used.get(vs.defaultPool) ?? 0) | bit);
   }
   const out = new Map<string, { pool: Pool; mode: BackendMode }>();
   for (const pool of desired.pools) {
-    for (const mode of used.get(pool.name) ?? new Set<BackendMode>(['http'])) {
-      out.set(backendName(pool.name, mode), { pool, mode });
-    }
+    const bits = used.get(pool.name) ?? 1;
+    if ((bits & 1) !== 0) out.set(poolBackendName(pool, 'http'), { pool, mode: 'http' });
+    if ((bits & 2) !== 0) out.set(poolBackendName(pool, 'tcp'), { pool, mode: 'tcp' });
   }
   return out;
+}
+
+/** Backend names by pool object: a pool that did not change keeps its object, and its name is not made again. */
+const NAMES = { http: new WeakMap<Pool, string>(), tcp: new WeakMap<Pool, string>() };
+
+function poolBackendName(pool: Pool, mode: BackendMode): string {
+  let name = NAMES[mode].get(pool);
+  if (name === undefined) NAMES[mode].set(pool, (name = backendName(pool.name, mode)));
+  return name;
 }
 
 /** The modes spare backends are kept for: http always, tcp when a TLS passthrough listener exists. */
