@@ -260,6 +260,7 @@ export async function structuralRounds(
     }
     objects.push(ingress(idx, { name, host, service: name, ...(ca === null ? {} : { tlsSecret: `${name}-cert` }) }));
     const before = await reloadCount(p.haproxy.masterSocket);
+    const tidiedBefore = await lastTidyApply(p);
     const t0 = performance.now();
     for (const o of objects) p.sim.objects.create(o);
     const t1 = await waitServed(tls ? p.httpsPort : p.httpPort, host, echo.address, 120_000, { https: tls });
@@ -267,22 +268,37 @@ export async function structuralRounds(
     const served = await reloadCount(p.haproxy.masterSocket);
     reloads += served - before;
     await waitCaughtUp(p);
-    if (served === before) tidyMs.push((await waitReloadAfter(p, served, 60_000)) - t1);
+    if (served === before) tidyMs.push((await waitTidyApplied(p, served, tidiedBefore, 120_000)) - t1);
   }
   return { ms, reloads, tidyMs };
 }
 
+/** The id of the leader's newest apply with trigger `tidy` ('0' when none). */
+async function lastTidyApply(p: Pipeline): Promise<string> {
+  const row = await p.db.db
+    .selectFrom('applies')
+    .select((eb) => eb.fn.max('id').as('id'))
+    .where('appliance', '=', p.appliance)
+    .where('trigger', '=', 'tidy')
+    .executeTakeFirst();
+  return String(row?.id ?? '0');
+}
+
 /**
- * Waits until HAProxy's master has counted more reloads than `count`; the instant it saw that. While the master
- * re-executes itself for the reload (seconds at 10k backends) its socket refuses connections: that is "not yet".
+ * Waits until HAProxy's master has counted more reloads than `count` and the leader has recorded the tidy apply that
+ * made it (so the next round starts on a quiet appliance); the instant it saw both. While the master re-executes
+ * itself for the reload (seconds at 10k backends) its socket refuses connections: that is "not yet".
  */
-function waitReloadAfter(p: Pipeline, count: number, timeoutMs: number): Promise<number> {
-  return waitUntil(
+async function waitTidyApplied(p: Pipeline, count: number, tidiedBefore: string, timeoutMs: number): Promise<number> {
+  await waitUntil(
     'the tidy reload',
-    async () => {
-      const now = await reloadCount(p.haproxy.masterSocket).catch(() => count);
-      return now > count ? performance.now() : null;
-    },
+    async () => ((await reloadCount(p.haproxy.masterSocket).catch(() => count)) > count ? true : null),
+    timeoutMs,
+    50,
+  );
+  return waitUntil(
+    'the tidy apply recorded',
+    async () => ((await lastTidyApply(p)) !== tidiedBefore ? performance.now() : null),
     timeoutMs,
     50,
   );
