@@ -1,10 +1,12 @@
 import path from 'node:path';
 import type { OperationResult, SecretResolver } from '@portolan/appliance-driver';
 import type { HaproxyOperation } from './core/haproxy-operations.ts';
+import type { MapEntry } from './core/haproxy-bundle.ts';
 import type { SlotChange } from './core/diff-slots.ts';
 import {
   type RuntimeCommand,
   addCrtListLineCommand,
+  deleteCertificateCommand,
   deleteCrtListLineCommand,
   fillAndCommitMapCommands,
   mapEditCommands,
@@ -16,18 +18,24 @@ import {
 } from './core/runtime-commands.ts';
 import { renderMapFile } from './core/routing-maps.ts';
 import type { HaproxyRuntimeClient } from './adapters/haproxy-runtime-client.ts';
-import { writeCertificate, writeFileAtomic } from './adapters/haproxy-config-files.ts';
+import { removeCertificate, writeCertificate, writeFileAtomic } from './adapters/haproxy-config-files.ts';
 import { HaproxySocketError } from './errors.ts';
 
 /** The code of a refusal the applier answers by isolating the object responsible (as after a refused reload). */
 const CONFIG_INVALID = 'ConfigInvalid';
 
 /** The operations that go through the Runtime API. */
-export type RuntimeKind = 'server' | 'map' | 'ssl-cert' | 'crt-list';
+export type RuntimeKind = 'server' | 'map' | 'ssl-cert' | 'crt-list' | 'ssl-cert-del';
 
 /** Whether an operation goes through the Runtime API (as part of the pipelined batch). */
 export function isRuntimeOperation(op: HaproxyOperation): op is Extract<HaproxyOperation, { kind: RuntimeKind }> {
-  return op.kind === 'server' || op.kind === 'map' || op.kind === 'ssl-cert' || op.kind === 'crt-list';
+  return (
+    op.kind === 'server' ||
+    op.kind === 'map' ||
+    op.kind === 'ssl-cert' ||
+    op.kind === 'crt-list' ||
+    op.kind === 'ssl-cert-del'
+  );
 }
 
 /** A runtime operation with its position in the caller's list. */
@@ -117,16 +125,11 @@ async function planCommands(
         break;
       case 'map': {
         const file = path.join(configDir, op.path);
+        const version = op.edit === undefined ? (versions.get(index) ?? null) : null;
         if (op.edit !== undefined) {
-          const entries = op.entries;
-          planned.push({
-            index,
-            commands: mapEditCommands(file, op.edit),
-            persist: () => writeFileAtomic(file, renderMapFile(entries)),
-          });
+          planned.push(mapFile(index, file, mapEditCommands(file, op.edit), op.entries));
           break;
         }
-        const version = versions.get(index) ?? null;
         if (version === null) {
           results.set(
             index,
@@ -134,11 +137,7 @@ async function planCommands(
           );
           break;
         }
-        planned.push({
-          index,
-          commands: fillAndCommitMapCommands(file, version, op.entries),
-          persist: () => writeFileAtomic(file, renderMapFile(op.entries)),
-        });
+        planned.push(mapFile(index, file, fillAndCommitMapCommands(file, version, op.entries), op.entries));
         break;
       }
       case 'ssl-cert': {
@@ -150,6 +149,9 @@ async function planCommands(
       }
       case 'crt-list':
         planned.push(planCrtList(configDir, index, op));
+        break;
+      case 'ssl-cert-del':
+        planned.push(planCertificateDrop(configDir, index, op.path));
         break;
     }
   }
@@ -171,6 +173,20 @@ function planCertificate(
     commands: [...create, ...setCertificateCommands(file, pem)],
     ...(op.create === true ? { refusedCode: CONFIG_INVALID } : {}),
     persist: () => writeCertificate(configDir, rel, pem, op.certificate.fingerprint),
+  };
+}
+
+/** Map commands, then the map's file with every entry. */
+function mapFile(index: number, file: string, commands: RuntimeCommand[], entries: readonly MapEntry[]): Planned {
+  return { index, commands, persist: () => writeFileAtomic(file, renderMapFile(entries)) };
+}
+
+/** A certificate no crt-list names: dropped from HAProxy, then its PEM and index entry. */
+function planCertificateDrop(configDir: string, index: number, rel: string): Planned {
+  return {
+    index,
+    commands: [deleteCertificateCommand(path.join(configDir, rel))],
+    persist: () => removeCertificate(configDir, rel),
   };
 }
 

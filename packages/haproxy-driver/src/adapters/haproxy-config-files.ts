@@ -120,6 +120,13 @@ export async function writeCertificate(
   await writeCertificateIndex(configDir, index);
 }
 
+/** Removes one certificate PEM and its index entry. */
+export async function removeCertificate(configDir: string, rel: string): Promise<void> {
+  await fs.rm(path.join(configDir, rel), { force: true });
+  const index = await readCertificateIndex(configDir);
+  if (index.delete(rel)) await writeCertificateIndex(configDir, index);
+}
+
 /** Removes certificate PEMs (and their index entries) not in `keep`. */
 export async function pruneCertificates(configDir: string, keep: ReadonlySet<string>): Promise<void> {
   const index = await readCertificateIndex(configDir);

@@ -55,6 +55,7 @@ export function diffHaproxy(
     ...certificateChanges(desired, observed),
     ...crtListChanges(desired, observed),
     ...mapChanges(desired, observed),
+    ...certificateDrops(desired, observed),
   ];
   // Which pools sit in which spares: rewritten after the maps that made it so (a read-back renders the same placement).
   const bridges = desired.files.find((f) => f.path === BRIDGES_FILE);
@@ -222,6 +223,17 @@ function certificateChanges(desired: HaproxyBundle, observed: HaproxyBundle): Ha
         ? { kind: 'ssl-cert', certificate }
         : { kind: 'ssl-cert', certificate, create: true },
     );
+}
+
+/**
+ * Certificates HAProxy holds that no crt-list will name (a TLS host gone, a Secret the appliance refused): dropped
+ * after the crt-list edits that stopped naming them.
+ */
+function certificateDrops(desired: HaproxyBundle, observed: HaproxyBundle): HaproxyOperation[] {
+  const wanted = new Set(desired.certificates.map((c) => c.path));
+  return observed.certificates
+    .filter((c) => !wanted.has(c.path))
+    .map((c): HaproxyOperation => ({ kind: 'ssl-cert-del', path: c.path }));
 }
 
 /** Crt-list lines removed and added at runtime (`structuralChanges` has made sure every edit is possible). */

@@ -38,6 +38,8 @@ export type HaproxyOperation =
       readonly add: readonly string[];
       readonly content: string;
     }
+  /** Runtime API: drop a certificate no crt-list names any more (`del ssl cert`), and its PEM file. */
+  | { readonly kind: 'ssl-cert-del'; readonly path: string }
   /** Rewrite the server lines of some backends in haproxy.cfg, as the Runtime API already set them (no reload). */
   | { readonly kind: 'config-slots'; readonly backends: readonly BackendSlots[] }
   /** Rewrite a file without touching the running process (so a later reload sees the runtime changes). */
@@ -74,6 +76,14 @@ export function toOperation(op: HaproxyOperation): Operation {
     case 'ssl-cert':
     case 'crt-list':
       return tlsOperation(op);
+    case 'ssl-cert-del':
+      return {
+        objectType: 'ssl-cert-del',
+        objectName: op.path,
+        action: 'delete',
+        payload: { path: op.path },
+        summary: `certificate ${op.path} dropped (no listener serves it)`,
+      };
     case 'config-slots':
       return {
         objectType: 'config-slots',
@@ -172,6 +182,8 @@ export function fromOperation(op: Operation): HaproxyOperation | null {
         return p['create'] === true
           ? { kind: 'ssl-cert', certificate: decodeCertificate(p['certificate']), create: true }
           : { kind: 'ssl-cert', certificate: decodeCertificate(p['certificate']) };
+      case 'ssl-cert-del':
+        return { kind: 'ssl-cert-del', path: string(p['path']) };
       case 'crt-list':
         return {
           kind: 'crt-list',

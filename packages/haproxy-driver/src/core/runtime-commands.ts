@@ -107,3 +107,8 @@ export function mapEditCommands(file: string, edit: MapEdit): RuntimeCommand[] {
     ...edit.add.map(([key, value]) => ({ text: `add map ${file} ${key} ${value}`, accepts: empty })),
   ];
 }
+
+/** Drops a certificate store no crt-list uses any more. */
+export function deleteCertificateCommand(file: string): RuntimeCommand {
+  return { text: `del ssl cert ${file}`, accepts: (reply) => /deleted/i.test(reply) };
+}
