@@ -96,9 +96,17 @@ test('TLS passthrough by SNI: the exact name and any depth under the wildcard re
   );
   assert.equal(db.echo?.tls, true, 'the pod terminated TLS');
   assert.match(db.certificateNames ?? '', /DNS:db\.example\.com/, "the pod's own certificate, not one of HAProxy's");
+  // The two TLSRoutes may reach the appliance in different snapshots: the wildcard one is waited for as well.
   for (const host of ['a.wild.example.com', 'a.b.c.wild.example.com']) {
-    const r = await through(host);
-    assert.equal(r.echo?.address, pods.wild, `${host}: status ${r.status}`);
+    const r = await eventually(
+      `${host} to reach its pod`,
+      async () => {
+        const reply = await through(host);
+        assert.equal(reply.echo?.address, pods.wild, `${host}: status ${reply.status}`);
+        return reply;
+      },
+      { context, timeoutMs: 60_000 },
+    );
     assert.equal(r.echo?.tls, true);
   }
 });
