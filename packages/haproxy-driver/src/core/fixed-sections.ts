@@ -18,13 +18,11 @@ export function header(appliance: string): string {
   ].join('\n');
 }
 
-/** The global section: master-worker, the runtime socket (which also passes listeners on reloads) and the server-state file. */
+/** The global section: master-worker, the runtime socket and the server-state file. */
 export function globalSection(options: HaproxyRenderOptions): string {
   return section('global', [
     'master-worker',
-    // expose-fd listeners: the master hands the listening sockets to the new worker on a reload (-x), so a reload
-    // resets no connection waiting to be accepted (the tidy reload must drop no request).
-    `stats socket ${absolutePath(options.configDir, RUNTIME_SOCKET)} mode 600 level admin expose-fd listeners`,
+    `stats socket ${absolutePath(options.configDir, RUNTIME_SOCKET)} mode 600 level admin`,
     'stats timeout 10m',
     `server-state-file ${absolutePath(options.configDir, SERVER_STATE_FILE)}`,
     `hard-stop-after ${options.hardStopAfter}`,
