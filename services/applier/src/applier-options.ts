@@ -18,6 +18,9 @@ export interface ApplierLogger {
   error(obj: object, msg?: string): void;
 }
 
+/** A logger that drops every line (an Applier built without one). */
+export const silentLogger: ApplierLogger = { info: () => {}, warn: () => {}, error: () => {} };
+
 /** Everything an Applier is wired with (main.ts builds the real ones; tests pass fakes for the appliance only). */
 export interface ApplierOptions {
   readonly appliance: string;

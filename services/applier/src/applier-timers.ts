@@ -21,17 +21,18 @@ export class ApplierTimers {
   readonly #logger: ApplierLogger;
   readonly #targets: TimerTargets;
   #intervals: NodeJS.Timeout[] = [];
-  #followerTimer: NodeJS.Timeout | null = null;
-  /** When the follower's pending catch-up was first asked for (the debounce gives up waiting for quiet after 40 delays). */
-  #followerSince = 0;
   #lastPollOkAt: number | null = null;
-  #tidyTimer: NodeJS.Timeout | null = null;
-  #tidySince = 0;
+  /** A follower's catch-up after a quiet spell (forty delays at most). */
+  readonly #follower: CappedDebounce;
+  /** The tidy cycle after a quiet spell (ten delays at most). */
+  readonly #tidy: CappedDebounce;
 
   constructor(options: ApplierOptions, logger: ApplierLogger, targets: TimerTargets) {
     this.#o = options;
     this.#logger = logger;
     this.#targets = targets;
+    this.#follower = new CappedDebounce(40, () => targets.trigger('snapshot'));
+    this.#tidy = new CappedDebounce(10, () => targets.trigger('tidy'));
   }
 
   /** Starts the head poll and the drift timer. */
@@ -53,10 +54,8 @@ export class ApplierTimers {
   stop(): void {
     for (const t of this.#intervals) clearInterval(t);
     this.#intervals = [];
-    if (this.#followerTimer !== null) clearTimeout(this.#followerTimer);
-    this.#followerTimer = null;
-    if (this.#tidyTimer !== null) clearTimeout(this.#tidyTimer);
-    this.#tidyTimer = null;
+    this.#follower.cancel();
+    this.#tidy.cancel();
   }
 
   /** Polls the head once; a failure is logged and shows in `readiness` (no successful poll for a while). */
@@ -79,15 +78,7 @@ export class ApplierTimers {
       this.#targets.trigger('snapshot');
       return;
     }
-    const delay = this.#o.followerDelayMs ?? 250;
-    const now = performance.now();
-    if (this.#followerTimer === null) this.#followerSince = now;
-    else if (now - this.#followerSince < 39 * delay) clearTimeout(this.#followerTimer);
-    else return;
-    this.#followerTimer = setTimeout(() => {
-      this.#followerTimer = null;
-      this.#targets.trigger('snapshot');
-    }, delay);
+    this.#follower.arm(this.#o.followerDelayMs ?? 250);
   }
 
   /**
@@ -95,15 +86,7 @@ export class ApplierTimers {
    * restarts the wait, up to ten delays in all, so steady churn still gets its tidy render).
    */
   armTidy(): void {
-    const delay = this.#o.tidyDelayMs ?? DEFAULT_TIDY_DELAY_MS;
-    const now = performance.now();
-    if (this.#tidyTimer === null) this.#tidySince = now;
-    else if (now - this.#tidySince < 9 * delay) clearTimeout(this.#tidyTimer);
-    else return;
-    this.#tidyTimer = setTimeout(() => {
-      this.#tidyTimer = null;
-      this.#targets.trigger('tidy');
-    }, delay);
+    this.#tidy.arm(this.#o.tidyDelayMs ?? DEFAULT_TIDY_DELAY_MS);
   }
 
   /** Readiness: the snapshot store answered a head poll recently (inputs are not stale). */
@@ -113,5 +96,37 @@ export class ApplierTimers {
     if (now - this.#lastPollOkAt > limit)
       return { ok: false, reason: `no successful head poll for ${Math.round((now - this.#lastPollOkAt) / 1000)} s` };
     return { ok: true };
+  }
+}
+
+/**
+ * Runs `fire` once calls stop for a delay: each call restarts the wait, but never past `maxDelays` delays after the
+ * first call of a burst, so a steady stream still fires.
+ */
+class CappedDebounce {
+  readonly #maxDelays: number;
+  readonly #fire: () => void;
+  #timer: NodeJS.Timeout | null = null;
+  #since = 0;
+
+  constructor(maxDelays: number, fire: () => void) {
+    this.#maxDelays = maxDelays;
+    this.#fire = fire;
+  }
+
+  arm(delay: number): void {
+    const now = performance.now();
+    if (this.#timer === null) this.#since = now;
+    else if (now - this.#since < (this.#maxDelays - 1) * delay) clearTimeout(this.#timer);
+    else return;
+    this.#timer = setTimeout(() => {
+      this.#timer = null;
+      this.#fire();
+    }, delay);
+  }
+
+  cancel(): void {
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = null;
   }
 }

@@ -1,11 +1,12 @@
 import type { DesiredState } from '@portolan/desired-state';
 import type { Leadership } from '@portolan/leadership';
 import type { ApplierLogger, ApplierOptions, CycleResult, DriftCheckResult } from './applier-options.ts';
+import { silentLogger } from './applier-options.ts';
 import { RefusedObjectsReporter } from './report-refused-objects.ts';
 import {
   announceApply,
   followUpApply,
-  holdRecord,
+  recordHeldHead,
   isEpochStale,
   logPhases,
   recordBeforeSending,
@@ -14,7 +15,7 @@ import {
 } from './apply-step.ts';
 import type { RecordedApply } from './core/apply-log.ts';
 import { isAppliedStatus, summarizeApply } from './core/apply-outcome.ts';
-import type { ApplyTrigger, SnapshotHeader } from './core/apply-target.ts';
+import type { ApplyTrigger } from './core/apply-target.ts';
 import {
   decideAfterDiff,
   decideAfterHead,
@@ -30,16 +31,10 @@ import type { LoadedSnapshot } from './core/snapshot-store.ts';
 import { RetryTimer } from './retry-timer.ts';
 import { ApplierTimers } from './applier-timers.ts';
 import { trace, type Tracer } from '@portolan/telemetry';
-
 export type { ApplierLogger, ApplierOptions, CycleResult, DriftCheckResult } from './applier-options.ts';
 
 /** What a cycle converges with: the target, the trigger, the phase clock, the epoch check under way, its spans. */
 type ConvergeArgs = [string, ApplyTrigger, CyclePhases, { epoch: number; stale: Promise<boolean> } | null, CycleTrace];
-
-const silent: ApplierLogger = { info: () => {}, warn: () => {}, error: () => {} };
-
-/** The render mode of a tidy cycle. */
-const TIDY = { tidy: true } as const;
 
 /**
  * Follows an appliance's snapshots and, while this replica leads, converges the appliance to them: read back,
@@ -84,7 +79,7 @@ export class Applier {
 
   constructor(options: ApplierOptions) {
     this.o = options;
-    this.logger = options.logger ?? silent;
+    this.logger = options.logger ?? silentLogger;
     this.tracer = options.tracer ?? trace.getTracer('applier');
     this.retry = new RetryTimer(() => this.trigger('retry'), options.retry, options.random);
     this.refusals = new RefusedObjectsReporter({
@@ -213,8 +208,7 @@ export class Applier {
     if (this.o.leadership() === null) {
       const before = this.last;
       this.last = await this.o.log.lastApplied(this.o.appliance);
-      // The leader's first apply is recorded: a follower that waited for it catches up now.
-      if (before === null && this.last !== null) this.trigger('poll');
+      if (before === null && this.last !== null) this.trigger('poll'); // the leader's first apply: catch up now
     }
     const oldest = await this.o.snapshots.oldestUnappliedAt(this.o.appliance, this.last?.snapshotId ?? null);
     this.o.metrics?.oldestUnappliedAge.set(oldest === null ? 0 : Math.max(0, (Date.now() - oldest.getTime()) / 1000));
@@ -246,11 +240,11 @@ export class Applier {
     this.lastHeadId = head?.id ?? null;
     const next = decideAfterHead(this.memory(), head, trigger, term !== null);
     phases.mark('head');
-    if (next.holdToRecord !== null) await this.recordHold(next.holdToRecord);
+    const hold = next.holdToRecord;
+    if (hold !== null && (await recordHeldHead(this.o, this.logger, hold))) this.holds.add(hold.id);
     if (next.kind === 'idle') return { kind: 'idle' };
     if (next.kind === 'in-sync') return { kind: 'in-sync', snapshotId: next.snapshotId, pending: 0 };
-    // Until a leader has recorded its first apply, a follower leaves the cores to it (a cold start's first render and
-    // reload are the slowest of all); it catches up once the log shows that apply (see `pollHead`).
+    // A follower leaves the cores to the leader until the log shows its first apply (see `pollHead`).
     if (term === null && this.last === null) return { kind: 'follower', snapshotId: next.snapshotId };
     const { snapshotId } = next;
     // The trace of the planning continues only into the head as announced; another target starts a trace of its own.
@@ -271,7 +265,7 @@ export class Applier {
     const snapshot = await this.load(snapshotId);
     phases.mark('load');
     const leadership = this.o.leadership();
-    const mode = trigger === 'tidy' ? TIDY : undefined;
+    const mode = trigger === 'tidy' ? { tidy: true } : undefined;
     const render = (): unknown => this.o.driver.render(snapshot.desired, this.known, mode);
     const rendered = await this.refusals.render(snapshot.id, render, leadership?.isValid() === true);
     phases.mark('render');
@@ -390,14 +384,6 @@ export class Applier {
       .catch((e: unknown) => this.logger.warn({ err: e }, 'publishing DriftObserved failed'));
     if (action === 'corrected') await this.cycle('drift-correction');
     return { kind: 'drift', report, action, observationId };
-  }
-
-  private async recordHold(head: SnapshotHeader): Promise<void> {
-    const leadership = this.o.leadership();
-    if (leadership === null) return;
-    const recorded = await this.o.log.recordApply(holdRecord(this.o, leadership.epoch, head), leadership);
-    if (recorded.status === 'held') this.holds.add(head.id);
-    this.logger.warn({ snapshot: head.id, reason: head.holdReason }, 'snapshot held by a rollback pin: not applied');
   }
 
   private async load(id: string): Promise<LoadedSnapshot> {

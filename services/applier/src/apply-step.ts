@@ -207,3 +207,12 @@ export function holdRecord(o: ApplierOptions, epoch: number, head: SnapshotHeade
     traceId: null,
   };
 }
+
+/** Records a head a rollback pin holds, under the current term; true when it is now recorded as held. */
+export async function recordHeldHead(o: ApplierOptions, logger: ApplierLogger, head: SnapshotHeader): Promise<boolean> {
+  const leadership = o.leadership();
+  if (leadership === null) return false;
+  const recorded = await o.log.recordApply(holdRecord(o, leadership.epoch, head), leadership);
+  logger.warn({ snapshot: head.id, reason: head.holdReason }, 'snapshot held by a rollback pin: not applied');
+  return recorded.status === 'held';
+}
