@@ -10,6 +10,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import path from 'node:path';
 import {
   createSiteNetwork,
@@ -86,6 +87,16 @@ async function withPlacedPipeline(
   }
 }
 
+/**
+ * The cut must outlast the 20 s budget: the heal waits until a change made after the cut (from `fromStep` on) shows on
+ * the appliance, or until that long has passed.
+ */
+async function holdCut(seen: ReadonlyMap<number, number>, cutAt: number, fromStep: number): Promise<void> {
+  const longest = 22_000;
+  const shown = (): boolean => [...seen.keys()].some((step) => step >= fromStep);
+  while (performance.now() - cutAt < longest && !shown()) await sleep(250);
+}
+
 test('site b cut off while its applier leads: site a takes over, nothing lost, no two leaders', { skip }, async () => {
   await withPlacedPipeline(async ({ network, stack, pipeline, db }) => {
     await eventually(
@@ -94,6 +105,8 @@ test('site b cut off while its applier leads: site a takes over, nothing lost, n
       { timeoutMs: 60_000, context: pipeline.diagnostics },
     );
     const before = await makeSiteBLead(pipeline, db);
+    const cutStep = 3;
+    const watcher = watchAppliance(pipeline.vtm);
     const times = { cut: 0, heal: 0 };
     const timed = {
       async cut(site: SiteName): Promise<void> {
@@ -101,17 +114,17 @@ test('site b cut off while its applier leads: site a takes over, nothing lost, n
         await network.cut(site);
       },
       async heal(site: SiteName): Promise<void> {
+        await holdCut(watcher.seen, times.cut, cutStep);
         times.heal = performance.now();
         await network.heal(site);
       },
     };
-    const watcher = watchAppliance(pipeline.vtm);
     const plan: FaultPlan = {
       steps: 22,
       intervalMs: 500,
       extraAddedAt: 5,
       extraRemovedAt: 20,
-      faults: [{ step: 3, kind: 'site-partition', recoverAfter: 15 }],
+      faults: [{ step: cutStep, kind: 'site-partition', recoverAfter: 15 }],
       seed: 0,
     };
     const leader = async (): Promise<string | null> => (await epochOf(db)).holder;
