@@ -18,7 +18,7 @@ export const coreBannedImports = [
 ];
 
 /** The services: processes with their own main. They never import each other; shared code lives in packages/. */
-export const services = ['watcher', 'planner', 'applier', 'leader'];
+export const services = ['watcher', 'planner', 'applier', 'leader', 'console'];
 
 /** The import ban that keeps `own` (a service, or null for a package) from reaching into another service. */
 export function otherServices(own) {

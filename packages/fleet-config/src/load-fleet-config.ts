@@ -41,7 +41,9 @@ export function parseFleetConfig(text: string, source = '<inline>', baseDir = '.
     });
     throw new FleetConfigError(source, problems);
   }
-  return { config: resolvePaths(result.data, baseDir), hash: contentHashOfText(result.data), baseDir };
+  // The console section decides who may look, not what is planned: tokens come and go without new snapshots.
+  const planned = { ...result.data, console: undefined };
+  return { config: resolvePaths(result.data, baseDir), hash: contentHashOfText(planned), baseDir };
 }
 
 /** Reads, parses and validates a fleet config file. */
@@ -83,5 +85,13 @@ function resolvePaths(c: FleetConfig, baseDir: string): FleetConfig {
         : {}),
     })),
     secrets: { ...c.secrets, keyFile: abs(c.secrets.keyFile)! },
+    ...(c.console?.tls
+      ? {
+          console: {
+            ...c.console,
+            tls: { certFile: abs(c.console.tls.certFile)!, keyFile: abs(c.console.tls.keyFile)! },
+          },
+        }
+      : {}),
   };
 }

@@ -194,6 +194,37 @@ const appliance = z
     }
   });
 
+/** The audit console (`portolan console`): where it listens, and who may call it. */
+const consoleSection = z.strictObject({
+  /** host:port; 127.0.0.1 keeps it local, 0.0.0.0 serves every interface. */
+  listen: z
+    .string()
+    .regex(/^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'host:port')
+    .default('127.0.0.1:8480'),
+  /** PEM files; with them the console serves HTTPS only. */
+  tls: z.strictObject({ certFile: z.string().min(1), keyFile: z.string().min(1) }).optional(),
+  /** Bearer tokens by the SHA-256 of the token (`portolan console token` makes one); the token itself is never kept. */
+  tokens: z
+    .array(
+      z.strictObject({
+        name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._@-]{0,99}$/, 'a name: letters, digits, ".", "_", "@", "-"'),
+        role: z.enum(['viewer', 'operator']),
+        sha256: z.string().regex(/^[0-9a-f]{64}$/, 'the hex SHA-256 of the token'),
+      }),
+    )
+    .default([]),
+  /** Tokens not in `tokens` are reviewed by this cluster's API server (TokenReview); groups map to roles. */
+  tokenReview: z
+    .strictObject({
+      cluster: name,
+      operatorGroups: z.array(z.string().min(1)).default([]),
+      viewerGroups: z.array(z.string().min(1)).default([]),
+      audiences: z.array(z.string().min(1)).default([]),
+      cacheSeconds: z.number().min(0).max(3600).default(30),
+    })
+    .optional(),
+});
+
 /** The whole fleet config. */
 export const fleetConfigSchema = z
   .strictObject({
@@ -226,6 +257,7 @@ export const fleetConfigSchema = z
       keyFile: z.string().min(1),
       keyId: z.string().min(1).default('k1'),
     }),
+    console: consoleSection.optional(),
   })
   .superRefine((c, ctx) => {
     unique(
@@ -239,6 +271,7 @@ export const fleetConfigSchema = z
       ctx,
     );
     const known = new Set(c.clusters.map((x) => x.name));
+    consoleRules(c.console, known, ctx);
     c.appliances.forEach((a, i) =>
       a.clusters?.forEach((cl, j) => {
         if (!known.has(cl))
@@ -246,6 +279,33 @@ export const fleetConfigSchema = z
       }),
     );
   });
+
+/** Token names and hashes are unique; a TokenReview names a known cluster. */
+function consoleRules(
+  section: z.output<typeof consoleSection> | undefined,
+  clusters: ReadonlySet<string>,
+  ctx: z.RefinementCtx,
+): void {
+  if (section === undefined) return;
+  unique(
+    section.tokens.map((t) => t.name),
+    ['console', 'tokens'],
+    ctx,
+  );
+  const hashes = new Set<string>();
+  section.tokens.forEach((t, i) => {
+    if (hashes.has(t.sha256))
+      ctx.addIssue({ code: 'custom', path: ['console', 'tokens', i, 'sha256'], message: 'the same token twice' });
+    hashes.add(t.sha256);
+  });
+  const review = section.tokenReview;
+  if (review !== undefined && !clusters.has(review.cluster))
+    ctx.addIssue({
+      code: 'custom',
+      path: ['console', 'tokenReview', 'cluster'],
+      message: `unknown cluster "${review.cluster}"`,
+    });
+}
 
 function unique(names: string[], path: (string | number)[], ctx: z.RefinementCtx): void {
   const seen = new Set<string>();
@@ -261,3 +321,4 @@ export type FleetConfig = z.output<typeof fleetConfigSchema>;
 export type ClusterConfig = FleetConfig['clusters'][number];
 /** One appliance entry. */
 export type ApplianceConfig = FleetConfig['appliances'][number];
+export type ConsoleConfig = NonNullable<FleetConfig['console']>;
