@@ -56,7 +56,7 @@ function isListening(port: number): Promise<boolean> {
 const useLocalStack = !unitOnly && (process.env.PORTOLAN_TEST_STACK ?? 'local') === 'local';
 const stack = localStack({ profile: 'data', log: (l) => process.stdout.write(`# stack: ${l}\n`) });
 if (!unitOnly) {
-  // Tests start their own HAProxy and Pebble instances and drive the real kubectl: make sure they are installed.
+  // Tests start their own HAProxy and Pebble instances, drive the real kubectl and a browser: install them.
   ensureBinaries(
     [
       stackBinaries.haproxy,
@@ -66,6 +66,8 @@ if (!unitOnly) {
         debianPackage: 'kubernetes-client',
         candidates: ['/usr/bin/kubectl', '/usr/local/bin/kubectl'],
       },
+      // The console's browser tests drive Debian's Chromium with playwright-core.
+      { name: 'chromium', debianPackage: 'chromium', candidates: ['/usr/bin/chromium'] },
     ],
     true,
     (l) => process.stdout.write(`# ${l}\n`),

@@ -42,6 +42,8 @@ export interface PipelineOptions {
   readonly codeRoot?: string;
   /** Variables added to the environment of the watcher, planner and appliers (e.g. `OTEL_*` to export traces). */
   readonly env?: Readonly<Record<string, string>>;
+  /** Runs the audit console too (`pipeline.console`). */
+  readonly console?: boolean;
 }
 
 /** One pipeline process: its pid and the signals a test sends it. */
@@ -78,6 +80,8 @@ export interface Pipeline extends AsyncDisposable {
   readonly vtmAuditLog: string;
   readonly loadmaster: LoadMasterClient;
   readonly processes: ReadonlyMap<string, PipelineProcess>;
+  /** With `console: true`: its URL and the demo's operator and viewer tokens. */
+  readonly console: { readonly url: string; readonly operatorToken: string; readonly viewerToken: string } | null;
   /** The fleet config name of a logical appliance name. */
   appliance(logical: string): string;
   process(name: string): PipelineProcess;
@@ -125,6 +129,7 @@ export async function startPipeline(options: PipelineOptions): Promise<Pipeline>
     watcherHealth: await free(),
     plannerHealth: await free(),
     leaderHealth: await free(),
+    ...(options.console === true ? { console: await free(), consoleHealth: await free() } : {}),
   };
   const haproxyPorts = { http: await free(), https: await free(), stats: await free() };
   const applierHealthPorts: Record<string, number> = {};
@@ -233,6 +238,7 @@ function buildPipeline(p: Parts): Pipeline {
       loadmaster.password,
     ),
     processes,
+    console: consoleOf(launched.layout),
     appliance,
     process(name) {
       const proc = processes.get(name);
@@ -331,4 +337,14 @@ async function pendingOperations(
   } finally {
     await driver.close();
   }
+}
+
+/** The console of a launched pipeline, when it runs one. */
+function consoleOf(layout: LaunchedPipeline['layout']): Pipeline['console'] {
+  if (layout.ports.console === undefined) return null;
+  return {
+    url: `http://127.0.0.1:${layout.ports.console}`,
+    operatorToken: readFileSync(layout.operatorTokenFile, 'utf8').trim(),
+    viewerToken: readFileSync(layout.viewerTokenFile, 'utf8').trim(),
+  };
 }

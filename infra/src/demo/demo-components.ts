@@ -156,6 +156,9 @@ function serviceComponents(layout: DemoLayout, selection: DemoSelection, daemon:
     service('watcher', p.watcherHealth, ['--cluster', demoCluster]),
     service('planner', p.plannerHealth, []),
     ...(p.leaderHealth === undefined ? [] : [service('leader', p.leaderHealth, [])]),
+    ...(p.console === undefined || p.consoleHealth === undefined
+      ? []
+      : [service('console', p.consoleHealth, ['--listen', `127.0.0.1:${p.console}`])]),
     ...(selection.sites ?? []).flatMap((site) => [
       service(`watcher-${site.name}`, site.watcherHealth, ['--cluster', demoCluster]),
       service(`planner-${site.name}`, site.plannerHealth, []),

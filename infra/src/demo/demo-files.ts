@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { hashToken, newToken } from '@portolan/access/tokens';
 import { demoFleetConfig, type DemoFleetInputs } from './demo-fleet-config.ts';
 
 /** One applier replica of a demo appliance, with its health port. */
@@ -21,6 +22,9 @@ export interface DemoPorts {
   readonly plannerHealth: number;
   /** The leader service's health port; absent, no leader service runs (a test pipeline asks for one explicitly). */
   readonly leaderHealth?: number;
+  /** The console's API and UI port, and its health port; absent, no console runs. */
+  readonly console?: number;
+  readonly consoleHealth?: number;
 }
 
 /** Ports and files of a demo pipeline (`portolan up`, or an end-to-end test), all under one folder. */
@@ -36,6 +40,9 @@ export interface DemoLayout {
   readonly kubeSimState: string;
   /** The vTM emulator's audit log: every write with the epoch and snapshot it carried, one JSON line each. */
   readonly vtmAuditLog: string;
+  /** The console tokens of the demo's operator and viewer (mode 0600; the fleet config keeps their hashes). */
+  readonly operatorTokenFile: string;
+  readonly viewerTokenFile: string;
   readonly ports: DemoPorts;
   /** The same as `ports.kubeSim`, `ports.vtm` and `ports.loadmaster` (what `portolan up` prints). */
   readonly kubeSimPort: number;
@@ -45,6 +52,9 @@ export interface DemoLayout {
 
 /** The leader service's health port under `portolan up` (tests give their own, or run none). */
 export const UP_LEADER_HEALTH_PORT = 19100;
+
+/** The console's port and its health port under `portolan up`. */
+export const UP_CONSOLE_PORTS = { console: 8480, consoleHealth: 19111 } as const;
 
 /** `portolan up`'s fixed ports, used unless overridden. */
 export const defaultDemoPorts: DemoPorts = {
@@ -72,6 +82,8 @@ export function demoLayout(
     loadmasterPasswordFile: path.join(root, 'secrets', 'loadmaster.password'),
     kubeSimState: path.join(root, 'kube-sim.json'),
     vtmAuditLog: path.join(root, 'vtm-emulator-audit.log'),
+    operatorTokenFile: path.join(root, 'operator.token'),
+    viewerTokenFile: path.join(root, 'viewer.token'),
     ports,
     kubeSimPort: ports.kubeSim,
     vtmPort: ports.vtm,
@@ -85,7 +97,10 @@ export const demoCredentials = {
   loadmaster: { user: 'bal', password: 'portolan' },
 } as const;
 
-/** Writes the fleet key (once), the emulators' local-only passwords and the fleet config of the demo. */
+/**
+ * Writes the fleet key (once), the emulators' local-only passwords, the console's operator and viewer tokens (once:
+ * they survive a restart) and the fleet config of the demo.
+ */
 export function writeDemoFiles(layout: DemoLayout, inputs: Omit<DemoFleetInputs, 'layout'>): void {
   mkdirSync(path.dirname(layout.keyFile), { recursive: true, mode: 0o700 });
   mkdirSync(layout.runDir, { recursive: true });
@@ -93,5 +108,29 @@ export function writeDemoFiles(layout: DemoLayout, inputs: Omit<DemoFleetInputs,
     writeFileSync(layout.keyFile, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600 });
   writeFileSync(layout.vtmPasswordFile, `${demoCredentials.vtm.password}\n`, { mode: 0o600 });
   writeFileSync(layout.loadmasterPasswordFile, `${demoCredentials.loadmaster.password}\n`, { mode: 0o600 });
-  writeFileSync(layout.fleetConfig, demoFleetConfig({ ...inputs, layout }));
+  const consoleSection =
+    layout.ports.console === undefined
+      ? undefined
+      : {
+          listen: `127.0.0.1:${layout.ports.console}`,
+          tokens: [
+            { name: 'operator', role: 'operator' as const, sha256: hashToken(tokenIn(layout.operatorTokenFile)) },
+            { name: 'viewer', role: 'viewer' as const, sha256: hashToken(tokenIn(layout.viewerTokenFile)) },
+          ],
+        };
+  writeFileSync(
+    layout.fleetConfig,
+    demoFleetConfig({ ...inputs, layout, ...(consoleSection === undefined ? {} : { console: consoleSection }) }),
+  );
+}
+
+/** The token kept in `file`, made (and written, mode 0600) when there is none. */
+function tokenIn(file: string): string {
+  if (existsSync(file)) {
+    const kept = readFileSync(file, 'utf8').trim();
+    if (kept !== '') return kept;
+  }
+  const token = newToken();
+  writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  return token;
 }

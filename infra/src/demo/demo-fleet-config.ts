@@ -70,6 +70,15 @@ export interface DemoFleetInputs {
   readonly heartbeatSeconds?: number;
   /** The address the vTM and LoadMaster emulators listen on (default 127.0.0.1). */
   readonly applianceHost?: string;
+  /** The console's listen address and the tokens it grants (hashes only). */
+  readonly console?: {
+    readonly listen: string;
+    readonly tokens: readonly {
+      readonly name: string;
+      readonly role: 'viewer' | 'operator';
+      readonly sha256: string;
+    }[];
+  };
 }
 
 /** The name of the demo's single cluster (the simulator). */
@@ -107,7 +116,14 @@ leases:
 ${leases.join('\n')}
 secrets:
   keyFile: ${q(layout.keyFile)}
-`;
+${consoleYaml(inputs.console)}`;
+}
+
+/** The console section: where it listens and the token hashes it accepts. */
+function consoleYaml(section: DemoFleetInputs['console']): string {
+  if (section === undefined) return '';
+  const tokens = section.tokens.map((t) => `    - { name: ${t.name}, role: ${t.role}, sha256: ${t.sha256} }\n`);
+  return `console:\n  listen: ${JSON.stringify(section.listen)}\n  tokens:\n${tokens.join('')}`;
 }
 
 /** The Sentinels one by one when the endpoints list them, else the Redis URL. */

@@ -12,6 +12,7 @@ import { demoComponents, type DemoSelection, type DemoSite, type ServicePlacemen
 export type { DemoSite, ServicePlacement } from './demo-components.ts';
 import { demoAppliances, type DemoAppliance, type DemoFleetInputs, type DemoHaproxy } from './demo-fleet-config.ts';
 import {
+  UP_CONSOLE_PORTS,
   UP_LEADER_HEALTH_PORT,
   demoCredentials,
   demoLayout,
@@ -221,7 +222,9 @@ export async function stopPipeline(
   sites: readonly DemoSite[] = [],
   together = false,
 ): Promise<void> {
-  const layout = demoLayout(path.resolve(root), { ports: { leaderHealth: UP_LEADER_HEALTH_PORT } });
+  const layout = demoLayout(path.resolve(root), {
+    ports: { leaderHealth: UP_LEADER_HEALTH_PORT, ...UP_CONSOLE_PORTS },
+  });
   const { inputs, services } = demoComponents(layout, {
     appliances,
     appliers: demoAppliers(appliances),

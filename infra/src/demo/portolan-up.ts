@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { haStack, type HaStack } from '../ha-stack.ts';
 import type { HaStackEndpoints } from '../ha-stack-config.ts';
@@ -41,6 +42,8 @@ export interface UpResult {
   readonly httpUrl: string;
   readonly httpsUrl: string;
   readonly serving: boolean;
+  /** The console's URL and the operator's token (kept in `layout.operatorTokenFile`). */
+  readonly console: { readonly url: string; readonly operatorToken: string };
   /** Present for `up --ha`. */
   readonly ha?: UpHaReport;
 }
@@ -76,6 +79,10 @@ export async function portolanUp(options: UpOptions = {}): Promise<UpResult> {
     httpUrl,
     httpsUrl: `https://127.0.0.1:${pipeline.haproxy.httpsPort}`,
     serving,
+    console: {
+      url: `http://127.0.0.1:${plan.ports.console}/`,
+      operatorToken: readFileSync(pipeline.layout.operatorTokenFile, 'utf8').trim(),
+    },
     ...(engines === undefined
       ? {}
       : { ha: { engines, engineStateDir: plan.engineStateDir, sites: siteProcesses(plan) } }),

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { DemoSite } from './demo-components.ts';
-import { UP_LEADER_HEALTH_PORT, defaultDemoPorts, type DemoPorts } from './demo-files.ts';
+import { UP_CONSOLE_PORTS, UP_LEADER_HEALTH_PORT, defaultDemoPorts, type DemoPorts } from './demo-files.ts';
 import { demoAppliances, type DemoAppliance } from './demo-fleet-config.ts';
 
 /** What `portolan up` (`--ha` or not) launches, and on which ports. */
@@ -10,7 +10,11 @@ export interface UpPlan {
   /** The HA engine stack's folder (`up --ha` only; the same place `portolan stack up --ha` uses by default). */
   readonly engineStateDir: string;
   readonly appliances: readonly DemoAppliance[];
-  readonly ports: DemoPorts & { readonly leaderHealth: number };
+  readonly ports: DemoPorts & {
+    readonly leaderHealth: number;
+    readonly console: number;
+    readonly consoleHealth: number;
+  };
   readonly haproxy: { readonly http?: number; readonly https?: number; readonly stats?: number };
   /** Health port per applier replica; empty → the launcher's defaults (19103 onwards). */
   readonly applierHealthPorts: Readonly<Record<string, number>>;
@@ -36,9 +40,9 @@ export function upFolders(root: string, ha: boolean): Pick<UpPlan, 'pipelineRoot
 }
 
 /**
- * The plan of `portolan up`: the fixed demo ports, or, from `basePort`, 18 consecutive ports in this order:
+ * The plan of `portolan up`: the fixed demo ports, or, from `basePort`, 20 consecutive ports in this order:
  * simulator, vTM, LoadMaster, echo backends, watcher, planner, leader service, HAProxy HTTP, HTTPS and stats,
- * site b's watcher and planner, then one per applier replica (six at most).
+ * site b's watcher and planner, one per applier replica (six at most), then the console and its health port.
  */
 export function upPlan(root: string, ha: boolean, basePort?: number): UpPlan {
   const appliances = ha ? haDemoAppliances : demoAppliances;
@@ -48,7 +52,7 @@ export function upPlan(root: string, ha: boolean, basePort?: number): UpPlan {
     return {
       ...folders,
       appliances,
-      ports: { ...defaultDemoPorts, leaderHealth: UP_LEADER_HEALTH_PORT },
+      ports: { ...defaultDemoPorts, leaderHealth: UP_LEADER_HEALTH_PORT, ...UP_CONSOLE_PORTS },
       haproxy: {},
       applierHealthPorts: {},
       sites: ha ? [{ name: haSiteName, ...siteBDefaults }] : [],
@@ -66,6 +70,8 @@ export function upPlan(root: string, ha: boolean, basePort?: number): UpPlan {
       watcherHealth: p(4),
       plannerHealth: p(5),
       leaderHealth: p(6),
+      console: p(18),
+      consoleHealth: p(19),
     },
     haproxy: { http: p(7), https: p(8), stats: p(9) },
     applierHealthPorts: Object.fromEntries(replicaIds.map((id, i) => [id, p(12 + i)])),
@@ -74,7 +80,7 @@ export function upPlan(root: string, ha: boolean, basePort?: number): UpPlan {
 }
 
 /** How many ports `upPlan` lays out from a base port. */
-export const upPortSpan = 18;
+export const upPortSpan = 20;
 
 /** Which site runs which process of an `up --ha` pipeline (the leader service runs in site a). */
 export function siteProcesses(plan: UpPlan): { readonly site: string; readonly processes: readonly string[] }[] {

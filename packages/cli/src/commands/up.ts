@@ -18,7 +18,7 @@ pipeline across two sites: site a and site b each run a watcher, a planner and o
 appliance group (edge, vtm, loadmaster), given every engine node through the fleet config, streams at three
 replicas. Its files are under <state-dir>/ha, apart from \`portolan up\`'s. Stop it with \`portolan down --ha\`.
 
---base-port lays out every pipeline port from <p> (18 ports: simulator, emulators, echo backends, health
+--base-port lays out every pipeline port from <p> (20 ports: simulator, emulators, echo backends, health
 ports, HAProxy) instead of the fixed demo ports.`;
 
 /** `portolan up`: the whole pipeline on this machine. */
@@ -93,6 +93,7 @@ Portolan is up${r.ha === undefined ? '' : ' (HA)'}.
   HAProxy      ${r.httpUrl}  ${r.httpsUrl}
   vTM          http://127.0.0.1:${r.layout.vtmPort}/api/tm   (emulator; admin/admin, local only)
   LoadMaster   https://127.0.0.1:${r.layout.loadmasterPort}/accessv2   (emulator; bal/portolan, local only)
+  console      ${r.console.url}   (operator token: ${r.console.operatorToken}; viewer token in ${r.layout.viewerTokenFile})
   fleet config ${r.layout.fleetConfig}
   logs         ${r.layout.root}/run/*.log
 ${ha}
