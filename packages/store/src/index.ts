@@ -4,6 +4,12 @@ export { NoWritableHostError, splitHostList } from './writable-host-pool.ts';
 export { createTestDatabase, type TestDatabase } from './test-database.ts';
 export { sql, type Insertable, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 export { isPinned, readPin, readPins, pinHoldReason, type SnapshotPin } from './snapshot-pins.ts';
+export {
+  recordOperatorAction,
+  readOperatorActions,
+  type OperatorAction,
+  type NewOperatorAction,
+} from './operator-actions.ts';
 export { readApplyOperations, readValueTree } from './value-tree-store.ts';
 export { StoredDataMissingError } from './errors.ts';
 export { prefetchSnapshot, readSnapshotDesired, readSnapshotPieces } from './snapshot-pieces.ts';

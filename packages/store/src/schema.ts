@@ -141,6 +141,8 @@ export interface SnapshotPinsTable {
   snapshot_id: Int8;
   reason: string | null;
   created_at: Timestamp;
+  /** Who pinned it (migration 0008); null on pins older than that. */
+  actor: string | null;
 }
 
 /** Operator approvals of held snapshots (`portolan approve`). */
@@ -170,6 +172,23 @@ export interface RemovalHoldsTable {
   removed: boolean | null;
 }
 
+/** An operator's write (migration 0008): who approved, rolled back or resumed an appliance, and why. Append-only. */
+export interface OperatorActionsTable {
+  id: SerialId;
+  at: Timestamp;
+  /** The authenticated identity, e.g. `alice (token)`. */
+  actor: string;
+  action: 'approve' | 'rollback' | 'resume';
+  appliance: string;
+  reason: string;
+  /** Rollback: the snapshot rolled back to; resume: the snapshot the removed pin named. */
+  target_snapshot_id: Int8 | null;
+  /** Rollback: the appended rollback snapshot; resume: the released plan, when one was. */
+  result_snapshot_id: Int8 | null;
+  /** Approve: the stream sequence of the published HoldApproved (null when nothing was held). */
+  approval_seq: Int8 | null;
+}
+
 /** The whole database. */
 export interface Database {
   events: EventsTable;
@@ -185,4 +204,5 @@ export interface Database {
   snapshot_pins: SnapshotPinsTable;
   snapshot_approvals: SnapshotApprovalsTable;
   removal_holds: RemovalHoldsTable;
+  operator_actions: OperatorActionsTable;
 }

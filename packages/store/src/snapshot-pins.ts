@@ -8,6 +8,8 @@ export interface SnapshotPin {
   readonly snapshotId: string;
   readonly reason: string | null;
   readonly createdAt: Date;
+  /** Who set it (null on pins set before identities were recorded). */
+  readonly actor: string | null;
 }
 
 /** The hold reason the planner records on snapshots it makes while an appliance is pinned. */
@@ -25,6 +27,7 @@ export async function readPin(db: Kysely<Database>, appliance: string): Promise<
         snapshotId: String(row.snapshot_id),
         reason: row.reason,
         createdAt: new Date(row.created_at),
+        actor: row.actor,
       };
 }
 
@@ -44,6 +47,7 @@ export async function readPins(db: Kysely<Database>): Promise<Map<string, Snapsh
         snapshotId: String(r.snapshot_id),
         reason: r.reason,
         createdAt: new Date(r.created_at),
+        actor: r.actor,
       },
     ]),
   );
