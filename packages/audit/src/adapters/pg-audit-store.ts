@@ -254,12 +254,14 @@ export class PgAuditStore {
     return readPin(this.db, appliance);
   }
 
-  /** Pins (or re-pins) an appliance to a snapshot. */
-  async setPin(appliance: string, snapshotId: string, reason: string | null): Promise<void> {
+  /** Pins (or re-pins) an appliance to a snapshot, naming who did. */
+  async setPin(appliance: string, snapshotId: string, reason: string | null, actor: string | null): Promise<void> {
     await this.db
       .insertInto('snapshot_pins')
-      .values({ appliance, snapshot_id: snapshotId, reason })
-      .onConflict((c) => c.column('appliance').doUpdateSet({ snapshot_id: snapshotId, reason, created_at: sql`now()` }))
+      .values({ appliance, snapshot_id: snapshotId, reason, actor })
+      .onConflict((c) =>
+        c.column('appliance').doUpdateSet({ snapshot_id: snapshotId, reason, actor, created_at: sql`now()` }),
+      )
       .execute();
   }
 
@@ -277,6 +279,7 @@ export class PgAuditStore {
           snapshotId: String(row.snapshot_id),
           reason: row.reason,
           createdAt: new Date(row.created_at),
+          actor: row.actor,
         };
   }
 

@@ -1,4 +1,5 @@
 import type { CommandIo } from '../adapters/command-io.ts';
+import { runApprove } from './approve.ts';
 import { runAt } from './at.ts';
 import { runDiff } from './diff.ts';
 import { runExplain } from './explain.ts';
@@ -22,6 +23,7 @@ export const auditCommands = {
   explain: runExplain,
   at: runAt,
   'replay-apply': runReplayApply,
+  approve: runApprove,
   rollback: runRollback,
   resume: runResume,
   status: runStatus,

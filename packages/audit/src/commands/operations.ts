@@ -1,35 +1,15 @@
 import type { CommandIo } from '../adapters/command-io.ts';
-import { buildOperationsReport, formatOperationsTable } from '../core/operations-report.ts';
-import {
-  CommandFailed,
-  commonOptions,
-  outputFormat,
-  parseCommand,
-  printReport,
-  requireAppliance,
-  withContext,
-} from './audit-context.ts';
+import { operationsReport } from '../api/operations-report.ts';
+import { formatOperationsTable } from '../core/operations-report.ts';
+import { commonOptions, outputFormat, parseCommand, printReport, withContext } from './command-shell.ts';
 
 /** `portolan operations <appliance> <apply>`: every operation one apply sent, payloads included, with its result. */
 export async function runOperations(args: readonly string[], io: CommandIo): Promise<number> {
   const { values, positionals } = parseCommand(args, commonOptions, { min: 2, max: 2, names: 'appliance and apply' });
   const format = outputFormat(values.output);
-  const [appliance, id] = [positionals[0]!, positionals[1]!];
   return withContext(io, 'operations', values.config, async (ctx) => {
-    requireAppliance(ctx, appliance);
-    const found = await ctx.store.applyWithOperations(id);
-    if (found === null)
-      throw new CommandFailed(
-        `unknown apply "${id}"${/^\d+$/.test(id) ? '' : ' (applies are numbered; `portolan history <appliance>` lists them)'}`,
-      );
-    if (found.appliance !== appliance)
-      throw new CommandFailed(`apply ${id} belongs to appliance "${found.appliance}", not "${appliance}"`);
-    printReport(
-      io,
-      format,
-      buildOperationsReport(appliance, found.apply, found.operations, found.results),
-      formatOperationsTable,
-    );
+    const report = await operationsReport(ctx, { appliance: positionals[0]!, apply: positionals[1]! });
+    printReport(io, format, report, formatOperationsTable);
     return 0;
   });
 }

@@ -16,21 +16,10 @@ import { openReplayTarget, type ReplayTarget } from '../adapters/replay-target.t
 import { formatReplayTable, replaySucceeded, type ReplayReport } from '../core/replay-report.ts';
 import { comparableState, differingObjects, relocateHaproxyFiles, replayableState } from '../core/replay-state.ts';
 import { vendorRenderer } from '../core/vendor-renderer.ts';
-import { AuditUsageError, ReplayTargetError } from '../errors.ts';
-import { atReport } from './at.ts';
-import {
-  CommandFailed,
-  commonOptions,
-  desiredOf,
-  outputFormat,
-  parseCommand,
-  printReport,
-  requireAppliance,
-  requireSnapshot,
-  timeOption,
-  withContext,
-  type AuditContext,
-} from './audit-context.ts';
+import { AuditUsageError, CommandFailed, ReplayTargetError } from '../errors.ts';
+import { atReport } from '../api/at-report.ts';
+import { desiredOf, requireAppliance, requireSnapshot, type AuditContext } from '../api/audit-context.ts';
+import { commonOptions, outputFormat, parseCommand, printReport, timeOption, withContext } from './command-shell.ts';
 
 /** `portolan replay apply --to <emulator URL | HAProxy dir> --time T [--appliance A]`: rebuild a past state elsewhere. */
 export async function runReplayApply(args: readonly string[], io: CommandIo): Promise<number> {
@@ -61,7 +50,7 @@ export async function runReplayApply(args: readonly string[], io: CommandIo): Pr
         force: values.force === true,
       });
     } catch (e) {
-      if (e instanceof ReplayTargetError) throw new CommandFailed(e.message, { cause: e });
+      if (e instanceof ReplayTargetError) throw new CommandFailed('invalid', e.message, { cause: e });
       throw e;
     }
     try {
@@ -79,6 +68,7 @@ function chooseAppliance(ctx: AuditContext, name: string | null): ApplianceConfi
   const all = ctx.fleet.config.appliances;
   if (all.length === 1) return all[0]!;
   throw new CommandFailed(
+    'invalid',
     `the fleet config names several appliances (${all.map((a) => a.name).join(', ')}): pass --appliance`,
   );
 }

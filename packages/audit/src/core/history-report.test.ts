@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ObjectChange } from './archived-change.ts';
 import { isRelevant, referencedObjects } from './desired-refs.ts';
-import { buildHistory, formatHistoryTable, snapshotCause, type SnapshotRecord } from './history-report.ts';
+import { buildHistory, snapshotCause, type SnapshotRecord } from './history-report.ts';
+import { formatHistoryTable } from './history-table.ts';
 import { shop } from '../testing/desired-fixture.ts';
 
 const change = (
@@ -117,4 +118,54 @@ test('rollback snapshots show the operator and the reason instead of events', ()
     drift: [],
   });
   assert.match(formatHistoryTable(h), /rollback\s+3\s+3\s+-\s+reason: bad deploy\s+operator rollback: bad deploy/);
+});
+
+test('operator actions come before the snapshot they made and show who and why', () => {
+  const at = new Date('2026-11-22T14:00:00Z');
+  const h = buildHistory({
+    appliance: 'edge',
+    since: null,
+    until: null,
+    snapshots: [
+      {
+        record: snap('5', at.toISOString(), { origin: 'rollback', reason: 'bad deploy' }),
+        cause: snapshotCause(50, 50, [], () => true, 0),
+      },
+    ],
+    applies: [],
+    drift: [],
+    actions: [
+      {
+        id: '7',
+        at,
+        actor: 'alice (token)',
+        action: 'rollback',
+        reason: 'bad deploy',
+        targetSnapshotId: '2',
+        resultSnapshotId: '5',
+        approvalSeq: null,
+      },
+      {
+        id: '8',
+        at: new Date('2026-11-22T14:01:00Z'),
+        actor: 'bob (kubernetes)',
+        action: 'approve',
+        reason: 'team moved',
+        targetSnapshotId: null,
+        resultSnapshotId: null,
+        approvalSeq: 42,
+      },
+    ],
+  });
+  assert.deepEqual(
+    h.entries.map((e) => `${e.type}${e.id}`),
+    ['rollback7', 'snapshot5', 'approval8'],
+  );
+  const approval = h.entries[2]!;
+  assert.ok(approval.type === 'approval');
+  assert.deepEqual([approval.actor, approval.reason, approval.approvalSeq], ['bob (kubernetes)', 'team moved', 42]);
+  const table = formatHistoryTable(h);
+  assert.match(table, /rollback\s+7\s+5\s+-\s+by alice \(token\)\s+operator rollback to 2 as snapshot 5: bad deploy/);
+  assert.match(table, /approval\s+8\s+-\s+-\s+by bob \(kubernetes\)\s+approval seq 42: team moved/);
+  assert.deepEqual(JSON.parse(JSON.stringify(h)), h, 'the report is plain JSON');
 });

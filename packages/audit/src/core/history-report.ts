@@ -1,6 +1,5 @@
 import type { ObjectChange } from './archived-change.ts';
 import { formatObject } from './archived-change.ts';
-import { listCell, formatTable, truncateCell } from './text-table.ts';
 
 /** A snapshot row as the audit reads it. */
 export interface SnapshotRecord {
@@ -60,6 +59,18 @@ export interface HoldRecord {
   readonly releasedBy: string | null;
   readonly releaseReason: string | null;
   readonly removed: boolean | null;
+}
+
+/** An operator's approve, rollback or resume as the audit reads it (the `operator_actions` row). */
+export interface OperatorActionRecord {
+  readonly id: string;
+  readonly at: Date;
+  readonly actor: string;
+  readonly action: 'approve' | 'rollback' | 'resume';
+  readonly reason: string;
+  readonly targetSnapshotId: string | null;
+  readonly resultSnapshotId: string | null;
+  readonly approvalSeq: number | null;
 }
 
 /** What caused a snapshot: the archived events folded since the previous snapshot, and the objects they changed. */
@@ -127,6 +138,7 @@ export type HistoryEntry =
       readonly object: string;
       readonly reason: string;
     }
+  | OperatorEntry
   | {
       readonly type: 'release';
       readonly at: string;
@@ -137,6 +149,22 @@ export type HistoryEntry =
       readonly reason: string;
       readonly removed: boolean | null;
     };
+
+/** An operator's write in the history: who, why, and the snapshots or approval it involved. */
+export interface OperatorEntry {
+  readonly type: 'approval' | 'rollback' | 'resume';
+  readonly at: string;
+  readonly id: string;
+  /** The authenticated identity that made it, e.g. `alice (token)`. */
+  readonly actor: string;
+  readonly reason: string;
+  /** Rollback: the snapshot rolled back to; resume: the one the removed pin named. */
+  readonly snapshot: string | null;
+  /** Rollback: the appended rollback snapshot; resume: the released plan. */
+  readonly resultSnapshot: string | null;
+  /** Approve: the approval's stream sequence (null: nothing was held, nothing published). */
+  readonly approvalSeq: number | null;
+}
 
 /** The history report: the appliance, the window, and its entries oldest first. */
 export interface HistoryReport {
@@ -183,11 +211,16 @@ export interface HistoryInput {
   readonly rollbackReasons?: ReadonlyMap<string, string | null>;
   /** The safety rule's holds in the appliance's clusters (each gives a hold entry and, once ended, a release entry). */
   readonly holds?: readonly HoldRecord[];
+  /** Operators' approvals, rollbacks and resumes of the appliance. */
+  readonly actions?: readonly OperatorActionRecord[];
 }
 
-/** Merges snapshots, applies and drift into one time-ordered list (ties: snapshot, then apply, then drift, by id). */
+/**
+ * Merges snapshots, applies, drift, holds and operator actions into one time-ordered list. Ties (a rollback's action
+ * and snapshot share their transaction's time): holds, then operator actions, snapshots, applies, drift, by id.
+ */
 export function buildHistory(input: HistoryInput): HistoryReport {
-  const rank = { hold: 0, release: 0, snapshot: 1, apply: 2, drift: 3 } as const;
+  const rank = { hold: 0, release: 0, approval: 1, rollback: 1, resume: 1, snapshot: 2, apply: 3, drift: 4 } as const;
   const entries: HistoryEntry[] = [
     ...input.snapshots.map(({ record, cause }) => snapshotEntry(record, cause)),
     ...input.applies.map((a) => applyEntry(a, input.rollbackReasons?.get(a.snapshotId) ?? null)),
@@ -200,6 +233,7 @@ export function buildHistory(input: HistoryInput): HistoryReport {
       action: d.action,
     })),
     ...(input.holds ?? []).flatMap((h) => holdEntries(h, input.since, input.until)),
+    ...(input.actions ?? []).map(operatorEntry),
   ];
   entries.sort((a, b) =>
     a.at < b.at ? -1 : a.at > b.at ? 1 : rank[a.type] - rank[b.type] || Number(a.id) - Number(b.id),
@@ -247,6 +281,19 @@ function applyEntry(a: ApplyRecord, rollbackReason: string | null): HistoryEntry
   };
 }
 
+function operatorEntry(a: OperatorActionRecord): OperatorEntry {
+  return {
+    type: a.action === 'approve' ? 'approval' : a.action,
+    at: a.at.toISOString(),
+    id: a.id,
+    actor: a.actor,
+    reason: a.reason,
+    snapshot: a.targetSnapshotId,
+    resultSnapshot: a.resultSnapshotId,
+    approvalSeq: a.approvalSeq,
+  };
+}
+
 /** A hold's entry and, once it ended, its release entry: each only when it falls inside the window. */
 function holdEntries(h: HoldRecord, since: Date | null, until: Date | null): HistoryEntry[] {
   const inWindow = (at: Date): boolean => (since === null || at >= since) && (until === null || at <= until);
@@ -269,56 +316,7 @@ function holdEntries(h: HoldRecord, since: Date | null, until: Date | null): His
   return out;
 }
 
-/** The history as a table: TIME, WHAT, ID, SNAPSHOT, EPOCH, RESULT, CAUSE / DETAIL, TRACE. */
-export function formatHistoryTable(report: HistoryReport): string {
-  if (report.entries.length === 0)
-    return `No snapshots or applies for ${report.appliance}${report.since || report.until ? ' in that window' : ''}.\n`;
-  return formatTable(
-    ['TIME', 'WHAT', 'ID', 'SNAPSHOT', 'EPOCH', 'RESULT', 'CAUSE / DETAIL', 'TRACE'],
-    report.entries.map(historyRow),
-  );
-}
-
-/** One entry as a table row. */
-function historyRow(e: HistoryEntry): string[] {
-  if (e.type === 'snapshot') return snapshotRow(e);
-  if (e.type === 'apply') {
-    const result = `${e.status}${e.failed > 0 ? ` (${e.failed} failed)` : ''}`;
-    const why = e.reason ?? (e.rollbackReason === null ? null : `rollback: ${e.rollbackReason}`);
-    const detail = `${e.trigger}, ${e.operations} op(s) by ${e.leader}${why ? `: ${why}` : ''}`;
-    return [e.at, 'apply', e.id, e.snapshot, String(e.epoch), result, truncateCell(detail, 110), e.traceId ?? '-'];
-  }
-  if (e.type === 'hold')
-    return [
-      e.at,
-      'hold',
-      e.id,
-      '-',
-      '-',
-      'removal held',
-      truncateCell(`seq ${e.seq}: ${e.object}: ${e.reason}`, 110),
-      '-',
-    ];
-  if (e.type === 'release') {
-    const result = `${e.removed === true ? 'removed' : 'kept'} (${e.by ?? '-'})`;
-    return [e.at, 'release', e.id, '-', '-', result, truncateCell(`seq ${e.seq}: ${e.object}: ${e.reason}`, 110), '-'];
-  }
-  return [e.at, 'drift', e.id, e.snapshot ?? '-', '-', e.action, truncateCell(listCell(e.objects, 3), 110), '-'];
-}
-
-function snapshotRow(e: Extract<HistoryEntry, { type: 'snapshot' }>): string[] {
-  const what = e.origin === 'rollback' ? 'rollback' : 'snapshot';
-  const result = e.held
-    ? `held: ${e.holdReason ?? ''}`
-    : e.origin === 'rollback'
-      ? `reason: ${e.reason ?? '-'}`
-      : 'planned';
-  const objs = e.cause.objects.map((o) => `${o.event.toLowerCase()} ${o.object}@${o.resourceVersion}`);
-  const cause =
-    e.origin === 'rollback'
-      ? `operator rollback${e.reason ? `: ${e.reason}` : ''}`
-      : e.cause.events === 0
-        ? '(no events)'
-        : `seq ${e.cause.fromSeq + 1}-${e.cause.toSeq}: ${listCell(objs, 2)}`;
-  return [e.at, what, e.id, e.id, '-', truncateCell(result, 40), truncateCell(cause, 110), e.traceId ?? '-'];
+/** Whether an entry is an operator's approve, rollback or resume. */
+export function isOperatorEntry(e: HistoryEntry): e is OperatorEntry {
+  return e.type === 'approval' || e.type === 'rollback' || e.type === 'resume';
 }

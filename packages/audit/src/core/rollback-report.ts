@@ -48,8 +48,10 @@ export interface RollbackReport {
   /** The appended rollback snapshot; null when the operator declined. */
   readonly rollbackSnapshot: string | null;
   readonly reason: string;
+  /** Who asked for it (recorded with the pin and in `operator_actions`). */
+  readonly actor: string;
   readonly pinned: boolean;
-  /** With --wait: the apply of the rollback snapshot (null: none within the wait). */
+  /** With a wait: the apply of the rollback snapshot (null: none within the wait). */
   readonly apply: {
     readonly id: string;
     readonly status: string;
@@ -62,7 +64,7 @@ export interface RollbackReport {
 /** Text after the diff: what was done and what happens next. */
 export function formatRollbackOutcome(r: RollbackReport, waited: boolean): string {
   if (r.rollbackSnapshot === null) return 'Rollback aborted: nothing was changed.\n';
-  let out = `Appended rollback snapshot ${r.rollbackSnapshot} (content of snapshot ${r.to.id}, reason: ${r.reason}) on top of ${r.from.id}.\n`;
+  let out = `Appended rollback snapshot ${r.rollbackSnapshot} (content of snapshot ${r.to.id}, reason: ${r.reason}) on top of ${r.from.id}, by ${r.actor}.\n`;
   out += `${r.appliance} is pinned: new plans are recorded but held until \`portolan resume ${r.appliance}\`.\n`;
   if (waited)
     out +=
