@@ -21,6 +21,7 @@ import { VtmDriver, type VtmObjects } from '@portolan/vtm-driver';
 import { startVtmEmulator } from '@portolan/vtm-emulator';
 import { appliedAt, appliesEpoch, appliesOf, jsonOf, snapshotsOf, webNodes } from './audit-checks.ts';
 import { AuditScenario, CERT_V1, CERT_V2, type StepName } from './audit-scenario.ts';
+import { OPERATOR_TOKEN } from './scenario-fleet.ts';
 
 let s: AuditScenario;
 before(async () => {
@@ -327,7 +328,7 @@ test('unknown appliances and snapshots are clear errors that name them; bad flag
   );
   const b = await s.run('show', ['424242']);
   assert.deepEqual([b.code, b.stderr], [1, 'portolan show: unknown snapshot "424242"\n']);
-  const c = await s.run('rollback', [s.appliance, '--to', 'latest', '--yes']);
+  const c = await s.run('rollback', [s.appliance, '--to', 'latest', '--yes', '--reason', 'bad deploy']);
   assert.equal(c.code, 1);
   assert.match(c.stderr, /unknown snapshot "latest"/);
   await assert.rejects(
@@ -348,8 +349,8 @@ test('the portolan binary runs the commands (JSON history; rollback refused with
   assert.ok((JSON.parse(stdout) as HistoryReport).entries.length >= 12);
   const refused = await exec(
     node,
-    [bin, 'rollback', s.appliance, '--to', step('create').snapshot, '--config', s.configFile],
-    { cwd: root },
+    [bin, 'rollback', s.appliance, '--to', step('create').snapshot, '--reason', 'r', '--config', s.configFile],
+    { cwd: root, env: { ...process.env, PORTOLAN_TOKEN: OPERATOR_TOKEN } },
   ).catch((e: { code: number; stderr: string }) => e);
   assert.equal((refused as { code: number }).code, 1);
   assert.match((refused as { stderr: string }).stderr, /refusing to roll back without --yes/);

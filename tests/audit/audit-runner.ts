@@ -12,6 +12,8 @@ export interface CommandRun {
 export interface RunOptions {
   readonly stdinIsTty?: boolean;
   readonly answer?: string;
+  /** The environment the command sees (e.g. PORTOLAN_TOKEN for the commands that write); empty by default. */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /** Runs `command` with `--config configFile` and `args` in `cwd`; a non-terminal caller unless told otherwise. */
@@ -34,7 +36,7 @@ export async function runAuditCommand(
       return options.answer ?? '';
     },
     now: () => new Date(),
-    env: {},
+    env: options.env ?? {},
     cwd,
   };
   const code = await auditCommands[command](['--config', configFile, ...args], io);

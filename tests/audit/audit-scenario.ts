@@ -15,7 +15,7 @@ import { createLogger } from '@portolan/telemetry';
 import { startVtmEmulator, type VtmEmulator } from '@portolan/vtm-emulator';
 import type { AuditCommandName } from '@portolan/audit';
 import { runAuditCommand, type CommandRun, type RunOptions } from './audit-runner.ts';
-import { fleetYaml, keysByKind, type Change } from './scenario-fleet.ts';
+import { fleetYaml, keysByKind, OPERATOR_TOKEN, type Change } from './scenario-fleet.ts';
 import { startReplica, type Replica } from './scenario-replica.ts';
 import { heartbeat, KubeObjects, kubeMessage, listMarkers, type OutboundKubeMessage } from './kube-messages.ts';
 
@@ -347,9 +347,15 @@ export class AuditScenario {
     return s;
   }
 
-  /** Runs an audit command against the scenario's fleet config with captured output, as a non-terminal caller. */
+  /**
+   * Runs an audit command against the scenario's fleet config with captured output, as a non-terminal caller
+   * holding the scenario's operator token (PORTOLAN_TOKEN) unless `options.env` says otherwise.
+   */
   run(command: AuditCommandName, args: readonly string[], options: RunOptions = {}): Promise<CommandRun> {
-    return runAuditCommand(this.configFile, this.dir, command, args, options);
+    return runAuditCommand(this.configFile, this.dir, command, args, {
+      ...options,
+      env: options.env ?? { PORTOLAN_TOKEN: OPERATOR_TOKEN },
+    });
   }
 
   /** Stops every replica, the emulator and the bus, and drops the database. */

@@ -2,7 +2,13 @@
 // and is refused without a terminal or a yes; resume releases the plan held meanwhile.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { AuditCommandName, HistoryReport, RollbackReport, StatusReport } from '@portolan/audit';
+import {
+  AuditUsageError,
+  type AuditCommandName,
+  type HistoryReport,
+  type RollbackReport,
+  type StatusReport,
+} from '@portolan/audit';
 import { appliesOf, jsonOf, snapshotCount, webNodes } from './audit-checks.ts';
 import { AuditScenario, type StepName } from './audit-scenario.ts';
 
@@ -19,11 +25,11 @@ const step = (name: StepName) => s.step_(name);
 
 test('rollback refuses without --yes when stdin is not a terminal, and changes nothing when the operator declines', async () => {
   const before = await snapshotCount(s);
-  const refused = await s.run('rollback', [s.appliance, '--to', step('create').snapshot]);
+  const refused = await s.run('rollback', [s.appliance, '--to', step('create').snapshot, '--reason', 'bad deploy']);
   assert.equal(refused.code, 1);
   assert.match(refused.stdout, /Vendor operations a push would make/);
   assert.match(refused.stderr, /refusing to roll back without --yes: stdin is not a terminal/);
-  const declined = await s.run('rollback', [s.appliance, '--to', step('create').snapshot], {
+  const declined = await s.run('rollback', [s.appliance, '--to', step('create').snapshot, '--reason', 'bad deploy'], {
     stdinIsTty: true,
     answer: 'n',
   });
@@ -32,6 +38,22 @@ test('rollback refuses without --yes when stdin is not a terminal, and changes n
   assert.match(declined.stdout, /Rollback aborted: nothing was changed/);
   assert.equal(await snapshotCount(s), before);
   assert.equal(await s.db.selectFrom('snapshot_pins').selectAll().executeTakeFirst(), undefined);
+  assert.equal(await s.db.selectFrom('operator_actions').selectAll().executeTakeFirst(), undefined);
+});
+
+test('rollback and resume need a reason and an operator token; without them nothing changes', async () => {
+  const before = await snapshotCount(s);
+  await assert.rejects(
+    s.run('resume', [s.appliance]),
+    (e: unknown) => e instanceof AuditUsageError && /--reason is required/.test(e.message),
+  );
+  const noToken = await s.run('rollback', [s.appliance, '--to', step('create').snapshot, '--reason', 'r', '--yes'], {
+    env: {},
+  });
+  assert.equal(noToken.code, 1);
+  assert.match(noToken.stderr, /portolan rollback: an operator token is required: pass --token-file <file>/);
+  assert.equal(await snapshotCount(s), before);
+  assert.equal(await s.db.selectFrom('operator_actions').selectAll().executeTakeFirst(), undefined);
 });
 
 // One operator session in order (rollback, apply, pin, a change held, resume): each step needs the one before.
@@ -70,9 +92,15 @@ test('rollback restores the earlier routing through the leader, records the reas
   const h = await json<HistoryReport>('history', [s.appliance, '--since', step('failover').after.toISOString()]);
   assert.deepEqual(
     h.entries.map((e) =>
-      e.type === 'apply' ? `apply:${e.trigger}` : e.type === 'snapshot' ? `${e.origin}:${e.reason ?? ''}` : e.type,
+      e.type === 'apply'
+        ? `apply:${e.trigger}`
+        : e.type === 'snapshot'
+          ? `${e.origin}:${e.reason ?? ''}`
+          : e.type === 'rollback'
+            ? `operator rollback by ${e.actor}: ${e.reason}`
+            : e.type,
     ),
-    ['rollback:bad deploy', 'apply:rollback'],
+    ['operator rollback by scenario-operator (token): bad deploy', 'rollback:bad deploy', 'apply:rollback'],
   );
   const applyRow = appliesOf(h)[0]!;
   assert.equal(applyRow.rollbackReason, 'bad deploy', "the apply shows the operator's reason");
@@ -101,11 +129,20 @@ test('rollback restores the earlier routing through the leader, records the reas
   assert.ok(st.problems.some((p) => p.includes('held (pinned by rollback')));
 
   // resume: the pin goes, the plan held meanwhile is released and applied.
-  const resumed = await s.run('resume', [s.appliance]);
+  const resumed = await s.run('resume', [s.appliance, '--reason', 'web-3 is healthy again']);
   assert.equal(resumed.code, 0);
   assert.match(
     resumed.stdout,
-    /Removed the pin .* to snapshot \d+ \(bad deploy.*\)\.\nReleased the plan held meanwhile as snapshot \d+/,
+    /Removed the pin .* to snapshot \d+ \(bad deploy, since [^)]+\), by scenario-operator \(token\)\.\nReleased the plan held meanwhile as snapshot \d+/,
+  );
+  assert.deepEqual(
+    (await s.db.selectFrom('operator_actions').select(['action', 'actor', 'reason']).orderBy('id').execute()).map(
+      (a) => `${a.action} by ${a.actor}: ${a.reason}`,
+    ),
+    [
+      'rollback by scenario-operator (token): bad deploy',
+      'resume by scenario-operator (token): web-3 is healthy again',
+    ],
   );
   const after = await s.leaderApplier().reconcile('snapshot');
   assert.ok(after.kind === 'applied' && after.status === 'succeeded');
@@ -117,6 +154,6 @@ test('rollback restores the earlier routing through the leader, records the reas
     '10.1.0.6:8080',
   ]);
   assert.equal(await s.db.selectFrom('snapshot_pins').selectAll().executeTakeFirst(), undefined);
-  const again = await s.run('resume', [s.appliance]);
+  const again = await s.run('resume', [s.appliance, '--reason', 'checking']);
   assert.match(again.stdout, /was not pinned/);
 });

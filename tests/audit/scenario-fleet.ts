@@ -1,5 +1,6 @@
 // The recorded scenario's inputs: one Kubernetes change as published, the keys a full list of them carries, and
 // the fleet config of the scenario's single vTM appliance.
+import { createHash, randomBytes } from 'node:crypto';
 import type { KubeKind } from '@portolan/kube-model';
 import type { WatchEventType } from '@portolan/watcher';
 
@@ -15,6 +16,12 @@ export function keysByKind(changes: readonly Change[]): Partial<Record<KubeKind,
   }
   return out;
 }
+
+/**
+ * The scenario's operator token (approve, rollback and resume need one): its hash is in the fleet config's
+ * console.tokens, made as `newToken`/`hashToken` of @portolan/access make them.
+ */
+export const OPERATOR_TOKEN = `ptl_${randomBytes(32).toString('base64url')}`;
 
 /** The fleet config of the scenario: one vTM appliance on the emulator, its own stream, database and Redis. */
 export function fleetYaml(o: {
@@ -38,5 +45,8 @@ bus: { url: "${o.natsUrl}", stream: ${o.stream}, subjectPrefix: ${o.stream} }
 store: { url: "${o.postgresUrl}" }
 leases: { redisUrl: "${o.redisUrl}" }
 secrets: { keyFile: fleet.key }
+console:
+  tokens:
+    - { name: scenario-operator, role: operator, sha256: ${createHash('sha256').update(OPERATOR_TOKEN).digest('hex')} }
 `;
 }

@@ -4,7 +4,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -34,6 +34,8 @@ let haproxy: RunningHaproxy;
 let tdb: TestDatabase;
 let appliance: string;
 let configFile: string;
+/** The operator token the CLI's rollback and resume present (PORTOLAN_TOKEN); its hash is in the fleet config. */
+const operatorToken = `ptl_${randomBytes(32).toString('base64url')}`;
 let httpPort: number;
 let echoPort: number;
 const children: ChildProcess[] = [];
@@ -74,6 +76,9 @@ bus: { url: "${stack.natsUrl}", stream: ${stream}, subjectPrefix: ${stream} }
 store: { url: "${tdb.url}" }
 leases: { redisUrl: "${stack.redisUrl}", ttlMs: 2000, renewEveryMs: 400, retryEveryMs: 200 }
 secrets: { keyFile: fleet.key }
+console:
+  tokens:
+    - { name: e2e-operator, role: operator, sha256: ${createHash('sha256').update(operatorToken).digest('hex')} }
 `,
   );
   sim.objects.create({
@@ -208,7 +213,7 @@ test('rollback restores the earlier routing through HAProxy, pins planning, and 
     ),
   );
 
-  const resume = await portolan(['resume', appliance]);
+  const resume = await portolan(['resume', appliance, '--reason', 'web-v2 is fixed']);
   assert.equal(resume.code, 0, resume.stderr);
   assert.match(resume.stdout, /Released the plan held meanwhile/);
   await until('the current plan applies after resume', async () => sameSet(await answering(8), [C, D]));
@@ -239,7 +244,11 @@ test('rollback restores the earlier routing through HAProxy, pins planning, and 
 /** Runs the portolan CLI binary (not a terminal on stdin) against the test's fleet config. */
 async function portolan(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const r = await exec(node, [cli, ...args, '--config', configFile], { cwd: root, timeout: 60_000 });
+    const r = await exec(node, [cli, ...args, '--config', configFile], {
+      cwd: root,
+      timeout: 60_000,
+      env: { ...process.env, PORTOLAN_TOKEN: operatorToken },
+    });
     return { code: 0, stdout: r.stdout, stderr: r.stderr };
   } catch (e) {
     const x = e as { code: number; stdout: string; stderr: string };

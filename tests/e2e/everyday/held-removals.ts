@@ -2,6 +2,7 @@
 // shared across namespaces, and the whole day replays.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import { answers, fault, p, pod, portolan, servedBy, who, within } from '../everyday-day.ts';
 import { endpointSlice, ingress, namespace, service } from '../manifests.ts';
 
@@ -94,8 +95,9 @@ test('28 portolan approve removes the held objects at once', async () => {
     p.appliance('edge'),
     '--reason',
     'team-h was moved out of this cluster',
-    '--by',
-    'everyday-ops',
+    // The operator token `portolan up` keeps beside the fleet config: its holder is the actor recorded.
+    '--token-file',
+    path.join(path.dirname(p.fleetConfig), 'operator.token'),
   ]);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /released local Ingress team-h\/i0 \(removed\)/);
@@ -120,7 +122,8 @@ test('29 history shows the hold and the approval with who and why', async () => 
   const r = await portolan(['history', p.appliance('edge')]);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /hold\s.*removal held.*local\/Ingress\/team-h\/i0: a relist of Ingress no longer lists 6 of/);
-  assert.match(r.stdout, /release\s.*removed \(approval: everyday-ops\).*team-h was moved out/);
+  assert.match(r.stdout, /release\s.*removed \(approval: \S+ \(token\)\).*team-h was moved out/);
+  assert.match(r.stdout, /approval\s.*by \S+ \(token\)\s+approval seq \d+: team-h was moved out/);
 });
 
 test('30 the fault ends and the namespace is deleted for real: nothing comes back, nothing is held', async () => {
