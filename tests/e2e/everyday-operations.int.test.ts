@@ -36,6 +36,8 @@ before(async () => {
       },
     ],
     echoAddresses: PODS,
+    // With the console come its tokens: step 28's approve presents the operator token kept beside the fleet config.
+    console: true,
   });
   await p.apply(
     ingressClass('portolan', 'portolan.dev/ingress-controller') +
