@@ -104,6 +104,42 @@ test('history --since/--until keeps only what happened in the window', async () 
   );
 });
 
+test('history --object keeps the snapshots whose cause names the object, with their applies; --kind keeps kinds', async () => {
+  const all = await json<HistoryReport>('history', [s.appliance]);
+  const docs = await json<HistoryReport>('history', [s.appliance, '--object', 'ingress SHOP/docs']);
+  const kept = snapshotsOf(docs);
+  assert.ok(kept.some((x) => x.id === step('create').snapshot) && kept.some((x) => x.id === step('delete').snapshot));
+  assert.ok(!kept.some((x) => x.id === step('scale').snapshot), 'scaling web did not touch the docs Ingress');
+  for (const x of kept)
+    assert.ok(
+      x.cause.objects.some((o) => o.object === 'c1/Ingress/shop/docs'),
+      x.id,
+    );
+  assert.deepEqual(
+    appliesOf(docs).map((a) => a.id),
+    appliesOf(all)
+      .filter((a) => kept.some((x) => x.id === a.snapshot))
+      .map((a) => a.id),
+  );
+  assert.deepEqual(
+    docs.entries.filter((e) => e.type !== 'snapshot' && e.type !== 'apply'),
+    [],
+  );
+  const kinds = await json<HistoryReport>('history', [s.appliance, '--kind', 'apply', '--kind', 'drift']);
+  assert.deepEqual(
+    kinds.entries,
+    all.entries.filter((e) => e.type === 'apply' || e.type === 'drift'),
+  );
+  const bad = await s.run('history', [s.appliance, '--kind', 'applies']);
+  assert.deepEqual(
+    [bad.code, bad.stderr],
+    [
+      1,
+      `portolan history: unknown history kind "applies" (kinds: snapshot, apply, drift, hold, approval, rollback, resume)\n`,
+    ],
+  );
+});
+
 test('show: the desired state object by object, with its sources and (--vendor) the vendor objects', async () => {
   const r = await json<ShowReport>('show', [step('create').snapshot, '--vendor']);
   const web = r.desired.pools.find((p) => p.name.includes('web'));
