@@ -2,8 +2,8 @@ import type { CliCommand } from '../command.ts';
 import { UsageError } from '../command.ts';
 import { AUDIT_COMMON } from './audit-command.ts';
 
-/** How the commands that write (approve, rollback, resume) find the operator's token, for their usage texts. */
-export const OPERATOR_TOKEN = `  --reason "<why>"          required (at most 1000 characters): recorded with the action and shown in history
+/** The options of the commands that write (approve, rollback, resume): the reason and the operator token, for their usage texts. */
+export const WRITE_OPTIONS = `  --reason "<why>"          required (at most 1000 characters): recorded with the action and shown in history
   --token-file <file>       an operator token (default $PORTOLAN_TOKEN, then operator.token beside the fleet
                             config, which \`portolan up\` writes); its SHA-256 must be in the config's console.tokens`;
 
@@ -15,7 +15,7 @@ of a cluster's hosts or members of one kind and at least safety.minRemovals; eve
 The approval goes into the event log (who, why, when), the planner carries the removals out at once and the
 leader applies the resulting snapshot; the command waits (default 10 s each) and reports what happened, exit 1
 when the planner has not folded it in that time.
-${OPERATOR_TOKEN}
+${WRITE_OPTIONS}
 ${AUDIT_COMMON}`;
 
 /** `portolan approve`: an operator's approval of the removals the safety rule holds (the body is @portolan/audit's). */

@@ -1,5 +1,5 @@
 import { AUDIT_COMMON, auditCommand } from './audit-command.ts';
-import { OPERATOR_TOKEN } from './approve.ts';
+import { WRITE_OPTIONS } from './approve.ts';
 
 /** `portolan resume`: end a rollback pin so planning applies again. */
 export const resume = auditCommand(
@@ -11,6 +11,6 @@ export const resume = auditCommand(
 Removes the pin a rollback set. When the planner made snapshots while pinned, the newest one is released
 (appended again, unheld) so the appliance converges to current planning now; otherwise the next planner
 snapshot applies normally.
-${OPERATOR_TOKEN}
+${WRITE_OPTIONS}
 ${AUDIT_COMMON}`,
 );

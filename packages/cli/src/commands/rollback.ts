@@ -1,5 +1,5 @@
 import { AUDIT_COMMON, auditCommand } from './audit-command.ts';
-import { OPERATOR_TOKEN } from './approve.ts';
+import { WRITE_OPTIONS } from './approve.ts';
 
 /** `portolan rollback`: push an earlier snapshot again, through the leader, and pin planning. */
 export const rollback = auditCommand(
@@ -13,6 +13,6 @@ required), pins the appliance, and appends a snapshot with origin "rollback", th
 reason. The applier leader applies it like any snapshot. While pinned, the planner keeps recording new
 snapshots but holds them ("pinned by rollback to <id>"); \`portolan resume <appliance>\` ends that.
 --wait waits up to SECONDS for the apply and exits 1 unless it succeeded.
-${OPERATOR_TOKEN}
+${WRITE_OPTIONS}
 ${AUDIT_COMMON}`,
 );
