@@ -23,6 +23,7 @@ function indexHtml(version) {
     <meta name="viewport" content="width=device-width, initial-scale=1" />
     <meta name="color-scheme" content="light dark" />
     <title>Portolan console</title>
+    <link rel="icon" href="data:," />
     <link rel="stylesheet" href="app.css?v=${version}" />
     <script type="module" src="app.js?v=${version}"></script>
   </head>

@@ -89,14 +89,15 @@ function Operations({ r }: { r: DiffReport }) {
   );
 }
 
-/** The whole diff. */
-export function DiffView({ r }: { r: DiffReport }) {
+/** The whole diff; `nested` when it sits under a heading of its own (the rollback flow). */
+export function DiffView({ r, nested = false }: { r: DiffReport; nested?: boolean }) {
+  const H = nested ? 'h3' : 'h2';
   const counts = (['added', 'removed', 'changed'] as const)
     .map((c) => `${r.objects.filter((d) => d.change === c).length} ${c}`)
     .join(', ');
   return (
     <div class="diff" data-testid="diff-view">
-      <h2>Objects ({r.objects.length === 0 ? 'no differences' : counts})</h2>
+      <H>Objects ({r.objects.length === 0 ? 'no differences' : counts})</H>
       {r.objects.length === 0 ? (
         <p data-testid="diff-empty">The two snapshots have the same desired state.</p>
       ) : (

@@ -61,7 +61,7 @@ function ExplainForm({ name, q, snapshot }: { name: string; q: string; snapshot:
         </p>
       </div>
       <div class="field field-narrow">
-        <label for={`${id}-snap`}>In snapshot (empty: the head)</label>
+        <label for={`${id}-snap`}>Snapshot (empty: head)</label>
         <input
           id={`${id}-snap`}
           inputMode="numeric"

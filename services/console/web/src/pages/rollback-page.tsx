@@ -105,7 +105,7 @@ function HeadDiff({ head, target }: { head: string; target: string }) {
       {d.data === null ? (
         d.error === null && <SkeletonBlock lines={5} label="Loading the diff" />
       ) : (
-        <DiffView r={d.data} />
+        <DiffView r={d.data} nested />
       )}
     </section>
   );

@@ -24,12 +24,19 @@ export function Timeline(p: { appliance: string; clusters: readonly string[]; op
         }}
       />
       <ErrorBanner error={t.error} onRetry={t.reload} />
-      {/* The bar's slot is always there, so its appearing moves nothing. */}
+      {/* The bar's slot is always there (the count sits in it meanwhile), so its appearing moves nothing. */}
       <div class="new-entries-slot" aria-live="polite">
-        {n > 0 && (
+        {n > 0 ? (
           <button type="button" class="new-entries" onClick={t.showPending} data-testid="new-entries">
             {n} new entr{n === 1 ? 'y' : 'ies'}: show
           </button>
+        ) : (
+          t.entries !== null &&
+          t.entries.length > 0 && (
+            <p class="muted small" data-testid="timeline-count">
+              {t.entries.length} entr{t.entries.length === 1 ? 'y' : 'ies'}, newest first.
+            </p>
+          )
         )}
       </div>
       {t.entries === null ? (
@@ -40,9 +47,6 @@ export function Timeline(p: { appliance: string; clusters: readonly string[]; op
         </p>
       ) : (
         <>
-          <p class="muted small">
-            {t.entries.length} entr{t.entries.length === 1 ? 'y' : 'ies'}, newest first.
-          </p>
           <ol class="entries" data-testid="timeline">
             {t.entries.slice(0, limit).map((e) => (
               <TimelineEntry key={entryKey(e)} e={e} appliance={p.appliance} operator={p.operator} />
