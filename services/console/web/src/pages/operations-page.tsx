@@ -29,7 +29,7 @@ export function OperationsPage({ name, applyId }: { name: string; applyId: strin
       ) : (
         <>
           <p>
-            <Badge>{a.status}</Badge> snapshot <a href={href.snapshot(name, a.snapshotId)}>#{a.snapshotId}</a>,{' '}
+            <Badge>{a.status}</Badge> snapshot <a href={href.snapshot(name, a.snapshotId)}>#{a.snapshotId}</a>, trigger{' '}
             {a.trigger}, epoch {a.epoch}, leader {a.leaderId}; {formatTime(a.startedAt)} → {formatTime(a.finishedAt)} (
             {formatDuration(Date.parse(a.finishedAt) - Date.parse(a.startedAt))})
             {a.reason !== null && <> — {a.reason}</>}
