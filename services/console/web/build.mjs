@@ -24,8 +24,8 @@ function indexHtml(version) {
     <meta name="color-scheme" content="light dark" />
     <title>Portolan console</title>
     <link rel="icon" href="data:," />
-    <link rel="stylesheet" href="app.css?v=${version}" />
-    <script type="module" src="app.js?v=${version}"></script>
+    <link rel="stylesheet" href="/app.css?v=${version}" />
+    <script type="module" src="/app.js?v=${version}"></script>
   </head>
   <body>
     <div id="app"><p class="boot">Loading the Portolan console…</p></div>

@@ -5,18 +5,21 @@ import type { ApiClient } from './api/api-client.ts';
 import type { LiveEvent, LiveState } from './api/live-events.ts';
 import type { Session } from './api/types.ts';
 
+/** What listeners get: an event, or null after a reconnect (events may have been missed: re-read everything). */
+export type LiveSignal = LiveEvent | null;
+
 /** Fans the one event stream out to the pages that listen. */
 export class LiveHub {
-  readonly #listeners = new Set<(e: LiveEvent) => void>();
+  readonly #listeners = new Set<(e: LiveSignal) => void>();
 
   /** Listens until the returned function is called. */
-  subscribe(listener: (e: LiveEvent) => void): () => void {
+  subscribe(listener: (e: LiveSignal) => void): () => void {
     this.#listeners.add(listener);
     return () => void this.#listeners.delete(listener);
   }
 
-  /** Hands an event to every listener. */
-  publish(e: LiveEvent): void {
+  /** Hands an event (or the reconnect signal) to every listener. */
+  publish(e: LiveSignal): void {
     for (const l of [...this.#listeners]) l(e);
   }
 }
@@ -45,8 +48,8 @@ export function useIsOperator(): boolean {
 }
 
 /**
- * Calls `onEvent` for each live event `relevant` accepts, at most once per `delayMs` (a burst of applies is one
- * refresh). The latest callbacks are used without re-subscribing.
+ * Calls `onEvent` for each live event `relevant` accepts, and after every reconnect, at most once per `delayMs` (a
+ * burst of applies is one refresh). The latest callbacks are used without re-subscribing.
  */
 export function useLiveRefresh(relevant: (e: LiveEvent) => boolean, onEvent: () => void, delayMs = 800): void {
   const { live } = useApp();
@@ -55,7 +58,7 @@ export function useLiveRefresh(relevant: (e: LiveEvent) => boolean, onEvent: () 
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | null = null;
     const off = live.subscribe((e) => {
-      if (!latest.current.relevant(e) || timer !== null) return;
+      if ((e !== null && !latest.current.relevant(e)) || timer !== null) return;
       timer = setTimeout(() => {
         timer = null;
         latest.current.onEvent();

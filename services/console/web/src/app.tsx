@@ -70,15 +70,19 @@ function Shell({
 }) {
   const hub = useMemo(() => new LiveHub(), []);
   const [liveState, setLiveState] = useState<LiveState>('connecting');
-  useEffect(
-    () =>
-      connectLiveEvents(signedIn.token, {
-        onEvent: (e) => hub.publish(e),
-        onState: setLiveState,
-        onUnauthorized: onExpired,
-      }),
-    [signedIn.token, hub, onExpired],
-  );
+  useEffect(() => {
+    let wasLive = false;
+    return connectLiveEvents(signedIn.token, {
+      onEvent: (e) => hub.publish(e),
+      onState: (s) => {
+        // Back after a drop: whatever happened meanwhile was not streamed, so the pages re-read.
+        if (s === 'live' && wasLive) hub.publish(null);
+        if (s === 'live') wasLive = true;
+        setLiveState(s);
+      },
+      onUnauthorized: onExpired,
+    });
+  }, [signedIn.token, hub, onExpired]);
   const value = useMemo<AppContextValue>(
     () => ({ api: signedIn.api, session: signedIn.session, live: hub, liveState }),
     [signedIn, hub, liveState],
