@@ -54,6 +54,13 @@ export function App() {
       (e: unknown) => signOut(e instanceof ApiError && e.status === 401 ? expiredMessage : errorMessage(e)),
     );
   }, [signIn]);
+  // While a stored token is checked, a quiet placeholder: the sign-in form would flash and then jump away.
+  if (signedIn === null && checking && message === null)
+    return (
+      <p class="boot" role="status">
+        Signing in…
+      </p>
+    );
   if (signedIn === null) return <LoginPage message={message} checking={checking} onSignIn={signIn} />;
   return <Shell signedIn={signedIn} onSignOut={userSignOut} onExpired={expire} />;
 }

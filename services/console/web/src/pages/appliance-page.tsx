@@ -19,18 +19,24 @@ export function AppliancePage({ name }: { name: string }) {
       </p>
       <h1>{name}</h1>
       <ErrorBanner error={a.error} onRetry={a.reload} />
-      {a.data === null ? a.error === null && <SkeletonBlock lines={3} /> : <Summary a={a.data} />}
-      <nav class="page-links" aria-label={`Views of ${name}`}>
-        <a href={href.explain(name)} data-testid="explain-link">
-          Explain an object or request
-        </a>
-        <a href={href.at(name)} data-testid="at-link">
-          What was live at a time
-        </a>
-      </nav>
-      {operator && <WriteActions name={name} pinned={(a.data?.pin ?? null) !== null} onDone={a.reload} />}
-      <h2>Timeline</h2>
-      {a.data !== null && <Timeline appliance={name} clusters={a.data.clusters} operator={operator} />}
+      {a.data === null ? (
+        a.error === null && <SkeletonBlock lines={8} label={`Loading ${name}`} />
+      ) : (
+        <>
+          <Summary a={a.data} />
+          <nav class="page-links" aria-label={`Views of ${name}`}>
+            <a href={href.explain(name)} data-testid="explain-link">
+              Explain an object or request
+            </a>
+            <a href={href.at(name)} data-testid="at-link">
+              What was live at a time
+            </a>
+          </nav>
+          {operator && <WriteActions name={name} pinned={a.data.pin !== null} onDone={a.reload} />}
+          <h2>Timeline</h2>
+          <Timeline appliance={name} clusters={a.data.clusters} operator={operator} />
+        </>
+      )}
     </div>
   );
 }

@@ -3,7 +3,7 @@
 import { useEffect } from 'preact/hooks';
 import type { ApplianceSummary, StatusReport } from '../api/types.ts';
 import { useApp, useLiveRefresh } from '../app-context.ts';
-import { ErrorBanner, Section } from '../components/feedback.tsx';
+import { ErrorBanner, Section, SkeletonBlock } from '../components/feedback.tsx';
 import { useResource } from '../use-resource.ts';
 import { AppliancesTable, ClustersTable } from './fleet-tables.tsx';
 import { FleetCharts } from './fleet-charts.tsx';
@@ -28,29 +28,41 @@ export function FleetPage() {
     // The reloads are stable: one interval for the page's life.
   }, []);
   const s = status.data;
-  const names = appliances.data?.appliances.map((a) => a.name) ?? null;
+  const list = appliances.data?.appliances ?? null;
+  // Until both first answers are in, one placeholder stands for the page: nothing below it can be pushed down.
+  const first = (s === null && status.error === null) || (list === null && appliances.error === null);
   return (
     <div class="page">
       <h1>Fleet</h1>
       <ErrorBanner error={status.error ?? appliances.error} onRetry={refresh} />
-      <Problems status={s} />
-      <Section title="Appliances" id="appliances-title">
-        <AppliancesTable appliances={appliances.data?.appliances ?? null} status={s} />
-      </Section>
-      <Section title="Clusters" id="clusters-title">
-        <ClustersTable status={s} />
-      </Section>
-      <Section title="Apply latency and lag (last hour)" id="charts-title">
-        <FleetCharts names={names} />
-      </Section>
-      {s !== null && (
-        <p class="muted small">
-          Stream {s.stream.stream}: last sequence {s.stream.lastSeq ?? '-'}
-          {s.planner ? `; planner at ${s.planner.position ?? '-'}, lag ${s.planner.lag ?? '-'}` : ''}
-          {s.stream.error !== null ? `; ${s.stream.error}` : ''}.
-        </p>
+      {first ? (
+        <SkeletonBlock lines={10} label="Loading the fleet" />
+      ) : (
+        <>
+          <Problems status={s} />
+          <Section title="Appliances" id="appliances-title">
+            <AppliancesTable appliances={list} status={s} />
+          </Section>
+          <Section title="Clusters" id="clusters-title">
+            <ClustersTable status={s} />
+          </Section>
+          <Section title="Apply latency and lag (last hour)" id="charts-title">
+            <FleetCharts names={list?.map((a) => a.name) ?? null} />
+          </Section>
+          {s !== null && <StreamLine s={s} />}
+        </>
       )}
     </div>
+  );
+}
+
+function StreamLine({ s }: { s: StatusReport }) {
+  return (
+    <p class="muted small">
+      Stream {s.stream.stream}: last sequence {s.stream.lastSeq ?? '-'}
+      {s.planner ? `; planner at ${s.planner.position ?? '-'}, lag ${s.planner.lag ?? '-'}` : ''}
+      {s.stream.error !== null ? `; ${s.stream.error}` : ''}.
+    </p>
   );
 }
 

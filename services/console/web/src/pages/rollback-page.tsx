@@ -57,8 +57,7 @@ function RollbackFlow({ name, to }: { name: string; to: string }) {
       ) : (
         <>
           <TargetPicker name={name} to={to} head={head} snapshots={snapshots.data} />
-          {to !== '' && to !== head && <HeadDiff head={head} target={to} />}
-          {to !== '' && to !== head && <RollbackForm name={name} target={to} onDone={appliance.reload} />}
+          {to !== '' && to !== head && <HeadDiff name={name} head={head} target={to} onDone={appliance.reload} />}
         </>
       )}
     </>
@@ -91,7 +90,8 @@ function TargetPicker(p: { name: string; to: string; head: string; snapshots: re
   );
 }
 
-function HeadDiff({ head, target }: { head: string; target: string }) {
+/** The diff head → target, then (once it has been shown) the form that confirms the rollback. */
+function HeadDiff({ name, head, target, onDone }: { name: string; head: string; target: string; onDone: () => void }) {
   const { api } = useApp();
   const d = useResource(`diff:${head}:${target}`, (signal) =>
     api.get<DiffReport>('/diff', { from: head, to: target }, signal),
@@ -105,7 +105,10 @@ function HeadDiff({ head, target }: { head: string; target: string }) {
       {d.data === null ? (
         d.error === null && <SkeletonBlock lines={5} label="Loading the diff" />
       ) : (
-        <DiffView r={d.data} nested />
+        <>
+          <DiffView r={d.data} nested />
+          <RollbackForm name={name} target={target} onDone={onDone} />
+        </>
       )}
     </section>
   );
