@@ -1,6 +1,6 @@
 // One snapshot: its header, links (diff with parent, roll back to it), what it holds, its conditions and the vendor
 // objects it renders to.
-import type { ShowReport } from '../api/types.ts';
+import type { ObjectRef, ShowReport } from '../api/types.ts';
 import { useApp, useIsOperator } from '../app-context.ts';
 import { ErrorBanner, Section, SkeletonBlock, TableBox } from '../components/feedback.tsx';
 import { SnapshotHeaderList } from '../components/snapshot-header.tsx';
@@ -58,8 +58,12 @@ function Contents({ s }: { s: ShowReport }) {
           ))}
         </ul>
         <p class="muted small">
-          {d.pools.length} pools ({d.pools.reduce((n, p) => n + p.members.length, 0)} members), {d.certificates.length}{' '}
-          certificates.
+          {count(d.pools.length, 'pool')} (
+          {count(
+            d.pools.reduce((n, p) => n + p.members.length, 0),
+            'member',
+          )}
+          ), {count(d.certificates.length, 'certificate')}.
         </p>
       </Section>
       {d.conditions.length > 0 && (
@@ -77,9 +81,7 @@ function Contents({ s }: { s: ShowReport }) {
               {d.conditions.map((c, i) => (
                 <tr key={i}>
                   <td>
-                    <code>
-                      {c.object.cluster}/{c.object.kind}/{c.object.namespace}/{c.object.name}
-                    </code>
+                    <code>{refString(c.object)}</code>
                   </td>
                   <td>{c.type}</td>
                   <td>{c.reason}</td>
@@ -99,6 +101,16 @@ function Contents({ s }: { s: ShowReport }) {
       </details>
     </>
   );
+}
+
+/** `cluster/Kind/namespace/name`, without the namespace for cluster-scoped objects (as the CLI writes them). */
+function refString(r: ObjectRef): string {
+  return [r.cluster, r.kind, r.namespace, r.name].filter((p) => p !== '').join('/');
+}
+
+/** `1 pool`, `3 pools`. */
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 /** Vendor objects: id and detail. */

@@ -137,7 +137,7 @@ function ApplyBody({ e, appliance }: { e: ApplyEntry; appliance: string }) {
         {e.failed > 0 ? `, ${e.failed} failed` : ''} in {formatDuration(ms)}
       </p>
       <p class="muted">
-        {e.trigger} · leader {e.leader} · epoch {e.epoch}
+        trigger {e.trigger} · leader {e.leader} · epoch {e.epoch}
         {e.reason !== null ? ` · ${e.reason}` : ''}
         {e.rollbackReason !== null ? ` · rollback: ${e.rollbackReason}` : ''}
       </p>
