@@ -133,7 +133,7 @@ test('rollback restores the earlier routing through the leader, records the reas
   assert.equal(resumed.code, 0);
   assert.match(
     resumed.stdout,
-    /Removed the pin .* to snapshot \d+ \(bad deploy, since [^)]+\), by scenario-operator \(token\)\.\nReleased the plan held meanwhile as snapshot \d+/,
+    /Removed the pin .* to snapshot \d+ \(bad deploy, since [^)]+\), by scenario-operator \(token\)\.\nReleased current planning as snapshot \d+/,
   );
   assert.deepEqual(
     (await s.db.selectFrom('operator_actions').select(['action', 'actor', 'reason']).orderBy('id').execute()).map(

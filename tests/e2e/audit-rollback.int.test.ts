@@ -215,7 +215,7 @@ test('rollback restores the earlier routing through HAProxy, pins planning, and 
 
   const resume = await portolan(['resume', appliance, '--reason', 'web-v2 is fixed']);
   assert.equal(resume.code, 0, resume.stderr);
-  assert.match(resume.stdout, /Released the plan held meanwhile/);
+  assert.match(resume.stdout, /Released current planning/);
   await until('the current plan applies after resume', async () => sameSet(await answering(8), [C, D]));
 
   const status = await portolan(['status', '-o', 'json']);

@@ -22,17 +22,17 @@ export interface ResumeReport {
     readonly since: string;
     readonly actor: string | null;
   } | null;
-  /** When the head was a plan held by the pin: the unheld copy appended so the current plan applies now. */
+  /** The copy of current planning appended unheld (the plan the pin held, or the one the rollback replaced). */
   readonly released: string | null;
   readonly reason: string;
   readonly actor: string;
 }
 
 /**
- * Removes an appliance's rollback pin. If the planner made snapshots while pinned (held with "pinned by rollback
- * to …"), the newest one's content is appended unheld, carrying the reason, so the appliance converges to current
- * planning at once instead of at the next Kubernetes change. The operator action is recorded in the same
- * transaction, also when there was no pin.
+ * Removes an appliance's rollback pin and lets current planning through at once: the newest snapshot the planner
+ * made while pinned (held with "pinned by rollback to …"), or, when it made none, the plan the rollback replaced,
+ * is appended unheld, carrying the reason, instead of waiting for the next Kubernetes change. The operator action
+ * is recorded in the same transaction, also when there was no pin.
  */
 export async function resume(
   ctx: AuditContext,
@@ -67,26 +67,34 @@ export async function resume(
   };
 }
 
-/** Appends the held head again, unheld, when the pin held it; null when there was nothing to release. */
+/**
+ * Appends current planning, unheld, on top of the head: the held head again when the pin held a plan, or — when the
+ * planner made nothing while pinned and the head is the rollback itself — the newest plan before it. Null when
+ * there was nothing to release.
+ */
 async function releaseHeldPlan(tx: Transaction<Database>, pin: SnapshotPin, reason: string): Promise<string | null> {
   const head = await new PgAuditStore(tx).head(pin.appliance);
+  if (head === null) return null;
   const heldByPin =
-    head !== null &&
-    head.held &&
-    (head.holdReason === pinHoldReason(pin) || (head.holdReason ?? '').startsWith('pinned by rollback'));
-  if (!heldByPin) return null;
+    head.held && (head.holdReason === pinHoldReason(pin) || (head.holdReason ?? '').startsWith('pinned by rollback'));
+  const plan = heldByPin
+    ? head
+    : head.origin === 'rollback'
+      ? await newestPlanBefore(tx, head.id, pin.appliance)
+      : null;
+  if (plan === null || (plan !== head && plan.contentHash === head.contentHash)) return null;
   // A savepoint, so a lost race undoes only the append: the pin removal and the action still commit.
   await sql`SAVEPOINT release_held_plan`.execute(tx);
   try {
     return await appendSnapshotIn(tx, {
       appliance: pin.appliance,
-      contentHash: head.contentHash,
-      rootHash: head.rootHash,
+      contentHash: plan.contentHash,
+      rootHash: plan.rootHash,
       pieces: new Map(),
       parentId: head.id,
       lastEventSeq: head.lastEventSeq,
-      fleetConfigHash: head.fleetConfigHash,
-      plannerVersion: head.plannerVersion,
+      fleetConfigHash: plan.fleetConfigHash,
+      plannerVersion: plan.plannerVersion,
       held: false,
       holdReason: null,
       origin: 'plan',
@@ -99,4 +107,28 @@ async function releaseHeldPlan(tx: Transaction<Database>, pin: SnapshotPin, reas
     await sql`ROLLBACK TO SAVEPOINT release_held_plan`.execute(tx);
     return null;
   }
+}
+
+/** The newest snapshot the planner made for the appliance before `id` (its content is current planning). */
+async function newestPlanBefore(
+  tx: Transaction<Database>,
+  id: string,
+  appliance: string,
+): Promise<{ contentHash: string; rootHash: string; fleetConfigHash: string; plannerVersion: string } | null> {
+  const row = await tx
+    .selectFrom('snapshots')
+    .select(['content_hash', 'root_hash', 'fleet_config_hash', 'planner_version'])
+    .where('appliance', '=', appliance)
+    .where('origin', '=', 'plan')
+    .where('id', '<', id)
+    .orderBy('id', 'desc')
+    .executeTakeFirst();
+  return row === undefined
+    ? null
+    : {
+        contentHash: row.content_hash,
+        rootHash: row.root_hash,
+        fleetConfigHash: row.fleet_config_hash,
+        plannerVersion: row.planner_version,
+      };
 }

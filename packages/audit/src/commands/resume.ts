@@ -25,6 +25,6 @@ function formatResume(r: ResumeReport): string {
   out +=
     r.released === null
       ? 'The next planner snapshot applies normally.\n'
-      : `Released the plan held meanwhile as snapshot ${r.released}: the applier converges to it now.\n`;
+      : `Released current planning as snapshot ${r.released}: the applier converges to it now.\n`;
   return out;
 }

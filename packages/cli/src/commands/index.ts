@@ -21,6 +21,7 @@ import { replayApply } from './replay-apply.ts';
 import { rollback } from './rollback.ts';
 import { resume } from './resume.ts';
 import { status } from './status.ts';
+import { consoleCommand, consoleToken } from './console.ts';
 
 /**
  * Every subcommand, one module each. Commands load their implementation lazily so that
@@ -51,4 +52,6 @@ export const commands: readonly CliCommand[] = [
   rollback,
   resume,
   status,
+  consoleCommand,
+  consoleToken,
 ];
