@@ -1,5 +1,6 @@
 // The rollback flow: pick a target snapshot, read the diff head → target, give a reason, confirm by typing the
 // appliance's name, then see what the console did. The target lives in the address (?to=…).
+import { useEffect, useState } from 'preact/hooks';
 import type { HistoryReport, SnapshotEntry } from '../api/types.ts';
 import { useApp, useIsOperator } from '../app-context.ts';
 import { DiffView } from '../components/diff-view.tsx';
@@ -42,7 +43,14 @@ function RollbackFlow({ name, to }: { name: string; to: string }) {
     );
     return r.entries.filter((e): e is SnapshotEntry => e.type === 'snapshot').reverse();
   });
-  const head = appliance.data?.head?.id ?? null;
+  const current = appliance.data?.head?.id ?? null;
+  // The diff and the form stay on the head the reader started from: a new snapshot arriving (or the rollback's own)
+  // must not swap the diff or wipe a half-written reason. A moved head is said, and adopted on request.
+  const [head, setHead] = useState<string | null>(null);
+  const [done, setDone] = useState(false);
+  useEffect(() => {
+    if (head === null && current !== null) setHead(current);
+  }, [head, current]);
   return (
     <>
       <p>
@@ -56,8 +64,18 @@ function RollbackFlow({ name, to }: { name: string; to: string }) {
         <p>{name} has no snapshot yet: there is nothing to roll back.</p>
       ) : (
         <>
+          {!done && current !== null && current !== head && (
+            <p class="banner banner-info" role="status" data-testid="rollback-head-moved">
+              The head moved to #{current} since this page opened.
+              <button type="button" class="button-small" onClick={() => setHead(current)}>
+                Compare with #{current}
+              </button>
+            </p>
+          )}
           <TargetPicker name={name} to={to} head={head} snapshots={snapshots.data} />
-          {to !== '' && to !== head && <HeadDiff name={name} head={head} target={to} onDone={appliance.reload} />}
+          {to !== '' && to !== head && (
+            <HeadDiff key={head} name={name} head={head} target={to} onDone={() => setDone(true)} />
+          )}
         </>
       )}
     </>
