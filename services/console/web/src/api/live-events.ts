@@ -65,8 +65,10 @@ export function connectLiveEvents(token: string, h: LiveHandlers): () => void {
   const abort = new AbortController();
   const run = async (): Promise<void> => {
     let attempt = 0;
+    let first = true;
     while (!abort.signal.aborted) {
-      h.onState(attempt === 0 ? 'connecting' : 'retrying');
+      h.onState(first ? 'connecting' : 'retrying');
+      first = false;
       let outcome: 'ended' | 'ready' | 401 = 'ended';
       try {
         outcome = await readStream(token, abort.signal, h);
