@@ -55,6 +55,7 @@ describe('authentication and errors', () => {
         'coordination.k8s.io',
         'rbac.authorization.k8s.io',
         'gateway.networking.k8s.io',
+        'authentication.k8s.io',
       ],
     );
   });

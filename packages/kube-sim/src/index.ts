@@ -9,6 +9,7 @@ export {
   type CertificateAuthority,
 } from './server/certificates.ts';
 export { StateFileError } from './server/state-file.ts';
+export { TokenFileError } from './server/token-file.ts';
 export type { RequestLogEntry } from './server/kube-sim-server.ts';
 export type { ChangeLogEntry, ObjectStore } from './store/object-store.ts';
 export type { PatchType } from './store/object-writer.ts';

@@ -3,6 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { UserInfo } from './core/rbac-authorizer.ts';
 import { findResourceTypeByKind, resourceTypes, type ResourceType } from './core/resource-types.ts';
 import { ObjectStore, type ChangeLogEntry } from './store/object-store.ts';
 import { ObjectWriter } from './store/object-writer.ts';
@@ -12,6 +13,8 @@ import { createRequestListener, type RequestLogEntry } from './server/kube-sim-s
 import { renderKubeconfig } from './server/kubeconfig.ts';
 import { ObjectsApi } from './server/objects-api.ts';
 import { ServiceAccountTokens } from './server/service-account-tokens.ts';
+import { loadTokenFile } from './server/token-file.ts';
+import { BearerAuthenticator } from './server/bearer-authenticator.ts';
 import { loadStateFile, StateFileWriter } from './server/state-file.ts';
 
 /** Options of startKubeSim; every field has a default. */
@@ -25,8 +28,14 @@ export interface KubeSimOptions {
   readonly statePath?: string;
   /** Serve HTTPS with a generated CA (default true). */
   readonly tls?: boolean;
-  /** Bearer token clients must send (default: random). */
+  /** The admin bearer token (default: random); every request made with it is allowed. */
   readonly token?: string;
+  /**
+   * A static token file, as kube-apiserver's `--token-auth-file`: CSV lines `token,user,uid[,"group1,group2"]`.
+   * Its tokens authenticate as their user (groups plus `system:authenticated`), RBAC-authorized like any user,
+   * and pass TokenReviews. Read once at start; an unreadable or malformed file rejects with TokenFileError.
+   */
+  readonly tokenAuthFile?: string;
   /** Interval between BOOKMARK events on watches that allow them (default 60 s, as the API server roughly does). */
   readonly bookmarkIntervalMs?: number;
   /** Watches without timeoutSeconds end at a random point in [min, 2·min) seconds (default 1800). */
@@ -148,11 +157,14 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
   const host = options.host ?? '127.0.0.1';
   const token = options.token ?? randomBytes(24).toString('base64url');
   const version = options.version ?? '1.31';
+  const fileUsers: ReadonlyMap<string, UserInfo> =
+    options.tokenAuthFile === undefined ? new Map() : await loadTokenFile(options.tokenAuthFile);
   const { store, writer, faults, objects, stateWriter } = await openStore(options);
   const { server, caPem } = await createServer(options.tls ?? true, host);
   let port = 0;
   const scheme = caPem === null ? 'http' : 'https';
   const tokens = new ServiceAccountTokens();
+  const authenticator = new BearerAuthenticator(token, tokens, fileUsers);
   server.requestTimeout = 0;
   server.on(
     'request',
@@ -160,7 +172,7 @@ export async function startKubeSim(options: KubeSimOptions = {}): Promise<KubeSi
       store,
       writer,
       faults,
-      token,
+      authenticator,
       tokens,
       version,
       onRequest: options.onRequest,

@@ -1,4 +1,4 @@
-import { findResourceType, type ResourceType } from './resource-types.ts';
+import { findResourceType, findVirtualResourceType, type ResourceType } from './resource-types.ts';
 
 /** What a request path addresses. */
 export type ApiRoute =
@@ -18,12 +18,16 @@ export type ApiRoute =
       readonly name: string;
       readonly subresource: string;
     }
+  /** The collection of a create-only resource (TokenReview): it has no namespaced form and no object paths. */
+  | { readonly kind: 'virtual'; readonly type: ResourceType }
   | { readonly kind: 'not-found' };
 
 const notFound: ApiRoute = { kind: 'not-found' };
 
 function resourceRoute(group: string, version: string, rest: readonly string[]): ApiRoute {
   if (rest.length === 0) return { kind: 'discovery-resources', group, version };
+  const virtual = findVirtualResourceType(group, version, rest[0] ?? '');
+  if (virtual !== undefined) return rest.length === 1 ? { kind: 'virtual', type: virtual } : notFound;
   const namespacedType =
     rest[0] === 'namespaces' && rest.length >= 3 ? findResourceType(group, version, rest[2] ?? '') : undefined;
   if (namespacedType !== undefined && namespacedType.namespaced) {

@@ -1,14 +1,18 @@
-import { apiVersionOf, resourceTypes, type ResourceType } from './resource-types.ts';
+import { apiVersionOf, resourceTypes, virtualResourceTypes, type ResourceType } from './resource-types.ts';
 
 const allVerbs = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 const statusVerbs = ['get', 'patch', 'update'];
 
+/** Stored resources, then the create-only ones: everything discovery lists. */
+const discoverableTypes: readonly ResourceType[] = [...resourceTypes, ...virtualResourceTypes];
+
 function verbsOf(type: ResourceType): string[] {
+  if (virtualResourceTypes.includes(type)) return ['create'];
   return type.kind === 'Namespace' ? allVerbs.filter((v) => v !== 'deletecollection') : allVerbs;
 }
 
 function typesIn(group: string, version: string): ResourceType[] {
-  return resourceTypes.filter((t) => t.group === group && t.version === version);
+  return discoverableTypes.filter((t) => t.group === group && t.version === version);
 }
 
 /** Orders versions as discovery lists them: GA before beta before alpha, higher numbers first (v1, v1beta1, v1alpha2). */
@@ -26,7 +30,7 @@ export function compareVersions(a: string, b: string): number {
 /** The served API groups other than the core group, each with its versions, the preferred one first. */
 export function servedGroups(): { group: string; versions: string[] }[] {
   const seen = new Map<string, Set<string>>();
-  for (const t of resourceTypes) {
+  for (const t of discoverableTypes) {
     if (t.group === '') continue;
     const versions = seen.get(t.group) ?? new Set<string>();
     versions.add(t.version);

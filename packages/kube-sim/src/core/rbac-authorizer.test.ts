@@ -11,6 +11,7 @@ import {
 import type { KubeObject } from './resource-types.ts';
 
 const rbac = 'rbac.authorization.k8s.io/v1';
+const rbacGroupName = 'rbac.authorization.k8s.io';
 const applier = serviceAccountUser('portolan', 'portolan-applier');
 
 const clusterRole = (name: string, rules: unknown[]): KubeObject => ({
@@ -253,6 +254,14 @@ describe('RBAC authorization', () => {
       allowed: false,
       reason: 'RBAC: clusterrole.rbac.authorization.k8s.io "portolan-applier" not found',
     });
+  });
+
+  it('never restricts system:masters, with no binding at all; other groups get nothing for free', () => {
+    const root = { name: 'root', groups: ['system:masters', 'system:authenticated'] };
+    const anything = ask({ verb: 'deletecollection', apiGroup: rbacGroupName, resource: 'clusterroles' });
+    assert.deepEqual(authorize(root, anything, policy({})), { allowed: true });
+    const viewer = { name: 'viewer', groups: ['system:authenticated'] };
+    assert.equal(authorize(viewer, anything, policy({})).allowed, false);
   });
 });
 

@@ -218,6 +218,25 @@ export const resourceTypes: readonly ResourceType[] = [
   ...gatewayResources(),
 ];
 
+/**
+ * Resources the API server answers without storing anything: create-only, served from the request alone
+ * (TokenReview). They are discoverable and routable, but no store, list, watch or state file ever holds them.
+ */
+export const virtualResourceTypes: readonly ResourceType[] = [
+  resource({
+    group: 'authentication.k8s.io',
+    version: 'v1',
+    kind: 'TokenReview',
+    plural: 'tokenreviews',
+    namespaced: false,
+  }),
+];
+
+/** Finds the virtual (create-only) resource type for a group, version and plural name. */
+export function findVirtualResourceType(group: string, version: string, plural: string): ResourceType | undefined {
+  return virtualResourceTypes.find((t) => t.group === group && t.version === version && t.plural === plural);
+}
+
 /** The apiVersion string of a resource type (`v1`, `networking.k8s.io/v1`). */
 export function apiVersionOf(type: ResourceType): string {
   return type.group === '' ? type.version : `${type.group}/${type.version}`;

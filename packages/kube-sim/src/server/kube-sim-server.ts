@@ -1,4 +1,3 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseApiRoute, type ApiRoute } from '../core/api-route.ts';
 import {
@@ -12,10 +11,11 @@ import {
 import { contentTypeOf, negotiateFormat } from '../core/media-type.ts';
 import { openApiV3Document, openApiV3Index } from '../core/openapi-v3.ts';
 import { handleAdminRequest } from './admin-handler.ts';
-import type { UserInfo } from '../core/rbac-authorizer.ts';
+import type { BearerAuthenticator, Caller } from './bearer-authenticator.ts';
 import { readBody, sendError, sendJson } from './http-io.ts';
 import { handleResourceRequest, type ResourceContext } from './resource-handler.ts';
 import type { ServiceAccountTokens } from './service-account-tokens.ts';
+import { handleTokenReview } from './token-review-handler.ts';
 
 /** One served request, for request logs. */
 export interface RequestLogEntry {
@@ -28,7 +28,7 @@ export interface RequestLogEntry {
 
 /** What the request dispatcher needs besides the resource context. */
 export interface DispatcherContext extends ResourceContext {
-  readonly token: string;
+  readonly authenticator: BearerAuthenticator;
   readonly tokens: ServiceAccountTokens;
   readonly version: string;
   readonly serverAddress: () => string;
@@ -42,18 +42,10 @@ const notFoundError = {
   details: {},
 };
 
-/** Who sent a request: the admin (the simulator's own token, never restricted), a ServiceAccount, or nobody. */
-type Caller = { readonly admin: true } | { readonly admin: false; readonly user: UserInfo };
-
 function authenticate(req: IncomingMessage, ctx: DispatcherContext): Caller | null {
   const header = req.headers.authorization ?? '';
   if (!header.startsWith('Bearer ')) return null;
-  const presented = header.slice('Bearer '.length).trim();
-  const given = Buffer.from(presented);
-  const wanted = Buffer.from(ctx.token);
-  if (given.length === wanted.length && timingSafeEqual(given, wanted)) return { admin: true };
-  const user = ctx.tokens.userOf(presented);
-  return user === undefined ? null : { admin: false, user };
+  return ctx.authenticator.authenticate(header.slice('Bearer '.length).trim());
 }
 
 function sendDiscovery(ctx: DispatcherContext, req: IncomingMessage, res: ServerResponse, route: ApiRoute): void {
@@ -101,6 +93,8 @@ async function route(ctx: DispatcherContext, req: IncomingMessage, res: ServerRe
   switch (r.kind) {
     case 'resource':
       return handleResourceRequest(ctx, req, res, { ...r, url, format: negotiateFormat(req.headers.accept), user });
+    case 'virtual': // TokenReview is the one virtual resource served
+      return handleTokenReview(ctx, req, res, { type: r.type, url, user });
     case 'openapi-v3-index':
       return sendJson(res, 200, openApiV3Index(ctx.version.replace(/\W/g, '')));
     case 'openapi-v3': {

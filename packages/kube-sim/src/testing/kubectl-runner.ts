@@ -20,9 +20,15 @@ export interface KubectlResult {
 
 /**
  * Runs kubectl with `dir/kubeconfig`, `dir` as HOME and a cache inside it, asynchronously (the simulator lives in
- * the test's process, so a synchronous spawn would deadlock). Killed after timeoutMs.
+ * the test's process, so a synchronous spawn would deadlock). Killed after timeoutMs. `stdin` is written to its
+ * standard input (for `-f -`), which is otherwise closed.
  */
-export function runKubectl(dir: string, args: readonly string[], timeoutMs = 30_000): Promise<KubectlResult> {
+export function runKubectl(
+  dir: string,
+  args: readonly string[],
+  timeoutMs = 30_000,
+  stdin = '',
+): Promise<KubectlResult> {
   return new Promise((resolve) => {
     const child = spawn(kubectlPath, args, {
       env: {
@@ -32,6 +38,7 @@ export function runKubectl(dir: string, args: readonly string[], timeoutMs = 30_
         KUBECACHEDIR: path.join(dir, 'cache'),
       },
     });
+    child.stdin.end(stdin);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => {
