@@ -2,10 +2,12 @@ import { parseArgs } from 'node:util';
 import type { CliCommand } from '../command.ts';
 import { UsageError, usageErrorFrom } from '../command.ts';
 
-const usage = `Usage: portolan kube-sim --port <port> --kubeconfig <file> [--state <file>] [--version 1.31] [--host 127.0.0.1] [--log-requests]
+const usage = `Usage: portolan kube-sim --port <port> --kubeconfig <file> [--state <file>] [--version 1.31] [--host 127.0.0.1] [--token-auth-file <csv>] [--log-requests]
 
 Runs the Kubernetes API simulator over HTTPS (generated CA, bearer token), writes a kubeconfig
-for it to <file> and serves until SIGINT/SIGTERM. With --state, objects survive restarts.`;
+for it to <file> and serves until SIGINT/SIGTERM. With --state, objects survive restarts. With
+--token-auth-file, the CSV's tokens (token,user,uid,"group1,group2") authenticate as their users, as
+kube-apiserver's flag of that name, and pass TokenReviews.`;
 
 function parse(args: readonly string[]) {
   try {
@@ -18,6 +20,7 @@ function parse(args: readonly string[]) {
         state: { type: 'string' },
         version: { type: 'string' },
         host: { type: 'string' },
+        'token-auth-file': { type: 'string' },
         'log-requests': { type: 'boolean' },
       },
     }).values;
@@ -43,6 +46,7 @@ export const kubeSim: CliCommand = {
       host: v.host ?? '127.0.0.1',
       version: v.version ?? '1.31',
       statePath: v.state,
+      tokenAuthFile: v['token-auth-file'],
       onRequest:
         v['log-requests'] === true ? (e) => process.stdout.write(`${e.method} ${e.url} ${e.status}\n`) : undefined,
     });
