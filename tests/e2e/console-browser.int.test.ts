@@ -206,9 +206,10 @@ test('on a phone the pages fit the width; nothing scrolls sideways', { skip }, a
   ] as const) {
     await page.goto(`${p.console!.url}/${hash}`);
     await page.getByTestId(ready).first().waitFor();
-    const [scroll, inner] = (await page.evaluate(
-      '[document.documentElement.scrollWidth, window.innerWidth]',
-    )) as [number, number];
+    const [scroll, inner] = (await page.evaluate('[document.documentElement.scrollWidth, window.innerWidth]')) as [
+      number,
+      number,
+    ];
     assert.ok(scroll <= inner, `${name}: the page is ${scroll} px wide on a ${inner} px screen`);
     await shot(page, name);
   }
@@ -227,7 +228,7 @@ test(
     await page.getByTestId('diff-view').waitFor();
     await page.getByTestId('rollback-reason').fill('checkout broken on green');
     // Confirmation: the appliance's name typed out.
-  await page.getByTestId('rollback-confirm').fill(edge);
+    await page.getByTestId('rollback-confirm').fill(edge);
     await shot(page, '10-rollback');
     await page.getByTestId('rollback-submit').click();
     await page.getByTestId('rollback-outcome').waitFor({ timeout: 30_000 });
