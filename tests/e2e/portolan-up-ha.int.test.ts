@@ -86,6 +86,10 @@ test('portolan up --ha: ten engine nodes, two sites, traffic through HAProxy, a 
   assert.match(up.stdout, /site a +watcher, planner, leader, applier-edge-a, applier-vtm-a, applier-loadmaster-a/);
   assert.match(up.stdout, /site b +watcher-b, planner-b, applier-edge-b, applier-vtm-b, applier-loadmaster-b/);
   assert.match(up.stdout, /Try:\n {2}curl -H 'Host: demo.local' http:\/\/127\.0\.0\.1:\d+\//);
+  const printed = /console +(http:\/\/127\.0\.0\.1:\d+\/) +\(operator token: (ptl_[A-Za-z0-9_-]+);/.exec(up.stdout);
+  assert.ok(printed, `portolan up prints the console URL and an operator token:\n${up.stdout}`);
+  const session = await fetch(`${printed[1]}api/v1/session`, { headers: { authorization: `Bearer ${printed[2]}` } });
+  assert.deepEqual(await session.json(), { name: 'operator', role: 'operator', via: 'token' });
   const fleet = readFileSync(path.join(plan.pipelineRoot, 'fleet.yaml'), 'utf8');
   assert.match(fleet, /url: \["nats:\/\/[^"]+", "nats:\/\/[^"]+", "nats:\/\/[^"]+"\]\n {2}replicas: 3/);
   assert.match(fleet, /target_session_attrs=read-write/);
