@@ -5,7 +5,9 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import https from 'node:https';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -23,6 +25,8 @@ let sim: KubeSim;
 let tdb: TestDatabase;
 let running: RunningConsole;
 const fleetToken = newToken();
+let fleetText: string;
+const sink = new Writable({ write: (_c, _e, done) => done() });
 
 before(async () => {
   const stack = await testStack();
@@ -47,8 +51,8 @@ console:
   tokens: [{ name: ci-bot, role: viewer, sha256: ${hashToken(fleetToken)} }]
   tokenReview: { cluster: c1, operatorGroups: [portolan-operators], viewerGroups: [portolan-viewers] }
 `;
+  fleetText = text;
   const fleet = parseFleetConfig(text, 'fleet.yaml', dir);
-  const sink = new Writable({ write: (_c, _e, done) => done() });
   running = await startConsole({
     fleet,
     log: createLogger('console', { destination: sink }),
@@ -156,6 +160,70 @@ test('malformed or unknown input is a 400 or 404 that names it; nothing is writt
   }
   const { rows } = await sql<{ n: string }>`SELECT count(*) AS n FROM operator_actions`.execute(tdb.db);
   assert.equal(Number(rows[0]!.n), 1, 'only the earlier resume is recorded');
+});
+
+test('with console.tls it serves HTTPS with that certificate, and still no anonymous access', async () => {
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      path.join(dir, 'console.key'),
+      '-out',
+      path.join(dir, 'console.crt'),
+    ],
+    { stdio: 'ignore' },
+  );
+  const { config } = parseFleetConfig(fleetText, 'fleet.yaml', dir);
+  const secured = {
+    config: {
+      ...config,
+      console: {
+        ...config.console!,
+        tls: { certFile: path.join(dir, 'console.crt'), keyFile: path.join(dir, 'console.key') },
+      },
+    },
+    hash: 'tls',
+    baseDir: dir,
+  };
+  const tls = await startConsole({
+    fleet: secured,
+    log: createLogger('console', { destination: sink }),
+    listen: '127.0.0.1:0',
+  });
+  try {
+    assert.match(tls.url, /^https:/);
+    const ca = readFileSync(path.join(dir, 'console.crt'));
+    const get = (token: string | null): Promise<number> =>
+      new Promise((resolve, reject) =>
+        https
+          .get(
+            `${tls.url}/api/v1/session`,
+            { ca, headers: token === null ? {} : { authorization: `Bearer ${token}` } },
+            (res) => {
+              res.resume();
+              resolve(res.statusCode ?? 0);
+            },
+          )
+          .on('error', reject),
+      );
+    assert.equal(await get(fleetToken), 200);
+    assert.equal(await get(null), 401);
+  } finally {
+    await tls.close();
+  }
 });
 
 test('an unreachable reviewer grants nothing (503); fleet-config tokens still work', async () => {
