@@ -88,6 +88,13 @@ describe('the rendered RBAC is least privilege', () => {
     assert.deepEqual(roles.map((r) => r.metadata.name).sort(), ['portolan-applier', 'portolan-watcher']);
     for (const b of byKind(renderedRbac, 'ClusterRoleBinding'))
       assert.deepEqual(b.subjects, [{ kind: 'ServiceAccount', name: b.metadata.name, namespace: 'portolan' }]);
+    // The console only asks who holds a token: the built-in role for delegated authentication, nothing of its own.
+    const delegator = byKind(renderedRbac, 'ClusterRoleBinding').find((b) => b.metadata.name === 'portolan-console');
+    assert.deepEqual(delegator?.roleRef, {
+      apiGroup: 'rbac.authorization.k8s.io',
+      kind: 'ClusterRole',
+      name: 'system:auth-delegator',
+    });
   });
 
   it('runs the pipeline under exactly the rendered roles: every kind synced, status written, Event recorded', async () => {
