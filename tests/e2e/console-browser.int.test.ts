@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { call } from './console-client.ts';
+import { headSnapshot } from './console-client.ts';
 import { eventually } from './eventually.ts';
 import { endpointSlice, ingress, ingressClass, namespace, service } from './manifests.ts';
 import { startPipeline, type Pipeline } from './pipeline-harness.ts';
@@ -86,16 +86,8 @@ async function who(): Promise<string> {
   return r.echo?.address ?? `status ${r.status}`;
 }
 
-async function headId(): Promise<string> {
-  const r = await call<{ appliances: { name: string; head: { id: string } | null }[] }>(
-    p.console!.url,
-    p.console!.viewerToken,
-    '/api/v1/appliances',
-  );
-  const id = r.body.appliances.find((a) => a.name === edge)?.head?.id;
-  assert.ok(id !== undefined, r.text);
-  return id;
-}
+/** The appliance's head snapshot id, from the console. */
+const headId = (): Promise<string> => headSnapshot(p.console!.url, p.console!.viewerToken, edge);
 
 /** A page at the desktop size that records layout shifts from its first paint on. */
 async function openPage(width = 1280, height = 800): Promise<Page> {

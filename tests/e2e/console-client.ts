@@ -34,6 +34,19 @@ export async function call<T = Record<string, unknown>>(
   return { status: r.status, body: body as T, text };
 }
 
+/** The appliance's head snapshot id, as the console lists it; fails when it has none. */
+export async function headSnapshot(base: string, token: string, appliance: string): Promise<string> {
+  const r = await call<{ appliances: { name: string; head: { id: string } | null }[] }>(
+    base,
+    token,
+    '/api/v1/appliances',
+  );
+  if (r.status !== 200) throw new Error(`GET /api/v1/appliances: ${r.status} ${r.text}`);
+  const id = r.body.appliances.find((a) => a.name === appliance)?.head?.id;
+  if (id === undefined) throw new Error(`the console lists no head for ${appliance}: ${r.text}`);
+  return id;
+}
+
 /** One event of the stream. */
 export interface StreamEvent {
   readonly event: string;

@@ -7,7 +7,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from '@portolan/store';
-import { call, openEvents } from './console-client.ts';
+import { call, headSnapshot, openEvents } from './console-client.ts';
 import { eventually } from './eventually.ts';
 import { endpointSlice, ingress, ingressClass, namespace, selfSignedCertificate, service } from './manifests.ts';
 import { startPipeline, type Pipeline } from './pipeline-harness.ts';
@@ -76,17 +76,7 @@ async function who(): Promise<string> {
 }
 
 /** The appliance's head snapshot id, from the console. */
-async function headId(): Promise<string> {
-  const r = await call<{ appliances: { name: string; head: { id: string } | null }[] }>(
-    base,
-    viewer,
-    '/api/v1/appliances',
-  );
-  assert.equal(r.status, 200, r.text);
-  const a = r.body.appliances.find((x) => x.name === edge);
-  assert.ok(a?.head, `the console lists ${edge} with a head`);
-  return a.head.id;
-}
+const headId = (): Promise<string> => headSnapshot(base, viewer, edge);
 
 test('no anonymous access: no token or an unknown one is 401 with a JSON error; the OpenAPI document is public', async () => {
   for (const token of [null, 'ptl_not-a-token']) {
