@@ -1,5 +1,5 @@
 import type { FleetConfig } from '@portolan/fleet-config';
-import { sql, type Database, type Kysely } from '@portolan/store';
+import { readPins, sql, type Database, type Kysely } from '@portolan/store';
 
 /** One appliance as the fleet overview lists it. */
 export interface ApplianceSummary {
@@ -31,10 +31,7 @@ export async function applianceSummaries(db: Kysely<Database>, config: FleetConf
       .select(['s.appliance', 's.id', 's.created_at', 's.origin', 's.held', 's.hold_reason'])
       .where('s.appliance', 'in', names)
       .execute(),
-    sql<{ appliance: string; snapshot_id: string; reason: string | null; created_at: Date; actor: string | null }>`
-      SELECT appliance, snapshot_id, reason, created_at, actor FROM snapshot_pins WHERE appliance = ANY(${names})`.execute(
-      db,
-    ),
+    readPins(db),
     sql<{ appliance: string; id: string; status: string; finished_at: Date; snapshot_id: string }>`
       SELECT DISTINCT ON (appliance) appliance, id, status, finished_at, snapshot_id FROM applies
       WHERE appliance = ANY(${names}) ORDER BY appliance, id DESC`.execute(db),
@@ -42,7 +39,7 @@ export async function applianceSummaries(db: Kysely<Database>, config: FleetConf
   const all = config.clusters.map((c) => c.name);
   return config.appliances.map((a) => {
     const h = heads.find((x) => x.appliance === a.name);
-    const p = pins.rows.find((x) => x.appliance === a.name);
+    const p = pins.get(a.name);
     const l = applies.rows.find((x) => x.appliance === a.name);
     return {
       name: a.name,
@@ -61,7 +58,7 @@ export async function applianceSummaries(db: Kysely<Database>, config: FleetConf
       pin:
         p === undefined
           ? null
-          : { snapshotId: String(p.snapshot_id), reason: p.reason, since: p.created_at.toISOString(), actor: p.actor },
+          : { snapshotId: p.snapshotId, reason: p.reason, since: p.createdAt.toISOString(), actor: p.actor },
       lastApply:
         l === undefined
           ? null

@@ -38,13 +38,8 @@ export class LiveFeed {
   /** Listens until the returned function is called. */
   subscribe(listener: Listener): () => void {
     this.#listeners.add(listener);
-    this.#running ??= this.#run().finally(() => (this.#running = null));
+    if (this.#running === null) this.#running = this.#run().finally(() => (this.#running = null));
     return () => void this.#listeners.delete(listener);
-  }
-
-  /** Waits for the polling loop to end (after the last listener left). */
-  async idle(): Promise<void> {
-    await this.#running;
   }
 
   async #run(): Promise<void> {

@@ -1,6 +1,6 @@
 import { createRoute, z, type OpenAPIHono } from '@hono/zod-openapi';
 import { actorOf } from '@portolan/access';
-import { approve, resume, rollback, type AuditContext } from '@portolan/audit';
+import { approve, resume, rollback } from '@portolan/audit';
 import type { ConsoleEnv } from './authenticate.ts';
 import { authorized } from './authenticate.ts';
 import { json, writeErrorResponses } from './openapi.ts';
@@ -15,7 +15,7 @@ function body<S extends z.ZodType>(schema: S) {
 }
 
 /** POST …/approve, …/rollback, …/resume: operators only; each records the caller's identity and reason. */
-export function writeRoutes(app: OpenAPIHono<ConsoleEnv>, deps: ReadDeps & { readonly audit: AuditContext }): void {
+export function writeRoutes(app: OpenAPIHono<ConsoleEnv>, deps: ReadDeps): void {
   approveRoute(app, deps);
   rollbackRoute(app, deps);
   resumeRoute(app, deps);
